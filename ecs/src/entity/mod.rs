@@ -1,0 +1,307 @@
+//! Entities: generational handles and the allocator that maps them to rows.
+
+use crate::storage::{TableId, TableRow};
+use core::fmt;
+use core::num::NonZeroU32;
+
+/// A handle to an entity of a [`World`](crate::World).
+///
+/// An entity is an `index` (a slot, reused after the entity is despawned) and a
+/// `generation` (bumped each time the slot is freed), so a handle kept past its
+/// entity's despawn is *stale*: every operation on it fails with
+/// [`NoSuchEntity`], even after the slot holds a new entity.
+/// The generation is non-zero, so `Option<Entity>` is as small as `Entity`.
+///
+/// ```
+/// use ecs::Entity;
+/// assert_eq!(size_of::<Option<Entity>>(), 8);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Entity {
+    index: u32,
+    generation: NonZeroU32,
+}
+
+impl Entity {
+    /// The entity's slot; unique among live entities, reused after despawn.
+    #[inline]
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// How many times the slot had been freed before this entity took it, plus one.
+    #[inline]
+    pub fn generation(self) -> NonZeroU32 {
+        self.generation
+    }
+
+    /// The handle as one integer (generation in the high half), for storing
+    /// outside the world. [`Entity::from_bits`] reverses it.
+    #[inline]
+    pub fn to_bits(self) -> u64 {
+        (u64::from(self.generation.get()) << 32) | u64::from(self.index)
+    }
+
+    /// The handle of [`Entity::to_bits`], or `None` for bits no handle has
+    /// (a zero generation).
+    #[inline]
+    pub fn from_bits(bits: u64) -> Option<Entity> {
+        Some(Entity {
+            index: bits as u32,
+            generation: NonZeroU32::new((bits >> 32) as u32)?,
+        })
+    }
+}
+
+/// Written `index v generation`: `7v2` is slot 7, second occupant.
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.index, self.generation)
+    }
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// The error of an operation on an entity that is not alive: despawned, or a
+/// stale handle to a slot that has since been reused. The operation changed
+/// nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NoSuchEntity(pub Entity);
+
+impl fmt::Display for NoSuchEntity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "entity {} does not exist (it was despawned, or the handle is stale)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for NoSuchEntity {}
+
+/// The error of [`World::try_spawn`](crate::World::try_spawn) when every one
+/// of the 2³² − 1 entity slots is live or retired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EntitiesExhausted;
+
+impl fmt::Display for EntitiesExhausted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("no entity index is left: every slot is live or retired")
+    }
+}
+
+impl std::error::Error for EntitiesExhausted {}
+
+/// Where an entity's components are: a table and a row in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EntityLocation {
+    pub(crate) table: TableId,
+    pub(crate) row: TableRow,
+}
+
+/// One slot of [`Entities`].
+#[derive(Clone, Debug)]
+struct Slot {
+    /// The generation of the slot's current (or next) occupant.
+    generation: NonZeroU32,
+    /// `Some` exactly while the slot holds a live entity.
+    location: Option<EntityLocation>,
+}
+
+/// The entity allocator and the entity → location map.
+///
+/// ```text
+/// slots:  [ 0: gen 1, live at (T2, r0) ][ 1: gen 3, free ][ 2: gen 1, live at (T1, r4) ]
+/// free:   [ 1 ]            next spawn takes slot 1 as entity 1v3
+/// ```
+///
+/// A slot's generation is bumped when its entity is despawned, so every handle
+/// to the old occupant is stale at once, before the slot is reused. A slot
+/// whose generation would overflow is retired instead: it never enters the free
+/// list again, so a generation never wraps onto a live entity.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Entities {
+    slots: Vec<Slot>,
+    /// Freed slot indices, reused last-in first-out.
+    free: Vec<u32>,
+    /// Number of live entities.
+    live: usize,
+}
+
+/// Slot indices run from 0 to `MAX_INDEX`; `u32::MAX` is never handed out, so
+/// the slot count always fits in a `u32`.
+const MAX_INDEX: u32 = u32::MAX - 1;
+
+/// The index of a new slot when `slot_count` slots exist.
+#[inline]
+fn next_fresh_index(slot_count: usize) -> Result<u32, EntitiesExhausted> {
+    u32::try_from(slot_count)
+        .ok()
+        .filter(|&index| index <= MAX_INDEX)
+        .ok_or(EntitiesExhausted)
+}
+
+impl Entities {
+    /// Number of live entities.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Makes room for `additional` new slots.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.slots
+            .reserve(additional.saturating_sub(self.free.len()));
+    }
+
+    /// A new live entity, at `location`.
+    #[inline]
+    pub(crate) fn alloc(&mut self, location: EntityLocation) -> Result<Entity, EntitiesExhausted> {
+        let index = match self.free.pop() {
+            Some(index) => index,
+            None => {
+                let index = next_fresh_index(self.slots.len())?;
+                self.slots.push(Slot {
+                    generation: NonZeroU32::MIN,
+                    location: None,
+                });
+                index
+            }
+        };
+        let slot = &mut self.slots[index as usize];
+        slot.location = Some(location);
+        self.live += 1;
+        Ok(Entity {
+            index,
+            generation: slot.generation,
+        })
+    }
+
+    /// The location of `entity`, if it is alive.
+    #[inline]
+    pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
+        let slot = self.slots.get(entity.index as usize)?;
+        if slot.generation == entity.generation {
+            slot.location
+        } else {
+            None
+        }
+    }
+
+    /// Whether `entity` is alive.
+    #[inline]
+    pub(crate) fn contains(&self, entity: Entity) -> bool {
+        self.location(entity).is_some()
+    }
+
+    /// Records that the live `entity` now sits at `location`.
+    #[inline]
+    pub(crate) fn set_location(&mut self, entity: Entity, location: EntityLocation) {
+        let slot = &mut self.slots[entity.index as usize];
+        debug_assert!(slot.generation == entity.generation && slot.location.is_some());
+        slot.location = Some(location);
+    }
+
+    /// Kills `entity`, returning where it was; `None` (and no change) if it was
+    /// not alive.
+    pub(crate) fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
+        let slot = self.slots.get_mut(entity.index as usize)?;
+        if slot.generation != entity.generation {
+            return None;
+        }
+        let location = slot.location.take()?;
+        self.live -= 1;
+        match slot.generation.checked_add(1) {
+            Some(next) => {
+                slot.generation = next;
+                self.free.push(entity.index);
+            }
+            // Generation space of this slot is spent: retire it.
+            None => {}
+        }
+        Some(location)
+    }
+
+    #[cfg(test)]
+    fn set_generation(&mut self, index: u32, generation: NonZeroU32) {
+        self.slots[index as usize].generation = generation;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(row: u32) -> EntityLocation {
+        EntityLocation {
+            table: TableId(0),
+            row: TableRow(row),
+        }
+    }
+
+    #[test]
+    fn freed_index_is_reused_with_a_new_generation() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(at(0)).unwrap();
+        assert_eq!(entities.free(a), Some(at(0)));
+        let b = entities.alloc(at(1)).unwrap();
+        assert_eq!(b.index(), a.index());
+        assert_eq!(b.generation().get(), a.generation().get() + 1);
+        assert_eq!(entities.location(a), None);
+        assert_eq!(entities.location(b), Some(at(1)));
+    }
+
+    #[test]
+    fn freeing_a_stale_handle_changes_nothing() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(at(0)).unwrap();
+        entities.free(a).unwrap();
+        let b = entities.alloc(at(3)).unwrap();
+        assert_eq!(entities.free(a), None);
+        assert_eq!(entities.location(b), Some(at(3)));
+        assert_eq!(entities.len(), 1);
+    }
+
+    #[test]
+    fn slot_with_spent_generations_is_retired_not_wrapped() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(at(0)).unwrap();
+        entities.set_generation(a.index(), NonZeroU32::MAX);
+        let last = Entity {
+            index: a.index(),
+            generation: NonZeroU32::MAX,
+        };
+        assert_eq!(entities.free(last), Some(at(0)));
+        let b = entities.alloc(at(1)).unwrap();
+        assert_ne!(b.index(), a.index(), "a retired slot must not be reused");
+        assert_eq!(entities.location(last), None);
+        assert_eq!(entities.len(), 1);
+    }
+
+    #[test]
+    fn index_space_exhaustion_is_an_error() {
+        // 2^32 slots cannot be allocated in a test, so the limit is checked on
+        // the function the allocator asks for each fresh index.
+        assert_eq!(next_fresh_index(0), Ok(0));
+        assert_eq!(next_fresh_index(MAX_INDEX as usize), Ok(MAX_INDEX));
+        assert_eq!(
+            next_fresh_index(MAX_INDEX as usize + 1),
+            Err(EntitiesExhausted)
+        );
+        assert_eq!(next_fresh_index(usize::MAX), Err(EntitiesExhausted));
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(at(0)).unwrap();
+        assert_eq!(Entity::from_bits(a.to_bits()), Some(a));
+        assert_eq!(Entity::from_bits(5), None);
+        assert_eq!(format!("{a:?}"), "0v1");
+    }
+}

@@ -1,0 +1,384 @@
+//! What a query item is made of: [`QueryData`] (the schema-free part: item
+//! and per-table slice types) and [`SchemaQuery`] (masks and column lookup in
+//! a schema).
+
+use super::TableView;
+use crate::entity::Entity;
+use crate::mask::Mask;
+use crate::schema::{Component, Schema};
+use core::marker::PhantomData;
+
+/// The shape of a query item, independent of any schema: `&T`, `&mut T`,
+/// `Option<Q>`, [`Entity`], [`Has<T>`], and tuples of these (up to 12).
+///
+/// A query holds, for each matching table, a [`QueryData::Fetch`] (for `&T`, a
+/// `&[T]` column slice) and hands out [`QueryData::Item`]s (a `&T`) row by row.
+pub trait QueryData {
+    /// What one entity yields: `&'a T` for `&T`, `bool` for `Has<T>`.
+    type Item<'a>;
+    /// What one table yields: `&'a [T]` for `&T`, `&'a mut [T]` for `&mut T`.
+    #[doc(hidden)]
+    type Fetch<'a>;
+
+    /// The item of `row`, for as long as the fetch lives.
+    #[doc(hidden)]
+    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a>;
+
+    /// The first row's item, advancing `fetch` past it. The fetch must not be
+    /// empty.
+    #[doc(hidden)]
+    fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a>;
+
+    /// A shorter-lived fetch over the same rows.
+    #[doc(hidden)]
+    fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a>;
+}
+
+/// A [`QueryData`] that reads only, so its query can be iterated through `&`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a read-only query",
+    label = "this query writes",
+    note = "only queries without `&mut` items can be used through `iter()`, `for_each` \
+            or `get`; use `iter_mut()`, `for_each_mut` or `get_mut`"
+)]
+pub trait ReadOnlyQueryData: QueryData {
+    /// A shared fetch over the same rows.
+    #[doc(hidden)]
+    fn shared<'a>(fetch: &'a Self::Fetch<'_>) -> Self::Fetch<'a>;
+}
+
+/// A [`QueryData`] whose components are all in schema `S`: gives the masks a
+/// table must match and the way to take the item's columns out of a table.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a query of schema `{S}`",
+    label = "not a query of `{S}`",
+    note = "a query item is `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, \
+            `Has<T>` with `T` a component of `{S}`, or a tuple of up to 12 of them"
+)]
+pub trait SchemaQuery<S: Schema>: QueryData {
+    /// Components a table must have.
+    const REQUIRED: u128;
+    /// Components read through a shared borrow.
+    const READS: u128;
+    /// Components borrowed mutably.
+    const WRITES: u128;
+    /// Fails to evaluate (a compile error) if the query aliases a `&mut`, or
+    /// borrows a tag.
+    #[doc(hidden)]
+    const CHECK: ();
+
+    /// This item's columns in a matching table.
+    #[doc(hidden)]
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w>;
+}
+
+/// Query item that says whether the entity has component `T`: a `bool`,
+/// without borrowing anything. Works for tags as well as data components.
+///
+/// ```
+/// use ecs::prelude::*;
+/// #[derive(Debug)] struct Pos(i32);
+/// #[derive(Debug)] struct Frozen;
+/// #[derive(Schema)] struct S { pos: Pos, frozen: Frozen }
+///
+/// let mut world = World::<S>::new();
+/// world.spawn((Pos(1), Frozen));
+/// world.spawn((Pos(2),));
+/// let mut frozen: Vec<(i32, bool)> =
+///     world.query::<(&Pos, Has<Frozen>)>().iter().map(|(p, f)| (p.0, f)).collect();
+/// frozen.sort();
+/// assert_eq!(frozen, [(1, true), (2, false)]);
+/// ```
+pub struct Has<T>(PhantomData<fn() -> T>);
+
+/// `panic!` message of a query that aliases at run time, which the `CHECK`
+/// consts make impossible; kept as a last line of defence.
+pub(crate) const ALIASING: &str = "a query borrowed one column twice; its CHECK const should \
+                                   have rejected it at compile time";
+
+const fn tag_check<S: Schema>(bit: u32) {
+    if S::DATA_BITS & (1u128 << bit) == 0 {
+        panic!("{}", S::TAG_REFERENCE_MESSAGES[bit as usize]);
+    }
+}
+
+impl<T: 'static> QueryData for &T {
+    type Item<'a> = &'a T;
+    type Fetch<'a> = &'a [T];
+
+    #[inline(always)]
+    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
+        &fetch[row]
+    }
+
+    #[inline(always)]
+    fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+        let (first, rest) = fetch.split_first().expect("query fetch exhausted");
+        *fetch = rest;
+        first
+    }
+
+    #[inline(always)]
+    fn reborrow<'a>(fetch: &'a mut &[T]) -> &'a [T] {
+        fetch
+    }
+}
+
+impl<T: 'static> ReadOnlyQueryData for &T {
+    #[inline(always)]
+    fn shared<'a>(fetch: &'a &[T]) -> &'a [T] {
+        fetch
+    }
+}
+
+impl<S: Schema, T: Component<S>> SchemaQuery<S> for &T {
+    const REQUIRED: u128 = 1 << T::BIT;
+    const READS: u128 = 1 << T::BIT;
+    const WRITES: u128 = 0;
+    const CHECK: () = tag_check::<S>(T::BIT);
+
+    #[inline]
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w [T] {
+        T::column(table.shared(T::BIT))
+    }
+}
+
+impl<T: 'static> QueryData for &mut T {
+    type Item<'a> = &'a mut T;
+    type Fetch<'a> = &'a mut [T];
+
+    #[inline(always)]
+    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
+        &mut fetch[row]
+    }
+
+    #[inline(always)]
+    fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+        let (first, rest) = core::mem::take(fetch)
+            .split_first_mut()
+            .expect("query fetch exhausted");
+        *fetch = rest;
+        first
+    }
+
+    #[inline(always)]
+    fn reborrow<'a>(fetch: &'a mut &mut [T]) -> &'a mut [T] {
+        fetch
+    }
+}
+
+impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
+    const REQUIRED: u128 = 1 << T::BIT;
+    const READS: u128 = 0;
+    const WRITES: u128 = 1 << T::BIT;
+    const CHECK: () = tag_check::<S>(T::BIT);
+
+    #[inline]
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w mut [T] {
+        T::column_mut(table.exclusive(T::BIT)).as_mut_slice()
+    }
+}
+
+impl QueryData for Entity {
+    type Item<'a> = Entity;
+    type Fetch<'a> = &'a [Entity];
+
+    #[inline(always)]
+    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
+        fetch[row]
+    }
+
+    #[inline(always)]
+    fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+        let (first, rest) = fetch.split_first().expect("query fetch exhausted");
+        *fetch = rest;
+        *first
+    }
+
+    #[inline(always)]
+    fn reborrow<'a>(fetch: &'a mut &[Entity]) -> &'a [Entity] {
+        fetch
+    }
+}
+
+impl ReadOnlyQueryData for Entity {
+    #[inline(always)]
+    fn shared<'a>(fetch: &'a &[Entity]) -> &'a [Entity] {
+        fetch
+    }
+}
+
+impl<S: Schema> SchemaQuery<S> for Entity {
+    const REQUIRED: u128 = 0;
+    const READS: u128 = 0;
+    const WRITES: u128 = 0;
+    const CHECK: () = ();
+
+    #[inline]
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w [Entity] {
+        table.entities
+    }
+}
+
+impl<T: 'static> QueryData for Has<T> {
+    type Item<'a> = bool;
+    type Fetch<'a> = bool;
+
+    #[inline(always)]
+    fn get<'a>(fetch: Self::Fetch<'a>, _: usize) -> Self::Item<'a> {
+        fetch
+    }
+
+    #[inline(always)]
+    fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+        *fetch
+    }
+
+    #[inline(always)]
+    fn reborrow<'a>(fetch: &'a mut bool) -> bool {
+        *fetch
+    }
+}
+
+impl<T: 'static> ReadOnlyQueryData for Has<T> {
+    #[inline(always)]
+    fn shared<'a>(fetch: &'a bool) -> bool {
+        *fetch
+    }
+}
+
+impl<S: Schema, T: Component<S>> SchemaQuery<S> for Has<T> {
+    const REQUIRED: u128 = 0;
+    const READS: u128 = 0;
+    const WRITES: u128 = 0;
+    const CHECK: () = ();
+
+    #[inline]
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> bool {
+        table.mask.has(T::BIT)
+    }
+}
+
+impl<Q: QueryData> QueryData for Option<Q> {
+    type Item<'a> = Option<Q::Item<'a>>;
+    type Fetch<'a> = Option<Q::Fetch<'a>>;
+
+    #[inline(always)]
+    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
+        fetch.map(|fetch| Q::get(fetch, row))
+    }
+
+    #[inline(always)]
+    fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+        fetch.as_mut().map(|fetch| Q::next(fetch))
+    }
+
+    #[inline(always)]
+    fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
+        fetch.as_mut().map(|fetch| Q::reborrow(fetch))
+    }
+}
+
+impl<Q: ReadOnlyQueryData> ReadOnlyQueryData for Option<Q> {
+    #[inline(always)]
+    fn shared<'a>(fetch: &'a Self::Fetch<'_>) -> Self::Fetch<'a> {
+        fetch.as_ref().map(|fetch| Q::shared(fetch))
+    }
+}
+
+/// `Option<Q>` matches every table; it yields `Some` in tables that have all of
+/// `Q`'s required components.
+impl<S: Schema, Q: SchemaQuery<S>> SchemaQuery<S> for Option<Q> {
+    const REQUIRED: u128 = 0;
+    const READS: u128 = Q::READS;
+    const WRITES: u128 = Q::WRITES;
+    const CHECK: () = Q::CHECK;
+
+    #[inline]
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w> {
+        if table.mask.contains(S::Mask::from_u128(Q::REQUIRED)) {
+            Some(Q::fetch(table))
+        } else {
+            None
+        }
+    }
+}
+
+macro_rules! impl_query_tuple {
+    ($($q:ident),*) => {
+        #[allow(non_snake_case, clippy::unused_unit)]
+        impl<$($q: QueryData),*> QueryData for ($($q,)*) {
+            type Item<'a> = ($($q::Item<'a>,)*);
+            type Fetch<'a> = ($($q::Fetch<'a>,)*);
+
+            #[inline(always)]
+            fn get<'a>(fetch: Self::Fetch<'a>, _row: usize) -> Self::Item<'a> {
+                let ($($q,)*) = fetch;
+                ($($q::get($q, _row),)*)
+            }
+
+            #[inline(always)]
+            fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+                let ($($q,)*) = fetch;
+                ($($q::next($q),)*)
+            }
+
+            #[inline(always)]
+            fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
+                let ($($q,)*) = fetch;
+                ($($q::reborrow($q),)*)
+            }
+        }
+
+        #[allow(non_snake_case, clippy::unused_unit)]
+        impl<$($q: ReadOnlyQueryData),*> ReadOnlyQueryData for ($($q,)*) {
+            #[inline(always)]
+            fn shared<'a>(fetch: &'a Self::Fetch<'_>) -> Self::Fetch<'a> {
+                let ($($q,)*) = fetch;
+                ($($q::shared($q),)*)
+            }
+        }
+
+        #[allow(non_snake_case, clippy::unused_unit)]
+        impl<S: Schema, $($q: SchemaQuery<S>),*> SchemaQuery<S> for ($($q,)*) {
+            const REQUIRED: u128 = 0 $(| $q::REQUIRED)*;
+            const READS: u128 = 0 $(| $q::READS)*;
+            const WRITES: u128 = 0 $(| $q::WRITES)*;
+            #[allow(unused_mut, unused_variables, unused_assignments)]
+            const CHECK: () = {
+                $(let () = $q::CHECK;)*
+                // A write conflicts with any other access to the same bit.
+                let mut reads = 0u128;
+                let mut writes = 0u128;
+                let mut conflicts = 0u128;
+                $(
+                    conflicts |= ($q::WRITES & (reads | writes)) | ($q::READS & writes);
+                    reads |= $q::READS;
+                    writes |= $q::WRITES;
+                )*
+                if conflicts != 0 {
+                    panic!("{}", S::QUERY_ALIAS_MESSAGES[conflicts.trailing_zeros() as usize]);
+                }
+            };
+
+            #[inline]
+            fn fetch<'w>(_table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w> {
+                ($($q::fetch(_table),)*)
+            }
+        }
+    };
+}
+
+impl_query_tuple!();
+impl_query_tuple!(A);
+impl_query_tuple!(A, B);
+impl_query_tuple!(A, B, C);
+impl_query_tuple!(A, B, C, D);
+impl_query_tuple!(A, B, C, D, E);
+impl_query_tuple!(A, B, C, D, E, F);
+impl_query_tuple!(A, B, C, D, E, F, G);
+impl_query_tuple!(A, B, C, D, E, F, G, H);
+impl_query_tuple!(A, B, C, D, E, F, G, H, I);
+impl_query_tuple!(A, B, C, D, E, F, G, H, I, J);
+impl_query_tuple!(A, B, C, D, E, F, G, H, I, J, K);
+impl_query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);

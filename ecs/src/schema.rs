@@ -1,0 +1,125 @@
+//! The traits `#[derive(Schema)]` implements: [`Schema`] for the schema
+//! struct, [`Component`] for each component type, [`Resource`] for each
+//! resource type, and (hidden) [`Column`] for the generated column enum.
+
+use crate::mask::Mask;
+
+/// A world's complete list of component and resource types, fixed at compile
+/// time. Implement it with `#[derive(Schema)]`; never by hand.
+///
+/// The derive reads a struct whose fields are the components (one bit each, in
+/// field order) and, marked `#[ecs(resource)]`, the resources:
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)] pub struct Pos(pub i64);
+/// #[derive(Debug, PartialEq)] pub struct Vel(pub i64);
+/// #[derive(Debug, PartialEq, Default)] pub struct Frozen;   // zero-sized: a tag
+/// #[derive(Debug, PartialEq, Default)] pub struct Tick(pub u64);
+///
+/// #[derive(Schema)]
+/// pub struct Physics {
+///     pos: Pos,
+///     vel: Vel,
+///     frozen: Frozen,
+///     #[ecs(resource)]
+///     tick: Tick,
+/// }
+///
+/// assert_eq!(Physics::NAME, "Physics");
+/// assert_eq!(Physics::COMPONENT_NAMES, ["Pos", "Vel", "Frozen"]);
+/// assert_eq!(PhysicsMask::DATA, PhysicsMask::POS | PhysicsMask::VEL);
+/// ```
+///
+/// Besides this impl the derive generates, next to the struct:
+/// `PhysicsMask` (the archetype mask, see [`Mask`]), `PhysicsResources`
+/// (the resources a `World<Physics>` owns) and a hidden column enum.
+pub trait Schema: Sized + 'static {
+    /// The archetype mask type: one bit per component.
+    type Mask: Mask;
+    /// The column type: one `Vec<T>` variant per component.
+    #[doc(hidden)]
+    type Column: Column;
+    /// The struct of resources (`PhysicsResources`).
+    type Resources;
+
+    /// The schema struct's name, for messages.
+    const NAME: &'static str;
+    /// Component type names, indexed by bit.
+    const COMPONENT_NAMES: &'static [&'static str];
+    /// Bits of the components that carry data (`size_of::<T>() != 0`).
+    const DATA_BITS: u128;
+    #[doc(hidden)]
+    const QUERY_ALIAS_MESSAGES: &'static [&'static str];
+    #[doc(hidden)]
+    const BUNDLE_DUPLICATE_MESSAGES: &'static [&'static str];
+    #[doc(hidden)]
+    const TAG_REFERENCE_MESSAGES: &'static [&'static str];
+
+    /// An empty column for component `bit`.
+    #[doc(hidden)]
+    fn new_column(bit: u32) -> Self::Column;
+}
+
+/// A component type of schema `S`: gives the type its bit and its column.
+///
+/// Implemented by `#[derive(Schema)]` for each component field's type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component of schema `{S}`",
+    label = "not a component of `{S}`",
+    note = "the components of `{S}` are the fields of its `#[derive(Schema)]` struct \
+            (fields marked `#[ecs(resource)]` are resources, not components); \
+            add a field of type `{Self}` to use it here"
+)]
+pub trait Component<S: Schema>: Sized + 'static {
+    /// This component's bit in `S::Mask` (its field's position).
+    const BIT: u32;
+
+    /// This component's values in a column of its own type.
+    #[doc(hidden)]
+    fn column(column: &S::Column) -> &Vec<Self>;
+    /// This component's values in a column of its own type.
+    #[doc(hidden)]
+    fn column_mut(column: &mut S::Column) -> &mut Vec<Self>;
+}
+
+/// A resource type of schema `S`: a world-global singleton.
+///
+/// Implemented by `#[derive(Schema)]` for each `#[ecs(resource)]` field's type;
+/// read it with [`World::resource`](crate::World::resource).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource of schema `{S}`",
+    label = "not a resource of `{S}`",
+    note = "resources are the fields of `{S}` marked `#[ecs(resource)]`; \
+            add `#[ecs(resource)] name: {Self}` to the schema to use it here"
+)]
+pub trait Resource<S: Schema>: Sized + 'static {
+    /// The resource inside the schema's resources struct.
+    fn get(resources: &S::Resources) -> &Self;
+    /// The resource inside the schema's resources struct.
+    fn get_mut(resources: &mut S::Resources) -> &mut Self;
+}
+
+/// Operations every column supports whatever its component type; implemented
+/// by the generated column enum with one match arm per component.
+#[doc(hidden)]
+pub trait Column: 'static {
+    /// Number of values.
+    fn len(&self) -> usize;
+    /// Whether the column holds no value.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Reserves room for `additional` more values.
+    fn reserve(&mut self, additional: usize);
+    /// Drops the value at `row`, moving the last value into its place.
+    fn swap_remove_drop(&mut self, row: usize);
+    /// Drops the last value, if any.
+    fn pop_drop(&mut self);
+    /// Drops every value.
+    fn clear(&mut self);
+    /// Moves the value at `row` to the end of `destination` (a column of the
+    /// same component), moving this column's last value into `row`.
+    fn move_row(&mut self, row: usize, destination: &mut Self);
+}

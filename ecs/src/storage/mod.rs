@@ -1,0 +1,34 @@
+//! Archetype storage: one [`Table`] per archetype, found by mask, linked by
+//! cached migration edges.
+
+mod hash;
+mod table;
+
+pub(crate) use hash::MaskMap;
+pub(crate) use table::{Table, Tables};
+
+/// Index of a table in [`Tables`]. Tables are never removed, so an id stays
+/// valid for the world's life; ids grow in creation order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct TableId(pub(crate) u32);
+
+impl TableId {
+    /// The table of the empty archetype, created with the world.
+    pub(crate) const EMPTY: TableId = TableId(0);
+
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Index of a row in one table's columns and entity list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct TableRow(pub(crate) u32);
+
+impl TableRow {
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}

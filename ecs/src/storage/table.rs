@@ -1,0 +1,254 @@
+//! [`Table`]: the rows of one archetype; [`Tables`]: all of them, by mask.
+
+use super::{MaskMap, TableId, TableRow};
+use crate::entity::Entity;
+use crate::mask::Mask;
+use crate::schema::{Column, Schema};
+
+/// Every entity of one archetype, and one column per data component of it.
+///
+/// Invariants, kept by every method here and relied on by the world:
+///
+/// * `columns` holds one column per data component of `mask`, in bit order, so
+///   the column of component bit `b` is `mask.index(b)` (popcount; see
+///   [`Mask`]). Tags have no column. `column_bits[i]` is the bit of `columns[i]`.
+/// * Every column and `entities` have the same length; row `r` of each column
+///   belongs to `entities[r]`. Rows are dense.
+/// * Removing row `r` (despawn, migration) swap-removes it from every column
+///   and from `entities`: the entity that was last now sits at `r`. The method
+///   returns that entity, and the caller must update its location.
+pub(crate) struct Table<S: Schema> {
+    mask: S::Mask,
+    entities: Vec<Entity>,
+    columns: Box<[S::Column]>,
+    column_bits: Box<[u32]>,
+    edges: Edges<S>,
+}
+
+/// Cached migration targets of one table, so that a repeated insert or remove
+/// follows an edge instead of hashing a mask.
+struct Edges<S: Schema> {
+    /// Per bit: the table of `mask.with(bit)`, once known.
+    insert: Box<[Option<TableId>]>,
+    /// Per bit: the table of `mask.without(bit)`, once known.
+    remove: Box<[Option<TableId>]>,
+    /// Targets that differ from `mask` in several bits (multi-component
+    /// bundles), searched linearly: there are few per table.
+    multi: Vec<(S::Mask, TableId)>,
+}
+
+impl<S: Schema> Table<S> {
+    fn new(mask: S::Mask) -> Self {
+        let data = mask.intersection(S::Mask::DATA);
+        let column_bits: Box<[u32]> = data.iter_bits().collect();
+        let components = S::COMPONENT_NAMES.len();
+        Table {
+            mask,
+            entities: Vec::new(),
+            columns: column_bits.iter().map(|&bit| S::new_column(bit)).collect(),
+            column_bits,
+            edges: Edges {
+                insert: vec![None; components].into_boxed_slice(),
+                remove: vec![None; components].into_boxed_slice(),
+                multi: Vec::new(),
+            },
+        }
+    }
+
+    #[inline]
+    pub(crate) fn mask(&self) -> S::Mask {
+        self.mask
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    #[inline]
+    pub(crate) fn entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The column of data component `bit`; the table must have it.
+    #[inline]
+    pub(crate) fn column(&self, bit: u32) -> &S::Column {
+        &self.columns[self.mask.index(bit)]
+    }
+
+    /// The column of data component `bit`; the table must have it.
+    #[inline]
+    pub(crate) fn column_mut(&mut self, bit: u32) -> &mut S::Column {
+        &mut self.columns[self.mask.index(bit)]
+    }
+
+    /// The entity list and the columns, borrowed apart (for queries).
+    #[inline]
+    pub(crate) fn split_mut(&mut self) -> (&[Entity], &mut [S::Column]) {
+        (&self.entities, &mut self.columns)
+    }
+
+    /// Appends `entity`; its values must then be pushed to every column.
+    #[inline]
+    pub(crate) fn push_entity(&mut self, entity: Entity) -> TableRow {
+        let row = TableRow(self.entities.len() as u32);
+        self.entities.push(entity);
+        row
+    }
+
+    /// Makes room for `additional` more rows in every column.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.entities.reserve(additional);
+        for column in self.columns.iter_mut() {
+            column.reserve(additional);
+        }
+    }
+
+    /// Removes `row`, dropping its values. Returns the entity moved into `row`.
+    pub(crate) fn drop_row(&mut self, row: TableRow) -> Option<Entity> {
+        for column in self.columns.iter_mut() {
+            column.swap_remove_drop(row.index());
+        }
+        self.swap_remove_entity(row)
+    }
+
+    /// Moves `row` to the end of `destination`: each column `destination` also
+    /// has is moved; a column it lacks must already have had `row` taken out by
+    /// the caller (the values being removed). Returns the new row and the
+    /// entity moved into `row` here.
+    pub(crate) fn move_row(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+    ) -> (TableRow, Option<Entity>) {
+        for (column, &bit) in self.columns.iter_mut().zip(self.column_bits.iter()) {
+            if destination.mask.has(bit) {
+                column.move_row(row.index(), destination.column_mut(bit));
+            }
+        }
+        let entity = self.entities[row.index()];
+        let moved = self.swap_remove_entity(row);
+        let new_row = destination.push_entity(entity);
+        debug_assert!(destination
+            .columns
+            .iter()
+            .all(|c| c.len() <= destination.len()));
+        (new_row, moved)
+    }
+
+    fn swap_remove_entity(&mut self, row: TableRow) -> Option<Entity> {
+        self.entities.swap_remove(row.index());
+        self.entities.get(row.index()).copied()
+    }
+
+    /// Drops every row; the entities must be freed by the caller.
+    pub(crate) fn clear(&mut self) {
+        self.entities.clear();
+        for column in self.columns.iter_mut() {
+            column.clear();
+        }
+    }
+}
+
+/// All tables of a world, by id and by mask.
+pub(crate) struct Tables<S: Schema> {
+    tables: Vec<Table<S>>,
+    by_mask: MaskMap<S::Mask, TableId>,
+}
+
+impl<S: Schema> Default for Tables<S> {
+    fn default() -> Self {
+        let mut tables = Tables {
+            tables: Vec::new(),
+            by_mask: MaskMap::default(),
+        };
+        let empty = tables.get_or_create(S::Mask::EMPTY);
+        debug_assert_eq!(empty, TableId::EMPTY);
+        tables
+    }
+}
+
+impl<S: Schema> Tables<S> {
+    #[inline]
+    pub(crate) fn get(&self, id: TableId) -> &Table<S> {
+        &self.tables[id.index()]
+    }
+
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: TableId) -> &mut Table<S> {
+        &mut self.tables[id.index()]
+    }
+
+    /// Two distinct tables at once.
+    #[inline]
+    pub(crate) fn pair_mut(&mut self, a: TableId, b: TableId) -> (&mut Table<S>, &mut Table<S>) {
+        match self.tables.get_disjoint_mut([a.index(), b.index()]) {
+            Ok([a, b]) => (a, b),
+            Err(_) => panic!("pair_mut needs two distinct, existing tables"),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.tables.len()
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Table<S>> {
+        self.tables.iter()
+    }
+
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [Table<S>] {
+        &mut self.tables
+    }
+
+    /// The table of `mask`, created if this is the first entity of that shape.
+    pub(crate) fn get_or_create(&mut self, mask: S::Mask) -> TableId {
+        if let Some(&id) = self.by_mask.get(&mask) {
+            return id;
+        }
+        let id = TableId(u32::try_from(self.tables.len()).expect("more than 2^32 archetypes"));
+        self.tables.push(Table::new(mask));
+        self.by_mask.insert(mask, id);
+        id
+    }
+
+    /// The table of archetype `to`, reached from table `from` through its
+    /// cached edges; the first time, by mask lookup, and then cached.
+    #[inline]
+    pub(crate) fn target(&mut self, from: TableId, to: S::Mask) -> TableId {
+        let from_mask = self.tables[from.index()].mask;
+        if to == from_mask {
+            return from;
+        }
+        let changed = to.difference(from_mask).union(from_mask.difference(to));
+        let mut bits = changed.iter_bits();
+        if let (Some(bit), None) = (bits.next(), bits.next()) {
+            let inserting = to.has(bit);
+            let edges = &self.tables[from.index()].edges;
+            let cached = if inserting {
+                edges.insert[bit as usize]
+            } else {
+                edges.remove[bit as usize]
+            };
+            if let Some(id) = cached {
+                return id;
+            }
+            let id = self.get_or_create(to);
+            let edges = &mut self.tables[from.index()].edges;
+            if inserting {
+                edges.insert[bit as usize] = Some(id);
+            } else {
+                edges.remove[bit as usize] = Some(id);
+            }
+            id
+        } else {
+            let edges = &self.tables[from.index()].edges;
+            if let Some(&(_, id)) = edges.multi.iter().find(|(mask, _)| *mask == to) {
+                return id;
+            }
+            let id = self.get_or_create(to);
+            self.tables[from.index()].edges.multi.push((to, id));
+            id
+        }
+    }
+}

@@ -1,0 +1,525 @@
+//! [`World`]: the entities, tables and resources of one schema.
+
+use crate::bundle::{Bundle, Placement};
+use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
+use crate::mask::Mask;
+use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
+use crate::schema::{Column, Component, Resource, Schema};
+use crate::storage::{MaskMap, TableId, TableRow, Tables};
+use core::fmt;
+
+/// All entities and resources of schema `S`.
+///
+/// Entities with the same set of components (the same archetype) share a
+/// table, one column per component; inserting or removing a component moves
+/// the entity to the table of its new archetype.
+///
+/// ```
+/// use ecs::prelude::*;
+///
+/// #[derive(Debug, PartialEq)] struct Pos(i64);
+/// #[derive(Debug, PartialEq)] struct Vel(i64);
+/// #[derive(Debug, PartialEq, Default)] struct Frozen;
+/// #[derive(Debug, PartialEq, Default)] struct Tick(u64);
+///
+/// #[derive(Schema)]
+/// struct Physics { pos: Pos, vel: Vel, frozen: Frozen, #[ecs(resource)] tick: Tick }
+///
+/// # fn main() -> Result<(), NoSuchEntity> {
+/// let mut world = World::<Physics>::new();
+/// let a = world.spawn((Pos(1), Vel(6)));
+/// world.insert(a, (Frozen,))?;
+/// assert_eq!(world.remove::<Vel>(a)?, Some(Vel(6)));
+/// assert_eq!(world.get::<Pos>(a), Some(&Pos(1)));
+/// assert!(world.has::<Frozen>(a) && !world.has::<Vel>(a));
+/// world.resource_mut::<Tick>().0 += 1;
+/// world.despawn(a)?;
+/// assert_eq!(world.despawn(a), Err(NoSuchEntity(a)));
+/// assert!(world.is_empty());
+/// # Ok(()) }
+/// ```
+pub struct World<S: Schema> {
+    entities: Entities,
+    tables: Tables<S>,
+    /// Per component bit: the values of tag `bit` (zero-sized, so the bag is a
+    /// counter) that live entities hold. Tags have no column; their values are
+    /// kept here so that `remove` can hand one back and each is dropped once.
+    /// Entries of data components stay empty.
+    tags: Box<[S::Column]>,
+    queries: MaskMap<(S::Mask, S::Mask), MatchedTables>,
+    resources: S::Resources,
+}
+
+impl<S: Schema> World<S>
+where
+    S::Resources: Default,
+{
+    /// An empty world, its resources made with `Default`.
+    ///
+    /// When a resource type has no `Default`, use [`World::with_resources`].
+    pub fn new() -> Self {
+        Self::with_resources(S::Resources::default())
+    }
+}
+
+impl<S: Schema> Default for World<S>
+where
+    S::Resources: Default,
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<S: Schema> World<S> {
+    /// An empty world with the given resources (the `…Resources` struct
+    /// generated for the schema).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// struct Pos(f32);
+    /// struct Gravity(f32); // no Default: supplied here
+    /// #[derive(Schema)]
+    /// struct Game { pos: Pos, #[ecs(resource)] gravity: Gravity }
+    ///
+    /// let world = World::<Game>::with_resources(GameResources { gravity: Gravity(9.8) });
+    /// assert_eq!(world.resource::<Gravity>().0, 9.8);
+    /// ```
+    pub fn with_resources(resources: S::Resources) -> Self {
+        World {
+            entities: Entities::default(),
+            tables: Tables::default(),
+            tags: (0..S::COMPONENT_NAMES.len() as u32)
+                .map(S::new_column)
+                .collect(),
+            queries: MaskMap::default(),
+            resources,
+        }
+    }
+
+    /// Creates an entity with the components of `bundle` (a tuple).
+    ///
+    /// # Panics
+    ///
+    /// If all 2³² − 1 entity indices are in use; see [`World::try_spawn`].
+    #[inline]
+    pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Entity {
+        const { B::CHECK };
+        match self.spawn_checked(bundle) {
+            Ok(entity) => entity,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// Creates an entity with the components of `bundle`, or fails (dropping
+    /// the bundle) when no entity index is left.
+    pub fn try_spawn<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
+        const { B::CHECK };
+        self.spawn_checked(bundle)
+    }
+
+    #[inline]
+    fn spawn_checked<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
+        let table = self.tables.target(TableId::EMPTY, B::mask());
+        self.spawn_in(table, bundle)
+    }
+
+    /// Spawns into `table`, whose archetype must be exactly `B`'s.
+    #[inline]
+    fn spawn_in<B: Bundle<S>>(
+        &mut self,
+        id: TableId,
+        bundle: B,
+    ) -> Result<Entity, EntitiesExhausted> {
+        let table = self.tables.get_mut(id);
+        let row = TableRow(table.len() as u32);
+        let entity = self.entities.alloc(EntityLocation { table: id, row })?;
+        table.push_entity(entity);
+        let mask = table.mask();
+        let (_, columns) = table.split_mut();
+        bundle.place(&mut Placement {
+            columns,
+            mask,
+            previous: S::Mask::EMPTY,
+            row: row.index(),
+            tags: &mut self.tags,
+        });
+        Ok(entity)
+    }
+
+    /// Creates one entity per bundle, with a single table lookup and room
+    /// reserved for the iterator's lower size bound. Returns the entities in
+    /// order.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// struct Pos(i64);
+    /// #[derive(Schema)] struct S { pos: Pos }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let spawned = world.spawn_batch((0..1000).map(|i| (Pos(i),)));
+    /// assert_eq!(spawned.len(), 1000);
+    /// assert_eq!(world.get::<Pos>(spawned[7]).unwrap().0, 7);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the entity indices run out, as [`World::spawn`].
+    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
+    where
+        B: Bundle<S>,
+        I: IntoIterator<Item = B>,
+    {
+        const { B::CHECK };
+        let bundles = bundles.into_iter();
+        let table = self.tables.target(TableId::EMPTY, B::mask());
+        let additional = bundles.size_hint().0;
+        self.tables.get_mut(table).reserve(additional);
+        self.entities.reserve(additional);
+        let mut spawned = Vec::with_capacity(additional);
+        for bundle in bundles {
+            match self.spawn_in(table, bundle) {
+                Ok(entity) => spawned.push(entity),
+                Err(error) => panic!("{error}"),
+            }
+        }
+        spawned
+    }
+
+    /// Adds the components of `bundle` to `entity`. A component it already has
+    /// is overwritten in place (the old value is dropped); otherwise the entity
+    /// moves to the table of its new archetype.
+    ///
+    /// Fails with [`NoSuchEntity`], dropping `bundle` and changing nothing, if
+    /// `entity` is not alive.
+    pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        const { B::CHECK };
+        let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
+        let previous = self.tables.get(location.table).mask();
+        let target = self
+            .tables
+            .target(location.table, previous.union(B::mask()));
+        let row = if target == location.table {
+            location.row
+        } else {
+            self.move_entity(entity, location, target)
+        };
+        let table = self.tables.get_mut(target);
+        let mask = table.mask();
+        let (_, columns) = table.split_mut();
+        bundle.place(&mut Placement {
+            columns,
+            mask,
+            previous,
+            row: row.index(),
+            tags: &mut self.tags,
+        });
+        Ok(())
+    }
+
+    /// Removes component `C` from `entity` and returns it: `Ok(None)` if the
+    /// entity does not have it, `Err(NoSuchEntity)` (changing nothing) if the
+    /// entity is not alive.
+    pub fn remove<C: Component<S>>(&mut self, entity: Entity) -> Result<Option<C>, NoSuchEntity> {
+        self.remove_bundle::<(C,)>(entity)
+            .map(|taken| taken.map(|(value,)| value))
+    }
+
+    /// Removes every component of bundle `B` from `entity` and returns them,
+    /// if the entity has all of them; if it lacks any, removes nothing and
+    /// returns `Ok(None)`. `Err(NoSuchEntity)` (changing nothing) if the entity
+    /// is not alive.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Vel(i64);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let e = world.spawn((Pos(1), Vel(2)));
+    /// assert_eq!(world.remove_bundle::<(Pos, Vel)>(e), Ok(Some((Pos(1), Vel(2)))));
+    /// assert_eq!(world.remove_bundle::<(Pos, Vel)>(e), Ok(None));
+    /// assert!(world.is_alive(e));
+    /// ```
+    pub fn remove_bundle<B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Option<B>, NoSuchEntity> {
+        const { B::CHECK };
+        let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
+        let mask = self.tables.get(location.table).mask();
+        if !mask.contains(B::mask()) {
+            return Ok(None);
+        }
+        let target = self
+            .tables
+            .target(location.table, mask.difference(B::mask()));
+        let (_, columns) = self.tables.get_mut(location.table).split_mut();
+        let taken = B::take(&mut Placement {
+            columns,
+            mask,
+            previous: mask,
+            row: location.row.index(),
+            tags: &mut self.tags,
+        });
+        if target != location.table {
+            self.move_entity(entity, location, target);
+        }
+        Ok(Some(taken))
+    }
+
+    /// Moves `entity` from `location` to the end of table `target`, moving the
+    /// columns both tables have (the caller has taken out the others), and
+    /// fixes the location of the entity swapped into its old row.
+    #[inline]
+    fn move_entity(
+        &mut self,
+        entity: Entity,
+        location: EntityLocation,
+        target: TableId,
+    ) -> TableRow {
+        let (source, destination) = self.tables.pair_mut(location.table, target);
+        let (row, moved) = source.move_row(location.row, destination);
+        if let Some(moved) = moved {
+            self.entities.set_location(moved, location);
+        }
+        self.entities
+            .set_location(entity, EntityLocation { table: target, row });
+        row
+    }
+
+    /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is
+    /// not alive (a second despawn, or a stale handle): nothing changes.
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        let location = self.entities.free(entity).ok_or(NoSuchEntity(entity))?;
+        let table = self.tables.get_mut(location.table);
+        let mask = table.mask();
+        if let Some(moved) = table.drop_row(location.row) {
+            self.entities.set_location(moved, location);
+        }
+        for bit in mask.intersection(S::Mask::TAGS).iter_bits() {
+            self.tags[bit as usize].pop_drop();
+        }
+        Ok(())
+    }
+
+    /// Despawns every entity. Handles to them become stale; tables, their
+    /// capacity and the resources stay.
+    pub fn clear(&mut self) {
+        for id in 0..self.tables.len() {
+            let table = self.tables.get_mut(TableId(id as u32));
+            for &entity in table.entities() {
+                self.entities.free(entity);
+            }
+            table.clear();
+        }
+        for bag in self.tags.iter_mut() {
+            bag.clear();
+        }
+    }
+
+    /// Component `C` of `entity`; `None` if the entity is not alive or lacks it.
+    #[inline]
+    pub fn get<C: Component<S>>(&self, entity: Entity) -> Option<&C> {
+        let location = self.entities.location(entity)?;
+        let table = self.tables.get(location.table);
+        if !table.mask().has(C::BIT) {
+            None
+        } else if S::Mask::DATA.has(C::BIT) {
+            C::column(table.column(C::BIT)).get(location.row.index())
+        } else {
+            // A tag: every value of a zero-sized type is the same.
+            C::column(&self.tags[C::BIT as usize]).first()
+        }
+    }
+
+    /// Component `C` of `entity`, mutably; `None` if the entity is not alive or
+    /// lacks it.
+    #[inline]
+    pub fn get_mut<C: Component<S>>(&mut self, entity: Entity) -> Option<&mut C> {
+        let location = self.entities.location(entity)?;
+        let table = self.tables.get_mut(location.table);
+        if !table.mask().has(C::BIT) {
+            None
+        } else if S::Mask::DATA.has(C::BIT) {
+            C::column_mut(table.column_mut(C::BIT)).get_mut(location.row.index())
+        } else {
+            C::column_mut(&mut self.tags[C::BIT as usize]).first_mut()
+        }
+    }
+
+    /// Whether `entity` is alive and has component `C`.
+    #[inline]
+    pub fn has<C: Component<S>>(&self, entity: Entity) -> bool {
+        self.archetype(entity).is_some_and(|mask| mask.has(C::BIT))
+    }
+
+    /// The archetype of `entity`, if it is alive.
+    #[inline]
+    pub fn archetype(&self, entity: Entity) -> Option<S::Mask> {
+        let location = self.entities.location(entity)?;
+        Some(self.tables.get(location.table).mask())
+    }
+
+    /// Whether `entity` is alive.
+    #[inline]
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.entities.contains(entity)
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The live entities, table by table.
+    pub fn iter(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.tables
+            .iter()
+            .flat_map(|table| table.entities().iter().copied())
+    }
+
+    /// Resource `R`.
+    #[inline]
+    pub fn resource<R: Resource<S>>(&self) -> &R {
+        R::get(&self.resources)
+    }
+
+    /// Resource `R`, mutably.
+    #[inline]
+    pub fn resource_mut<R: Resource<S>>(&mut self) -> &mut R {
+        R::get_mut(&mut self.resources)
+    }
+
+    /// All resources.
+    pub fn resources(&self) -> &S::Resources {
+        &self.resources
+    }
+
+    /// All resources, mutably.
+    pub fn resources_mut(&mut self) -> &mut S::Resources {
+        &mut self.resources
+    }
+
+    /// Every entity that matches `Q`; see [`Query`].
+    ///
+    /// `Q` is `&T`, `&mut T`, `Option<…>`, [`Entity`], [`Has<T>`](crate::Has) or
+    /// a tuple of them. A query that borrows a component mutably twice, or
+    /// mutably and shared, such as `(&mut Pos, &Pos)`, fails to compile.
+    #[inline]
+    pub fn query<Q: SchemaQuery<S>>(&mut self) -> Query<'_, Q, ()> {
+        const { Q::CHECK };
+        self.query_checked()
+    }
+
+    /// Every entity that matches `Q` and filter `F` ([`With`](crate::With),
+    /// [`Without`](crate::Without), or a tuple of them); see [`Query`].
+    #[inline]
+    pub fn query_filtered<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
+        const { Q::CHECK };
+        self.query_checked()
+    }
+
+    fn query_checked<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
+        let required = S::Mask::from_u128(Q::REQUIRED | F::REQUIRED);
+        let excluded = S::Mask::from_u128(F::EXCLUDED);
+        let matched = self.queries.entry((required, excluded)).or_default();
+        let matched = matched.update(&self.tables, required, excluded);
+        Query::new(&self.entities, self.tables.as_mut_slice(), matched)
+    }
+
+    /// The world's tables: for each, its components and entity count.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// struct Pos(i64);
+    /// struct Vel(i64);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn((Pos(0), Vel(1)));
+    /// world.spawn((Pos(0),));
+    /// assert_eq!(
+    ///     world.describe().to_string(),
+    ///     "World<S>: 2 entities in 3 tables\n  []: 0 entities\n  [Pos, Vel]: 1 entity\n  [Pos]: 1 entity\n"
+    /// );
+    /// ```
+    pub fn describe(&self) -> Description {
+        Description {
+            schema: S::NAME,
+            entities: self.len(),
+            tables: self
+                .tables
+                .iter()
+                .map(|table| TableDescription {
+                    components: table
+                        .mask()
+                        .iter_bits()
+                        .map(|bit| S::COMPONENT_NAMES[bit as usize])
+                        .collect(),
+                    entities: table.len(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<S: Schema> fmt::Debug for World<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.describe(), f)
+    }
+}
+
+/// What [`World::describe`] returns: the world's tables. Printed with
+/// `Display`, one line per table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Description {
+    /// The schema's name.
+    pub schema: &'static str,
+    /// Number of live entities.
+    pub entities: usize,
+    /// The tables, in creation order.
+    pub tables: Vec<TableDescription>,
+}
+
+/// One table of a [`Description`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableDescription {
+    /// The table's components (its archetype), in bit order.
+    pub components: Vec<&'static str>,
+    /// Number of entities in it.
+    pub entities: usize,
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl fmt::Display for Description {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "World<{}>: {} in {}",
+            self.schema,
+            plural(self.entities, "entity", "entities"),
+            plural(self.tables.len(), "table", "tables"),
+        )?;
+        for table in &self.tables {
+            writeln!(
+                f,
+                "  [{}]: {}",
+                table.components.join(", "),
+                plural(table.entities, "entity", "entities")
+            )?;
+        }
+        Ok(())
+    }
+}
