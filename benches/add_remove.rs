@@ -1,1 +1,139 @@
-fn main() {}
+//! `add_remove` from ecs_bench_suite: 10,000 entities with `A`; each pass
+//! inserts `B` on every entity, then removes it again.
+//!
+//! Beside it, the least work an archetype ECS must do for the same pass: two
+//! hand-written struct-of-arrays tables, `{A}` and `{A, B}`, an entity → (table,
+//! row) map, and swap-remove moves that fix up the moved entity's row.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use ecs::prelude::*;
+use std::hint::black_box;
+
+const ENTITIES: usize = 10_000;
+
+// Carried through every move, never read: the payload of the workload.
+#[allow(dead_code)]
+#[derive(Clone, Copy)]
+struct A(f32);
+
+// Carried through every move, never read: the payload of the workload.
+#[allow(dead_code)]
+#[derive(Clone, Copy)]
+struct B(f32);
+
+#[derive(Schema)]
+struct Bench {
+    a: A,
+    b: B,
+}
+
+/// One hand-written table: entity ids and the columns.
+#[derive(Default)]
+struct Table<C> {
+    entities: Vec<u32>,
+    columns: C,
+}
+
+/// Where an entity is: which table, which row.
+#[derive(Clone, Copy)]
+struct Location {
+    in_ab: bool,
+    row: u32,
+}
+
+struct Baseline {
+    locations: Vec<Location>,
+    only_a: Table<Vec<A>>,
+    a_and_b: Table<(Vec<A>, Vec<B>)>,
+}
+
+impl Baseline {
+    fn new() -> Self {
+        Baseline {
+            locations: (0..ENTITIES as u32)
+                .map(|row| Location { in_ab: false, row })
+                .collect(),
+            only_a: Table {
+                entities: (0..ENTITIES as u32).collect(),
+                columns: vec![A(0.0); ENTITIES],
+            },
+            a_and_b: Table::default(),
+        }
+    }
+
+    /// Swap-removes `row` of a table's entity list and fixes the location of
+    /// the entity moved into it.
+    fn remove_row(locations: &mut [Location], entities: &mut Vec<u32>, row: usize) {
+        entities.swap_remove(row);
+        if let Some(&moved) = entities.get(row) {
+            locations[moved as usize].row = row as u32;
+        }
+    }
+
+    fn insert_b(&mut self, entity: u32, b: B) {
+        let location = self.locations[entity as usize];
+        debug_assert!(!location.in_ab);
+        let row = location.row as usize;
+        let a = self.only_a.columns.swap_remove(row);
+        Self::remove_row(&mut self.locations, &mut self.only_a.entities, row);
+        let target = &mut self.a_and_b;
+        self.locations[entity as usize] = Location {
+            in_ab: true,
+            row: target.entities.len() as u32,
+        };
+        target.entities.push(entity);
+        target.columns.0.push(a);
+        target.columns.1.push(b);
+    }
+
+    fn remove_b(&mut self, entity: u32) -> B {
+        let location = self.locations[entity as usize];
+        debug_assert!(location.in_ab);
+        let row = location.row as usize;
+        let a = self.a_and_b.columns.0.swap_remove(row);
+        let b = self.a_and_b.columns.1.swap_remove(row);
+        Self::remove_row(&mut self.locations, &mut self.a_and_b.entities, row);
+        let target = &mut self.only_a;
+        self.locations[entity as usize] = Location {
+            in_ab: false,
+            row: target.entities.len() as u32,
+        };
+        target.entities.push(entity);
+        target.columns.push(a);
+        b
+    }
+}
+
+fn add_remove(c: &mut Criterion) {
+    let mut group = c.benchmark_group("add_remove");
+
+    let mut world = World::<Bench>::new();
+    let entities = world.spawn_batch((0..ENTITIES).map(|_| (A(0.0),)));
+    group.bench_function("ecs", |b| {
+        b.iter(|| {
+            for &entity in &entities {
+                world.insert(entity, (B(0.0),)).unwrap();
+            }
+            for &entity in &entities {
+                black_box(world.remove::<B>(entity).unwrap());
+            }
+        })
+    });
+
+    let mut base = Baseline::new();
+    group.bench_function("baseline", |b| {
+        b.iter(|| {
+            for entity in 0..ENTITIES as u32 {
+                base.insert_b(entity, B(0.0));
+            }
+            for entity in 0..ENTITIES as u32 {
+                black_box(base.remove_b(entity));
+            }
+        })
+    });
+
+    group.finish();
+}
+
+criterion_group!(benches, add_remove);
+criterion_main!(benches);

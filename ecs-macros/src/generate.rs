@@ -36,6 +36,12 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
         .map(|f| f.type_name.as_str())
         .collect();
     let variants: Vec<&Ident> = model.components.iter().map(|f| f.ident).collect();
+    let all_fields: Vec<&Ident> = model
+        .components
+        .iter()
+        .chain(&model.resources)
+        .map(|f| f.ident)
+        .collect();
 
     let mask_item = mask_item(model, &mask, &bits_ty);
     let column_item = column_item(model, &column, &variants, &component_types);
@@ -168,6 +174,13 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
 
             #(#component_impls)*
             #(#resource_impls)*
+
+            // The schema struct is a list of types and is never built, so its
+            // fields are never read; this use keeps `dead_code` quiet about them.
+            #[allow(dead_code)]
+            fn __fields_are_declarations(schema: &#schema) {
+                let _ = (#(&schema.#all_fields,)*);
+            }
         };
     }
 }

@@ -65,6 +65,11 @@ pub use query::{
 pub use schema::{Component, Resource, Schema};
 pub use world::{Description, TableDescription, World};
 
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// The names most programs need: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{

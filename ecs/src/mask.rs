@@ -242,3 +242,444 @@ impl<B: MaskBits> Iterator for BitIter<B> {
 }
 
 impl<B: MaskBits> ExactSizeIterator for BitIter<B> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::mem::size_of;
+
+    #[derive(Debug)]
+    struct A(#[allow(dead_code)] u32);
+    #[derive(Debug)]
+    struct B(#[allow(dead_code)] u64);
+    #[derive(Debug)]
+    struct T;
+    #[derive(Debug)]
+    struct C(#[allow(dead_code)] u8);
+    #[derive(Debug)]
+    struct U;
+    #[derive(Debug)]
+    struct D(#[allow(dead_code)] i16);
+
+    /// Data components `A` (bit 0), `B` (1), `C` (3), `D` (5); tags `T` (2)
+    /// and `U` (4) interleaved between them.
+    #[derive(crate::Schema)]
+    #[allow(dead_code)]
+    struct Alg {
+        a: A,
+        b: B,
+        t: T,
+        c: C,
+        u: U,
+        d: D,
+    }
+
+    const BA: u32 = 0;
+    const BB: u32 = 1;
+    const BT: u32 = 2;
+    const BC: u32 = 3;
+    const BU: u32 = 4;
+    const BD: u32 = 5;
+
+    fn m(bits: &[u32]) -> AlgMask {
+        bits.iter()
+            .fold(AlgMask::EMPTY, |mask, &bit| mask.with(bit))
+    }
+
+    /// A distinct type per `N`, one byte of data each.
+    struct W<const N: usize>(#[allow(dead_code)] u8);
+
+    /// 8 components.
+    #[derive(crate::Schema)]
+    #[allow(dead_code)]
+    struct Wide8 {
+        f0: W<0>,
+        f1: W<1>,
+        f2: W<2>,
+        f3: W<3>,
+        f4: W<4>,
+        f5: W<5>,
+        f6: W<6>,
+        f7: W<7>,
+    }
+    /// 9 components.
+    #[derive(crate::Schema)]
+    #[allow(dead_code)]
+    struct Wide9 {
+        f0: W<0>,
+        f1: W<1>,
+        f2: W<2>,
+        f3: W<3>,
+        f4: W<4>,
+        f5: W<5>,
+        f6: W<6>,
+        f7: W<7>,
+        f8: W<8>,
+    }
+    /// 16 components.
+    #[derive(crate::Schema)]
+    #[allow(dead_code)]
+    struct Wide16 {
+        f0: W<0>,
+        f1: W<1>,
+        f2: W<2>,
+        f3: W<3>,
+        f4: W<4>,
+        f5: W<5>,
+        f6: W<6>,
+        f7: W<7>,
+        f8: W<8>,
+        f9: W<9>,
+        f10: W<10>,
+        f11: W<11>,
+        f12: W<12>,
+        f13: W<13>,
+        f14: W<14>,
+        f15: W<15>,
+    }
+    /// 17 components.
+    #[derive(crate::Schema)]
+    #[allow(dead_code)]
+    struct Wide17 {
+        f0: W<0>,
+        f1: W<1>,
+        f2: W<2>,
+        f3: W<3>,
+        f4: W<4>,
+        f5: W<5>,
+        f6: W<6>,
+        f7: W<7>,
+        f8: W<8>,
+        f9: W<9>,
+        f10: W<10>,
+        f11: W<11>,
+        f12: W<12>,
+        f13: W<13>,
+        f14: W<14>,
+        f15: W<15>,
+        f16: W<16>,
+    }
+    /// 33 components.
+    #[derive(crate::Schema)]
+    #[allow(dead_code)]
+    struct Wide33 {
+        f0: W<0>,
+        f1: W<1>,
+        f2: W<2>,
+        f3: W<3>,
+        f4: W<4>,
+        f5: W<5>,
+        f6: W<6>,
+        f7: W<7>,
+        f8: W<8>,
+        f9: W<9>,
+        f10: W<10>,
+        f11: W<11>,
+        f12: W<12>,
+        f13: W<13>,
+        f14: W<14>,
+        f15: W<15>,
+        f16: W<16>,
+        f17: W<17>,
+        f18: W<18>,
+        f19: W<19>,
+        f20: W<20>,
+        f21: W<21>,
+        f22: W<22>,
+        f23: W<23>,
+        f24: W<24>,
+        f25: W<25>,
+        f26: W<26>,
+        f27: W<27>,
+        f28: W<28>,
+        f29: W<29>,
+        f30: W<30>,
+        f31: W<31>,
+        f32: W<32>,
+    }
+    /// 65 components.
+    #[derive(crate::Schema)]
+    #[allow(dead_code)]
+    struct Wide65 {
+        f0: W<0>,
+        f1: W<1>,
+        f2: W<2>,
+        f3: W<3>,
+        f4: W<4>,
+        f5: W<5>,
+        f6: W<6>,
+        f7: W<7>,
+        f8: W<8>,
+        f9: W<9>,
+        f10: W<10>,
+        f11: W<11>,
+        f12: W<12>,
+        f13: W<13>,
+        f14: W<14>,
+        f15: W<15>,
+        f16: W<16>,
+        f17: W<17>,
+        f18: W<18>,
+        f19: W<19>,
+        f20: W<20>,
+        f21: W<21>,
+        f22: W<22>,
+        f23: W<23>,
+        f24: W<24>,
+        f25: W<25>,
+        f26: W<26>,
+        f27: W<27>,
+        f28: W<28>,
+        f29: W<29>,
+        f30: W<30>,
+        f31: W<31>,
+        f32: W<32>,
+        f33: W<33>,
+        f34: W<34>,
+        f35: W<35>,
+        f36: W<36>,
+        f37: W<37>,
+        f38: W<38>,
+        f39: W<39>,
+        f40: W<40>,
+        f41: W<41>,
+        f42: W<42>,
+        f43: W<43>,
+        f44: W<44>,
+        f45: W<45>,
+        f46: W<46>,
+        f47: W<47>,
+        f48: W<48>,
+        f49: W<49>,
+        f50: W<50>,
+        f51: W<51>,
+        f52: W<52>,
+        f53: W<53>,
+        f54: W<54>,
+        f55: W<55>,
+        f56: W<56>,
+        f57: W<57>,
+        f58: W<58>,
+        f59: W<59>,
+        f60: W<60>,
+        f61: W<61>,
+        f62: W<62>,
+        f63: W<63>,
+        f64: W<64>,
+    }
+
+    #[test]
+    fn bits_follow_field_order() {
+        assert_eq!(<A as crate::Component<Alg>>::BIT, BA);
+        assert_eq!(<B as crate::Component<Alg>>::BIT, BB);
+        assert_eq!(<T as crate::Component<Alg>>::BIT, BT);
+        assert_eq!(<C as crate::Component<Alg>>::BIT, BC);
+        assert_eq!(<U as crate::Component<Alg>>::BIT, BU);
+        assert_eq!(<D as crate::Component<Alg>>::BIT, BD);
+        assert_eq!(AlgMask::bit(BC), AlgMask::C);
+        assert_eq!(AlgMask::bit(BC).bits(), 0b1000);
+        assert_eq!(AlgMask::from_u128(0b10_0001), AlgMask::A | AlgMask::D);
+    }
+
+    #[test]
+    fn has_reports_exactly_the_set_bits() {
+        let mask = m(&[BA, BT, BD]);
+        for bit in 0..6 {
+            assert_eq!(mask.has(bit), [BA, BT, BD].contains(&bit), "bit {bit}");
+            assert!(!AlgMask::EMPTY.has(bit));
+            assert!(AlgMask::all().has(bit));
+        }
+    }
+
+    #[test]
+    fn with_adds_one_bit_and_is_idempotent() {
+        let mask = AlgMask::EMPTY.with(BB);
+        assert_eq!(mask.bits(), 0b10);
+        assert_eq!(mask.with(BU).bits(), 0b1_0010);
+        assert_eq!(mask.with(BB), mask);
+        assert!(mask.with(BT).has(BT) && mask.with(BT).has(BB));
+    }
+
+    #[test]
+    fn without_removes_one_bit_and_ignores_absent_bits() {
+        let mask = m(&[BA, BB, BT]);
+        assert_eq!(mask.without(BB), m(&[BA, BT]));
+        assert_eq!(mask.without(BT), m(&[BA, BB]));
+        assert_eq!(mask.without(BD), mask);
+        assert_eq!(mask.without(BA).without(BB).without(BT), AlgMask::EMPTY);
+        assert!(mask.without(BA).without(BB).without(BT).is_empty());
+        assert!(!mask.is_empty());
+    }
+
+    #[test]
+    fn union_has_the_bits_of_either() {
+        let left = m(&[BA, BT]);
+        let right = m(&[BT, BD]);
+        assert_eq!(left.union(right), m(&[BA, BT, BD]));
+        assert_eq!(right.union(left), m(&[BA, BT, BD]));
+        assert_eq!(left.union(AlgMask::EMPTY), left);
+        assert_eq!(left.union(left), left);
+    }
+
+    #[test]
+    fn intersection_has_the_bits_of_both() {
+        let left = m(&[BA, BB, BT]);
+        let right = m(&[BB, BT, BD]);
+        assert_eq!(left.intersection(right), m(&[BB, BT]));
+        assert_eq!(left.intersection(AlgMask::EMPTY), AlgMask::EMPTY);
+        assert_eq!(left.intersection(AlgMask::DATA), m(&[BA, BB]));
+        assert_eq!(left.intersection(AlgMask::TAGS), m(&[BT]));
+    }
+
+    #[test]
+    fn difference_removes_the_bits_of_the_other() {
+        let left = m(&[BA, BB, BT]);
+        let right = m(&[BB, BD]);
+        assert_eq!(left.difference(right), m(&[BA, BT]));
+        assert_eq!(right.difference(left), m(&[BD]));
+        assert_eq!(left.difference(left), AlgMask::EMPTY);
+        assert_eq!(left.difference(AlgMask::EMPTY), left);
+    }
+
+    #[test]
+    fn contains_means_superset() {
+        let mask = m(&[BA, BT, BC]);
+        assert!(mask.contains(m(&[BA, BC])));
+        assert!(mask.contains(mask));
+        assert!(mask.contains(AlgMask::EMPTY));
+        assert!(AlgMask::EMPTY.contains(AlgMask::EMPTY));
+        assert!(!mask.contains(m(&[BA, BB])));
+        assert!(!m(&[BA]).contains(mask));
+        assert!(!AlgMask::EMPTY.contains(m(&[BT])));
+    }
+
+    #[test]
+    fn count_is_the_number_of_data_columns_tags_excluded() {
+        assert_eq!(AlgMask::EMPTY.count(), 0);
+        assert_eq!(AlgMask::all().count(), 4);
+        assert_eq!(AlgMask::TAGS.count(), 0);
+        assert_eq!(m(&[BT]).count(), 0);
+        assert_eq!(m(&[BA, BT, BU]).count(), 1);
+        assert_eq!(m(&[BB, BC, BD, BU]).count(), 3);
+    }
+
+    #[test]
+    fn index_is_the_popcount_of_data_bits_below_and_tags_take_no_column() {
+        // A | T | C | D: columns A=0, C=1 (the tag T below C takes none), D=2.
+        let mask = m(&[BA, BT, BC, BD]);
+        assert_eq!(mask.index(BA), 0);
+        assert_eq!(mask.index(BC), 1);
+        assert_eq!(mask.index(BD), 2);
+        // B | T | U | D: B=0, D=1 though two tags lie between them.
+        let mask = m(&[BB, BT, BU, BD]);
+        assert_eq!(mask.index(BB), 0);
+        assert_eq!(mask.index(BD), 1);
+        // Every component.
+        let all = AlgMask::all();
+        assert_eq!(
+            [BA, BB, BC, BD].map(|bit| all.index(bit)),
+            [0, 1, 2, 3],
+            "columns of the full archetype"
+        );
+        // Columns are dense, in bit order: exactly 0..count().
+        for bits in 0u8..64 {
+            let mask = AlgMask::from_bits_retain(bits);
+            let columns: Vec<usize> = mask
+                .intersection(AlgMask::DATA)
+                .iter_bits()
+                .map(|bit| mask.index(bit))
+                .collect();
+            assert_eq!(columns, (0..mask.count()).collect::<Vec<_>>(), "{mask:?}");
+        }
+    }
+
+    #[test]
+    fn index_of_is_none_for_absent_components_and_for_tags() {
+        let mask = m(&[BA, BT, BD]);
+        assert_eq!(mask.index_of(BA), Some(0));
+        assert_eq!(mask.index_of(BD), Some(1));
+        assert_eq!(mask.index_of(BT), None, "a present tag has no column");
+        assert_eq!(mask.index_of(BU), None, "an absent tag");
+        assert_eq!(mask.index_of(BB), None, "an absent data component");
+        assert_eq!(mask.index_of(BC), None);
+        assert_eq!(AlgMask::EMPTY.index_of(BA), None);
+    }
+
+    #[test]
+    fn iter_bits_yields_the_set_bits_lowest_first() {
+        let mask = m(&[BD, BA, BU]);
+        assert_eq!(mask.iter_bits().collect::<Vec<_>>(), [BA, BU, BD]);
+        let mut iter = mask.iter_bits();
+        assert_eq!(iter.len(), 3);
+        iter.next();
+        assert_eq!(iter.len(), 2);
+        assert_eq!(iter.size_hint(), (2, Some(2)));
+        assert_eq!(AlgMask::EMPTY.iter_bits().count(), 0);
+        assert_eq!(
+            AlgMask::all().iter_bits().collect::<Vec<_>>(),
+            [0, 1, 2, 3, 4, 5]
+        );
+        let high = Wide65Mask::EMPTY.with(64).with(3);
+        assert_eq!(high.iter_bits().collect::<Vec<_>>(), [3, 64]);
+    }
+
+    #[test]
+    fn data_and_tags_consts_follow_size_of() {
+        assert_eq!(
+            AlgMask::DATA,
+            AlgMask::A | AlgMask::B | AlgMask::C | AlgMask::D
+        );
+        assert_eq!(AlgMask::TAGS, AlgMask::T | AlgMask::U);
+        assert_eq!(AlgMask::DATA.union(AlgMask::TAGS), AlgMask::all());
+        assert!(AlgMask::DATA.intersection(AlgMask::TAGS).is_empty());
+        assert_eq!(<Alg as crate::Schema>::DATA_BITS, 0b10_1011);
+        assert_eq!(Wide9Mask::DATA, Wide9Mask::all());
+        assert_eq!(Wide9Mask::TAGS, Wide9Mask::EMPTY);
+    }
+
+    #[test]
+    fn backing_integer_is_the_narrowest_that_fits() {
+        assert_eq!(size_of::<AlgMask>(), 1);
+        assert_eq!(size_of::<Wide8Mask>(), size_of::<u8>());
+        assert_eq!(size_of::<Wide9Mask>(), size_of::<u16>());
+        assert_eq!(size_of::<Wide16Mask>(), size_of::<u16>());
+        assert_eq!(size_of::<Wide17Mask>(), size_of::<u32>());
+        assert_eq!(size_of::<Wide33Mask>(), size_of::<u64>());
+        assert_eq!(size_of::<Wide65Mask>(), size_of::<u128>());
+        assert_eq!(<Wide8Mask as Mask>::Bits::WIDTH, 8);
+        assert_eq!(<Wide9Mask as Mask>::Bits::WIDTH, 16);
+        assert_eq!(<Wide16Mask as Mask>::Bits::WIDTH, 16);
+        assert_eq!(<Wide17Mask as Mask>::Bits::WIDTH, 32);
+        assert_eq!(<Wide33Mask as Mask>::Bits::WIDTH, 64);
+        assert_eq!(<Wide65Mask as Mask>::Bits::WIDTH, 128);
+        assert_eq!(Wide8Mask::all().bits(), u8::MAX);
+        assert_eq!(Wide16Mask::all().bits(), u16::MAX);
+    }
+
+    #[test]
+    fn the_highest_bit_of_each_width_works() {
+        assert!(Wide8Mask::all().has(7));
+        assert_eq!(Wide8Mask::all().index(7), 7);
+        assert_eq!(Wide16Mask::all().index_of(15), Some(15));
+        assert_eq!(Wide17Mask::all().count(), 17);
+        assert_eq!(Wide17Mask::all().index_of(16), Some(16));
+        assert_eq!(Wide33Mask::all().index_of(32), Some(32));
+        let high = Wide65Mask::EMPTY.with(64).with(10).with(0);
+        assert_eq!(high.count(), 3);
+        assert_eq!(high.index_of(64), Some(2));
+        assert!(!high.without(64).has(64));
+        assert_eq!(Wide65Mask::all().index_of(64), Some(64));
+        assert_eq!(Wide65Mask::all().count(), 65);
+    }
+
+    #[test]
+    fn debug_names_the_components() {
+        assert_eq!(format!("{:?}", m(&[BA, BT, BD])), "AlgMask(A | T | D)");
+        assert_eq!(format!("{:?}", m(&[BU])), "AlgMask(U)");
+        assert_eq!(format!("{:?}", AlgMask::EMPTY), "AlgMask()");
+        assert_eq!(
+            format!("{:?}", Wide9Mask::EMPTY.with(0).with(8)),
+            "Wide9Mask(W<0> | W<8>)"
+        );
+    }
+}

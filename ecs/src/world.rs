@@ -5,7 +5,7 @@ use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchE
 use crate::mask::Mask;
 use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
 use crate::schema::{Column, Component, Resource, Schema};
-use crate::storage::{MaskMap, TableId, TableRow, Tables};
+use crate::storage::{MaskMap, Table, TableId, TableRow, Tables};
 use core::fmt;
 
 /// All entities and resources of schema `S`.
@@ -120,7 +120,7 @@ impl<S: Schema> World<S> {
 
     #[inline]
     fn spawn_checked<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
-        let table = self.tables.target(TableId::EMPTY, B::mask());
+        let table = self.tables.insert_target(TableId::EMPTY, B::mask());
         self.spawn_in(table, bundle)
     }
 
@@ -172,7 +172,7 @@ impl<S: Schema> World<S> {
     {
         const { B::CHECK };
         let bundles = bundles.into_iter();
-        let table = self.tables.target(TableId::EMPTY, B::mask());
+        let table = self.tables.insert_target(TableId::EMPTY, B::mask());
         let additional = bundles.size_hint().0;
         self.tables.get_mut(table).reserve(additional);
         self.entities.reserve(additional);
@@ -196,15 +196,21 @@ impl<S: Schema> World<S> {
         const { B::CHECK };
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let previous = self.tables.get(location.table).mask();
-        let target = self
-            .tables
-            .target(location.table, previous.union(B::mask()));
-        let row = if target == location.table {
-            location.row
+        let target = self.tables.insert_target(location.table, B::mask());
+        let (table, row) = if target == location.table {
+            (self.tables.get_mut(location.table), location.row)
         } else {
-            self.move_entity(entity, location, target)
+            let (source, destination) = self.tables.pair_mut(location.table, target);
+            let row = Self::move_row(
+                &mut self.entities,
+                entity,
+                location,
+                source,
+                destination,
+                target,
+            );
+            (destination, row)
         };
-        let table = self.tables.get_mut(target);
         let mask = table.mask();
         let (_, columns) = table.split_mut();
         bundle.place(&mut Placement {
@@ -252,10 +258,20 @@ impl<S: Schema> World<S> {
         if !mask.contains(B::mask()) {
             return Ok(None);
         }
-        let target = self
-            .tables
-            .target(location.table, mask.difference(B::mask()));
-        let (_, columns) = self.tables.get_mut(location.table).split_mut();
+        let target = self.tables.remove_target(location.table, B::mask());
+        if target == location.table {
+            // The empty bundle: nothing to take, nowhere to go.
+            let (_, columns) = self.tables.get_mut(target).split_mut();
+            return Ok(Some(B::take(&mut Placement {
+                columns,
+                mask,
+                previous: mask,
+                row: location.row.index(),
+                tags: &mut self.tags,
+            })));
+        }
+        let (source, destination) = self.tables.pair_mut(location.table, target);
+        let (_, columns) = source.split_mut();
         let taken = B::take(&mut Placement {
             columns,
             mask,
@@ -263,29 +279,35 @@ impl<S: Schema> World<S> {
             row: location.row.index(),
             tags: &mut self.tags,
         });
-        if target != location.table {
-            self.move_entity(entity, location, target);
-        }
+        Self::move_row(
+            &mut self.entities,
+            entity,
+            location,
+            source,
+            destination,
+            target,
+        );
         Ok(Some(taken))
     }
 
-    /// Moves `entity` from `location` to the end of table `target`, moving the
-    /// columns both tables have (the caller has taken out the others), and
-    /// fixes the location of the entity swapped into its old row.
-    #[inline]
-    fn move_entity(
-        &mut self,
+    /// Moves `entity` from `location` (in `source`) to the end of
+    /// `destination` (table `target`), moving the columns both tables have (the
+    /// caller has taken out the others), and fixes the location of the entity
+    /// swapped into its old row. Returns the new row.
+    #[inline(always)]
+    fn move_row(
+        entities: &mut Entities,
         entity: Entity,
         location: EntityLocation,
+        source: &mut Table<S>,
+        destination: &mut Table<S>,
         target: TableId,
     ) -> TableRow {
-        let (source, destination) = self.tables.pair_mut(location.table, target);
         let (row, moved) = source.move_row(location.row, destination);
         if let Some(moved) = moved {
-            self.entities.set_location(moved, location);
+            entities.set_location(moved, location);
         }
-        self.entities
-            .set_location(entity, EntityLocation { table: target, row });
+        entities.set_location(entity, EntityLocation { table: target, row });
         row
     }
 

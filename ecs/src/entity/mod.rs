@@ -216,13 +216,10 @@ impl Entities {
         }
         let location = slot.location.take()?;
         self.live -= 1;
-        match slot.generation.checked_add(1) {
-            Some(next) => {
-                slot.generation = next;
-                self.free.push(entity.index);
-            }
-            // Generation space of this slot is spent: retire it.
-            None => {}
+        // A slot whose generation space is spent is retired: never freed again.
+        if let Some(next) = slot.generation.checked_add(1) {
+            slot.generation = next;
+            self.free.push(entity.index);
         }
         Some(location)
     }

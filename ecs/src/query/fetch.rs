@@ -235,14 +235,14 @@ impl<T: 'static> QueryData for Has<T> {
     }
 
     #[inline(always)]
-    fn reborrow<'a>(fetch: &'a mut bool) -> bool {
+    fn reborrow(fetch: &mut bool) -> bool {
         *fetch
     }
 }
 
 impl<T: 'static> ReadOnlyQueryData for Has<T> {
     #[inline(always)]
-    fn shared<'a>(fetch: &'a bool) -> bool {
+    fn shared(fetch: &bool) -> bool {
         *fetch
     }
 }

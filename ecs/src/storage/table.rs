@@ -2,7 +2,7 @@
 
 use super::{MaskMap, TableId, TableRow};
 use crate::entity::Entity;
-use crate::mask::Mask;
+use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Schema};
 
 /// Every entity of one archetype, and one column per data component of it.
@@ -116,23 +116,28 @@ impl<S: Schema> Table<S> {
     /// has is moved; a column it lacks must already have had `row` taken out by
     /// the caller (the values being removed). Returns the new row and the
     /// entity moved into `row` here.
+    #[inline(always)]
     pub(crate) fn move_row(
         &mut self,
         row: TableRow,
         destination: &mut Table<S>,
     ) -> (TableRow, Option<Entity>) {
+        // Both column lists are in bit order: walk them together.
+        let targets = &mut destination.columns[..];
+        let target_bits = &destination.column_bits[..];
+        let mut j = 0;
         for (column, &bit) in self.columns.iter_mut().zip(self.column_bits.iter()) {
-            if destination.mask.has(bit) {
-                column.move_row(row.index(), destination.column_mut(bit));
+            while j < target_bits.len() && target_bits[j] < bit {
+                j += 1;
+            }
+            if j < target_bits.len() && target_bits[j] == bit {
+                column.move_row(row.index(), &mut targets[j]);
+                j += 1;
             }
         }
         let entity = self.entities[row.index()];
         let moved = self.swap_remove_entity(row);
         let new_row = destination.push_entity(entity);
-        debug_assert!(destination
-            .columns
-            .iter()
-            .all(|c| c.len() <= destination.len()));
         (new_row, moved)
     }
 
@@ -212,10 +217,49 @@ impl<S: Schema> Tables<S> {
         id
     }
 
-    /// The table of archetype `to`, reached from table `from` through its
-    /// cached edges; the first time, by mask lookup, and then cached.
+    /// The table of `from`'s archetype plus the components `added`: `from`
+    /// itself if it has them all, else through the cached edge when one bit is
+    /// new, else by [`Tables::target_slow`].
     #[inline]
-    pub(crate) fn target(&mut self, from: TableId, to: S::Mask) -> TableId {
+    pub(crate) fn insert_target(&mut self, from: TableId, added: S::Mask) -> TableId {
+        let table = &self.tables[from.index()];
+        let new = added.difference(table.mask);
+        if new.is_empty() {
+            return from;
+        }
+        if let Some(bit) = single_bit(new) {
+            if let Some(&Some(id)) = table.edges.insert.get(bit as usize) {
+                return id;
+            }
+        }
+        let to = table.mask.union(added);
+        self.target_slow(from, to)
+    }
+
+    /// The table of `from`'s archetype minus the components `removed`, as
+    /// [`Tables::insert_target`].
+    #[inline]
+    pub(crate) fn remove_target(&mut self, from: TableId, removed: S::Mask) -> TableId {
+        let table = &self.tables[from.index()];
+        let gone = removed.intersection(table.mask);
+        if gone.is_empty() {
+            return from;
+        }
+        if let Some(bit) = single_bit(gone) {
+            if let Some(&Some(id)) = table.edges.remove.get(bit as usize) {
+                return id;
+            }
+        }
+        let to = table.mask.difference(removed);
+        self.target_slow(from, to)
+    }
+
+    /// A target without a cached single-bit edge: the same mask, a
+    /// multi-bit target (searched among the table's few multi-bit edges), or a
+    /// first migration (mask lookup, then cached).
+    #[cold]
+    #[inline(never)]
+    fn target_slow(&mut self, from: TableId, to: S::Mask) -> TableId {
         let from_mask = self.tables[from.index()].mask;
         if to == from_mask {
             return from;
@@ -223,32 +267,32 @@ impl<S: Schema> Tables<S> {
         let changed = to.difference(from_mask).union(from_mask.difference(to));
         let mut bits = changed.iter_bits();
         if let (Some(bit), None) = (bits.next(), bits.next()) {
-            let inserting = to.has(bit);
-            let edges = &self.tables[from.index()].edges;
-            let cached = if inserting {
-                edges.insert[bit as usize]
-            } else {
-                edges.remove[bit as usize]
-            };
-            if let Some(id) = cached {
-                return id;
-            }
             let id = self.get_or_create(to);
             let edges = &mut self.tables[from.index()].edges;
-            if inserting {
+            if to.has(bit) {
                 edges.insert[bit as usize] = Some(id);
             } else {
                 edges.remove[bit as usize] = Some(id);
             }
-            id
-        } else {
-            let edges = &self.tables[from.index()].edges;
-            if let Some(&(_, id)) = edges.multi.iter().find(|(mask, _)| *mask == to) {
-                return id;
-            }
-            let id = self.get_or_create(to);
-            self.tables[from.index()].edges.multi.push((to, id));
-            id
+            return id;
         }
+        let edges = &self.tables[from.index()].edges;
+        if let Some(&(_, id)) = edges.multi.iter().find(|(mask, _)| *mask == to) {
+            return id;
+        }
+        let id = self.get_or_create(to);
+        self.tables[from.index()].edges.multi.push((to, id));
+        id
+    }
+}
+
+/// The one bit of `mask`, if exactly one is set.
+#[inline]
+fn single_bit<M: Mask>(mask: M) -> Option<u32> {
+    let bits = mask.bits();
+    if bits != M::Bits::ZERO && bits & (bits - M::Bits::ONE) == M::Bits::ZERO {
+        Some(bits.trailing_zeros())
+    } else {
+        None
     }
 }
