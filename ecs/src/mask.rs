@@ -677,6 +677,11 @@ mod tests {
         assert_eq!(format!("{:?}", m(&[BA, BT, BD])), "AlgMask(A | T | D)");
         assert_eq!(format!("{:?}", m(&[BU])), "AlgMask(U)");
         assert_eq!(format!("{:?}", AlgMask::EMPTY), "AlgMask()");
+        // A bit past the schema's components (possible with from_bits_retain).
+        assert_eq!(
+            format!("{:?}", AlgMask::from_bits_retain(0b1000_0001)),
+            "AlgMask(A | bit 7)"
+        );
         assert_eq!(
             format!("{:?}", Wide9Mask::EMPTY.with(0).with(8)),
             "Wide9Mask(W<0> | W<8>)"

@@ -17,8 +17,9 @@ pub trait QueryData {
     /// What one entity yields: `&'a T` for `&T`, `bool` for `Has<T>`.
     type Item<'a>;
     /// What one table yields: `&'a [T]` for `&T`, `&'a mut [T]` for `&mut T`.
+    /// Its default is the fetch of no rows.
     #[doc(hidden)]
-    type Fetch<'a>;
+    type Fetch<'a>: Default;
 
     /// The item of `row`, for as long as the fetch lives.
     #[doc(hidden)]

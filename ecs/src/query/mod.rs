@@ -202,7 +202,8 @@ impl<'a, 'w, Q: QueryData, F> IntoIterator for &'a mut Query<'w, Q, F> {
 /// Iterator over a [`Query`]'s items, table by table.
 pub struct QueryIter<'a, 'w, Q: QueryData> {
     tables: IterSource<'a, 'w, Q>,
-    fetch: Option<Q::Fetch<'a>>,
+    /// The current table's remaining rows.
+    fetch: Q::Fetch<'a>,
     remaining: usize,
 }
 
@@ -220,9 +221,28 @@ impl<'a, 'w, Q: QueryData> QueryIter<'a, 'w, Q> {
     fn new(tables: IterSource<'a, 'w, Q>) -> Self {
         QueryIter {
             tables,
-            fetch: None,
+            fetch: Q::Fetch::default(),
             remaining: 0,
         }
+    }
+
+    /// Moves to the next table; `None` when there is none. Tables are never
+    /// empty (the query skips empty ones).
+    #[inline]
+    fn next_table(&mut self) -> Option<()> {
+        let (len, fetch) = match &mut self.tables {
+            IterSource::Shared(tables, shared) => {
+                let table = tables.next()?;
+                (table.len, shared(&table.fetch))
+            }
+            IterSource::Exclusive(tables) => {
+                let table = tables.next()?;
+                (table.len, Q::reborrow(&mut table.fetch))
+            }
+        };
+        self.fetch = fetch;
+        self.remaining = len;
+        Some(())
     }
 
     fn rows_after_current(&self) -> usize {
@@ -238,26 +258,11 @@ impl<'a, 'w, Q: QueryData> Iterator for QueryIter<'a, 'w, Q> {
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'a>> {
-        loop {
-            if self.remaining > 0 {
-                if let Some(fetch) = &mut self.fetch {
-                    self.remaining -= 1;
-                    return Some(Q::next(fetch));
-                }
-            }
-            let (len, fetch) = match &mut self.tables {
-                IterSource::Shared(tables, shared) => {
-                    let table = tables.next()?;
-                    (table.len, shared(&table.fetch))
-                }
-                IterSource::Exclusive(tables) => {
-                    let table = tables.next()?;
-                    (table.len, Q::reborrow(&mut table.fetch))
-                }
-            };
-            self.fetch = Some(fetch);
-            self.remaining = len;
+        if self.remaining == 0 {
+            self.next_table()?;
         }
+        self.remaining -= 1;
+        Some(Q::next(&mut self.fetch))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
