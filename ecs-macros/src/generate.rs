@@ -14,7 +14,7 @@
 //! Everything is referred to by absolute path so that the user's names
 //! (a local `Option`, `Vec`, or `#![no_implicit_prelude]`) cannot interfere.
 
-use crate::parse::{FieldModel, SchemaModel};
+use crate::parse::{flag_name, FieldModel, SchemaModel};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -205,15 +205,7 @@ fn mask_item(model: &SchemaModel, mask: &Ident, bits_ty: &Ident) -> TokenStream 
         schema = model.ident
     );
     let flags = model.components.iter().enumerate().map(|(bit, field)| {
-        let flag = format_ident!(
-            "{}",
-            field
-                .ident
-                .to_string()
-                .trim_start_matches("r#")
-                .to_uppercase(),
-            span = field.ident.span()
-        );
+        let flag = format_ident!("{}", flag_name(field.ident), span = field.ident.span());
         let bit = Literal::u32_unsuffixed(bit as u32);
         let doc = format!("Component `{}` (field `{}`).", field.type_name, field.ident);
         quote! {

@@ -156,13 +156,33 @@ impl<'a> SchemaModel<'a> {
         }
 
         if fields.is_some() && components.is_empty() && errors.0.is_none() {
-            errors.at(
-                &input.ident,
-                format_args!(
-                    "schema `{name}` has no components: add at least one field \
-                     without `#[ecs(resource)]`"
-                ),
-            );
+            let message = if resources.is_empty() {
+                format!(
+                    "schema `{name}` has no components: list them as fields, \
+                     e.g. `struct {name} {{ pos: Pos }}`"
+                )
+            } else {
+                format!(
+                    "schema `{name}` has only resources and no components: add at least \
+                     one field without `#[ecs(resource)]`"
+                )
+            };
+            errors.at(&input.ident, message);
+        }
+
+        // Each component becomes a mask flag named after its field in upper case.
+        for (i, later) in components.iter().enumerate() {
+            let flag = flag_name(later.ident);
+            if let Some(earlier) = components[..i].iter().find(|f| flag_name(f.ident) == flag) {
+                errors.at(
+                    later.ident,
+                    format_args!(
+                        "fields `{}` and `{}` of schema `{name}` would both be the mask flag \
+                         `{name}Mask::{flag}`; rename one of them",
+                        earlier.ident, later.ident
+                    ),
+                );
+            }
         }
 
         if components.len() > MAX_COMPONENTS {
@@ -260,4 +280,9 @@ pub fn type_name(ty: &syn::Type) -> String {
         out.push(c);
     }
     out
+}
+
+/// The mask flag of a component field: its name in upper case (`pos` -> `POS`).
+pub fn flag_name(field: &syn::Ident) -> String {
+    field.to_string().trim_start_matches("r#").to_uppercase()
 }

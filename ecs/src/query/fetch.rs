@@ -37,10 +37,9 @@ pub trait QueryData {
 
 /// A [`QueryData`] that reads only, so its query can be iterated through `&`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a read-only query",
+    message = "`{Self}` is not a read-only query: use `iter_mut()`, `for_each_mut` or `get_mut`",
     label = "this query writes",
-    note = "only queries without `&mut` items can be used through `iter()`, `for_each` \
-            or `get`; use `iter_mut()`, `for_each_mut` or `get_mut`"
+    note = "`iter()`, `for_each` and `get` are for queries without `&mut` items"
 )]
 pub trait ReadOnlyQueryData: QueryData {
     /// A shared fetch over the same rows.
@@ -54,7 +53,8 @@ pub trait ReadOnlyQueryData: QueryData {
     message = "`{Self}` is not a query of schema `{S}`",
     label = "not a query of `{S}`",
     note = "a query item is `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, \
-            `Has<T>` with `T` a component of `{S}`, or a tuple of up to 12 of them"
+            `Has<T>` with `T` a component of `{S}`, or a tuple of up to 12 of them; \
+            resources are not queried but read with `world.resource::<T>()`"
 )]
 pub trait SchemaQuery<S: Schema>: QueryData {
     /// Components a table must have.

@@ -156,16 +156,25 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 }
 
-impl<'w, Q: ReadOnlyQueryData, F> Query<'w, Q, F> {
+// The read-only bound sits on each method rather than on the impl, so that
+// calling one on a writing query reports the bound's message, not "method not
+// found".
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Iterates over the items of a read-only query.
-    pub fn iter(&self) -> QueryIter<'_, 'w, Q> {
+    pub fn iter(&self) -> QueryIter<'_, 'w, Q>
+    where
+        Q: ReadOnlyQueryData,
+    {
         QueryIter::new(IterSource::Shared(self.tables.iter(), Q::shared))
     }
 
     /// Calls `f` with every item of a read-only query: the fast path, a loop
     /// over each table's column slices.
     #[inline]
-    pub fn for_each(&self, mut f: impl FnMut(Q::Item<'_>)) {
+    pub fn for_each(&self, mut f: impl FnMut(Q::Item<'_>))
+    where
+        Q: ReadOnlyQueryData,
+    {
         for table in &self.tables {
             let mut fetch = Q::shared(&table.fetch);
             for _ in 0..table.len {
@@ -175,7 +184,10 @@ impl<'w, Q: ReadOnlyQueryData, F> Query<'w, Q, F> {
     }
 
     /// The item of `entity`; `None` if it is not alive or does not match.
-    pub fn get(&self, entity: Entity) -> Option<Q::Item<'_>> {
+    pub fn get(&self, entity: Entity) -> Option<Q::Item<'_>>
+    where
+        Q: ReadOnlyQueryData,
+    {
         let (table, row) = self.locate(entity)?;
         Some(Q::get(Q::shared(&self.tables[table].fetch), row))
     }

@@ -1,0 +1,15 @@
+// `(&mut Pos, &Pos)` would hand out a `&mut` and a `&` to one value.
+use ecs::prelude::*;
+
+pub struct Pos(pub i64);
+
+#[derive(Schema)]
+pub struct Physics {
+    pos: Pos,
+}
+
+fn main() {
+    let mut world = World::<Physics>::new();
+    let mut query = world.query::<(&mut Pos, &Pos)>();
+    query.for_each_mut(|(a, b)| a.0 += b.0);
+}

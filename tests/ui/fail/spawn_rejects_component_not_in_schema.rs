@@ -1,0 +1,15 @@
+// A bundle may only hold components of the world's schema.
+use ecs::prelude::*;
+
+pub struct Pos(pub i64);
+pub struct Health(pub u32);
+
+#[derive(Schema)]
+pub struct Physics {
+    pos: Pos,
+}
+
+fn main() {
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(0), Health(10)));
+}
