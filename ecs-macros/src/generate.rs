@@ -271,20 +271,6 @@ fn column_item(
                 }
 
                 #[inline]
-                fn swap_remove_drop(&mut self, row: usize) {
-                    match self {
-                        #(Self::#variants(values) => ::core::mem::drop(values.swap_remove(row)),)*
-                    }
-                }
-
-                #[inline]
-                fn pop_drop(&mut self) {
-                    match self {
-                        #(Self::#variants(values) => ::core::mem::drop(values.pop()),)*
-                    }
-                }
-
-                #[inline]
                 fn clear(&mut self) {
                     match self {
                         #(Self::#variants(values) => values.clear(),)*

@@ -2,6 +2,7 @@
 
 use crate::mask::Mask;
 use crate::schema::{Component, Schema};
+use crate::storage::Bins;
 
 /// A tuple of distinct components of schema `S`: what [`World::spawn`],
 /// [`World::insert`] and [`World::remove_bundle`] take. Implemented for tuples
@@ -42,33 +43,36 @@ pub trait Bundle<S: Schema>: Sized + 'static {
 
 /// One entity's row, as bundles see it: the row's table columns, the table's
 /// mask, the mask the entity had before (to tell an overwrite from a new
-/// value), and the world's tag bags.
+/// value), and the world's tag bags and trash.
 #[doc(hidden)]
 pub struct Placement<'a, S: Schema> {
     pub(crate) columns: &'a mut [S::Column],
     pub(crate) mask: S::Mask,
     pub(crate) previous: S::Mask,
     pub(crate) row: usize,
-    pub(crate) tags: &'a mut [S::Column],
+    pub(crate) bins: &'a mut Bins<S>,
 }
 
 impl<S: Schema> Placement<'_, S> {
-    /// Puts `value` at the row: overwrites an existing value in place (the old
-    /// one is dropped), else pushes it (the row is being built at the end).
-    /// A tag has no column: a new tag's value goes to the world's bag of that
-    /// tag, and a repeated tag's new value is dropped, as an overwrite would.
+    /// Puts `value` at the row: pushes it if the entity did not have `C` (the
+    /// row is being built at the end), else overwrites the old value, which
+    /// goes to the trash. A tag has no column: a new tag's value goes to the
+    /// world's bag of that tag, and a repeated tag's new value to the trash.
     #[inline]
     pub fn put<C: Component<S>>(&mut self, value: C) {
         let present = self.previous.has(C::BIT);
         if S::Mask::DATA.has(C::BIT) {
             let values = C::column_mut(&mut self.columns[self.mask.index(C::BIT)]);
             if present {
-                values[self.row] = value;
+                let old = core::mem::replace(&mut values[self.row], value);
+                self.bins.discard(old);
             } else {
                 values.push(value);
             }
-        } else if !present {
-            C::column_mut(&mut self.tags[C::BIT as usize]).push(value);
+        } else if present {
+            self.bins.discard(value);
+        } else {
+            self.bins.push_tag(value);
         }
     }
 
@@ -80,10 +84,7 @@ impl<S: Schema> Placement<'_, S> {
         if S::Mask::DATA.has(C::BIT) {
             C::column_mut(&mut self.columns[self.mask.index(C::BIT)]).swap_remove(self.row)
         } else {
-            match C::column_mut(&mut self.tags[C::BIT as usize]).pop() {
-                Some(value) => value,
-                None => crate::__private::tag_bag_empty::<S>(C::BIT),
-            }
+            self.bins.pop_tag()
         }
     }
 }

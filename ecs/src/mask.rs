@@ -264,7 +264,6 @@ mod tests {
     /// Data components `A` (bit 0), `B` (1), `C` (3), `D` (5); tags `T` (2)
     /// and `U` (4) interleaved between them.
     #[derive(crate::Schema)]
-    #[allow(dead_code)]
     struct Alg {
         a: A,
         b: B,
@@ -291,7 +290,6 @@ mod tests {
 
     /// 8 components.
     #[derive(crate::Schema)]
-    #[allow(dead_code)]
     struct Wide8 {
         f0: W<0>,
         f1: W<1>,
@@ -304,7 +302,6 @@ mod tests {
     }
     /// 9 components.
     #[derive(crate::Schema)]
-    #[allow(dead_code)]
     struct Wide9 {
         f0: W<0>,
         f1: W<1>,
@@ -318,7 +315,6 @@ mod tests {
     }
     /// 16 components.
     #[derive(crate::Schema)]
-    #[allow(dead_code)]
     struct Wide16 {
         f0: W<0>,
         f1: W<1>,
@@ -339,7 +335,6 @@ mod tests {
     }
     /// 17 components.
     #[derive(crate::Schema)]
-    #[allow(dead_code)]
     struct Wide17 {
         f0: W<0>,
         f1: W<1>,
@@ -361,7 +356,6 @@ mod tests {
     }
     /// 33 components.
     #[derive(crate::Schema)]
-    #[allow(dead_code)]
     struct Wide33 {
         f0: W<0>,
         f1: W<1>,
@@ -399,7 +393,6 @@ mod tests {
     }
     /// 65 components.
     #[derive(crate::Schema)]
-    #[allow(dead_code)]
     struct Wide65 {
         f0: W<0>,
         f1: W<1>,

@@ -113,10 +113,6 @@ pub trait Column: 'static {
     }
     /// Reserves room for `additional` more values.
     fn reserve(&mut self, additional: usize);
-    /// Drops the value at `row`, moving the last value into its place.
-    fn swap_remove_drop(&mut self, row: usize);
-    /// Drops the last value, if any.
-    fn pop_drop(&mut self);
     /// Drops every value.
     fn clear(&mut self);
     /// Moves the value at `row` to the end of `destination` (a column of the

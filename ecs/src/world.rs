@@ -4,8 +4,8 @@ use crate::bundle::{Bundle, Placement};
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
 use crate::mask::Mask;
 use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
-use crate::schema::{Column, Component, Resource, Schema};
-use crate::storage::{MaskMap, Table, TableId, TableRow, Tables};
+use crate::schema::{Component, Resource, Schema};
+use crate::storage::{Bins, MaskMap, Table, TableId, TableRow, Tables};
 use core::fmt;
 
 /// All entities and resources of schema `S`.
@@ -41,11 +41,8 @@ use core::fmt;
 pub struct World<S: Schema> {
     entities: Entities,
     tables: Tables<S>,
-    /// Per component bit: the values of tag `bit` (zero-sized, so the bag is a
-    /// counter) that live entities hold. Tags have no column; their values are
-    /// kept here so that `remove` can hand one back and each is dropped once.
-    /// Entries of data components stay empty.
-    tags: Box<[S::Column]>,
+    /// Tag values and values waiting to be dropped; see [`Bins`].
+    bins: Bins<S>,
     queries: MaskMap<(S::Mask, S::Mask), MatchedTables>,
     resources: S::Resources,
 }
@@ -89,9 +86,7 @@ impl<S: Schema> World<S> {
         World {
             entities: Entities::default(),
             tables: Tables::default(),
-            tags: (0..S::COMPONENT_NAMES.len() as u32)
-                .map(S::new_column)
-                .collect(),
+            bins: Bins::default(),
             queries: MaskMap::default(),
             resources,
         }
@@ -142,7 +137,7 @@ impl<S: Schema> World<S> {
             mask,
             previous: S::Mask::EMPTY,
             row: row.index(),
-            tags: &mut self.tags,
+            bins: &mut self.bins,
         });
         Ok(entity)
     }
@@ -218,8 +213,9 @@ impl<S: Schema> World<S> {
             mask,
             previous,
             row: row.index(),
-            tags: &mut self.tags,
+            bins: &mut self.bins,
         });
+        self.bins.empty_trash(previous.intersection(B::mask()));
         Ok(())
     }
 
@@ -267,7 +263,7 @@ impl<S: Schema> World<S> {
                 mask,
                 previous: mask,
                 row: location.row.index(),
-                tags: &mut self.tags,
+                bins: &mut self.bins,
             })));
         }
         let (source, destination) = self.tables.pair_mut(location.table, target);
@@ -277,7 +273,7 @@ impl<S: Schema> World<S> {
             mask,
             previous: mask,
             row: location.row.index(),
-            tags: &mut self.tags,
+            bins: &mut self.bins,
         });
         Self::move_row(
             &mut self.entities,
@@ -317,28 +313,30 @@ impl<S: Schema> World<S> {
         let location = self.entities.free(entity).ok_or(NoSuchEntity(entity))?;
         let table = self.tables.get_mut(location.table);
         let mask = table.mask();
-        if let Some(moved) = table.drop_row(location.row) {
+        if let Some(moved) = table.remove_row(location.row, self.bins.trash_mut()) {
             self.entities.set_location(moved, location);
         }
-        for bit in mask.intersection(S::Mask::TAGS).iter_bits() {
-            self.tags[bit as usize].pop_drop();
-        }
+        self.bins.discard_tags(mask);
+        self.bins.empty_trash(mask);
         Ok(())
     }
 
-    /// Despawns every entity. Handles to them become stale; tables, their
-    /// capacity and the resources stay.
+    /// Despawns every entity. Handles to them become stale; tables and the
+    /// resources stay.
+    ///
+    /// If a component's `Drop` panics, the world is already empty and every
+    /// other value is still dropped.
     pub fn clear(&mut self) {
+        let mut columns = Vec::new();
         for id in 0..self.tables.len() {
             let table = self.tables.get_mut(TableId(id as u32));
             for &entity in table.entities() {
                 self.entities.free(entity);
             }
-            table.clear();
+            columns.push(table.take_rows());
         }
-        for bag in self.tags.iter_mut() {
-            bag.clear();
-        }
+        columns.push(self.bins.take_tags());
+        drop(columns);
     }
 
     /// Component `C` of `entity`; `None` if the entity is not alive or lacks it.
@@ -352,7 +350,7 @@ impl<S: Schema> World<S> {
             C::column(table.column(C::BIT)).get(location.row.index())
         } else {
             // A tag: every value of a zero-sized type is the same.
-            C::column(&self.tags[C::BIT as usize]).first()
+            self.bins.tag()
         }
     }
 
@@ -367,7 +365,7 @@ impl<S: Schema> World<S> {
         } else if S::Mask::DATA.has(C::BIT) {
             C::column_mut(table.column_mut(C::BIT)).get_mut(location.row.index())
         } else {
-            C::column_mut(&mut self.tags[C::BIT as usize]).first_mut()
+            self.bins.tag_mut()
         }
     }
 

@@ -3,6 +3,10 @@
 
 #![forbid(unsafe_code)]
 
+use std::cell::Cell;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
 /// SplitMix64: a small, seeded, reproducible random number generator, so a
 /// failing randomized test can be replayed from its seed.
 #[derive(Clone, Debug)]
@@ -31,5 +35,181 @@ impl Rng {
     /// `true` with probability `numerator / denominator`.
     pub fn chance(&mut self, numerator: u64, denominator: u64) -> bool {
         self.below(denominator) < numerator
+    }
+
+    /// A uniformly chosen element of a non-empty slice.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// A shared record of which [`Tracked`] values have been dropped, by id.
+///
+/// Every `Tracked` made by [`DropLog::track`] appends its id here when it is
+/// dropped, so a test can assert that *each* value was dropped exactly once
+/// (not merely that the count is right), and when.
+#[derive(Clone, Default)]
+pub struct DropLog(Arc<Mutex<Vec<u64>>>);
+
+impl DropLog {
+    /// An empty log.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A value that records `id` into this log when dropped.
+    pub fn track(&self, id: u64) -> Tracked {
+        Tracked {
+            id,
+            log: self.clone(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<u64>> {
+        match self.0.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// The ids dropped so far, in drop order.
+    pub fn dropped(&self) -> Vec<u64> {
+        self.lock().clone()
+    }
+
+    /// The ids dropped so far, sorted.
+    pub fn dropped_sorted(&self) -> Vec<u64> {
+        let mut ids = self.dropped();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Number of drops recorded so far.
+    pub fn count(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// How many times `id` has been dropped.
+    pub fn times_dropped(&self, id: u64) -> usize {
+        self.lock().iter().filter(|&&d| d == id).count()
+    }
+
+    /// Takes the ids recorded so far (in drop order), leaving the log empty.
+    pub fn take(&self) -> Vec<u64> {
+        std::mem::take(&mut *self.lock())
+    }
+}
+
+impl fmt::Debug for DropLog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("DropLog").field(&*self.lock()).finish()
+    }
+}
+
+/// A value with an id that records the id into its [`DropLog`] when dropped.
+/// Deliberately neither `Clone` nor `Default`.
+pub struct Tracked {
+    id: u64,
+    log: DropLog,
+}
+
+impl Tracked {
+    /// The id given at creation.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl fmt::Debug for Tracked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tracked({})", self.id)
+    }
+}
+
+impl PartialEq for Tracked {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.log.lock().push(self.id);
+    }
+}
+
+const TAG_KINDS: usize = 4;
+
+thread_local! {
+    static TAGS_CREATED: Cell<[usize; TAG_KINDS]> = const { Cell::new([0; TAG_KINDS]) };
+    static TAGS_DROPPED: Cell<[usize; TAG_KINDS]> = const { Cell::new([0; TAG_KINDS]) };
+}
+
+fn bump(counter: &'static std::thread::LocalKey<Cell<[usize; TAG_KINDS]>>, kind: usize) {
+    counter.with(|cell| {
+        let mut counts = cell.get();
+        counts[kind] += 1;
+        cell.set(counts);
+    });
+}
+
+/// A zero-sized value (a tag, to a schema) that counts, per thread and per
+/// `K` (`0..4`), how many were made with [`CountedTag::new`] and how many were
+/// dropped. Neither `Clone` nor `Default`, so every value is one `new` call.
+///
+/// The counters are thread-local: a test reads them before and after and
+/// compares the differences (see [`TagCounts`]).
+pub struct CountedTag<const K: usize>;
+
+impl<const K: usize> CountedTag<K> {
+    /// A new tag value, counted as created.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        bump(&TAGS_CREATED, K);
+        CountedTag
+    }
+
+    /// The counts of this kind on this thread so far.
+    pub fn counts() -> TagCounts {
+        TagCounts {
+            created: TAGS_CREATED.with(|cell| cell.get()[K]),
+            dropped: TAGS_DROPPED.with(|cell| cell.get()[K]),
+        }
+    }
+}
+
+impl<const K: usize> fmt::Debug for CountedTag<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CountedTag<{K}>")
+    }
+}
+
+impl<const K: usize> Drop for CountedTag<K> {
+    fn drop(&mut self) {
+        bump(&TAGS_DROPPED, K);
+    }
+}
+
+/// Creation and drop counts of one [`CountedTag`] kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TagCounts {
+    /// Values made with `new`.
+    pub created: usize,
+    /// Values dropped.
+    pub dropped: usize,
+}
+
+impl TagCounts {
+    /// The counts since `start` (an earlier reading).
+    pub fn since(self, start: TagCounts) -> TagCounts {
+        TagCounts {
+            created: self.created - start.created,
+            dropped: self.dropped - start.dropped,
+        }
+    }
+
+    /// Values made and not yet dropped.
+    pub fn alive(self) -> isize {
+        self.created as isize - self.dropped as isize
     }
 }

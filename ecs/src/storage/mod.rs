@@ -1,9 +1,11 @@
 //! Archetype storage: one [`Table`] per archetype, found by mask, linked by
 //! cached migration edges.
 
+mod bins;
 mod hash;
 mod table;
 
+pub(crate) use bins::Bins;
 pub(crate) use hash::MaskMap;
 pub(crate) use table::{Table, Tables};
 

@@ -104,10 +104,12 @@ impl<S: Schema> Table<S> {
         }
     }
 
-    /// Removes `row`, dropping its values. Returns the entity moved into `row`.
-    pub(crate) fn drop_row(&mut self, row: TableRow) -> Option<Entity> {
-        for column in self.columns.iter_mut() {
-            column.swap_remove_drop(row.index());
+    /// Removes `row`, moving each of its values to `trash[bit]` (to be dropped
+    /// by the caller once the world is consistent). Returns the entity moved
+    /// into `row`.
+    pub(crate) fn remove_row(&mut self, row: TableRow, trash: &mut [S::Column]) -> Option<Entity> {
+        for (column, &bit) in self.columns.iter_mut().zip(self.column_bits.iter()) {
+            column.move_row(row.index(), &mut trash[bit as usize]);
         }
         self.swap_remove_entity(row)
     }
@@ -146,12 +148,16 @@ impl<S: Schema> Table<S> {
         self.entities.get(row.index()).copied()
     }
 
-    /// Drops every row; the entities must be freed by the caller.
-    pub(crate) fn clear(&mut self) {
+    /// Removes every row, returning the old columns (for the caller to drop
+    /// once the world is consistent); the entities must be freed by the caller.
+    pub(crate) fn take_rows(&mut self) -> Box<[S::Column]> {
         self.entities.clear();
-        for column in self.columns.iter_mut() {
-            column.clear();
-        }
+        let empty = self
+            .column_bits
+            .iter()
+            .map(|&bit| S::new_column(bit))
+            .collect();
+        core::mem::replace(&mut self.columns, empty)
     }
 }
 

@@ -1,0 +1,124 @@
+//! Per-component side storage of a world: the values of tags, and values on
+//! their way to being dropped.
+
+use crate::mask::{BitIter, Mask, MaskBits};
+use crate::schema::{Column, Component, Schema};
+
+/// Two columns per component bit, beside the tables.
+///
+/// * `tags[bit]` holds the values of tag `bit` that live entities have. A tag
+///   (zero-sized component) has no table column, but its values are kept so that
+///   `remove` can hand one back and each is dropped exactly once. A bag of
+///   zero-sized values is only a length. Entries of data components stay empty.
+/// * `trash[bit]` holds values of component `bit` that the world has let go of
+///   (despawned, overwritten) but not dropped yet. Every operation moves such
+///   values here and drops them only after its bookkeeping is complete, so a
+///   panicking `Drop` can never leave the world half-updated.
+pub(crate) struct Bins<S: Schema> {
+    tags: Box<[S::Column]>,
+    trash: Box<[S::Column]>,
+}
+
+impl<S: Schema> Default for Bins<S> {
+    fn default() -> Self {
+        let columns = || {
+            (0..S::COMPONENT_NAMES.len() as u32)
+                .map(S::new_column)
+                .collect()
+        };
+        Bins {
+            tags: columns(),
+            trash: columns(),
+        }
+    }
+}
+
+impl<S: Schema> Bins<S> {
+    /// Keeps a value of tag `C` for an entity that now has it.
+    #[inline]
+    pub(crate) fn push_tag<C: Component<S>>(&mut self, value: C) {
+        C::column_mut(&mut self.tags[C::BIT as usize]).push(value);
+    }
+
+    /// Takes back a value of tag `C` from an entity that loses it.
+    #[inline]
+    pub(crate) fn pop_tag<C: Component<S>>(&mut self) -> C {
+        match C::column_mut(&mut self.tags[C::BIT as usize]).pop() {
+            Some(value) => value,
+            None => crate::__private::tag_bag_empty::<S>(C::BIT),
+        }
+    }
+
+    /// A value of tag `C`: all values of a zero-sized type are alike.
+    #[inline]
+    pub(crate) fn tag<C: Component<S>>(&self) -> Option<&C> {
+        C::column(&self.tags[C::BIT as usize]).first()
+    }
+
+    /// A value of tag `C`, mutably.
+    #[inline]
+    pub(crate) fn tag_mut<C: Component<S>>(&mut self) -> Option<&mut C> {
+        C::column_mut(&mut self.tags[C::BIT as usize]).first_mut()
+    }
+
+    /// Moves one value of each tag of `tags` to the trash (an entity with
+    /// those tags is going away).
+    pub(crate) fn discard_tags(&mut self, tags: S::Mask) {
+        for bit in tags.intersection(S::Mask::TAGS).iter_bits() {
+            let bag = &mut self.tags[bit as usize];
+            if let Some(last) = bag.len().checked_sub(1) {
+                bag.move_row(last, &mut self.trash[bit as usize]);
+            }
+        }
+    }
+
+    /// Puts `value` in the trash.
+    #[inline]
+    pub(crate) fn discard<C: Component<S>>(&mut self, value: C) {
+        C::column_mut(&mut self.trash[C::BIT as usize]).push(value);
+    }
+
+    /// The trash columns, by bit, for moving table rows into.
+    #[inline]
+    pub(crate) fn trash_mut(&mut self) -> &mut [S::Column] {
+        &mut self.trash
+    }
+
+    /// Drops the trashed values of the components of `bits`. Call it once the
+    /// world is consistent: a `Drop` that panics here leaves it so, and the
+    /// other values are still dropped (as a `Vec` does for its elements).
+    #[inline]
+    pub(crate) fn empty_trash(&mut self, bits: S::Mask) {
+        /// Empties the columns not reached yet when dropped: only happens
+        /// while unwinding out of one column's `clear`.
+        struct Remaining<'a, C: Column, B: MaskBits> {
+            trash: &'a mut [C],
+            bits: BitIter<B>,
+        }
+
+        impl<C: Column, B: MaskBits> Drop for Remaining<'_, C, B> {
+            fn drop(&mut self) {
+                for bit in &mut self.bits {
+                    self.trash[bit as usize].clear();
+                }
+            }
+        }
+
+        let mut remaining = Remaining {
+            trash: &mut self.trash,
+            bits: bits.iter_bits(),
+        };
+        for bit in remaining.bits.by_ref() {
+            remaining.trash[bit as usize].clear();
+        }
+    }
+
+    /// Takes every tag value out (for [`World::clear`](crate::World::clear)),
+    /// leaving empty bags.
+    pub(crate) fn take_tags(&mut self) -> Box<[S::Column]> {
+        let empty = (0..S::COMPONENT_NAMES.len() as u32)
+            .map(S::new_column)
+            .collect();
+        core::mem::replace(&mut self.tags, empty)
+    }
+}

@@ -1,0 +1,841 @@
+//! Behaviour of queries: every item kind, filters, every way to iterate, point
+//! lookups, counts, and the matched-table cache.
+
+use ecs::prelude::*;
+use ecs::QueryFilter;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, PartialEq)]
+struct Pos(i64);
+#[derive(Clone, Debug, PartialEq)]
+struct Vel(i64);
+#[derive(Clone, Debug, PartialEq)]
+struct Acc(i64);
+#[derive(Clone, Debug, PartialEq)]
+struct Hp(u32);
+#[derive(Clone, Debug, PartialEq)]
+struct Name(String);
+#[derive(Clone, Debug, PartialEq)]
+struct Frozen;
+#[derive(Clone, Debug, PartialEq)]
+struct Player;
+
+/// Bits: Pos 0, Vel 1, Acc 2, Hp 3, Name 4, Frozen 5 (tag), Player 6 (tag).
+#[derive(Schema)]
+struct Sim {
+    pos: Pos,
+    vel: Vel,
+    acc: Acc,
+    hp: Hp,
+    name: Name,
+    frozen: Frozen,
+    player: Player,
+}
+
+fn name(s: &str) -> Name {
+    Name(s.to_string())
+}
+
+/// Entities of seven archetypes (six tables besides the empty one, which
+/// also gets an entity).
+struct Fixture {
+    world: World<Sim>,
+    /// `(Pos(0), Vel(1))`
+    e0: Entity,
+    /// `(Pos(10), Vel(11), Frozen)`
+    e1: Entity,
+    /// `(Pos(20),)`
+    e2: Entity,
+    /// `(Pos(30), Vel(31), Acc(32))`
+    e3: Entity,
+    /// `(Vel(41), Player)`
+    e4: Entity,
+    /// every component: `Pos(50), Vel(51), Acc(52), Hp(53), Name("five")`, both tags
+    e5: Entity,
+    /// no component
+    e6: Entity,
+    /// `(Pos(70), Vel(71))`, the table of `e0`
+    e7: Entity,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let mut world = World::<Sim>::new();
+        let e0 = world.spawn((Pos(0), Vel(1)));
+        let e1 = world.spawn((Pos(10), Vel(11), Frozen));
+        let e2 = world.spawn((Pos(20),));
+        let e3 = world.spawn((Pos(30), Vel(31), Acc(32)));
+        let e4 = world.spawn((Vel(41), Player));
+        let e5 = world.spawn((
+            Pos(50),
+            Vel(51),
+            Acc(52),
+            Hp(53),
+            name("five"),
+            Frozen,
+            Player,
+        ));
+        let e6 = world.spawn(());
+        let e7 = world.spawn((Pos(70), Vel(71)));
+        Fixture {
+            world,
+            e0,
+            e1,
+            e2,
+            e3,
+            e4,
+            e5,
+            e6,
+            e7,
+        }
+    }
+
+    fn all(&self) -> [Entity; 8] {
+        [
+            self.e0, self.e1, self.e2, self.e3, self.e4, self.e5, self.e6, self.e7,
+        ]
+    }
+}
+
+fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort();
+    items
+}
+
+fn entities<F: QueryFilter<Sim>>(world: &mut World<Sim>) -> Vec<Entity> {
+    sorted(world.query_filtered::<Entity, F>().iter().collect())
+}
+
+// ---------------------------------------------------------------- item kinds
+
+#[test]
+fn shared_reference_items_yield_every_entity_with_the_component() {
+    let mut f = Fixture::new();
+    let query = f.world.query::<&Pos>();
+    let values = sorted(query.iter().map(|p| p.0).collect());
+    assert_eq!(values, [0, 10, 20, 30, 50, 70]);
+}
+
+#[test]
+fn entity_items_pair_each_value_with_its_owner() {
+    let mut f = Fixture::new();
+    let pairs: BTreeMap<Entity, i64> = f
+        .world
+        .query::<(Entity, &Pos)>()
+        .iter()
+        .map(|(e, p)| (e, p.0))
+        .collect();
+    let expected: BTreeMap<Entity, i64> = [
+        (f.e0, 0),
+        (f.e1, 10),
+        (f.e2, 20),
+        (f.e3, 30),
+        (f.e5, 50),
+        (f.e7, 70),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(pairs, expected);
+}
+
+#[test]
+fn entity_alone_matches_every_entity_including_those_without_components() {
+    let mut f = Fixture::new();
+    let all = sorted(f.world.query::<Entity>().iter().collect());
+    assert_eq!(all, sorted(f.all().to_vec()));
+    assert_eq!(f.world.query::<()>().iter().count(), 8);
+}
+
+#[test]
+fn mutable_reference_items_write_through() {
+    let mut f = Fixture::new();
+    for pos in f.world.query::<&mut Pos>().iter_mut() {
+        pos.0 += 1;
+    }
+    for (e, expected) in [
+        (f.e0, 1),
+        (f.e1, 11),
+        (f.e2, 21),
+        (f.e3, 31),
+        (f.e5, 51),
+        (f.e7, 71),
+    ] {
+        assert_eq!(f.world.get::<Pos>(e), Some(&Pos(expected)));
+    }
+    assert_eq!(f.world.get::<Pos>(f.e4), None, "not given a Pos");
+}
+
+#[test]
+fn two_mutable_items_of_different_components() {
+    let mut f = Fixture::new();
+    f.world
+        .query::<(&mut Pos, &mut Vel, &Acc)>()
+        .for_each_mut(|(p, v, a)| {
+            v.0 += a.0;
+            p.0 += v.0;
+        });
+    assert_eq!(f.world.get::<Vel>(f.e3), Some(&Vel(63)));
+    assert_eq!(f.world.get::<Pos>(f.e3), Some(&Pos(93)));
+    assert_eq!(f.world.get::<Vel>(f.e5), Some(&Vel(103)));
+    assert_eq!(f.world.get::<Pos>(f.e5), Some(&Pos(153)));
+    assert_eq!(f.world.get::<Pos>(f.e0), Some(&Pos(0)), "no Acc: untouched");
+}
+
+#[test]
+fn optional_shared_items_are_none_where_the_component_is_absent() {
+    let mut f = Fixture::new();
+    let items: BTreeMap<Entity, Option<i64>> = f
+        .world
+        .query::<(Entity, Option<&Vel>)>()
+        .iter()
+        .map(|(e, v)| (e, v.map(|v| v.0)))
+        .collect();
+    let expected: BTreeMap<Entity, Option<i64>> = [
+        (f.e0, Some(1)),
+        (f.e1, Some(11)),
+        (f.e2, None),
+        (f.e3, Some(31)),
+        (f.e4, Some(41)),
+        (f.e5, Some(51)),
+        (f.e6, None),
+        (f.e7, Some(71)),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(items, expected);
+}
+
+#[test]
+fn optional_items_narrowed_by_a_required_item() {
+    let mut f = Fixture::new();
+    let items: BTreeMap<Entity, (i64, Option<i64>)> = f
+        .world
+        .query::<(Entity, &Pos, Option<&Acc>)>()
+        .iter()
+        .map(|(e, p, a)| (e, (p.0, a.map(|a| a.0))))
+        .collect();
+    let expected: BTreeMap<Entity, (i64, Option<i64>)> = [
+        (f.e0, (0, None)),
+        (f.e1, (10, None)),
+        (f.e2, (20, None)),
+        (f.e3, (30, Some(32))),
+        (f.e5, (50, Some(52))),
+        (f.e7, (70, None)),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(items, expected);
+}
+
+#[test]
+fn optional_mutable_items_write_where_present() {
+    let mut f = Fixture::new();
+    let mut seen = 0;
+    let mut present = 0;
+    for (pos, vel) in f.world.query::<(&Pos, Option<&mut Vel>)>().iter_mut() {
+        seen += 1;
+        if let Some(vel) = vel {
+            present += 1;
+            vel.0 = -pos.0;
+        }
+    }
+    assert_eq!((seen, present), (6, 5));
+    assert_eq!(f.world.get::<Vel>(f.e0), Some(&Vel(0)));
+    assert_eq!(f.world.get::<Vel>(f.e1), Some(&Vel(-10)));
+    assert_eq!(f.world.get::<Vel>(f.e7), Some(&Vel(-70)));
+    assert_eq!(
+        f.world.get::<Vel>(f.e4),
+        Some(&Vel(41)),
+        "no Pos: not matched"
+    );
+    assert!(!f.world.has::<Vel>(f.e2), "an Option item inserts nothing");
+
+    f.world.query::<Option<&mut Hp>>().for_each_mut(|hp| {
+        if let Some(hp) = hp {
+            hp.0 *= 2;
+        }
+    });
+    assert_eq!(f.world.get::<Hp>(f.e5), Some(&Hp(106)));
+}
+
+#[test]
+fn has_items_tell_tags_and_data_components_apart_per_entity() {
+    let mut f = Fixture::new();
+    let items: BTreeMap<Entity, (bool, bool, bool)> = f
+        .world
+        .query::<(Entity, Has<Frozen>, Has<Vel>, Has<Player>)>()
+        .iter()
+        .map(|(e, frozen, vel, player)| (e, (frozen, vel, player)))
+        .collect();
+    let expected: BTreeMap<Entity, (bool, bool, bool)> = [
+        (f.e0, (false, true, false)),
+        (f.e1, (true, true, false)),
+        (f.e2, (false, false, false)),
+        (f.e3, (false, true, false)),
+        (f.e4, (false, true, true)),
+        (f.e5, (true, true, true)),
+        (f.e6, (false, false, false)),
+        (f.e7, (false, true, false)),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(items, expected);
+    // Has alone matches everything and is a plain bool per entity.
+    let frozen = f.world.query::<Has<Frozen>>().iter().filter(|&b| b).count();
+    assert_eq!(frozen, 2);
+}
+
+#[test]
+fn tuples_of_eight_items() {
+    let mut f = Fixture::new();
+    type Eight<'a> = (
+        Entity,
+        &'a mut Pos,
+        &'a Vel,
+        Option<&'a Acc>,
+        Has<Frozen>,
+        Option<&'a mut Hp>,
+        Has<Player>,
+        Option<&'a Name>,
+    );
+    let mut rows = Vec::new();
+    for (e, pos, vel, acc, frozen, hp, player, name) in f.world.query::<Eight>().iter_mut() {
+        pos.0 += 1000;
+        if let Some(hp) = hp {
+            hp.0 += 1;
+        }
+        rows.push((
+            e,
+            pos.0,
+            vel.0,
+            acc.map(|a| a.0),
+            frozen,
+            player,
+            name.map(|n| n.0.clone()),
+        ));
+    }
+    rows.sort();
+    let mut expected = vec![
+        (f.e0, 1000, 1, None, false, false, None),
+        (f.e1, 1010, 11, None, true, false, None),
+        (f.e3, 1030, 31, Some(32), false, false, None),
+        (
+            f.e5,
+            1050,
+            51,
+            Some(52),
+            true,
+            true,
+            Some("five".to_string()),
+        ),
+        (f.e7, 1070, 71, None, false, false, None),
+    ];
+    expected.sort();
+    assert_eq!(rows, expected);
+    assert_eq!(f.world.get::<Hp>(f.e5), Some(&Hp(54)));
+    assert_eq!(
+        f.world.get::<Pos>(f.e2),
+        Some(&Pos(20)),
+        "no Vel: untouched"
+    );
+}
+
+#[test]
+fn tuples_of_two_to_seven_items() {
+    let mut f = Fixture::new();
+    assert_eq!(f.world.query::<(&Pos, &Vel)>().count(), 5);
+    assert_eq!(f.world.query::<(&Pos, &Vel, &Acc)>().count(), 2);
+    assert_eq!(f.world.query::<(&Pos, &Vel, &Acc, &Hp)>().count(), 1);
+    assert_eq!(f.world.query::<(&Pos, &Vel, &Acc, &Hp, &Name)>().count(), 1);
+    assert_eq!(
+        f.world
+            .query::<(Entity, &Pos, &Vel, &Acc, &Hp, &Name)>()
+            .iter()
+            .map(|t| t.0)
+            .collect::<Vec<_>>(),
+        [f.e5]
+    );
+    let seven: Vec<(i64, i64, i64, u32, String, bool, bool)> = f
+        .world
+        .query::<(&Pos, &Vel, &Acc, &Hp, &Name, Has<Frozen>, Has<Player>)>()
+        .iter()
+        .map(|(p, v, a, h, n, fr, pl)| (p.0, v.0, a.0, h.0, n.0.clone(), fr, pl))
+        .collect();
+    assert_eq!(seven, [(50, 51, 52, 53, "five".to_string(), true, true)]);
+}
+
+#[test]
+fn tuples_of_twelve_items() {
+    let mut f = Fixture::new();
+    type Twelve<'a> = (
+        Entity,
+        &'a Pos,
+        &'a Vel,
+        &'a Acc,
+        &'a Hp,
+        &'a Name,
+        Has<Frozen>,
+        Has<Player>,
+        Option<&'a Pos>,
+        Option<&'a Vel>,
+        Has<Pos>,
+        Option<&'a Name>,
+    );
+    let query = f.world.query::<Twelve>();
+    let items: Vec<_> = query.iter().collect();
+    assert_eq!(items.len(), 1);
+    let (e, p, v, a, h, n, fr, pl, op, ov, hp, on) = items[0];
+    assert_eq!(e, f.e5);
+    assert_eq!((p.0, v.0, a.0, h.0, n.0.as_str()), (50, 51, 52, 53, "five"));
+    assert!(fr && pl && hp);
+    assert_eq!(op, Some(&Pos(50)));
+    assert_eq!(ov, Some(&Vel(51)));
+    assert_eq!(on, Some(&name("five")));
+}
+
+// ---------------------------------------------------------------- filters
+
+#[test]
+fn with_and_without_a_tag() {
+    let mut f = Fixture::new();
+    assert_eq!(
+        entities::<With<Frozen>>(&mut f.world),
+        sorted(vec![f.e1, f.e5])
+    );
+    assert_eq!(
+        entities::<Without<Frozen>>(&mut f.world),
+        sorted(vec![f.e0, f.e2, f.e3, f.e4, f.e6, f.e7])
+    );
+    assert_eq!(
+        entities::<With<Player>>(&mut f.world),
+        sorted(vec![f.e4, f.e5])
+    );
+}
+
+#[test]
+fn with_and_without_a_data_component() {
+    let mut f = Fixture::new();
+    assert_eq!(
+        entities::<With<Acc>>(&mut f.world),
+        sorted(vec![f.e3, f.e5])
+    );
+    assert_eq!(
+        entities::<Without<Vel>>(&mut f.world),
+        sorted(vec![f.e2, f.e6])
+    );
+    let still: Vec<i64> = sorted(
+        f.world
+            .query_filtered::<&Pos, Without<Vel>>()
+            .iter()
+            .map(|p| p.0)
+            .collect(),
+    );
+    assert_eq!(still, [20]);
+}
+
+#[test]
+fn tuples_of_filters_must_all_hold() {
+    let mut f = Fixture::new();
+    assert_eq!(
+        entities::<(With<Pos>, With<Vel>, Without<Frozen>)>(&mut f.world),
+        sorted(vec![f.e0, f.e3, f.e7])
+    );
+    assert_eq!(
+        entities::<(With<Frozen>, With<Player>)>(&mut f.world),
+        [f.e5]
+    );
+    assert_eq!(
+        entities::<(Without<Pos>, Without<Vel>)>(&mut f.world),
+        [f.e6]
+    );
+    assert_eq!(
+        entities::<(With<Frozen>, Without<Frozen>)>(&mut f.world),
+        []
+    );
+    assert_eq!(entities::<()>(&mut f.world), sorted(f.all().to_vec()));
+    let movers: Vec<(i64, i64)> = sorted(
+        f.world
+            .query_filtered::<(&Pos, &Vel), (Without<Frozen>, Without<Acc>)>()
+            .iter()
+            .map(|(p, v)| (p.0, v.0))
+            .collect(),
+    );
+    assert_eq!(movers, [(0, 1), (70, 71)]);
+}
+
+#[test]
+fn filtered_mutation_touches_only_matching_entities() {
+    let mut f = Fixture::new();
+    f.world
+        .query_filtered::<(&mut Pos, &Vel), Without<Frozen>>()
+        .for_each_mut(|(p, v)| p.0 += v.0);
+    assert_eq!(f.world.get::<Pos>(f.e0), Some(&Pos(1)));
+    assert_eq!(f.world.get::<Pos>(f.e1), Some(&Pos(10)), "frozen");
+    assert_eq!(f.world.get::<Pos>(f.e2), Some(&Pos(20)), "no Vel");
+    assert_eq!(f.world.get::<Pos>(f.e3), Some(&Pos(61)));
+    assert_eq!(f.world.get::<Pos>(f.e5), Some(&Pos(50)), "frozen");
+    assert_eq!(f.world.get::<Pos>(f.e7), Some(&Pos(141)));
+}
+
+// ---------------------------------------------------------------- ways to iterate
+
+#[test]
+fn iter_and_for_each_and_into_iterator_agree() {
+    let mut f = Fixture::new();
+    let query = f.world.query::<(Entity, &Pos, Option<&Vel>)>();
+    let by_iter: Vec<(Entity, i64, Option<i64>)> = query
+        .iter()
+        .map(|(e, p, v)| (e, p.0, v.map(|v| v.0)))
+        .collect();
+    let mut by_for_each = Vec::new();
+    query.for_each(|(e, p, v)| by_for_each.push((e, p.0, v.map(|v| v.0))));
+    let mut by_for = Vec::new();
+    for (e, p, v) in &query {
+        by_for.push((e, p.0, v.map(|v| v.0)));
+    }
+    assert_eq!(by_iter.len(), 6);
+    assert_eq!(by_iter, by_for_each);
+    assert_eq!(by_iter, by_for);
+}
+
+#[test]
+fn iter_mut_and_for_each_mut_and_mutable_into_iterator_agree() {
+    let mut f = Fixture::new();
+    let mut query = f.world.query::<(Entity, &mut Vel)>();
+    let mut by_iter_mut = Vec::new();
+    for (e, v) in query.iter_mut() {
+        v.0 += 1;
+        by_iter_mut.push((e, v.0));
+    }
+    let mut by_for_each_mut = Vec::new();
+    query.for_each_mut(|(e, v)| {
+        v.0 += 1;
+        by_for_each_mut.push((e, v.0 - 1));
+    });
+    let mut by_for = Vec::new();
+    for (e, v) in &mut query {
+        v.0 += 1;
+        by_for.push((e, v.0 - 2));
+    }
+    assert_eq!(by_iter_mut.len(), 6);
+    assert_eq!(by_iter_mut, by_for_each_mut);
+    assert_eq!(by_iter_mut, by_for);
+    drop(query);
+    assert_eq!(f.world.get::<Vel>(f.e4), Some(&Vel(44)));
+    assert_eq!(f.world.get::<Vel>(f.e0), Some(&Vel(4)));
+}
+
+#[test]
+fn read_only_queries_can_also_be_iterated_mutably() {
+    let mut f = Fixture::new();
+    let mut query = f.world.query::<(Entity, &Pos)>();
+    let shared: Vec<Entity> = query.iter().map(|(e, _)| e).collect();
+    let exclusive: Vec<Entity> = query.iter_mut().map(|(e, _)| e).collect();
+    assert_eq!(shared, exclusive);
+    let mut n = 0;
+    query.for_each_mut(|_| n += 1);
+    assert_eq!(n, 6);
+}
+
+#[test]
+fn iteration_yields_values_that_agree_with_world_get() {
+    let mut f = Fixture::new();
+    let items: Vec<(Entity, i64, i64)> = f
+        .world
+        .query::<(Entity, &Pos, &Vel)>()
+        .iter()
+        .map(|(e, p, v)| (e, p.0, v.0))
+        .collect();
+    for (e, p, v) in items {
+        assert_eq!(f.world.get::<Pos>(e), Some(&Pos(p)));
+        assert_eq!(f.world.get::<Vel>(e), Some(&Vel(v)));
+    }
+}
+
+#[test]
+fn exact_size_len_counts_down_across_tables() {
+    let mut f = Fixture::new();
+    let query = f.world.query::<&Vel>();
+    let mut iter = query.iter();
+    assert_eq!(iter.len(), 6);
+    for remaining in (0..6).rev() {
+        assert!(iter.next().is_some());
+        assert_eq!(iter.len(), remaining);
+        assert_eq!(iter.size_hint(), (remaining, Some(remaining)));
+    }
+    assert!(iter.next().is_none());
+    assert_eq!(iter.len(), 0);
+    drop(query);
+    let mut query = f.world.query::<(Entity, &mut Pos)>();
+    let mut iter = query.iter_mut();
+    assert_eq!(iter.len(), 6);
+    iter.next();
+    iter.next();
+    assert_eq!(iter.len(), 4);
+    assert_eq!(iter.count(), 4);
+}
+
+// ---------------------------------------------------------------- get, count
+
+#[test]
+fn get_returns_the_item_of_a_matching_entity() {
+    let mut f = Fixture::new();
+    let query = f.world.query::<(Entity, &Pos, Has<Frozen>)>();
+    assert_eq!(query.get(f.e1), Some((f.e1, &Pos(10), true)));
+    assert_eq!(query.get(f.e7), Some((f.e7, &Pos(70), false)));
+    assert!(query.contains(f.e1));
+}
+
+#[test]
+fn get_is_none_for_entities_that_do_not_match_or_are_dead() {
+    let mut f = Fixture::new();
+    let (e1, e2, e4, e6) = (f.e1, f.e2, f.e4, f.e6);
+    f.world.despawn(e2).unwrap();
+    let stale = e2;
+    let reused = f.world.spawn((Pos(99),));
+    assert_eq!(reused.index(), stale.index());
+
+    let query = f.world.query::<&Pos>();
+    assert_eq!(query.get(e4), None, "lacks Pos");
+    assert_eq!(query.get(e6), None, "no components");
+    assert_eq!(query.get(stale), None, "stale handle");
+    assert!(!query.contains(stale));
+    assert_eq!(query.get(reused), Some(&Pos(99)));
+    drop(query);
+
+    let query = f.world.query_filtered::<&Pos, Without<Frozen>>();
+    assert_eq!(query.get(e1), None, "filtered out");
+    assert!(!query.contains(e1));
+    drop(query);
+
+    f.world.despawn(e1).unwrap();
+    assert_eq!(f.world.query::<&Pos>().get(e1), None, "despawned");
+}
+
+#[test]
+fn get_mut_writes_to_the_entity_and_is_none_for_non_matching() {
+    let mut f = Fixture::new();
+    let (e0, e3, e4) = (f.e0, f.e3, f.e4);
+    let mut query = f.world.query::<(&mut Pos, Option<&Acc>)>();
+    {
+        let (pos, acc) = query.get_mut(e3).unwrap();
+        assert_eq!(acc, Some(&Acc(32)));
+        pos.0 = -3;
+    }
+    {
+        let (pos, acc) = query.get_mut(e0).unwrap();
+        assert_eq!(acc, None);
+        pos.0 = -100;
+    }
+    assert!(query.get_mut(e4).is_none());
+    drop(query);
+    assert_eq!(f.world.get::<Pos>(e3), Some(&Pos(-3)));
+    assert_eq!(f.world.get::<Pos>(e0), Some(&Pos(-100)));
+    assert_eq!(f.world.get::<Pos>(f.e7), Some(&Pos(70)));
+    f.world.despawn(e3).unwrap();
+    assert!(f
+        .world
+        .query::<(&mut Pos, Option<&Acc>)>()
+        .get_mut(e3)
+        .is_none());
+}
+
+#[test]
+fn count_and_is_empty() {
+    let mut f = Fixture::new();
+    assert_eq!(f.world.query::<&Pos>().count(), 6);
+    assert_eq!(f.world.query::<&Name>().count(), 1);
+    assert!(!f.world.query::<&Name>().is_empty());
+    assert_eq!(
+        f.world.query_filtered::<&Name, Without<Player>>().count(),
+        0
+    );
+    assert!(f
+        .world
+        .query_filtered::<&Name, Without<Player>>()
+        .is_empty());
+    // A matching table that has been emptied does not count.
+    let e5 = f.e5;
+    f.world.despawn(e5).unwrap();
+    assert_eq!(f.world.query::<&Name>().count(), 0);
+    assert!(f.world.query::<&Name>().is_empty());
+    assert_eq!(f.world.query::<&Name>().iter().count(), 0);
+    let mut calls = 0;
+    f.world.query::<&Name>().for_each(|_| calls += 1);
+    assert_eq!(calls, 0);
+}
+
+#[test]
+fn queries_on_an_empty_world() {
+    let mut world = World::<Sim>::new();
+    let mut query = world.query::<(Entity, &mut Pos)>();
+    assert_eq!(query.count(), 0);
+    assert!(query.is_empty());
+    assert_eq!(query.iter_mut().len(), 0);
+    assert!(query.iter_mut().next().is_none());
+    drop(query);
+    assert!(world.query::<Entity>().is_empty());
+}
+
+#[test]
+fn queries_span_many_tables() {
+    let mut world = World::<Sim>::new();
+    let mut expected = Vec::new();
+    // 2^5 archetypes over the five optional extras, each with Pos.
+    for i in 0..(32 * 3) {
+        let shape = i % 32;
+        let e = world.spawn((Pos(i),));
+        if shape & 1 != 0 {
+            world.insert(e, (Vel(i),)).unwrap();
+        }
+        if shape & 2 != 0 {
+            world.insert(e, (Acc(i),)).unwrap();
+        }
+        if shape & 4 != 0 {
+            world.insert(e, (Hp(i as u32),)).unwrap();
+        }
+        if shape & 8 != 0 {
+            world.insert(e, (Frozen,)).unwrap();
+        }
+        if shape & 16 != 0 {
+            world.insert(e, (Player,)).unwrap();
+        }
+        expected.push((e, i, shape));
+    }
+    assert!(world.describe().tables.len() > 32);
+    let got = sorted(
+        world
+            .query::<(Entity, &Pos)>()
+            .iter()
+            .map(|(e, p)| (e, p.0))
+            .collect(),
+    );
+    assert_eq!(
+        got,
+        sorted(expected.iter().map(|&(e, i, _)| (e, i)).collect())
+    );
+    let with_vel_not_frozen = sorted(
+        world
+            .query_filtered::<(Entity, &Vel), Without<Frozen>>()
+            .iter()
+            .map(|(e, v)| (e, v.0))
+            .collect(),
+    );
+    assert_eq!(
+        with_vel_not_frozen,
+        sorted(
+            expected
+                .iter()
+                .filter(|&&(_, _, s)| s & 1 != 0 && s & 8 == 0)
+                .map(|&(e, i, _)| (e, i))
+                .collect()
+        )
+    );
+    world
+        .query::<(&mut Pos, Has<Player>)>()
+        .for_each_mut(|(p, player)| {
+            if player {
+                p.0 = -p.0;
+            }
+        });
+    for &(e, i, shape) in &expected {
+        let want = if shape & 16 != 0 { -i } else { i };
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(want)));
+    }
+}
+
+// ---------------------------------------------------------------- matched-table cache
+
+#[test]
+fn a_repeated_query_sees_tables_created_after_it_first_ran() {
+    let mut world = World::<Sim>::new();
+    let a = world.spawn((Pos(1),));
+    assert_eq!(world.query::<&Pos>().count(), 1);
+
+    // A new archetype with Pos, created after the query's tables were cached.
+    let b = world.spawn((Pos(2), Acc(2)));
+    assert_eq!(world.query::<&Pos>().count(), 2);
+    // A new archetype by migration.
+    world.insert(a, (Hp(1),)).unwrap();
+    let c = world.spawn((Name("c".into()), Pos(3)));
+    let values = sorted(world.query::<&Pos>().iter().map(|p| p.0).collect());
+    assert_eq!(values, [1, 2, 3]);
+    // A new archetype without Pos does not join.
+    world.spawn((Vel(0),));
+    assert_eq!(world.query::<&Pos>().count(), 3);
+    assert_eq!(
+        sorted(
+            world
+                .query::<(Entity, &Pos)>()
+                .iter()
+                .map(|t| t.0)
+                .collect()
+        ),
+        sorted(vec![a, b, c])
+    );
+}
+
+#[test]
+fn a_different_query_with_the_same_masks_sees_new_tables() {
+    let mut world = World::<Sim>::new();
+    world.spawn((Pos(1),));
+    // `&Pos` and `(Entity, &mut Pos)` share their required/excluded masks,
+    // so they share one cache entry.
+    assert_eq!(world.query::<&Pos>().count(), 1);
+    let b = world.spawn((Pos(2), Vel(2)));
+    let mut query = world.query::<(Entity, &mut Pos)>();
+    assert_eq!(query.count(), 2);
+    for (_, p) in query.iter_mut() {
+        p.0 *= 10;
+    }
+    drop(query);
+    assert_eq!(world.get::<Pos>(b), Some(&Pos(20)));
+    let c = world.spawn((Pos(3), Frozen));
+    assert_eq!(world.query::<Option<&Vel>>().count(), 3);
+    assert_eq!(world.query::<&Pos>().count(), 3);
+    assert!(world.query::<&Pos>().contains(c));
+}
+
+#[test]
+fn a_filtered_query_cache_admits_new_matching_tables_only() {
+    let mut world = World::<Sim>::new();
+    world.spawn((Pos(1), Vel(1)));
+    let count = |world: &mut World<Sim>| {
+        world
+            .query_filtered::<&Pos, (With<Vel>, Without<Frozen>)>()
+            .count()
+    };
+    assert_eq!(count(&mut world), 1);
+    world.spawn((Pos(2), Vel(2), Frozen)); // excluded
+    world.spawn((Pos(3),)); // lacks Vel
+    world.spawn((Pos(4), Vel(4), Acc(4))); // matches
+    assert_eq!(count(&mut world), 2);
+    let e = world.spawn((Pos(5), Vel(5), Frozen)); // existing excluded table
+    assert_eq!(count(&mut world), 2);
+    world.remove::<Frozen>(e).unwrap(); // now matches
+    assert_eq!(count(&mut world), 3);
+    world.insert(e, (Player,)).unwrap(); // new table, still matches
+    assert_eq!(count(&mut world), 3);
+    assert!(world
+        .query_filtered::<&Pos, (With<Vel>, Without<Frozen>)>()
+        .contains(e));
+}
+
+#[test]
+fn a_cached_table_that_empties_and_refills_is_seen_again() {
+    let mut world = World::<Sim>::new();
+    let a = world.spawn((Pos(1), Vel(1)));
+    assert_eq!(world.query::<&Vel>().count(), 1);
+    world.despawn(a).unwrap();
+    assert_eq!(world.query::<&Vel>().count(), 0);
+    let b = world.spawn((Pos(2), Vel(2)));
+    assert_eq!(world.query::<&Vel>().get(b), Some(&Vel(2)));
+    assert_eq!(world.query::<&Vel>().count(), 1);
+    world.clear();
+    assert!(world.query::<&Vel>().is_empty());
+    let c = world.spawn((Vel(3),));
+    assert_eq!(
+        world.query::<(Entity, &Vel)>().iter().collect::<Vec<_>>(),
+        [(c, &Vel(3))]
+    );
+}
