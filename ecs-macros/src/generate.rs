@@ -238,6 +238,7 @@ fn column_item(
     variants: &[&Ident],
     types: &[&syn::Type],
 ) -> TokenStream {
+    let bit_literals = (0..variants.len()).map(|bit| Literal::u32_unsuffixed(bit as u32));
     let vis = model.vis;
     let schema = model.ident;
     let doc = format!(
@@ -256,6 +257,13 @@ fn column_item(
             #[automatically_derived]
             #[allow(unreachable_patterns)]
             impl ::ecs::__private::Column for #column {
+                #[inline(always)]
+                fn bit(&self) -> u32 {
+                    match self {
+                        #(Self::#variants(_) => #bit_literals,)*
+                    }
+                }
+
                 #[inline]
                 fn len(&self) -> usize {
                     match self {
@@ -277,7 +285,7 @@ fn column_item(
                     }
                 }
 
-                #[inline]
+                #[inline(always)]
                 fn move_row(&mut self, row: usize, destination: &mut Self) {
                     match (self, destination) {
                         #((Self::#variants(from), Self::#variants(to)) => {

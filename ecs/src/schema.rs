@@ -105,6 +105,8 @@ pub trait Resource<S: Schema>: Sized + 'static {
 /// by the generated column enum with one match arm per component.
 #[doc(hidden)]
 pub trait Column: 'static {
+    /// The bit of the component this column holds.
+    fn bit(&self) -> u32;
     /// Number of values.
     fn len(&self) -> usize;
     /// Whether the column holds no value.

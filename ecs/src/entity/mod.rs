@@ -104,13 +104,23 @@ pub(crate) struct EntityLocation {
     pub(crate) row: TableRow,
 }
 
+impl EntityLocation {
+    /// The location of no entity.
+    const DEAD: EntityLocation = EntityLocation {
+        table: TableId::DEAD,
+        row: TableRow(u32::MAX),
+    };
+}
+
 /// One slot of [`Entities`].
 #[derive(Clone, Debug)]
 struct Slot {
     /// The generation of the slot's current (or next) occupant.
     generation: NonZeroU32,
-    /// `Some` exactly while the slot holds a live entity.
-    location: Option<EntityLocation>,
+    /// Where the live entity is; [`EntityLocation::DEAD`] while the slot is
+    /// free or retired (a sentinel rather than an `Option`: 12-byte slots, and
+    /// one store to move an entity).
+    location: EntityLocation,
 }
 
 /// The entity allocator and the entity → location map.
@@ -168,13 +178,13 @@ impl Entities {
                 let index = next_fresh_index(self.slots.len())?;
                 self.slots.push(Slot {
                     generation: NonZeroU32::MIN,
-                    location: None,
+                    location: EntityLocation::DEAD,
                 });
                 index
             }
         };
         let slot = &mut self.slots[index as usize];
-        slot.location = Some(location);
+        slot.location = location;
         self.live += 1;
         Ok(Entity {
             index,
@@ -186,8 +196,8 @@ impl Entities {
     #[inline]
     pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
         let slot = self.slots.get(entity.index as usize)?;
-        if slot.generation == entity.generation {
-            slot.location
+        if slot.generation == entity.generation && slot.location.table != TableId::DEAD {
+            Some(slot.location)
         } else {
             None
         }
@@ -203,8 +213,9 @@ impl Entities {
     #[inline]
     pub(crate) fn set_location(&mut self, entity: Entity, location: EntityLocation) {
         let slot = &mut self.slots[entity.index as usize];
-        debug_assert!(slot.generation == entity.generation && slot.location.is_some());
-        slot.location = Some(location);
+        debug_assert!(slot.generation == entity.generation);
+        debug_assert!(slot.location.table != TableId::DEAD);
+        slot.location = location;
     }
 
     /// Kills `entity`, returning where it was; `None` (and no change) if it was
@@ -214,7 +225,10 @@ impl Entities {
         if slot.generation != entity.generation {
             return None;
         }
-        let location = slot.location.take()?;
+        if slot.location.table == TableId::DEAD {
+            return None;
+        }
+        let location = core::mem::replace(&mut slot.location, EntityLocation::DEAD);
         self.live -= 1;
         // A slot whose generation space is spent is retired: never freed again.
         if let Some(next) = slot.generation.checked_add(1) {

@@ -11,7 +11,7 @@ use crate::schema::{Column, Schema};
 ///
 /// * `columns` holds one column per data component of `mask`, in bit order, so
 ///   the column of component bit `b` is `mask.index(b)` (popcount; see
-///   [`Mask`]). Tags have no column. `column_bits[i]` is the bit of `columns[i]`.
+///   [`Mask`]). Tags have no column.
 /// * Every column and `entities` have the same length; row `r` of each column
 ///   belongs to `entities[r]`. Rows are dense.
 /// * Removing row `r` (despawn, migration) swap-removes it from every column
@@ -21,38 +21,28 @@ pub(crate) struct Table<S: Schema> {
     mask: S::Mask,
     entities: Vec<Entity>,
     columns: Box<[S::Column]>,
-    column_bits: Box<[u32]>,
-    edges: Edges<S>,
-}
-
-/// Cached migration targets of one table, so that a repeated insert or remove
-/// follows an edge instead of hashing a mask.
-struct Edges<S: Schema> {
-    /// Per bit: the table of `mask.with(bit)`, once known.
-    insert: Box<[Option<TableId>]>,
-    /// Per bit: the table of `mask.without(bit)`, once known.
-    remove: Box<[Option<TableId>]>,
-    /// Targets that differ from `mask` in several bits (multi-component
-    /// bundles), searched linearly: there are few per table.
-    multi: Vec<(S::Mask, TableId)>,
+    /// Cached migration targets that differ from `mask` in several bits
+    /// (multi-component bundles), searched linearly: there are few. Single-bit
+    /// edges live in [`Tables`].
+    multi_edges: Vec<(S::Mask, TableId)>,
 }
 
 impl<S: Schema> Table<S> {
     fn new(mask: S::Mask) -> Self {
-        let data = mask.intersection(S::Mask::DATA);
-        let column_bits: Box<[u32]> = data.iter_bits().collect();
-        let components = S::COMPONENT_NAMES.len();
         Table {
             mask,
             entities: Vec::new(),
-            columns: column_bits.iter().map(|&bit| S::new_column(bit)).collect(),
-            column_bits,
-            edges: Edges {
-                insert: vec![None; components].into_boxed_slice(),
-                remove: vec![None; components].into_boxed_slice(),
-                multi: Vec::new(),
-            },
+            columns: Self::new_columns(mask),
+            multi_edges: Vec::new(),
         }
+    }
+
+    /// Empty columns for the data components of `mask`, in bit order.
+    fn new_columns(mask: S::Mask) -> Box<[S::Column]> {
+        mask.intersection(S::Mask::DATA)
+            .iter_bits()
+            .map(S::new_column)
+            .collect()
     }
 
     #[inline]
@@ -108,8 +98,8 @@ impl<S: Schema> Table<S> {
     /// by the caller once the world is consistent). Returns the entity moved
     /// into `row`.
     pub(crate) fn remove_row(&mut self, row: TableRow, trash: &mut [S::Column]) -> Option<Entity> {
-        for (column, &bit) in self.columns.iter_mut().zip(self.column_bits.iter()) {
-            column.move_row(row.index(), &mut trash[bit as usize]);
+        for column in self.columns.iter_mut() {
+            column.move_row(row.index(), &mut trash[column.bit() as usize]);
         }
         self.swap_remove_entity(row)
     }
@@ -124,17 +114,14 @@ impl<S: Schema> Table<S> {
         row: TableRow,
         destination: &mut Table<S>,
     ) -> (TableRow, Option<Entity>) {
-        // Both column lists are in bit order: walk them together.
-        let targets = &mut destination.columns[..];
-        let target_bits = &destination.column_bits[..];
-        let mut j = 0;
-        for (column, &bit) in self.columns.iter_mut().zip(self.column_bits.iter()) {
-            while j < target_bits.len() && target_bits[j] < bit {
-                j += 1;
-            }
-            if j < target_bits.len() && target_bits[j] == bit {
-                column.move_row(row.index(), &mut targets[j]);
-                j += 1;
+        let target_mask = destination.mask;
+        for column in self.columns.iter_mut() {
+            let bit = column.bit();
+            if target_mask.has(bit) {
+                column.move_row(
+                    row.index(),
+                    &mut destination.columns[target_mask.index(bit)],
+                );
             }
         }
         let entity = self.entities[row.index()];
@@ -152,19 +139,21 @@ impl<S: Schema> Table<S> {
     /// once the world is consistent); the entities must be freed by the caller.
     pub(crate) fn take_rows(&mut self) -> Box<[S::Column]> {
         self.entities.clear();
-        let empty = self
-            .column_bits
-            .iter()
-            .map(|&bit| S::new_column(bit))
-            .collect();
-        core::mem::replace(&mut self.columns, empty)
+        core::mem::replace(&mut self.columns, Self::new_columns(self.mask))
     }
 }
 
 /// All tables of a world, by id and by mask.
+///
+/// The single-bit migration edges of all tables sit here, flat, rather than in
+/// each table: `insert_edges[table * components + bit]` is the table of
+/// `mask.with(bit)` ([`TableId::DEAD`] until known). A migration then finds its
+/// target one load after the entity's location, which add_remove measures.
 pub(crate) struct Tables<S: Schema> {
     tables: Vec<Table<S>>,
     by_mask: MaskMap<S::Mask, TableId>,
+    insert_edges: Vec<TableId>,
+    remove_edges: Vec<TableId>,
 }
 
 impl<S: Schema> Default for Tables<S> {
@@ -172,6 +161,8 @@ impl<S: Schema> Default for Tables<S> {
         let mut tables = Tables {
             tables: Vec::new(),
             by_mask: MaskMap::default(),
+            insert_edges: Vec::new(),
+            remove_edges: Vec::new(),
         };
         let empty = tables.get_or_create(S::Mask::EMPTY);
         debug_assert_eq!(empty, TableId::EMPTY);
@@ -217,9 +208,18 @@ impl<S: Schema> Tables<S> {
         if let Some(&id) = self.by_mask.get(&mask) {
             return id;
         }
-        let id = TableId(u32::try_from(self.tables.len()).expect("more than 2^32 archetypes"));
+        let id = u32::try_from(self.tables.len())
+            .ok()
+            .map(TableId)
+            .filter(|&id| id != TableId::DEAD)
+            .expect("more than 2^32 - 1 archetypes");
         self.tables.push(Table::new(mask));
         self.by_mask.insert(mask, id);
+        let components = S::COMPONENT_NAMES.len();
+        self.insert_edges
+            .resize(self.tables.len() * components, TableId::DEAD);
+        self.remove_edges
+            .resize(self.tables.len() * components, TableId::DEAD);
         id
     }
 
@@ -234,8 +234,10 @@ impl<S: Schema> Tables<S> {
             return from;
         }
         if let Some(bit) = single_bit(new) {
-            if let Some(&Some(id)) = table.edges.insert.get(bit as usize) {
-                return id;
+            if let Some(&id) = self.insert_edges.get(edge_index::<S>(from, bit)) {
+                if id != TableId::DEAD {
+                    return id;
+                }
             }
         }
         let to = table.mask.union(added);
@@ -252,8 +254,10 @@ impl<S: Schema> Tables<S> {
             return from;
         }
         if let Some(bit) = single_bit(gone) {
-            if let Some(&Some(id)) = table.edges.remove.get(bit as usize) {
-                return id;
+            if let Some(&id) = self.remove_edges.get(edge_index::<S>(from, bit)) {
+                if id != TableId::DEAD {
+                    return id;
+                }
             }
         }
         let to = table.mask.difference(removed);
@@ -274,20 +278,20 @@ impl<S: Schema> Tables<S> {
         let mut bits = changed.iter_bits();
         if let (Some(bit), None) = (bits.next(), bits.next()) {
             let id = self.get_or_create(to);
-            let edges = &mut self.tables[from.index()].edges;
+            let edge = edge_index::<S>(from, bit);
             if to.has(bit) {
-                edges.insert[bit as usize] = Some(id);
+                self.insert_edges[edge] = id;
             } else {
-                edges.remove[bit as usize] = Some(id);
+                self.remove_edges[edge] = id;
             }
             return id;
         }
-        let edges = &self.tables[from.index()].edges;
-        if let Some(&(_, id)) = edges.multi.iter().find(|(mask, _)| *mask == to) {
+        let multi_edges = &self.tables[from.index()].multi_edges;
+        if let Some(&(_, id)) = multi_edges.iter().find(|(mask, _)| *mask == to) {
             return id;
         }
         let id = self.get_or_create(to);
-        self.tables[from.index()].edges.multi.push((to, id));
+        self.tables[from.index()].multi_edges.push((to, id));
         id
     }
 }
@@ -301,4 +305,10 @@ fn single_bit<M: Mask>(mask: M) -> Option<u32> {
     } else {
         None
     }
+}
+
+/// Where the single-bit edge of table `from` for component `bit` is kept.
+#[inline]
+fn edge_index<S: Schema>(from: TableId, bit: u32) -> usize {
+    from.index() * S::COMPONENT_NAMES.len() + bit as usize
 }
