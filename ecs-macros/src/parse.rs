@@ -44,6 +44,16 @@ impl Errors {
         self.push(syn::Error::new_spanned(tokens, message));
     }
 
+    fn not_a_struct(&mut self, keyword: impl ToTokens, kind: &str, name: &syn::Ident) {
+        self.at(
+            keyword,
+            format_args!(
+                "`#[derive(Schema)]` works on a struct, not on {kind} `{name}`: \
+                 list each component as a field of a struct"
+            ),
+        );
+    }
+
     fn finish<T>(self, value: T) -> syn::Result<T> {
         match self.0 {
             Some(error) => Err(error),
@@ -87,23 +97,11 @@ impl<'a> SchemaModel<'a> {
                 }
             },
             syn::Data::Enum(data) => {
-                errors.at(
-                    data.enum_token,
-                    format_args!(
-                        "`#[derive(Schema)]` works on a struct, not on enum `{name}`: \
-                         list each component as a field of a struct"
-                    ),
-                );
+                errors.not_a_struct(data.enum_token, "enum", name);
                 None
             }
             syn::Data::Union(data) => {
-                errors.at(
-                    data.union_token,
-                    format_args!(
-                        "`#[derive(Schema)]` works on a struct, not on union `{name}`: \
-                         list each component as a field of a struct"
-                    ),
-                );
+                errors.not_a_struct(data.union_token, "union", name);
                 None
             }
         };
