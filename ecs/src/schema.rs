@@ -109,6 +109,10 @@ pub trait Column: 'static {
     fn bit(&self) -> u32;
     /// Number of values.
     fn len(&self) -> usize;
+    /// Whether the column holds no value.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Reserves room for `additional` more values.
     fn reserve(&mut self, additional: usize);
     /// Drops every value.
