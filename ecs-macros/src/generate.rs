@@ -47,13 +47,22 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
     let column_item = column_item(model, &column, &variants, &component_types);
     let resources_item = resources_item(model, &resources);
 
-    let messages = Messages::new(&schema_name, &model.components);
+    let messages = Messages::new(&schema_name, &model.components, &model.resources);
     let (alias_messages, duplicate_messages, tag_messages) = (
         &messages.query_alias,
         &messages.bundle_duplicate,
         &messages.tag_reference,
     );
+    let (system_conflict_messages, resource_conflict_messages) =
+        (&messages.system_conflict, &messages.resource_conflict);
     let resources_ty = resources_type(model, &resources);
+    let resource_names: Vec<&str> = model
+        .resources
+        .iter()
+        .map(|f| f.type_name.as_str())
+        .collect();
+    let resource_types: Vec<&syn::Type> = model.resources.iter().map(|f| f.ty).collect();
+    let resource_fields: Vec<&Ident> = model.resources.iter().map(|f| f.ident).collect();
 
     let component_impls = model
         .components
@@ -88,12 +97,23 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
             }
         });
 
-    let resource_impls = model.resources.iter().map(|field| {
+    let resource_impls = model.resources.iter().enumerate().map(|(index, field)| {
         let ty = field.ty;
         let name = field.ident;
+        let bit = Literal::u32_unsuffixed(index as u32);
+        let slot = syn::Index::from(index);
         quote! {
             #[automatically_derived]
             impl ::ecs::Resource<#schema> for #ty {
+                const BIT: u32 = #bit;
+
+                #[inline]
+                fn slot<'s, 'a>(
+                    slots: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
+                ) -> &'s mut ::ecs::__private::ResourceSlot<'a, Self> {
+                    &mut slots.#slot
+                }
+
                 #[inline]
                 fn get(resources: &#resources_ty) -> &Self {
                     &resources.#name
@@ -147,6 +167,7 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
                 type Mask = #mask;
                 type Column = #column;
                 type Resources = #resources_ty;
+                type ResourceSlots<'a> = (#(::ecs::__private::ResourceSlot<'a, #resource_types>,)*);
 
                 const NAME: &'static str = #schema_name;
                 const COMPONENT_NAMES: &'static [&'static str] = &[#(#component_names),*];
@@ -163,6 +184,17 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
                 const BUNDLE_DUPLICATE_MESSAGES: &'static [&'static str] =
                     &[#(#duplicate_messages),*];
                 const TAG_REFERENCE_MESSAGES: &'static [&'static str] = &[#(#tag_messages),*];
+                const RESOURCE_NAMES: &'static [&'static str] = &[#(#resource_names),*];
+                const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str] =
+                    &[#(#system_conflict_messages),*];
+                const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] =
+                    &[#(#resource_conflict_messages),*];
+
+                #[inline]
+                #[allow(unused_variables, clippy::unused_unit)]
+                fn resource_slots(resources: &mut #resources_ty) -> Self::ResourceSlots<'_> {
+                    (#(::ecs::__private::ResourceSlot::Free(&mut resources.#resource_fields),)*)
+                }
 
                 fn new_column(bit: u32) -> #column {
                     match bit {
@@ -285,6 +317,21 @@ fn column_item(
                     }
                 }
 
+                #[inline]
+                fn append(&mut self, other: &mut Self) {
+                    match (self, other) {
+                        #((Self::#variants(to), Self::#variants(from)) => to.append(from),)*
+                        _ => ::ecs::__private::column_mismatch::<#schema>(u32::MAX),
+                    }
+                }
+
+                #[inline]
+                fn reverse(&mut self) {
+                    match self {
+                        #(Self::#variants(values) => values.reverse(),)*
+                    }
+                }
+
                 #[inline(always)]
                 fn move_row(&mut self, row: usize, destination: &mut Self) {
                     match (self, destination) {
@@ -347,15 +394,26 @@ struct Messages {
     query_alias: Vec<String>,
     bundle_duplicate: Vec<String>,
     tag_reference: Vec<String>,
+    system_conflict: Vec<String>,
+    resource_conflict: Vec<String>,
 }
 
 impl Messages {
-    fn new(schema: &str, components: &[FieldModel]) -> Self {
+    fn new(schema: &str, components: &[FieldModel], resources: &[FieldModel]) -> Self {
         let mut messages = Messages {
             query_alias: Vec::new(),
             bundle_duplicate: Vec::new(),
             tag_reference: Vec::new(),
+            system_conflict: Vec::new(),
+            resource_conflict: Vec::new(),
         };
+        for field in resources {
+            let ty = &field.type_name;
+            messages.resource_conflict.push(format!(
+                "this system takes resource `{ty}` of schema `{schema}` twice, and at least \
+                 once as `ResMut<{ty}>`; take it once, as `ResMut<{ty}>` if it is written"
+            ));
+        }
         for field in components {
             let ty = &field.type_name;
             messages.query_alias.push(format!(
@@ -366,6 +424,12 @@ impl Messages {
             messages.bundle_duplicate.push(format!(
                 "this bundle names component `{ty}` of schema `{schema}` more than once; \
                  an entity holds at most one `{ty}`, so list it once"
+            ));
+            messages.system_conflict.push(format!(
+                "two parameters of this system can reach the same `{ty}` values of schema \
+                 `{schema}`, and at least one of them writes `{ty}`; merge them into one \
+                 query, or make their filters disjoint (e.g. `With<T>` in one and \
+                 `Without<T>` in the other)"
             ));
             messages.tag_reference.push(format!(
                 "`{ty}` is a tag of schema `{schema}` (a zero-sized component: a bit, no \

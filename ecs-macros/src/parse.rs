@@ -195,6 +195,18 @@ impl<'a> SchemaModel<'a> {
             );
         }
 
+        if resources.len() > MAX_COMPONENTS {
+            errors.at(
+                resources[MAX_COMPONENTS].ident,
+                format_args!(
+                    "schema `{name}` has {} resources, more than the {MAX_COMPONENTS} that \
+                     a system's resource access mask (u128) can hold; this is the first \
+                     resource past the limit",
+                    resources.len()
+                ),
+            );
+        }
+
         // One type, one field: a type's bit (or resource slot) is found from the
         // type alone, so a second field of the same type would be ambiguous.
         let all: Vec<&FieldModel> = components.iter().chain(&resources).collect();

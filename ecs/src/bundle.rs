@@ -34,6 +34,11 @@ pub trait Bundle<S: Schema>: Sized + 'static {
     #[doc(hidden)]
     fn take(source: &mut Placement<'_, S>) -> Self;
 
+    /// Pushes each value onto the end of `columns[bit]` (one column per
+    /// component bit, tags included): how a command buffer keeps a bundle.
+    #[doc(hidden)]
+    fn stage(self, columns: &mut [S::Column]);
+
     /// The bundle's components, as a mask.
     #[inline]
     fn mask() -> S::Mask {
@@ -98,6 +103,9 @@ impl<S: Schema> Bundle<S> for () {
 
     #[inline]
     fn take(_: &mut Placement<'_, S>) -> Self {}
+
+    #[inline]
+    fn stage(self, _: &mut [S::Column]) {}
 }
 
 macro_rules! impl_bundle {
@@ -127,6 +135,13 @@ macro_rules! impl_bundle {
             #[inline]
             fn take(source: &mut Placement<'_, S>) -> Self {
                 ($(source.take::<$c>(),)+)
+            }
+
+            #[inline]
+            #[allow(non_snake_case)]
+            fn stage(self, columns: &mut [S::Column]) {
+                let ($($c,)+) = self;
+                $($c::column_mut(&mut columns[$c::BIT as usize]).push($c);)+
             }
         }
     };

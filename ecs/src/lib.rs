@@ -51,8 +51,10 @@ mod bundle;
 mod entity;
 mod mask;
 mod query;
+mod schedule;
 mod schema;
 mod storage;
+mod system;
 mod world;
 
 pub use bundle::Bundle;
@@ -62,7 +64,9 @@ pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
     Has, Query, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, SchemaQuery, With, Without,
 };
+pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
+pub use system::{Access, Commands, IntoSystem, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
@@ -73,7 +77,8 @@ pub struct ReadmeDoctests;
 /// The names most programs need: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Component, Entity, Has, Mask, NoSuchEntity, Query, Resource, Schema, With, Without, World,
+        Commands, Component, Entity, Has, Mask, NoSuchEntity, Query, Res, ResMut, Resource,
+        Schedule, Schema, With, Without, World,
     };
 }
 
@@ -81,8 +86,9 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bundle::Placement;
-    pub use crate::query::TableView;
+    pub use crate::query::{MatchedTables, TableView};
     pub use crate::schema::Column;
+    pub use crate::system::{CommandQueue, Exclusive, ResourceSlot, SplitWorld, SystemNode};
     pub use bitflags;
 
     use crate::mask::Mask;

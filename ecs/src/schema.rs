@@ -43,6 +43,10 @@ pub trait Schema: Sized + 'static {
     type Column: Column;
     /// The struct of resources (`PhysicsResources`).
     type Resources;
+    /// One [`ResourceSlot`](crate::__private::ResourceSlot) per resource, in
+    /// field order: the resources, borrowed apart for systems running at once.
+    #[doc(hidden)]
+    type ResourceSlots<'a>;
 
     /// The schema struct's name, for messages.
     const NAME: &'static str;
@@ -50,6 +54,12 @@ pub trait Schema: Sized + 'static {
     const COMPONENT_NAMES: &'static [&'static str];
     /// Bits of the components that carry data (`size_of::<T>() != 0`).
     const DATA_BITS: u128;
+    /// Resource type names, indexed by [`Resource::BIT`].
+    const RESOURCE_NAMES: &'static [&'static str];
+    #[doc(hidden)]
+    const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str];
+    #[doc(hidden)]
+    const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const QUERY_ALIAS_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
@@ -60,6 +70,10 @@ pub trait Schema: Sized + 'static {
     /// An empty column for component `bit`.
     #[doc(hidden)]
     fn new_column(bit: u32) -> Self::Column;
+
+    /// Every resource, each in a slot of its own, free to be borrowed.
+    #[doc(hidden)]
+    fn resource_slots(resources: &mut Self::Resources) -> Self::ResourceSlots<'_>;
 }
 
 /// A component type of schema `S`: gives the type its bit and its column.
@@ -95,6 +109,16 @@ pub trait Component<S: Schema>: Sized + 'static {
             add `#[ecs(resource)] name: {Self}` to the schema to use it here"
 )]
 pub trait Resource<S: Schema>: Sized + 'static {
+    /// This resource's bit in a system's resource access (its position among
+    /// the schema's resources).
+    const BIT: u32;
+
+    /// This resource's slot.
+    #[doc(hidden)]
+    fn slot<'s, 'a>(
+        slots: &'s mut S::ResourceSlots<'a>,
+    ) -> &'s mut crate::__private::ResourceSlot<'a, Self>;
+
     /// The resource inside the schema's resources struct.
     fn get(resources: &S::Resources) -> &Self;
     /// The resource inside the schema's resources struct.
@@ -117,6 +141,11 @@ pub trait Column: 'static {
     fn reserve(&mut self, additional: usize);
     /// Drops every value.
     fn clear(&mut self);
+    /// Moves every value of `other` (a column of the same component) to the
+    /// end of this one.
+    fn append(&mut self, other: &mut Self);
+    /// Reverses the order of the values.
+    fn reverse(&mut self);
     /// Moves the value at `row` to the end of `destination` (a column of the
     /// same component), moving this column's last value into `row`.
     fn move_row(&mut self, row: usize, destination: &mut Self);

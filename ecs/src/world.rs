@@ -3,9 +3,10 @@
 use crate::bundle::{Bundle, Placement};
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
 use crate::mask::Mask;
-use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
+use crate::query::{ColumnSlot, MatchedTables, Query, QueryFilter, SchemaQuery};
 use crate::schema::{Component, Resource, Schema};
 use crate::storage::{Bins, MaskMap, Table, TableId, TableRow, Tables};
+use crate::system::{SplitWorld, TableSlots};
 use core::fmt;
 
 /// All entities and resources of schema `S`.
@@ -39,10 +40,10 @@ use core::fmt;
 /// # Ok(()) }
 /// ```
 pub struct World<S: Schema> {
-    entities: Entities,
-    tables: Tables<S>,
+    pub(crate) entities: Entities,
+    pub(crate) tables: Tables<S>,
     /// Tag values and values waiting to be dropped; see [`Bins`].
-    bins: Bins<S>,
+    pub(crate) bins: Bins<S>,
     queries: MaskMap<(S::Mask, S::Mask), MatchedTables>,
     resources: S::Resources,
 }
@@ -292,12 +293,35 @@ impl<S: Schema> World<S> {
         Ok(Some(taken))
     }
 
+    /// The world taken apart for the systems of one stage: every column and
+    /// resource in a slot of its own.
+    pub(crate) fn split(&mut self) -> SplitWorld<'_, S> {
+        SplitWorld {
+            entities: &self.entities,
+            tables: self
+                .tables
+                .as_mut_slice()
+                .iter_mut()
+                .map(|table| {
+                    let mask = table.mask();
+                    let (entities, columns) = table.split_mut();
+                    TableSlots {
+                        mask,
+                        entities,
+                        columns: columns.iter_mut().map(ColumnSlot::Free).collect(),
+                    }
+                })
+                .collect(),
+            resources: S::resource_slots(&mut self.resources),
+        }
+    }
+
     /// Moves `entity` from `location` (in `source`) to the end of
     /// `destination` (table `target`), moving the columns both tables have (the
     /// caller has taken out the others), and fixes the location of the entity
     /// swapped into its old row. Returns the new row.
     #[inline(always)]
-    fn move_row(
+    pub(crate) fn move_row(
         entities: &mut Entities,
         entity: Entity,
         location: EntityLocation,

@@ -33,6 +33,10 @@ pub trait QueryData {
     /// A shorter-lived fetch over the same rows.
     #[doc(hidden)]
     fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a>;
+
+    /// The fetch cut in two at row `mid`: rows `..mid` and `mid..`.
+    #[doc(hidden)]
+    fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>);
 }
 
 /// A [`QueryData`] that reads only, so its query can be iterated through `&`.
@@ -123,6 +127,11 @@ impl<T: 'static> QueryData for &T {
     fn reborrow<'a>(fetch: &'a mut &[T]) -> &'a [T] {
         fetch
     }
+
+    #[inline]
+    fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+        fetch.split_at(mid)
+    }
 }
 
 impl<T: 'static> ReadOnlyQueryData for &T {
@@ -166,6 +175,11 @@ impl<T: 'static> QueryData for &mut T {
     fn reborrow<'a>(fetch: &'a mut &mut [T]) -> &'a mut [T] {
         fetch
     }
+
+    #[inline]
+    fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+        fetch.split_at_mut(mid)
+    }
 }
 
 impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
@@ -199,6 +213,11 @@ impl QueryData for Entity {
     #[inline(always)]
     fn reborrow<'a>(fetch: &'a mut &[Entity]) -> &'a [Entity] {
         fetch
+    }
+
+    #[inline]
+    fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+        fetch.split_at(mid)
     }
 }
 
@@ -239,6 +258,11 @@ impl<T: 'static> QueryData for Has<T> {
     fn reborrow(fetch: &mut bool) -> bool {
         *fetch
     }
+
+    #[inline]
+    fn split_at<'a>(fetch: Self::Fetch<'a>, _: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+        (fetch, fetch)
+    }
 }
 
 impl<T: 'static> ReadOnlyQueryData for Has<T> {
@@ -277,6 +301,17 @@ impl<Q: QueryData> QueryData for Option<Q> {
     #[inline(always)]
     fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
         fetch.as_mut().map(|fetch| Q::reborrow(fetch))
+    }
+
+    #[inline]
+    fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+        match fetch {
+            Some(fetch) => {
+                let (head, tail) = Q::split_at(fetch, mid);
+                (Some(head), Some(tail))
+            }
+            None => (None, None),
+        }
     }
 }
 
@@ -328,6 +363,16 @@ macro_rules! impl_query_tuple {
             fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
                 let ($($q,)*) = fetch;
                 ($($q::reborrow($q),)*)
+            }
+
+            #[inline]
+            fn split_at<'a>(
+                fetch: Self::Fetch<'a>,
+                _mid: usize,
+            ) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+                let ($($q,)*) = fetch;
+                $(let $q = $q::split_at($q, _mid);)*
+                (($($q.0,)*), ($($q.1,)*))
             }
         }
 

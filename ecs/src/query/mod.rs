@@ -10,6 +10,7 @@
 
 mod fetch;
 mod filter;
+mod par;
 
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery};
 pub use filter::{QueryFilter, With, Without};
@@ -18,6 +19,7 @@ use crate::entity::{Entities, Entity};
 use crate::mask::Mask;
 use crate::schema::Schema;
 use crate::storage::{Table, TableId, Tables};
+use crate::system::SplitWorld;
 use core::marker::PhantomData;
 
 /// The result of [`World::query`](crate::World::query): for every entity that
@@ -103,6 +105,37 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         }
         Query {
             entities,
+            tables: fetched,
+            filter: PhantomData,
+        }
+    }
+
+    /// Builds the query over the tables `matched` of a world taken apart for
+    /// systems, taking its columns out of their slots.
+    pub(crate) fn from_split<S: Schema>(world: &mut SplitWorld<'w, S>, matched: &[TableId]) -> Self
+    where
+        Q: SchemaQuery<S>,
+    {
+        let mut fetched = Vec::with_capacity(matched.len());
+        for &id in matched {
+            let table = world.table(id);
+            if table.entities.is_empty() {
+                continue;
+            }
+            let mut view = TableView {
+                mask: table.mask,
+                entities: table.entities,
+                slots: &mut table.columns,
+            };
+            let fetch = Q::fetch(&mut view);
+            fetched.push(FetchedTable {
+                id,
+                len: table.entities.len(),
+                fetch,
+            });
+        }
+        Query {
+            entities: world.entities,
             tables: fetched,
             filter: PhantomData,
         }
@@ -294,7 +327,9 @@ pub struct TableView<'s, 'w, S: Schema> {
     slots: &'s mut [ColumnSlot<'w, S::Column>],
 }
 
-enum ColumnSlot<'w, C> {
+/// One column of a table being handed out: free, lent to readers, or lent to
+/// one writer.
+pub(crate) enum ColumnSlot<'w, C> {
     Free(&'w mut C),
     Shared(&'w C),
     Taken,
@@ -325,13 +360,19 @@ impl<'w, S: Schema> TableView<'_, 'w, S> {
 /// The tables matching one `(required, excluded)` pair, kept up to date as
 /// tables are created.
 #[derive(Default)]
-pub(crate) struct MatchedTables {
+#[doc(hidden)]
+pub struct MatchedTables {
     tables: Vec<TableId>,
     /// Tables with an id below this have been tested.
     seen: usize,
 }
 
 impl MatchedTables {
+    /// The matching tables found so far, ascending.
+    pub(crate) fn tables(&self) -> &[TableId] {
+        &self.tables
+    }
+
     pub(crate) fn update<S: Schema>(
         &mut self,
         tables: &Tables<S>,

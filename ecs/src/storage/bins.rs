@@ -78,6 +78,12 @@ impl<S: Schema> Bins<S> {
         C::column_mut(&mut self.trash[C::BIT as usize]).push(value);
     }
 
+    /// The tag bags and the trash columns, by bit.
+    #[inline]
+    pub(crate) fn tags_and_trash_mut(&mut self) -> (&mut [S::Column], &mut [S::Column]) {
+        (&mut self.tags, &mut self.trash)
+    }
+
     /// The trash columns, by bit, for moving table rows into.
     #[inline]
     pub(crate) fn trash_mut(&mut self) -> &mut [S::Column] {

@@ -1,0 +1,464 @@
+//! Systems: plain functions whose parameters say what they touch.
+//!
+//! A function whose parameters are all [`SystemParam`]s ([`Query`], [`Res`],
+//! [`ResMut`], [`Commands`]), or one that takes only `&mut World<S>`, is a
+//! system: [`Schedule::add`](crate::Schedule::add) accepts it as it is. Each
+//! parameter declares an [`Access`] as a constant; two parameters of one
+//! system that could reach the same component with a write fail to compile.
+
+mod access;
+mod commands;
+mod split;
+
+pub use access::Access;
+pub use commands::{CommandQueue, Commands};
+pub(crate) use split::TableSlots;
+pub use split::{ResourceSlot, SplitWorld};
+
+use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
+use crate::schema::{Resource, Schema};
+use crate::world::World;
+use core::fmt;
+use core::marker::PhantomData;
+use core::ops::{Deref, DerefMut};
+use std::sync::{Mutex, PoisonError};
+
+/// A parameter of a system: what it borrows from the world, declared as an
+/// [`Access`] constant, and how it is taken out of a world split among
+/// systems. Implemented by [`Query`], [`Res`], [`ResMut`] and [`Commands`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system parameter of schema `{S}`",
+    label = "not a system parameter",
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>` and `Commands<S>`; \
+            a system that needs the whole world takes only `&mut World<S>`"
+)]
+pub trait SystemParam<S: Schema>: Sized {
+    /// What the system keeps for this parameter between runs.
+    #[doc(hidden)]
+    type State: Send + 'static;
+    /// The parameter as the system receives it, borrowing the world for `'w`.
+    type Item<'w>;
+    /// What the parameter reads and writes.
+    const ACCESS: Access;
+    /// Fails to evaluate (a compile error) if the parameter is malformed,
+    /// e.g. a query that aliases.
+    #[doc(hidden)]
+    const CHECK: ();
+
+    /// The state of a system that was just added.
+    #[doc(hidden)]
+    fn init() -> Self::State;
+
+    /// Brings the state up to date with `world` before a run (e.g. a query's
+    /// matching tables).
+    #[doc(hidden)]
+    fn prepare(_state: &mut Self::State, _world: &World<S>) {}
+
+    /// Takes the parameter out of `world`.
+    #[doc(hidden)]
+    fn fetch<'w>(state: &'w mut Self::State, world: &mut SplitWorld<'w, S>) -> Self::Item<'w>;
+
+    /// Applies what the run deferred (commands) to `world`.
+    #[doc(hidden)]
+    fn apply(_state: &mut Self::State, _world: &mut World<S>) {}
+
+    /// Drops what the run deferred without applying it (after a panic).
+    #[doc(hidden)]
+    fn discard(_state: &mut Self::State) {}
+}
+
+impl<S, Q, F> SystemParam<S> for Query<'_, Q, F>
+where
+    S: Schema,
+    Q: SchemaQuery<S> + 'static,
+    F: QueryFilter<S> + 'static,
+{
+    type State = MatchedTables;
+    type Item<'w> = Query<'w, Q, F>;
+    const ACCESS: Access = Access {
+        reads: Q::READS,
+        writes: Q::WRITES,
+        required: Q::REQUIRED | F::REQUIRED,
+        excluded: F::EXCLUDED,
+        observes_entities: true,
+        ..Access::NONE
+    };
+    const CHECK: () = Q::CHECK;
+
+    fn init() -> MatchedTables {
+        MatchedTables::default()
+    }
+
+    fn prepare(state: &mut MatchedTables, world: &World<S>) {
+        use crate::mask::Mask;
+        state.update(
+            &world.tables,
+            S::Mask::from_u128(Q::REQUIRED | F::REQUIRED),
+            S::Mask::from_u128(F::EXCLUDED),
+        );
+    }
+
+    fn fetch<'w>(state: &'w mut MatchedTables, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
+        Query::from_split(world, state.tables())
+    }
+}
+
+/// A system parameter that reads resource `T`.
+///
+/// ```
+/// use ecs::prelude::*;
+/// struct Pos(f32);
+/// #[derive(Default)] struct Gravity(f32);
+/// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] gravity: Gravity }
+///
+/// fn fall(mut bodies: Query<&mut Pos>, gravity: Res<Gravity>) {
+///     bodies.for_each_mut(|pos| pos.0 -= gravity.0);
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// world.resource_mut::<Gravity>().0 = 9.5;
+/// let body = world.spawn((Pos(100.0),));
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(fall);
+/// schedule.run(&mut world);
+/// assert_eq!(world.get::<Pos>(body).unwrap().0, 90.5);
+/// ```
+pub struct Res<'w, T>(&'w T);
+
+/// A system parameter that reads and writes resource `T`.
+///
+/// ```
+/// use ecs::prelude::*;
+/// struct Pos(f32);
+/// #[derive(Default)] struct Tick(u64);
+/// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] tick: Tick }
+///
+/// fn count(mut tick: ResMut<Tick>) {
+///     tick.0 += 1;
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(count);
+/// schedule.run(&mut world);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Tick>().0, 2);
+/// ```
+pub struct ResMut<'w, T>(&'w mut T);
+
+impl<T> Deref for Res<'_, T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
+impl<T> Deref for ResMut<'_, T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
+impl<T> DerefMut for ResMut<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        self.0
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Res<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Res").field(self.0).finish()
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for ResMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ResMut").field(self.0).finish()
+    }
+}
+
+impl<S: Schema, T: Resource<S>> SystemParam<S> for Res<'_, T> {
+    type State = ();
+    type Item<'w> = Res<'w, T>;
+    const ACCESS: Access = Access {
+        resource_reads: 1 << T::BIT,
+        ..Access::NONE
+    };
+    const CHECK: () = ();
+
+    fn init() {}
+
+    fn fetch<'w>(_: &'w mut (), world: &mut SplitWorld<'w, S>) -> Res<'w, T> {
+        Res(T::slot(&mut world.resources).shared())
+    }
+}
+
+impl<S: Schema, T: Resource<S>> SystemParam<S> for ResMut<'_, T> {
+    type State = ();
+    type Item<'w> = ResMut<'w, T>;
+    const ACCESS: Access = Access {
+        resource_writes: 1 << T::BIT,
+        ..Access::NONE
+    };
+    const CHECK: () = ();
+
+    fn init() {}
+
+    fn fetch<'w>(_: &'w mut (), world: &mut SplitWorld<'w, S>) -> ResMut<'w, T> {
+        ResMut(T::slot(&mut world.resources).exclusive())
+    }
+}
+
+impl<S: Schema> SystemParam<S> for Commands<'_, S>
+where
+    S::Column: Send,
+{
+    type State = CommandQueue<S>;
+    type Item<'w> = Commands<'w, S>;
+    const ACCESS: Access = Access {
+        commands: true,
+        ..Access::NONE
+    };
+    const CHECK: () = ();
+
+    fn init() -> CommandQueue<S> {
+        CommandQueue::default()
+    }
+
+    fn fetch<'w>(state: &'w mut CommandQueue<S>, _: &mut SplitWorld<'w, S>) -> Commands<'w, S> {
+        Commands::new(state)
+    }
+
+    fn apply(state: &mut CommandQueue<S>, world: &mut World<S>) {
+        state.apply(world);
+    }
+
+    fn discard(state: &mut CommandQueue<S>) {
+        state.clear();
+    }
+}
+
+/// Fails (a compile error naming the component or resource) if two of a
+/// system's parameters conflict.
+const fn check_params<S: Schema>(params: &[Access]) {
+    let mut i = 0;
+    while i < params.len() {
+        let mut j = i + 1;
+        while j < params.len() {
+            let components = params[i].component_conflicts(&params[j]);
+            if components != 0 {
+                panic!(
+                    "{}",
+                    S::SYSTEM_CONFLICT_MESSAGES[components.trailing_zeros() as usize]
+                );
+            }
+            let resources = params[i].resource_conflicts(&params[j]);
+            if resources != 0 {
+                panic!(
+                    "{}",
+                    S::RESOURCE_CONFLICT_MESSAGES[resources.trailing_zeros() as usize]
+                );
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+}
+
+/// Something [`Schedule::add`](crate::Schedule::add) accepts: a function whose
+/// parameters are all [`SystemParam`]s (up to 8), or one that takes only
+/// `&mut World<S>` (an exclusive system). `Marker` tells the two kinds, and the
+/// parameter lists, apart; it is inferred.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system of schema `{S}`",
+    label = "not a system of `{S}`",
+    note = "a system is a function whose parameters are all system parameters of `{S}` \
+            (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`; up to 8), or a function \
+            taking only `&mut World<{S}>`; it must be `Send + 'static`"
+)]
+pub trait IntoSystem<S: Schema, Marker>: Sized {
+    /// What each parameter touches, in order.
+    const ACCESS: &'static [Access];
+    /// Fails to evaluate (a compile error) if two parameters conflict.
+    #[doc(hidden)]
+    const CHECK: ();
+
+    /// The system, ready for a schedule.
+    #[doc(hidden)]
+    fn into_system(self) -> SystemNode<S>;
+}
+
+/// A system in a schedule: its name, its parameters' accesses and the code.
+#[doc(hidden)]
+pub struct SystemNode<S: Schema> {
+    pub(crate) name: &'static str,
+    pub(crate) access: &'static [Access],
+    pub(crate) kind: SystemKind<S>,
+}
+
+pub(crate) enum SystemKind<S: Schema> {
+    Params(Box<dyn ParamSystem<S>>),
+    Exclusive(Box<ExclusiveFn<S>>),
+}
+
+/// An exclusive system: a function of the whole world.
+type ExclusiveFn<S> = dyn FnMut(&mut World<S>) + Send;
+
+/// A system of [`SystemParam`]s, with its parameter types erased so that one
+/// schedule can hold systems of different signatures. (This is the only
+/// dynamic dispatch in the crate: once per system per run, never per entity.)
+pub(crate) trait ParamSystem<S: Schema>: Send {
+    fn prepare(&mut self, world: &World<S>);
+    fn run<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>);
+    fn apply(&mut self, world: &mut World<S>);
+    fn discard(&mut self);
+}
+
+/// A function and the states of its parameters.
+struct FunctionSystem<Func, Params: ParamStates> {
+    func: Func,
+    state: Params::States,
+    params: PhantomData<fn() -> Params>,
+}
+
+/// The states of a tuple of parameters (a helper for [`FunctionSystem`]).
+trait ParamStates {
+    type States: Send;
+}
+
+/// Marker of an exclusive system (one taking `&mut World<S>`), for [`IntoSystem`].
+#[doc(hidden)]
+pub struct Exclusive;
+
+impl<S, Func> IntoSystem<S, Exclusive> for Func
+where
+    S: Schema,
+    Func: FnMut(&mut World<S>) + Send + 'static,
+{
+    const ACCESS: &'static [Access] = &[Access {
+        world: true,
+        ..Access::NONE
+    }];
+    const CHECK: () = ();
+
+    fn into_system(self) -> SystemNode<S> {
+        SystemNode {
+            name: short_name(core::any::type_name::<Func>()),
+            access: <Self as IntoSystem<S, Exclusive>>::ACCESS,
+            kind: SystemKind::Exclusive(Box::new(self)),
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `crate::module::name` -> `name`; closures keep their full path, which is
+/// all that tells them apart.
+fn short_name(full: &'static str) -> &'static str {
+    if full.contains('{') || full.contains('<') {
+        return full;
+    }
+    full.rsplit("::").next().unwrap_or(full)
+}
+
+macro_rules! impl_system {
+    ($($p:ident),*) => {
+        impl<$($p: 'static),*> ParamStates for ($($p,)*)
+        where
+            $($p: ParamStateOf,)*
+        {
+            type States = ($(<$p as ParamStateOf>::State,)*);
+        }
+
+        #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
+        impl<S, Func, $($p),*> IntoSystem<S, fn($($p,)*)> for Func
+        where
+            S: Schema,
+            $($p: SystemParam<S> + 'static,)*
+            Func: Send + 'static,
+            Func: FnMut($($p),*) + for<'w> FnMut($($p::Item<'w>),*),
+        {
+            const ACCESS: &'static [Access] = &[$($p::ACCESS),*];
+            const CHECK: () = {
+                $(let () = $p::CHECK;)*
+                check_params::<S>(&[$($p::ACCESS),*]);
+            };
+
+            fn into_system(self) -> SystemNode<S> {
+                SystemNode {
+                    name: short_name(core::any::type_name::<Func>()),
+                    access: <Self as IntoSystem<S, fn($($p,)*)>>::ACCESS,
+                    kind: SystemKind::Params(Box::new(FunctionSystem::<Func, ($(Param<S, $p>,)*)> {
+                        func: self,
+                        state: ($($p::init(),)*),
+                        params: PhantomData,
+                    })),
+                }
+            }
+        }
+
+        #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
+        impl<S, Func, $($p),*> ParamSystem<S> for FunctionSystem<Func, ($(Param<S, $p>,)*)>
+        where
+            S: Schema,
+            $($p: SystemParam<S> + 'static,)*
+            Func: Send + 'static,
+            Func: FnMut($($p),*) + for<'w> FnMut($($p::Item<'w>),*),
+        {
+            fn prepare(&mut self, world: &World<S>) {
+                let ($($p,)*) = &mut self.state;
+                $($p::prepare($p, world);)*
+            }
+
+            fn run<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>) {
+                let ($($p,)*) = &mut self.state;
+                let ($($p,)*) = {
+                    #[allow(unused_mut)]
+                    let mut world = lock(world);
+                    ($($p::fetch($p, &mut world),)*)
+                };
+                (self.func)($($p),*);
+            }
+
+            fn apply(&mut self, world: &mut World<S>) {
+                let ($($p,)*) = &mut self.state;
+                $($p::apply($p, world);)*
+            }
+
+            fn discard(&mut self) {
+                let ($($p,)*) = &mut self.state;
+                $($p::discard($p);)*
+            }
+        }
+    };
+}
+
+/// Parameter `P` of a system of schema `S`, as a type whose state is known
+/// without naming `S` in [`ParamStates`].
+struct Param<S, P>(PhantomData<fn() -> (S, P)>);
+
+trait ParamStateOf {
+    type State: Send;
+}
+
+impl<S: Schema, P: SystemParam<S>> ParamStateOf for Param<S, P> {
+    type State = P::State;
+}
+
+impl_system!();
+impl_system!(P0);
+impl_system!(P0, P1);
+impl_system!(P0, P1, P2);
+impl_system!(P0, P1, P2, P3);
+impl_system!(P0, P1, P2, P3, P4);
+impl_system!(P0, P1, P2, P3, P4, P5);
+impl_system!(P0, P1, P2, P3, P4, P5, P6);
+impl_system!(P0, P1, P2, P3, P4, P5, P6, P7);
