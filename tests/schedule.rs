@@ -1,0 +1,542 @@
+//! Systems, commands and the schedule: what `Schedule::run` computes is the
+//! systems run one after another in the order added, each system's commands
+//! applied right after it; these tests pin that down operation by operation.
+//! (`tests/determinism.rs` compares whole random runs across thread counts.)
+
+use ecs::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use support::{DropLog, Tracked};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pos(i64);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Vel(i64);
+#[derive(Debug, PartialEq)]
+struct Frozen;
+#[derive(Debug, PartialEq)]
+struct Item(Tracked);
+#[derive(Debug, Default, PartialEq)]
+struct Tick(u64);
+#[derive(Debug, Default, PartialEq)]
+struct Seen(Vec<i64>);
+
+#[derive(Schema)]
+struct Physics {
+    pos: Pos,
+    vel: Vel,
+    frozen: Frozen,
+    item: Item,
+    #[ecs(resource)]
+    tick: Tick,
+    #[ecs(resource)]
+    seen: Seen,
+}
+
+fn schedule() -> Schedule<Physics> {
+    Schedule::new()
+}
+
+fn inertia(mut movers: Query<(&mut Pos, &Vel), Without<Frozen>>) {
+    movers.for_each_mut(|(pos, vel)| pos.0 += vel.0);
+}
+
+fn record_positions(positions: Query<&Pos>, mut seen: ResMut<Seen>) {
+    seen.0 = positions.iter().map(|pos| pos.0).collect();
+    seen.0.sort();
+}
+
+fn count(mut tick: ResMut<Tick>) {
+    tick.0 += 1;
+}
+
+#[test]
+fn a_later_system_sees_what_an_earlier_one_wrote() {
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(1), Vel(10)));
+    world.spawn((Pos(2),));
+    let mut schedule = schedule();
+    schedule.add(inertia).add(record_positions);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [2, 11]);
+}
+
+#[test]
+fn an_earlier_system_does_not_see_what_a_later_one_writes() {
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(1), Vel(10)));
+    let mut schedule = schedule();
+    schedule.add(record_positions).add(inertia);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [1]);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [11]);
+}
+
+#[test]
+fn resources_are_shared_by_readers_and_written_by_one_system() {
+    fn double(mut tick: ResMut<Tick>) {
+        tick.0 *= 2;
+    }
+    fn read(tick: Res<Tick>, mut seen: ResMut<Seen>) {
+        seen.0.push(tick.0 as i64);
+    }
+    let mut world = World::<Physics>::new();
+    let mut schedule = schedule();
+    schedule
+        .add(count)
+        .add(read)
+        .add(double)
+        .add(read)
+        .add(count);
+    schedule.run(&mut world);
+    // 0 -> 1, read 1, -> 2, read 2, -> 3
+    assert_eq!(world.resource::<Seen>().0, [1, 2]);
+    assert_eq!(world.resource::<Tick>().0, 3);
+}
+
+#[test]
+fn commands_are_applied_after_their_system_in_recording_order() {
+    fn churn(movers: Query<(Entity, &Vel)>, mut commands: Commands<Physics>) {
+        for (entity, _) in movers.iter() {
+            // Recorded in this order, so the entity ends up without Frozen
+            // and with the second Pos.
+            commands.insert(entity, (Frozen, Pos(100)));
+            commands.remove::<Frozen>(entity);
+            commands.insert(entity, (Pos(200),));
+        }
+        // Not applied yet: the system still sees the world as it was.
+        assert!(movers.iter().count() > 0);
+    }
+    let mut world = World::<Physics>::new();
+    let a = world.spawn((Pos(1), Vel(1)));
+    let mut schedule = schedule();
+    schedule.add(churn);
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(200)));
+    assert!(!world.has::<Frozen>(a));
+}
+
+#[test]
+fn a_later_system_sees_the_entities_an_earlier_system_spawned() {
+    fn spawn_one(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(7),));
+    }
+    let mut world = World::<Physics>::new();
+    let mut schedule = schedule();
+    schedule.add(spawn_one).add(record_positions);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [7]);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [7, 7]);
+}
+
+#[test]
+fn an_earlier_system_does_not_see_entities_a_later_system_spawns() {
+    fn spawn_one(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(7),));
+    }
+    let mut world = World::<Physics>::new();
+    let mut schedule = schedule();
+    schedule.add(record_positions).add(spawn_one);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, Vec::<i64>::new());
+    assert_eq!(world.len(), 1);
+}
+
+#[test]
+fn commands_from_two_systems_apply_in_program_order() {
+    fn first(mut commands: Commands<Physics>, mut tick: ResMut<Tick>) {
+        tick.0 += 1;
+        commands.spawn((Pos(1),));
+    }
+    fn second(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(2),));
+    }
+    let mut world = World::<Physics>::new();
+    let mut schedule = schedule();
+    // Neither observes the world, so they share a stage; their commands are
+    // still applied first's, then second's.
+    schedule.add(first).add(second);
+    assert!(schedule.describe().contains("in 1 stage"));
+    schedule.run(&mut world);
+    let order: Vec<i64> = world
+        .iter()
+        .map(|entity| world.get::<Pos>(entity).unwrap().0)
+        .collect();
+    assert_eq!(order, [1, 2]);
+}
+
+#[test]
+fn commands_on_entities_that_died_do_nothing_and_drop_their_values() {
+    let log = DropLog::new();
+    let log_in_system = log.clone();
+    let mut world = World::<Physics>::new();
+    let victim = world.spawn((Pos(0),));
+    let bystander = world.spawn((Pos(1),));
+    let mut schedule = schedule();
+    schedule.add(move |mut commands: Commands<Physics>| {
+        commands.despawn(victim);
+        commands.insert(victim, (Item(log_in_system.track(1)), Vel(3)));
+        commands.remove::<Pos>(victim);
+        commands.despawn(victim);
+    });
+    schedule.run(&mut world);
+    assert!(!world.is_alive(victim));
+    assert_eq!(log.dropped(), [1]);
+    assert_eq!(world.get::<Pos>(bystander), Some(&Pos(1)));
+    assert_eq!(world.len(), 1);
+}
+
+#[test]
+fn command_insert_overwrites_and_drops_the_old_value_once() {
+    let log = DropLog::new();
+    let mut world = World::<Physics>::new();
+    let e = world.spawn((Pos(0), Item(log.track(1))));
+    let new_item = std::sync::Mutex::new(Some(Item(log.track(2))));
+    let mut schedule = schedule();
+    schedule.add(move |mut commands: Commands<Physics>| {
+        if let Some(item) = new_item.lock().unwrap().take() {
+            commands.insert(e, (item, Pos(5)));
+        }
+    });
+    schedule.run(&mut world);
+    assert_eq!(log.dropped(), [1]);
+    assert_eq!(world.get::<Item>(e).map(|item| item.0.id()), Some(2));
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(5)));
+    drop(world);
+    assert_eq!(log.dropped(), [1, 2]);
+}
+
+#[test]
+fn command_remove_bundle_is_all_or_nothing() {
+    fn strip(all: Query<Entity>, mut commands: Commands<Physics>) {
+        for entity in all.iter() {
+            commands.remove_bundle::<(Pos, Vel)>(entity);
+        }
+    }
+    let mut world = World::<Physics>::new();
+    let both = world.spawn((Pos(1), Vel(1), Frozen));
+    let only_pos = world.spawn((Pos(2),));
+    let mut schedule = schedule();
+    schedule.add(strip);
+    schedule.run(&mut world);
+    assert_eq!(world.archetype(both), Some(PhysicsMask::FROZEN));
+    assert_eq!(world.archetype(only_pos), Some(PhysicsMask::POS));
+}
+
+#[test]
+fn spawned_tags_are_kept_and_dropped_once() {
+    fn spawn_frozen(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(1), Frozen));
+        commands.spawn((Frozen,));
+    }
+    let mut world = World::<Physics>::new();
+    let mut schedule = schedule();
+    schedule.add(spawn_frozen);
+    schedule.run(&mut world);
+    assert_eq!(world.query_filtered::<Entity, With<Frozen>>().count(), 2);
+    let frozen: Vec<Entity> = world
+        .query_filtered::<Entity, With<Frozen>>()
+        .iter()
+        .collect();
+    for entity in frozen {
+        assert_eq!(world.remove::<Frozen>(entity), Ok(Some(Frozen)));
+    }
+}
+
+#[test]
+fn an_exclusive_system_sees_every_earlier_change_and_its_own_at_once() {
+    fn spawn_one(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(3),));
+    }
+    fn roll(world: &mut World<Physics>) {
+        // The earlier system's spawn is applied, and each change here is
+        // visible to the next line (the paper's seq(s)).
+        let entities: Vec<Entity> = world.iter().collect();
+        for entity in entities {
+            world.insert(entity, (Vel(1),)).unwrap();
+            assert!(world.has::<Vel>(entity));
+        }
+        world.resource_mut::<Tick>().0 = world.len() as u64;
+    }
+    let mut world = World::<Physics>::new();
+    let mut schedule = schedule();
+    schedule.add(spawn_one).add(roll).add(inertia);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Tick>().0, 1);
+    assert_eq!(world.resource::<Seen>().0, Vec::<i64>::new());
+    let positions: Vec<i64> = world.query::<&Pos>().iter().map(|p| p.0).collect();
+    assert_eq!(positions, [4]);
+    assert_eq!(
+        schedule.describe(),
+        "Schedule<Physics>: 3 systems in 3 stages\n\
+         \x20 stage 1: spawn_one\n\
+         \x20 stage 2: roll\n\
+         \x20   roll waits for spawn_one: one of them takes &mut World<Physics>\n\
+         \x20 stage 3: inertia\n\
+         \x20   inertia waits for spawn_one: inertia sees the entities that spawn_one's commands change\n\
+         \x20   inertia waits for roll: one of them takes &mut World<Physics>\n"
+    );
+}
+
+#[test]
+fn describe_names_the_component_or_resource_each_wait_is_for() {
+    fn read_vel(_: Query<&Vel>) {}
+    fn write_vel(_: Query<&mut Vel>) {}
+    fn read_tick(_: Res<Tick>) {}
+    let mut schedule = schedule();
+    schedule
+        .add(inertia)
+        .add(read_vel)
+        .add(write_vel)
+        .add(count)
+        .add(read_tick);
+    assert_eq!(
+        schedule.describe(),
+        "Schedule<Physics>: 5 systems in 2 stages\n\
+         \x20 stage 1: inertia, read_vel, count\n\
+         \x20 stage 2: write_vel, read_tick\n\
+         \x20   write_vel waits for inertia: write_vel writes Vel, which inertia reads\n\
+         \x20   write_vel waits for read_vel: write_vel writes Vel, which read_vel reads\n\
+         \x20   read_tick waits for count: count writes Tick, which read_tick reads\n"
+    );
+}
+
+#[test]
+fn queries_with_disjoint_filters_share_a_stage() {
+    fn move_free(mut q: Query<&mut Pos, Without<Frozen>>) {
+        q.for_each_mut(|pos| pos.0 += 1);
+    }
+    fn move_frozen(mut q: Query<&mut Pos, With<Frozen>>) {
+        q.for_each_mut(|pos| pos.0 -= 1);
+    }
+    // Inside one system, too.
+    fn both(mut free: Query<&mut Vel, Without<Frozen>>, mut frozen: Query<&mut Vel, With<Frozen>>) {
+        free.for_each_mut(|vel| vel.0 += 10);
+        frozen.for_each_mut(|vel| vel.0 -= 10);
+    }
+    let mut world = World::<Physics>::new();
+    let free = world.spawn((Pos(0), Vel(0)));
+    let frozen = world.spawn((Pos(0), Vel(0), Frozen));
+    let mut schedule = schedule();
+    schedule.add(move_free).add(move_frozen).add(both);
+    assert!(schedule
+        .describe()
+        .starts_with("Schedule<Physics>: 3 systems in 1 stage\n"));
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Pos>(free), Some(&Pos(1)));
+    assert_eq!(world.get::<Pos>(frozen), Some(&Pos(-1)));
+    assert_eq!(world.get::<Vel>(free), Some(&Vel(10)));
+    assert_eq!(world.get::<Vel>(frozen), Some(&Vel(-10)));
+}
+
+#[test]
+fn a_system_sees_tables_created_since_its_last_run() {
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(1),));
+    let mut schedule = schedule();
+    schedule.add(record_positions);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [1]);
+    world.spawn((Pos(2), Vel(0), Frozen));
+    world.spawn((Pos(3), Item(DropLog::new().track(0))));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [1, 2, 3]);
+}
+
+#[test]
+fn systems_with_no_parameters_and_closures_run() {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    fn nothing() {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+    let mut total = 0;
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(5),));
+    let mut schedule = schedule();
+    schedule
+        .add(nothing)
+        .add(move |q: Query<&Pos>, mut seen: ResMut<Seen>| {
+            total += q.iter().map(|p| p.0).sum::<i64>();
+            seen.0 = vec![total];
+        });
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+    // The closure keeps its state between runs.
+    assert_eq!(world.resource::<Seen>().0, [10]);
+}
+
+#[test]
+fn run_sequential_and_run_agree() {
+    fn spawn_movers(tick: Res<Tick>, mut commands: Commands<Physics>) {
+        commands.spawn((Pos(tick.0 as i64), Vel(1)));
+    }
+    fn freeze_far(q: Query<(Entity, &Pos), Without<Frozen>>, mut commands: Commands<Physics>) {
+        for (entity, pos) in q.iter() {
+            if pos.0 > 3 {
+                commands.insert(entity, (Frozen,));
+            }
+        }
+    }
+    let build = || {
+        let mut schedule = schedule();
+        schedule
+            .add(spawn_movers)
+            .add(inertia)
+            .add(freeze_far)
+            .add(count)
+            .add(record_positions);
+        schedule
+    };
+    let (mut parallel, mut sequential) = (build(), build());
+    let (mut a, mut b) = (World::<Physics>::new(), World::<Physics>::new());
+    for _ in 0..10 {
+        parallel.run(&mut a);
+        sequential.run_sequential(&mut b);
+        assert_eq!(a.resource::<Seen>(), b.resource::<Seen>());
+        assert_eq!(a.describe(), b.describe());
+    }
+    assert_eq!(a.resource::<Tick>().0, 10);
+}
+
+#[test]
+fn a_panicking_system_propagates_and_loses_nothing() {
+    let log = DropLog::new();
+    let mut world = World::<Physics>::new();
+    for id in 0..10 {
+        world.spawn((Pos(id as i64), Vel(1), Item(log.track(id))));
+    }
+    let maker = log.clone();
+    let mut next_id = 100;
+    let mut schedule = schedule();
+    schedule
+        .add(inertia)
+        .add(|items: Query<&Item>| {
+            if items.iter().count() == 10 {
+                panic!("system failed");
+            }
+        })
+        // Observes nothing, so it shares the stage of the panicking system;
+        // its commands are due after that system, so they are never applied.
+        .add(move |mut commands: Commands<Physics>| {
+            for _ in 0..5 {
+                commands.spawn((Item(maker.track(next_id)),));
+                next_id += 1;
+            }
+        });
+    assert!(schedule.describe().contains("3 systems in 1 stage"));
+    let panic = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
+    let message = panic.unwrap_err();
+    assert_eq!(message.downcast_ref::<&str>(), Some(&"system failed"));
+    // Nothing was lost or dropped twice; the pending spawns were dropped.
+    assert_eq!(world.len(), 10);
+    assert_eq!(log.dropped_sorted(), (100..105).collect::<Vec<_>>());
+    let positions: Vec<i64> = world.query::<&Pos>().iter().map(|p| p.0).collect();
+    assert_eq!(positions, (1..11).collect::<Vec<_>>());
+    // The schedule still works, and the discarded commands do not come back.
+    let panic = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
+    assert!(panic.is_err());
+    assert_eq!(world.len(), 10);
+    drop(world);
+    drop(schedule);
+    let dropped = log.dropped_sorted();
+    let expected: Vec<u64> = (0..10).chain(100..110).collect();
+    assert_eq!(dropped, expected);
+}
+
+#[test]
+fn a_panicking_exclusive_system_leaves_the_world_usable() {
+    let mut world = World::<Physics>::new();
+    let e = world.spawn((Pos(1),));
+    let mut schedule = schedule();
+    schedule.add(|world: &mut World<Physics>| {
+        let first = world.iter().next().unwrap();
+        world.insert(first, (Vel(2),)).unwrap();
+        panic!("exclusive failed");
+    });
+    assert!(catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).is_err());
+    assert_eq!(world.get::<Vel>(e), Some(&Vel(2)));
+    world.despawn(e).unwrap();
+    assert!(world.is_empty());
+}
+
+#[test]
+fn par_for_each_mut_visits_every_item_once() {
+    let mut world = World::<Physics>::new();
+    for i in 0..5000 {
+        match i % 3 {
+            0 => world.spawn((Pos(i), Vel(i))),
+            1 => world.spawn((Pos(i), Vel(i), Frozen)),
+            _ => world.spawn((Pos(i),)),
+        };
+    }
+    for threads in [1, 2, 4] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            world
+                .query::<(&mut Pos, Option<&Vel>)>()
+                .par_for_each_mut(|(pos, vel)| pos.0 += vel.map_or(1, |v| v.0 + 1));
+        });
+    }
+    let mut expected: Vec<i64> = (0..5000)
+        .map(|i| if i % 3 == 2 { i + 3 } else { i * 4 + 3 })
+        .collect();
+    expected.sort();
+    let mut got: Vec<i64> = world.query::<&Pos>().iter().map(|p| p.0).collect();
+    got.sort();
+    assert_eq!(got, expected);
+    let sum = std::sync::atomic::AtomicI64::new(0);
+    world.query::<&Pos>().par_for_each(|pos| {
+        sum.fetch_add(pos.0, Ordering::Relaxed);
+    });
+    assert_eq!(sum.into_inner(), expected.iter().sum::<i64>());
+}
+
+#[test]
+fn commands_from_parallel_chunks_are_merged_in_iteration_order() {
+    fn fork(mut q: Query<(Entity, &mut Pos)>, mut commands: Commands<Physics>) {
+        q.par_for_each_mut_with(&mut commands, |commands, (entity, pos)| {
+            pos.0 += 1;
+            commands.spawn((Vel(pos.0),));
+            if pos.0 % 5 == 0 {
+                commands.despawn(entity);
+            }
+        });
+    }
+    let spawned_in_order = |threads: usize| {
+        let mut world = World::<Physics>::new();
+        for i in 0..3000 {
+            world.spawn((Pos(i),));
+            world.spawn((Pos(-i), Frozen));
+        }
+        let mut schedule = schedule();
+        schedule.add(fork);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| schedule.run(&mut world));
+        let order: Vec<(u32, i64)> = world
+            .query::<(Entity, &Vel)>()
+            .iter()
+            .map(|(entity, vel)| (entity.index(), vel.0))
+            .collect();
+        (order, world.len())
+    };
+    let (one, len) = spawned_in_order(1);
+    assert_eq!(len, 6000 + 6000 - 1200);
+    // The spawns follow the iteration order of the query, and reuse the
+    // despawned slots in the same order, whatever the thread count.
+    let expected: Vec<i64> = (0..3000)
+        .map(|i| i + 1)
+        .chain((0..3000).map(|i| 1 - i))
+        .collect();
+    assert_eq!(one.iter().map(|&(_, v)| v).collect::<Vec<_>>(), expected);
+    assert_eq!(spawned_in_order(2), (one.clone(), len));
+    assert_eq!(spawned_in_order(4), (one, len));
+}
