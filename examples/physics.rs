@@ -1,6 +1,6 @@
 //! The toy physics simulation of "Exploring the Theory and Practice of
 //! Concurrency in the Entity-Component-System Pattern" (OOPSLA 2025),
-//! sections 2–3, written against the `World` API.
+//! sections 2–3, written as systems and run by a `Schedule`.
 //!
 //! Objects sit on an integer line. Every object has a position (`Pos`); the
 //! moving ones also have a velocity (`Vel`), so a *stationary* object is one
@@ -14,10 +14,20 @@
 //!   that cell with velocity ⌈−v/2⌉.
 //!
 //! They run as the paper's schedule `conc(β) ⨟ seq(δ)` (Figure 13): inertia
-//! over all movers at once, then collision one match at a time, each
+//! is a system over a query, applied to all movers at once; collision is an
+//! exclusive system (it takes `&mut World`), applied one match at a time, each
 //! collision seeing the effects of the ones before it. The program prints
 //! Figure 3(a) and, under each frame, the state in the notation of Lst. 3,
-//! and checks both against the paper:
+//! and checks both against the paper.
+//!
+//! Then it runs collision the other way, as `conc(δ)`: a system that records
+//! its effects as `Commands`, all matches computed from the same snapshot.
+//! Both movers now collide with the stationary object, and one write to its
+//! velocity is lost, as in Figure 3(b). The paper calls the outcome
+//! non-deterministic; here commands apply in the order they were recorded,
+//! so the same write is lost on every run and every thread count (the later
+//! mover's wins, so frame 3 differs from the figure, which shows the other
+//! order):
 //!
 //! ```text
 //! cargo run --release --example physics
@@ -67,6 +77,15 @@ const FIGURE_3A: [&str; 3] = [
     "Frame 3: ____←←____→_",
 ];
 
+/// Figure 3(b)'s run, "Concurrent application results in two collisions",
+/// with the lost write decided by recording order: both movers collide, and
+/// the stationary object keeps the velocity the later one gave it (−1).
+const FIGURE_3B: [&str; 3] = [
+    "Frame 1: _→_____s_←__",
+    "Frame 2: _______3____",
+    "Frame 3: ____←_←_→___",
+];
+
 /// Lst. 3, the states behind those frames (without the `Metadata` part, the
 /// Haskell model's next fresh entity, which this world does not expose).
 const LISTING_3: [&str; 3] = [
@@ -75,14 +94,15 @@ const LISTING_3: [&str; 3] = [
     "Pos↦{e1 ↦ Pos 10, e2 ↦ Pos 5, e3 ↦ Pos 4} :+ Vel↦{e1 ↦ Vel 3, e2 ↦ Vel (-2), e3 ↦ Vel (-3)}",
 ];
 
-fn main() -> Result<(), NoSuchEntity> {
-    let mut world = World::<Physics>::new();
+fn main() {
+    let mut world = start();
 
-    // The start state `c` of Figure 7 / Lst. 2: a mover at 1 heading right at
-    // 6 cells per frame, a stationary object at 7, a mover at 9 heading left.
-    world.spawn((Pos(1), Vel(6))); // e0
-    world.spawn((Pos(7),)); // e1
-    world.spawn((Pos(9), Vel(-2))); // e2
+    // Lst. 2's loop: `inertia` over all movers, then `collide` one match at a
+    // time, then the frame counter. `Schedule::run` equals running them in
+    // this order; `describe` shows that nothing here can run at once.
+    let mut schedule = Schedule::<Physics>::new();
+    schedule.add(inertia).add(collide).add(advance);
+    println!("{}", schedule.describe());
 
     // When to draw. Like the paper's main loop (Lst. 2, `loop`), we draw the
     // current state and then apply the whole schedule, so each frame shows
@@ -99,13 +119,12 @@ fn main() -> Result<(), NoSuchEntity> {
     // Drawing between inertia and collision instead would also put a "3" at
     // cell 7 (e0, e1 and e2), but the state under it would not be line 2 of
     // Lst. 3, which shows e3 and the new velocities.
+    println!("(a) conc(inertia) ; seq(collide)");
     let mut frames = Vec::new();
     let mut states = Vec::new();
     for step in 0..FIGURE_3A.len() {
         if step > 0 {
-            inertia(&mut world);
-            collide(&mut world)?;
-            world.resource_mut::<Frame>().0 += 1;
+            schedule.run(&mut world);
         }
         let frame = draw(&mut world);
         let state = describe(&mut world);
@@ -119,17 +138,47 @@ fn main() -> Result<(), NoSuchEntity> {
     // if the simulation (or the ECS under it) goes wrong.
     assert_eq!(frames, FIGURE_3A, "the frames differ from Figure 3(a)");
     assert_eq!(states, LISTING_3, "the states differ from Lst. 3");
-    Ok(())
+
+    println!("\n(b) conc(inertia) ; conc(collide)");
+    let mut world = start();
+    let mut schedule = Schedule::<Physics>::new();
+    schedule.add(inertia).add(collide_concurrently).add(advance);
+    let mut frames = Vec::new();
+    for step in 0..FIGURE_3B.len() {
+        if step > 0 {
+            schedule.run(&mut world);
+        }
+        let frame = draw(&mut world);
+        println!("{frame}");
+        frames.push(frame);
+    }
+    assert_eq!(
+        frames, FIGURE_3B,
+        "the concurrent collision went differently"
+    );
+}
+
+/// The start state `c` of Figure 7 / Lst. 2: a mover at 1 heading right at 6
+/// cells per frame, a stationary object at 7, a mover at 9 heading left.
+fn start() -> World<Physics> {
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(1), Vel(6))); // e0
+    world.spawn((Pos(7),)); // e1
+    world.spawn((Pos(9), Vel(-2))); // e2
+    world
+}
+
+/// Counts frames.
+fn advance(mut frame: ResMut<Frame>) {
+    frame.0 += 1;
 }
 
 /// The inertia system β, run as `conc(β)`: every entity with `Pos` and `Vel`
 /// moves by its velocity. Each call sees only its own entity's components, so
 /// the order does not matter; `for_each_mut` runs it over the column slices of
 /// each matching table.
-fn inertia(world: &mut World<Physics>) {
-    world
-        .query::<(&mut Pos, &Vel)>()
-        .for_each_mut(|(pos, vel)| pos.0 += vel.0);
+fn inertia(mut movers: Query<(&mut Pos, &Vel)>) {
+    movers.for_each_mut(|(pos, vel)| pos.0 += vel.0);
 }
 
 /// The collision system δ, run as `seq(δ)`.
@@ -143,8 +192,9 @@ fn inertia(world: &mut World<Physics>) {
 /// object has a velocity and no longer matches `Pos ∧ ¬Vel`.
 ///
 /// The paper leaves the order of the matches unspecified; we sort by entity,
-/// so the output is deterministic.
-fn collide(world: &mut World<Physics>) -> Result<(), NoSuchEntity> {
+/// so the output is deterministic. Being exclusive (`&mut World`), the
+/// system runs alone and sees each of its own changes at once.
+fn collide(world: &mut World<Physics>) {
     let mut movers: Vec<Entity> = world
         .query_filtered::<Entity, (With<Pos>, With<Vel>)>()
         .iter()
@@ -187,11 +237,45 @@ fn collide(world: &mut World<Physics>) -> Result<(), NoSuchEntity> {
             // freed one (which would come back as e0, second generation); the
             // printed state then reads exactly like Lst. 3.
             world.spawn((Pos(p_mover), Vel(half_up(-v_mover))));
-            world.insert(still, (Vel(half_up(v_mover)),))?;
-            world.despawn(mover)?;
+            world
+                .insert(still, (Vel(half_up(v_mover)),))
+                .expect("the stationary object matched a query just now");
+            world
+                .despawn(mover)
+                .expect("the mover matched a query just now");
         }
     }
-    Ok(())
+}
+
+/// The collision system δ, run as `conc(δ)`: every match is taken from the
+/// same snapshot, and the effects are recorded as commands, applied after the
+/// system in the order recorded. Both movers at cell 7 match the stationary
+/// object there, so both collide; both give it a velocity, and the later
+/// command wins.
+fn collide_concurrently(
+    movers: Query<(Entity, &Pos, &Vel)>,
+    stationary: Query<(Entity, &Pos), Without<Vel>>,
+    mut commands: Commands<Physics>,
+) {
+    let mut movers: Vec<(Entity, i64, i64)> = movers
+        .iter()
+        .map(|(entity, pos, vel)| (entity, pos.0, vel.0))
+        .collect();
+    let mut stationary: Vec<(Entity, i64)> = stationary
+        .iter()
+        .map(|(entity, pos)| (entity, pos.0))
+        .collect();
+    movers.sort();
+    stationary.sort();
+    for &(mover, p_mover, v_mover) in &movers {
+        for &(still, p_still) in &stationary {
+            if p_mover == p_still {
+                commands.spawn((Pos(p_mover), Vel(half_up(-v_mover))));
+                commands.insert(still, (Vel(half_up(v_mover)),));
+                commands.despawn(mover);
+            }
+        }
+    }
 }
 
 /// ⌈v/2⌉, as Figure 11(b) writes it.

@@ -273,10 +273,10 @@ fn an_exclusive_system_sees_every_earlier_change_and_its_own_at_once() {
         "Schedule<Physics>: 3 systems in 3 stages\n\
          \x20 stage 1: spawn_one\n\
          \x20 stage 2: roll\n\
-         \x20   roll waits for spawn_one: one of them takes &mut World<Physics>\n\
+         \x20   roll waits for spawn_one: roll takes &mut World<Physics>\n\
          \x20 stage 3: inertia\n\
          \x20   inertia waits for spawn_one: inertia sees the entities that spawn_one's commands change\n\
-         \x20   inertia waits for roll: one of them takes &mut World<Physics>\n"
+         \x20   inertia waits for roll: roll takes &mut World<Physics>\n"
     );
 }
 

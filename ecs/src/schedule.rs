@@ -199,8 +199,9 @@ impl<S: Schema> Schedule<S> {
                         Reason::Commands => {
                             format!("{later} sees the entities that {earlier}'s commands change")
                         }
-                        Reason::World => {
-                            format!("one of them takes &mut World<{}>", S::NAME)
+                        Reason::World { earlier_exclusive } => {
+                            let exclusive = if earlier_exclusive { earlier } else { later };
+                            format!("{exclusive} takes &mut World<{}>", S::NAME)
                         }
                     };
                     out += &format!("    {later} waits for {earlier}: {why}\n");
@@ -322,7 +323,7 @@ enum Reason {
     Component { bit: u32, earlier_writes: bool },
     Resource { bit: u32, earlier_writes: bool },
     Commands,
-    World,
+    World { earlier_exclusive: bool },
 }
 
 impl Plan {
@@ -384,7 +385,9 @@ fn conflict(earlier: &[Access], later: &[Access]) -> Option<Reason> {
     for a in earlier {
         for b in later {
             if a.world || b.world {
-                return Some(Reason::World);
+                return Some(Reason::World {
+                    earlier_exclusive: a.world,
+                });
             }
             let components = a.component_conflicts(b);
             if components != 0 {
@@ -404,6 +407,5 @@ fn conflict(earlier: &[Access], later: &[Access]) -> Option<Reason> {
             }
         }
     }
-    // An exclusive system with no parameters still has its `world` access.
     None
 }

@@ -213,3 +213,118 @@ impl TagCounts {
         self.created as isize - self.dropped as isize
     }
 }
+
+/// A 4x4 `f32` matrix, row-major, for the `heavy_compute` workload.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mat4(pub [[f32; 4]; 4]);
+
+impl Mat4 {
+    /// The identity matrix.
+    pub fn identity() -> Self {
+        let mut m = [[0.0; 4]; 4];
+        for (i, row) in m.iter_mut().enumerate() {
+            row[i] = 1.0;
+        }
+        Mat4(m)
+    }
+
+    /// A well-conditioned, non-trivial matrix: a rotation about z by
+    /// `angle` radians with a translation.
+    pub fn rotation_z(angle: f32) -> Self {
+        let (s, c) = angle.sin_cos();
+        Mat4([
+            [c, -s, 0.0, 1.0],
+            [s, c, 0.0, 2.0],
+            [0.0, 0.0, 1.0, 3.0],
+            [0.0, 0.0, 0.0, 1.0],
+        ])
+    }
+
+    /// The inverse by cofactors, or `None` if the matrix is singular.
+    pub fn inverse(&self) -> Option<Mat4> {
+        let m = &self.0;
+        // 2x2 determinants of the lower two rows and of the upper two rows.
+        let s0 = m[0][0] * m[1][1] - m[1][0] * m[0][1];
+        let s1 = m[0][0] * m[1][2] - m[1][0] * m[0][2];
+        let s2 = m[0][0] * m[1][3] - m[1][0] * m[0][3];
+        let s3 = m[0][1] * m[1][2] - m[1][1] * m[0][2];
+        let s4 = m[0][1] * m[1][3] - m[1][1] * m[0][3];
+        let s5 = m[0][2] * m[1][3] - m[1][2] * m[0][3];
+        let c5 = m[2][2] * m[3][3] - m[3][2] * m[2][3];
+        let c4 = m[2][1] * m[3][3] - m[3][1] * m[2][3];
+        let c3 = m[2][1] * m[3][2] - m[3][1] * m[2][2];
+        let c2 = m[2][0] * m[3][3] - m[3][0] * m[2][3];
+        let c1 = m[2][0] * m[3][2] - m[3][0] * m[2][2];
+        let c0 = m[2][0] * m[3][1] - m[3][0] * m[2][1];
+        let det = s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0;
+        if det == 0.0 {
+            return None;
+        }
+        let d = 1.0 / det;
+        Some(Mat4([
+            [
+                (m[1][1] * c5 - m[1][2] * c4 + m[1][3] * c3) * d,
+                (-m[0][1] * c5 + m[0][2] * c4 - m[0][3] * c3) * d,
+                (m[3][1] * s5 - m[3][2] * s4 + m[3][3] * s3) * d,
+                (-m[2][1] * s5 + m[2][2] * s4 - m[2][3] * s3) * d,
+            ],
+            [
+                (-m[1][0] * c5 + m[1][2] * c2 - m[1][3] * c1) * d,
+                (m[0][0] * c5 - m[0][2] * c2 + m[0][3] * c1) * d,
+                (-m[3][0] * s5 + m[3][2] * s2 - m[3][3] * s1) * d,
+                (m[2][0] * s5 - m[2][2] * s2 + m[2][3] * s1) * d,
+            ],
+            [
+                (m[1][0] * c4 - m[1][1] * c2 + m[1][3] * c0) * d,
+                (-m[0][0] * c4 + m[0][1] * c2 - m[0][3] * c0) * d,
+                (m[3][0] * s4 - m[3][1] * s2 + m[3][3] * s0) * d,
+                (-m[2][0] * s4 + m[2][1] * s2 - m[2][3] * s0) * d,
+            ],
+            [
+                (-m[1][0] * c3 + m[1][1] * c1 - m[1][2] * c0) * d,
+                (m[0][0] * c3 - m[0][1] * c1 + m[0][2] * c0) * d,
+                (-m[3][0] * s3 + m[3][1] * s1 - m[3][2] * s0) * d,
+                (m[2][0] * s3 - m[2][1] * s1 + m[2][2] * s0) * d,
+            ],
+        ]))
+    }
+
+    /// The matrix product `self * other`.
+    pub fn mul(&self, other: &Mat4) -> Mat4 {
+        let mut out = [[0.0; 4]; 4];
+        for (i, row) in out.iter_mut().enumerate() {
+            for (j, cell) in row.iter_mut().enumerate() {
+                *cell = (0..4).map(|k| self.0[i][k] * other.0[k][j]).sum();
+            }
+        }
+        Mat4(out)
+    }
+
+    /// `self` applied to the vector `v` (w = 0: a direction).
+    pub fn transform_vector(&self, v: [f32; 3]) -> [f32; 3] {
+        let m = &self.0;
+        [
+            m[0][0] * v[0] + m[0][1] * v[1] + m[0][2] * v[2],
+            m[1][0] * v[0] + m[1][1] * v[1] + m[1][2] * v[2],
+            m[2][0] * v[0] + m[2][1] * v[1] + m[2][2] * v[2],
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mat4;
+
+    #[test]
+    fn inverse_times_matrix_is_identity() {
+        let m = Mat4::rotation_z(0.7);
+        let product = m.mul(&m.inverse().unwrap());
+        for (i, row) in product.0.iter().enumerate() {
+            for (j, &cell) in row.iter().enumerate() {
+                let expected = if i == j { 1.0 } else { 0.0 };
+                assert!((cell - expected).abs() < 1e-5, "{product:?}");
+            }
+        }
+        assert_eq!(Mat4([[0.0; 4]; 4]).inverse(), None);
+    }
+}
