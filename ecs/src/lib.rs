@@ -7,8 +7,8 @@
 //! generic over the schema, stores entities in tables (one per archetype,
 //! columns found by popcount), moves them between tables as components are
 //! inserted and removed, and runs queries over column slices. There is no
-//! `TypeId`, no `Any`, no vtable and no `unsafe`: misuse of the schema is a
-//! compile error.
+//! `TypeId`, no `Any`, no vtable in storage and no `unsafe`: misuse of the
+//! schema is a compile error.
 //!
 //! ```
 //! use ecs::prelude::*;
@@ -39,8 +39,13 @@
 //! assert_eq!(still, [b]);
 //! ```
 //!
-//! Start with [`Schema`] (what the derive generates), then [`World`] and
-//! [`Query`].
+//! Systems are plain functions whose parameters ([`Query`], [`Res`],
+//! [`ResMut`], [`Commands`]) declare what they read and write; a
+//! [`Schedule`] runs them in parallel only where the result is the same as
+//! running them one after another in the order they were added.
+//!
+//! Start with [`Schema`] (what the derive generates), then [`World`],
+//! [`Query`] and [`Schedule`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
