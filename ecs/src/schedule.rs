@@ -289,7 +289,9 @@ where
     let split = &split;
     let mut members = members.into_iter();
     let first = members.next();
-    rayon::scope(|scope| {
+    // The body runs on this thread (no hand-off to the pool and back); only
+    // the other systems are sent to the pool.
+    rayon::in_place_scope(|scope| {
         for system in members {
             scope.spawn(move |_| system.run(split));
         }
