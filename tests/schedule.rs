@@ -281,6 +281,32 @@ fn an_exclusive_system_sees_every_earlier_change_and_its_own_at_once() {
 }
 
 #[test]
+fn a_system_without_parameters_never_runs_beside_an_exclusive_one() {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    fn exclusive(world: &mut World<Physics>) {
+        world.resource_mut::<Tick>().0 += 1;
+    }
+    fn nothing() {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+    }
+    let mut world = World::<Physics>::new();
+    let mut schedule = schedule();
+    schedule.add(nothing).add(exclusive).add(nothing);
+    assert_eq!(
+        schedule.describe(),
+        "Schedule<Physics>: 3 systems in 3 stages\n\
+         \x20 stage 1: nothing\n\
+         \x20 stage 2: exclusive\n\
+         \x20   exclusive waits for nothing: exclusive takes &mut World<Physics>\n\
+         \x20 stage 3: nothing\n\
+         \x20   nothing waits for exclusive: exclusive takes &mut World<Physics>\n"
+    );
+    schedule.run(&mut world);
+    assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+    assert_eq!(world.resource::<Tick>().0, 1);
+}
+
+#[test]
 fn describe_names_the_component_or_resource_each_wait_is_for() {
     fn read_vel(_: Query<&Vel>) {}
     fn write_vel(_: Query<&mut Vel>) {}

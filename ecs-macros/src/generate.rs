@@ -427,9 +427,10 @@ impl Messages {
             ));
             messages.system_conflict.push(format!(
                 "two parameters of this system can reach the same `{ty}` values of schema \
-                 `{schema}`, and at least one of them writes `{ty}`; merge them into one \
-                 query, or make their filters disjoint (e.g. `With<T>` in one and \
-                 `Without<T>` in the other)"
+                 `{schema}`, and at least one of them writes `{ty}`; read and write `{ty}` \
+                 through one query (e.g. a single `Query<&mut {ty}>`), or make the two \
+                 queries' entities disjoint: one must require a component (`With<C>` or \
+                 `&C`) that the other excludes (`Without<C>`)"
             ));
             messages.tag_reference.push(format!(
                 "`{ty}` is a tag of schema `{schema}` (a zero-sized component: a bit, no \

@@ -93,7 +93,9 @@ pub mod __private {
     pub use crate::bundle::Placement;
     pub use crate::query::{MatchedTables, TableView};
     pub use crate::schema::Column;
-    pub use crate::system::{CommandQueue, Exclusive, ResourceSlot, SplitWorld, SystemNode};
+    pub use crate::system::{
+        CommandQueue, Exclusive, ResourceSlot, SplitWorld, SystemFn, SystemNode,
+    };
     pub use bitflags;
 
     use crate::mask::Mask;

@@ -2,7 +2,9 @@
 //! change the result.
 
 use crate::schema::Schema;
-use crate::system::{Access, IntoSystem, ParamSystem, SplitWorld, SystemKind, SystemNode};
+use crate::system::{
+    Access, IntoSystem, ParamSystem, SplitWorld, SystemFn, SystemKind, SystemNode,
+};
 use crate::world::World;
 use core::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -80,16 +82,18 @@ impl<S: Schema> Default for Schedule<S> {
     }
 }
 
-impl<S: Schema> Schedule<S>
-where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
-{
+// The thread-safety bounds sit on each method rather than on the impl, so a
+// schema with an `Rc` in it is reported at the user's call, naming the type.
+impl<S: Schema> Schedule<S> {
     /// An empty schedule.
     ///
     /// Running systems in parallel needs every component and resource of `S`
     /// to be `Send + Sync`; a schema with an `Rc` in it fails to compile here.
-    pub fn new() -> Self {
+    pub fn new() -> Self
+    where
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
         Self::default()
     }
 
@@ -99,7 +103,12 @@ where
     /// A system whose parameters conflict with each other (two queries that
     /// can reach the same component with a write, unless their filters are
     /// disjoint; `Res<T>` with `ResMut<T>`) fails to compile here.
-    pub fn add<M, T: IntoSystem<S, M>>(&mut self, system: T) -> &mut Self {
+    pub fn add<M, T>(&mut self, system: T) -> &mut Self
+    where
+        T: SystemFn<M> + IntoSystem<S, M>,
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
         const { T::CHECK };
         self.systems.push(system.into_system());
         self.plan = None;
@@ -112,7 +121,11 @@ where
     /// A panic in a system propagates to the caller once the systems running
     /// beside it have finished; the world stays consistent (no value is lost
     /// or dropped twice), and the commands not applied yet are dropped.
-    pub fn run(&mut self, world: &mut World<S>) {
+    pub fn run(&mut self, world: &mut World<S>)
+    where
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
         let plan = self
             .plan
             .take()
@@ -127,7 +140,11 @@ where
     /// Runs every system once, one after another in the order they were
     /// added, each system's commands applied right after it: the definition
     /// of what [`Schedule::run`] computes.
-    pub fn run_sequential(&mut self, world: &mut World<S>) {
+    pub fn run_sequential(&mut self, world: &mut World<S>)
+    where
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
         let result = catch_unwind(AssertUnwindSafe(|| {
             for system in &mut self.systems {
                 run_alone(system, world);
@@ -384,13 +401,17 @@ impl Plan {
 
 /// Why two systems (their parameters' accesses) cannot run at once, if so.
 fn conflict(earlier: &[Access], later: &[Access]) -> Option<Reason> {
+    // Checked apart from the pairs below: a system without parameters has
+    // no accesses to pair with, but it still may not run beside an
+    // exclusive system.
+    let exclusive = |accesses: &[Access]| accesses.iter().any(|access| access.world);
+    if exclusive(earlier) || exclusive(later) {
+        return Some(Reason::World {
+            earlier_exclusive: exclusive(earlier),
+        });
+    }
     for a in earlier {
         for b in later {
-            if a.world || b.world {
-                return Some(Reason::World {
-                    earlier_exclusive: a.world,
-                });
-            }
             let components = a.component_conflicts(b);
             if components != 0 {
                 let bit = components.trailing_zeros();

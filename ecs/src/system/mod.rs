@@ -271,6 +271,19 @@ const fn check_params<S: Schema>(params: &[Access]) {
     }
 }
 
+/// A function shaped like a system, whatever its parameters: at most 8 of
+/// them, returning `()`. Checked before [`IntoSystem`] so that a parameter
+/// that is not a system parameter is reported as such, by type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a system: a system is a function of at most 8 parameters \
+               that returns `()`",
+    label = "not a system",
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>` and `Commands<S>`; \
+            an exclusive system takes only `&mut World<S>`"
+)]
+pub trait SystemFn<Marker> {}
+
 /// Something [`Schedule::add`](crate::Schedule::add) accepts: a function whose
 /// parameters are all [`SystemParam`]s (up to 8), or one that takes only
 /// `&mut World<S>` (an exclusive system). `Marker` tells the two kinds, and the
@@ -280,7 +293,7 @@ const fn check_params<S: Schema>(params: &[Access]) {
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
             (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`; up to 8), or a function \
-            taking only `&mut World<{S}>`; it must be `Send + 'static`"
+            taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`"
 )]
 pub trait IntoSystem<S: Schema, Marker>: Sized {
     /// What each parameter touches, in order.
@@ -334,9 +347,11 @@ trait ParamStates {
 
 /// Marker of an exclusive system (one taking `&mut World<S>`), for [`IntoSystem`].
 #[doc(hidden)]
-pub struct Exclusive;
+pub struct Exclusive<S>(PhantomData<fn() -> S>);
 
-impl<S, Func> IntoSystem<S, Exclusive> for Func
+impl<S: Schema, Func: FnMut(&mut World<S>)> SystemFn<Exclusive<S>> for Func {}
+
+impl<S, Func> IntoSystem<S, Exclusive<S>> for Func
 where
     S: Schema,
     Func: FnMut(&mut World<S>) + Send + 'static,
@@ -350,7 +365,7 @@ where
     fn into_system(self) -> SystemNode<S> {
         SystemNode {
             name: short_name(core::any::type_name::<Func>()),
-            access: <Self as IntoSystem<S, Exclusive>>::ACCESS,
+            access: <Self as IntoSystem<S, Exclusive<S>>>::ACCESS,
             kind: SystemKind::Exclusive(Box::new(self)),
         }
     }
@@ -377,6 +392,8 @@ macro_rules! impl_system {
         {
             type States = ($(<$p as ParamStateOf>::State,)*);
         }
+
+        impl<Func: FnMut($($p),*), $($p),*> SystemFn<fn($($p,)*)> for Func {}
 
         #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
         impl<S, Func, $($p),*> IntoSystem<S, fn($($p,)*)> for Func

@@ -168,9 +168,6 @@ fn main() {
     let closure_runs = Arc::new(AtomicUsize::new(0));
     let last_tick = Arc::new(AtomicU64::new(0));
     let mut schedule = Schedule::<Game>::new();
-    // The systems without parameters come before the exclusive one: added
-    // after it, the planner currently puts them in its stage, and the run
-    // panics ("an exclusive system runs alone").
     schedule.add(zero);
     {
         let closure_runs = Arc::clone(&closure_runs);
