@@ -263,7 +263,7 @@ def svg_chart(summary, meta):
             )
             ty = y1 - 4 if r >= 1 else y0 + 11
             out.append(
-                f'<text x="{bx + bar_w / 2}" y="{ty:.1f}" text-anchor="middle" font-size="9">{r:.2g}</text>'
+                f'<text x="{bx + bar_w / 2}" y="{ty:.1f}" text-anchor="middle" font-size="9">{r:.{2 if r < 10 else 1}f}</text>'
             )
             bx += bar_w + bar_gap
         if pending:
