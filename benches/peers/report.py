@@ -52,7 +52,21 @@ def kind(name):
 
 
 # Contenders in the order the benches define them; others go after their kind.
-ORDER = ["ours", "ours_batch", "ours_for_each", "ours_for", "hecs", "bevy", "baseline", "baseline_par"]
+ORDER = [
+    "ours",
+    "ours_batch",
+    "ours_for_each",
+    "ours_for",
+    "hecs",
+    "bevy",
+    "baseline",
+    "baseline_par",
+    # The workspace's own benches.
+    "ecs_spawn",
+    "ecs_spawn_batch",
+    "ecs_for_each",
+    "ecs_for",
+]
 
 
 def sort_key(name):
