@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs the comparison with hecs and bevy_ecs twice, with the default compiler
+# flags and with RUSTFLAGS="-C target-cpu=native", each build in its own
+# target directory so neither rebuilds the other's, then summarises each
+# run with report.py:
+#
+#   docs/peers-default.svg, docs/peers-native.svg   bar charts
+#   docs/peers.md                                   medians and ratios
+#
+#   benches/peers/run.sh [CRITERION ARGS...]
+#
+# Arguments go to criterion, e.g. `--warm-up-time 1 --measurement-time 2`
+# for a short run, or a filter such as `simple_iter`. PEERS_NOTE, if set, is
+# added to the captions (say there how the machine was loaded).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+docs="$root/docs"
+mkdir -p "$docs"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+note="criterion arguments: ${*:-none (defaults)}"
+if [[ -n "${PEERS_NOTE:-}" ]]; then
+    note="$note. $PEERS_NOTE"
+fi
+
+# run NAME FLAGS [CRITERION ARGS...]: bench with RUSTFLAGS=FLAGS in
+# target/NAME, then report.
+run() {
+    local name=$1 flags=$2
+    shift 2
+    local target="$here/target/$name"
+    printf '\n==> RUSTFLAGS="%s" (target/%s)\n' "$flags" "$name"
+    # Results of benchmarks that no longer exist must not reach the report.
+    rm -rf "$target/criterion"
+    (cd "$here" && CARGO_TARGET_DIR="$target" RUSTFLAGS="$flags" \
+        cargo bench --bench peers -- "$@")
+    python3 "$here/report.py" "$target" --flags "$flags" --note "$note" \
+        --svg "$docs/peers-$name.svg" --markdown "$work/$name.md"
+}
+
+run default "" "$@"
+run native "-C target-cpu=native" "$@"
+
+{
+    echo "# ecs, hecs and bevy_ecs side by side"
+    echo
+    echo "Written by \`benches/peers/run.sh\`; the charts are"
+    echo "[peers-default.svg](peers-default.svg) and [peers-native.svg](peers-native.svg)."
+    echo "Ratios are to the hand-written baseline of the same run; \"ours ÷ best"
+    echo "peer\" divides our median by the faster of hecs and bevy_ecs."
+    echo
+    cat "$work/default.md"
+    echo
+    cat "$work/native.md"
+} >"$docs/peers.md"
+printf '\nwrote %s, %s and %s\n' "$docs/peers-default.svg" "$docs/peers-native.svg" "$docs/peers.md"
