@@ -8,13 +8,12 @@
 //! `Vec`s: `baseline`, one thread, and `baseline_par`, rayon's
 //! `par_iter_mut`.
 //!
-//! `ours` is pending: it needs `par_for_each_mut` from the systems API, which
-//! does not exist yet. Adding it is one function here and one call in
-//! [`bench`].
+//! `ours` runs `par_for_each_mut` inside a system of a one-system
+//! `Schedule`, as a game would.
 
 use crate::shared::{
-    bevy_bodies, bevy_task_pool, hecs_bodies, invert, rotation_x, transform_vector, Bodies,
-    Position, Transform,
+    bevy_bodies, bevy_task_pool, hecs_bodies, invert, ours_bodies, rotation_x, transform_vector,
+    Bodies, Body, Position, Transform,
 };
 use crate::Group;
 use criterion::Criterion;
@@ -31,6 +30,7 @@ const HECS_BATCH: u32 = 64;
 
 pub fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("heavy_compute");
+    ours(&mut group);
     hecs(&mut group);
     bevy(&mut group);
     baseline(&mut group);
@@ -50,6 +50,24 @@ fn work(position: &mut Position, transform: &mut Transform) {
         transform.0 = invert(&transform.0).expect("a rotation is invertible");
     }
     position.0 = transform_vector(&transform.0, position.0);
+}
+
+fn ours_system(mut query: ecs::Query<(&mut Position, &mut Transform)>) {
+    query.par_for_each_mut(|(p, t)| work(p, t));
+}
+
+fn ours(group: &mut Group) {
+    // rayon's global pool is built outside the timed region.
+    rayon::broadcast(|_| ());
+    let mut world = ours_bodies(ENTITIES, start());
+    let mut schedule = ecs::Schedule::<Body>::new();
+    schedule.add(ours_system);
+    group.bench_function("ours", |b| {
+        b.iter(|| {
+            schedule.run(&mut world);
+            black_box(&mut world);
+        })
+    });
 }
 
 fn hecs(group: &mut Group) {

@@ -7,8 +7,8 @@
 //! executor; hecs runs three query loops one after the other. The baseline
 //! is the same three loops over one set of `Vec`s per archetype.
 //!
-//! `ours` is pending: it needs `Schedule` and systems, which do not exist
-//! yet. Adding it is one function here and one call in [`bench`].
+//! Ours runs a `Schedule` of the three systems: AB and CD share a stage on
+//! rayon's pool, CE waits for CD.
 
 use crate::shared::bevy_task_pool;
 use crate::Group;
@@ -49,10 +49,50 @@ fn swap(x: &mut impl Value, y: &mut impl Value) {
 
 pub fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("schedule");
+    ours(&mut group);
     hecs(&mut group);
     bevy(&mut group);
     baseline(&mut group);
     group.finish();
+}
+
+/// Our schema for the five components.
+#[derive(ecs::Schema)]
+pub struct Letters {
+    a: A,
+    b: B,
+    c: C,
+    d: D,
+    e: E,
+}
+
+fn ours_ab(mut query: ecs::Query<(&mut A, &mut B)>) {
+    query.for_each_mut(|(a, b)| swap(a, b));
+}
+
+fn ours_cd(mut query: ecs::Query<(&mut C, &mut D)>) {
+    query.for_each_mut(|(c, d)| swap(c, d));
+}
+
+fn ours_ce(mut query: ecs::Query<(&mut C, &mut E)>) {
+    query.for_each_mut(|(c, e)| swap(c, e));
+}
+
+fn ours(group: &mut Group) {
+    rayon::broadcast(|_| ());
+    let mut world = ecs::World::<Letters>::new();
+    world.spawn_batch((0..PER_ARCHETYPE).map(|_| (A(0.0), B(1.0))));
+    world.spawn_batch((0..PER_ARCHETYPE).map(|_| (A(0.0), B(1.0), C(2.0))));
+    world.spawn_batch((0..PER_ARCHETYPE).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
+    world.spawn_batch((0..PER_ARCHETYPE).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
+    let mut schedule = ecs::Schedule::<Letters>::new();
+    schedule.add(ours_ab).add(ours_cd).add(ours_ce);
+    group.bench_function("ours", |b| {
+        b.iter(|| {
+            schedule.run(&mut world);
+            black_box(&mut world);
+        })
+    });
 }
 
 fn hecs(group: &mut Group) {
