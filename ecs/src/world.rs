@@ -194,6 +194,29 @@ impl<S: Schema> World<S> {
     pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         const { B::CHECK };
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
+        if B::BITS.count_ones() == 1 {
+            // One component: its edge says whether the entity has it already
+            // (the edge leads back), so a migration reads no mask first.
+            let target = self
+                .tables
+                .insert_edge(location.table, B::BITS.trailing_zeros());
+            if target != location.table {
+                let (source, destination) = self.tables.pair_mut(location.table, target);
+                let (row, moved) =
+                    source.move_row_adding(location.row, destination, B::BITS.trailing_zeros());
+                Self::relocate(&mut self.entities, entity, location, target, row, moved);
+                let mask = destination.mask();
+                let (_, columns) = destination.split_mut();
+                bundle.place(&mut Placement {
+                    columns,
+                    mask,
+                    previous: S::Mask::EMPTY,
+                    row: row.index(),
+                    bins: &mut self.bins,
+                });
+                return Ok(());
+            }
+        }
         let previous = self.tables.get(location.table).mask();
         let target = self.tables.insert_target(location.table, B::mask());
         let (table, row) = if target == location.table {
@@ -256,6 +279,29 @@ impl<S: Schema> World<S> {
     ) -> Result<Option<B>, NoSuchEntity> {
         const { B::CHECK };
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
+        if B::BITS.count_ones() == 1 {
+            // One component: its edge leads back when the entity lacks it.
+            let target = self
+                .tables
+                .remove_edge(location.table, B::BITS.trailing_zeros());
+            if target == location.table {
+                return Ok(None);
+            }
+            let (source, destination) = self.tables.pair_mut(location.table, target);
+            let mask = source.mask();
+            let (_, columns) = source.split_mut();
+            let taken = B::take(&mut Placement {
+                columns,
+                mask,
+                previous: mask,
+                row: location.row.index(),
+                bins: &mut self.bins,
+            });
+            let (row, moved) =
+                source.move_row_removing(location.row, destination, B::BITS.trailing_zeros());
+            Self::relocate(&mut self.entities, entity, location, target, row, moved);
+            return Ok(Some(taken));
+        }
         let mask = self.tables.get(location.table).mask();
         if !mask.contains(B::mask()) {
             return Ok(None);
@@ -306,11 +352,26 @@ impl<S: Schema> World<S> {
         target: TableId,
     ) -> TableRow {
         let (row, moved) = source.move_row(location.row, destination);
+        Self::relocate(entities, entity, location, target, row, moved);
+        row
+    }
+
+    /// Records a move of `entity` from `location` to `row` of table `target`,
+    /// and of `moved` (if any) into the row it left.
+    // Always inlined, as `move_row`: part of the inlined migration.
+    #[inline(always)]
+    fn relocate(
+        entities: &mut Entities,
+        entity: Entity,
+        location: EntityLocation,
+        target: TableId,
+        row: TableRow,
+        moved: Option<Entity>,
+    ) {
         if let Some(moved) = moved {
             entities.set_location(moved, location);
         }
         entities.set_location(entity, EntityLocation { table: target, row });
-        row
     }
 
     /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is

@@ -124,10 +124,64 @@ impl<S: Schema> Table<S> {
                 );
             }
         }
-        let entity = self.entities[row.index()];
-        let moved = self.swap_remove_entity(row);
-        let new_row = destination.push_entity(entity);
-        (new_row, moved)
+        self.move_entity(row, destination)
+    }
+
+    /// [`Table::move_row`] to a table whose archetype is this one's plus
+    /// component `bit`: the columns pair up in order, except that a data
+    /// `bit` has a column in `destination` (at the same index as in this
+    /// table's bit order) which the caller fills. No mask test per column.
+    // Always inlined into `World::insert`, which is inlined into its caller's
+    // loop for the reason given there.
+    #[inline(always)]
+    pub(crate) fn move_row_adding(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+        bit: u32,
+    ) -> (TableRow, Option<Entity>) {
+        let added = column_of::<S>(self.mask, bit);
+        let to = &mut destination.columns;
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            column.move_row(row.index(), &mut to[i + usize::from(i >= added)]);
+        }
+        self.move_entity(row, destination)
+    }
+
+    /// [`Table::move_row`] to a table whose archetype is this one's minus
+    /// component `bit`: the columns pair up in order, except that a data
+    /// `bit`'s column here (whose value at `row` the caller has taken) is
+    /// skipped. No mask test per column.
+    // Always inlined: see `move_row_adding`.
+    #[inline(always)]
+    pub(crate) fn move_row_removing(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+        bit: u32,
+    ) -> (TableRow, Option<Entity>) {
+        let removed = column_of::<S>(self.mask, bit);
+        let to = &mut destination.columns;
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            if i != removed {
+                column.move_row(row.index(), &mut to[i - usize::from(i > removed)]);
+            }
+        }
+        self.move_entity(row, destination)
+    }
+
+    /// The entity half of a move: swap-removes `row`'s entity and appends it to
+    /// `destination`. Returns the new row and the entity moved into `row`.
+    // Always inlined: see `move_row_adding`.
+    #[inline(always)]
+    fn move_entity(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+    ) -> (TableRow, Option<Entity>) {
+        let entity = self.entities.swap_remove(row.index());
+        let moved = self.entities.get(row.index()).copied();
+        (destination.push_entity(entity), moved)
     }
 
     fn swap_remove_entity(&mut self, row: TableRow) -> Option<Entity> {
@@ -225,67 +279,93 @@ impl<S: Schema> Tables<S> {
 
     /// The table of `from`'s archetype plus the components `added`: `from`
     /// itself if it has them all, else through the cached edge when one bit is
-    /// new, else by [`Tables::target_slow`].
+    /// new (read without `from`'s mask when `added` is that one bit), else by
+    /// [`Tables::target_slow`].
     #[inline]
     pub(crate) fn insert_target(&mut self, from: TableId, added: S::Mask) -> TableId {
-        let table = &self.tables[from.index()];
-        let new = added.difference(table.mask);
+        if let Some(bit) = single_bit(added) {
+            return self.insert_edge(from, bit);
+        }
+        let mask = self.tables[from.index()].mask;
+        let new = added.difference(mask);
         if new.is_empty() {
             return from;
         }
         if let Some(bit) = single_bit(new) {
-            if let Some(&id) = self.insert_edges.get(edge_index::<S>(from, bit)) {
-                if id != TableId::DEAD {
-                    return id;
-                }
-            }
+            return self.insert_edge(from, bit);
         }
-        let to = table.mask.union(added);
-        self.target_slow(from, to)
+        self.target_slow(from, mask.union(added))
     }
 
     /// The table of `from`'s archetype minus the components `removed`, as
     /// [`Tables::insert_target`].
     #[inline]
     pub(crate) fn remove_target(&mut self, from: TableId, removed: S::Mask) -> TableId {
-        let table = &self.tables[from.index()];
-        let gone = removed.intersection(table.mask);
+        if let Some(bit) = single_bit(removed) {
+            return self.remove_edge(from, bit);
+        }
+        let mask = self.tables[from.index()].mask;
+        let gone = removed.intersection(mask);
         if gone.is_empty() {
             return from;
         }
         if let Some(bit) = single_bit(gone) {
-            if let Some(&id) = self.remove_edges.get(edge_index::<S>(from, bit)) {
-                if id != TableId::DEAD {
-                    return id;
-                }
-            }
+            return self.remove_edge(from, bit);
         }
-        let to = table.mask.difference(removed);
-        self.target_slow(from, to)
+        self.target_slow(from, mask.difference(removed))
     }
 
-    /// A target without a cached single-bit edge: the same mask, a
-    /// multi-bit target (searched among the table's few multi-bit edges), or a
-    /// first migration (mask lookup, then cached).
+    /// The table of `from`'s archetype plus component `bit` (`from` itself if
+    /// it has it): one load from the edge cache, without reading `from`'s mask.
+    #[inline]
+    pub(crate) fn insert_edge(&mut self, from: TableId, bit: u32) -> TableId {
+        match self.insert_edges.get(edge_index::<S>(from, bit)) {
+            Some(&id) if id != TableId::DEAD => id,
+            _ => self.edge_slow(from, bit, true),
+        }
+    }
+
+    /// The table of `from`'s archetype minus component `bit` (`from` itself if
+    /// it lacks it), as [`Tables::insert_edge`].
+    #[inline]
+    pub(crate) fn remove_edge(&mut self, from: TableId, bit: u32) -> TableId {
+        match self.remove_edges.get(edge_index::<S>(from, bit)) {
+            Some(&id) if id != TableId::DEAD => id,
+            _ => self.edge_slow(from, bit, false),
+        }
+    }
+
+    /// A single-bit edge not cached yet: found (or created) by mask, then
+    /// cached, also when it leads back to `from`.
+    #[cold]
+    #[inline(never)]
+    fn edge_slow(&mut self, from: TableId, bit: u32, insert: bool) -> TableId {
+        let mask = self.tables[from.index()].mask;
+        let (to, edges) = if insert {
+            (mask.with(bit), &mut self.insert_edges)
+        } else {
+            (mask.without(bit), &mut self.remove_edges)
+        };
+        let edge = edge_index::<S>(from, bit);
+        if to == mask {
+            edges[edge] = from;
+            return from;
+        }
+        let id = self.get_or_create(to);
+        if insert {
+            self.insert_edges[edge] = id;
+        } else {
+            self.remove_edges[edge] = id;
+        }
+        id
+    }
+
+    /// A target that differs from `from` in several bits: searched among the
+    /// table's few multi-bit edges, or (first migration) found by mask and
+    /// cached there.
     #[cold]
     #[inline(never)]
     fn target_slow(&mut self, from: TableId, to: S::Mask) -> TableId {
-        let from_mask = self.tables[from.index()].mask;
-        if to == from_mask {
-            return from;
-        }
-        let changed = to.difference(from_mask).union(from_mask.difference(to));
-        let mut bits = changed.iter_bits();
-        if let (Some(bit), None) = (bits.next(), bits.next()) {
-            let id = self.get_or_create(to);
-            let edge = edge_index::<S>(from, bit);
-            if to.has(bit) {
-                self.insert_edges[edge] = id;
-            } else {
-                self.remove_edges[edge] = id;
-            }
-            return id;
-        }
         let multi_edges = &self.tables[from.index()].multi_edges;
         if let Some(&(_, id)) = multi_edges.iter().find(|(mask, _)| *mask == to) {
             return id;
@@ -293,6 +373,17 @@ impl<S: Schema> Tables<S> {
         let id = self.get_or_create(to);
         self.tables[from.index()].multi_edges.push((to, id));
         id
+    }
+}
+
+/// The column of component `bit` in a table of `mask`, or `usize::MAX` (no
+/// column) for a tag.
+#[inline(always)]
+fn column_of<S: Schema>(mask: S::Mask, bit: u32) -> usize {
+    if S::Mask::DATA.has(bit) {
+        mask.index(bit)
+    } else {
+        usize::MAX
     }
 }
 
