@@ -104,47 +104,63 @@ pub(crate) struct EntityLocation {
     pub(crate) row: TableRow,
 }
 
-impl EntityLocation {
-    /// The location of no entity.
-    const DEAD: EntityLocation = EntityLocation {
-        table: TableId::DEAD,
-        row: TableRow(u32::MAX),
-    };
-}
-
-/// One slot of [`Entities`].
+/// One slot of [`Entities`]: 12 bytes.
+///
+/// A live slot holds its occupant's generation and location. A dead slot (free
+/// or retired) holds generation 0, which no handle has (generations are
+/// non-zero), so telling a live handle from a stale one is one comparison; its
+/// other two words then hold the free list instead of a location.
 #[derive(Clone, Debug)]
 struct Slot {
-    /// The generation of the slot's current (or next) occupant.
-    generation: NonZeroU32,
-    /// Where the live entity is; [`EntityLocation::DEAD`] while the slot is
-    /// free or retired (a sentinel rather than an `Option`: 12-byte slots, and
-    /// one store to move an entity).
+    /// The occupant's generation; 0 while the slot is dead.
+    generation: u32,
+    /// Live: where the entity is. Free: `table` holds the generation the next
+    /// occupant gets and `row` the next free slot's index ([`NO_SLOT`] at the
+    /// end of the list). Retired: unused.
     location: EntityLocation,
 }
+
+/// The end of the free list.
+const NO_SLOT: u32 = u32::MAX;
 
 /// The entity allocator and the entity → location map.
 ///
 /// ```text
-/// slots:  [ 0: gen 1, live at (T2, r0) ][ 1: gen 3, free ][ 2: gen 1, live at (T1, r4) ]
-/// free:   [ 1 ]            next spawn takes slot 1 as entity 1v3
+/// slots:  [ 0: gen 1, live at (T2, r0) ][ 1: dead, next gen 3, next free - ][ 2: gen 1, live at (T1, r4) ]
+/// free:   1                 next spawn takes slot 1 as entity 1v3
 /// ```
 ///
 /// A slot's generation is bumped when its entity is despawned, so every handle
 /// to the old occupant is stale at once, before the slot is reused. A slot
 /// whose generation would overflow is retired instead: it never enters the free
 /// list again, so a generation never wraps onto a live entity.
-#[derive(Clone, Debug, Default)]
+///
+/// The free list runs through the dead slots themselves (last-in first-out),
+/// so freed entities cost no memory beyond their slots.
+#[derive(Clone, Debug)]
 pub(crate) struct Entities {
     slots: Vec<Slot>,
-    /// Freed slot indices, reused last-in first-out.
-    free: Vec<u32>,
+    /// The most recently freed slot, or [`NO_SLOT`].
+    free: u32,
+    /// Number of slots in the free list.
+    free_len: usize,
     /// Number of live entities.
     live: usize,
 }
 
-/// Slot indices run from 0 to `MAX_INDEX`; `u32::MAX` is never handed out, so
-/// the slot count always fits in a `u32`.
+impl Default for Entities {
+    fn default() -> Self {
+        Entities {
+            slots: Vec::new(),
+            free: NO_SLOT,
+            free_len: 0,
+            live: 0,
+        }
+    }
+}
+
+/// Slot indices run from 0 to `MAX_INDEX`; `u32::MAX` is never handed out (it
+/// is [`NO_SLOT`]), so the slot count always fits in a `u32`.
 const MAX_INDEX: u32 = u32::MAX - 1;
 
 /// The index of a new slot when `slot_count` slots exist.
@@ -165,38 +181,41 @@ impl Entities {
 
     /// Makes room for `additional` new slots.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.slots
-            .reserve(additional.saturating_sub(self.free.len()));
+        self.slots.reserve(additional.saturating_sub(self.free_len));
     }
 
     /// A new live entity, at `location`.
     #[inline]
     pub(crate) fn alloc(&mut self, location: EntityLocation) -> Result<Entity, EntitiesExhausted> {
-        let index = match self.free.pop() {
-            Some(index) => index,
-            None => {
-                let index = next_fresh_index(self.slots.len())?;
-                self.slots.push(Slot {
-                    generation: NonZeroU32::MIN,
-                    location: EntityLocation::DEAD,
-                });
-                index
-            }
+        let (index, generation) = if self.free != NO_SLOT {
+            let index = self.free;
+            let slot = &mut self.slots[index as usize];
+            let generation = NonZeroU32::new(slot.location.table.0)
+                .expect("a free slot holds its next, non-zero generation");
+            self.free = slot.location.row.0;
+            self.free_len -= 1;
+            *slot = Slot {
+                generation: generation.get(),
+                location,
+            };
+            (index, generation)
+        } else {
+            let index = next_fresh_index(self.slots.len())?;
+            self.slots.push(Slot {
+                generation: NonZeroU32::MIN.get(),
+                location,
+            });
+            (index, NonZeroU32::MIN)
         };
-        let slot = &mut self.slots[index as usize];
-        slot.location = location;
         self.live += 1;
-        Ok(Entity {
-            index,
-            generation: slot.generation,
-        })
+        Ok(Entity { index, generation })
     }
 
     /// The location of `entity`, if it is alive.
     #[inline]
     pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
         let slot = self.slots.get(entity.index as usize)?;
-        if slot.generation == entity.generation && slot.location.table != TableId::DEAD {
+        if slot.generation == entity.generation.get() {
             Some(slot.location)
         } else {
             None
@@ -213,8 +232,7 @@ impl Entities {
     #[inline]
     pub(crate) fn set_location(&mut self, entity: Entity, location: EntityLocation) {
         let slot = &mut self.slots[entity.index as usize];
-        debug_assert!(slot.generation == entity.generation);
-        debug_assert!(slot.location.table != TableId::DEAD);
+        debug_assert!(slot.generation == entity.generation.get());
         slot.location = location;
     }
 
@@ -222,25 +240,27 @@ impl Entities {
     /// not alive.
     pub(crate) fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
         let slot = self.slots.get_mut(entity.index as usize)?;
-        if slot.generation != entity.generation {
+        if slot.generation != entity.generation.get() {
             return None;
         }
-        if slot.location.table == TableId::DEAD {
-            return None;
-        }
-        let location = core::mem::replace(&mut slot.location, EntityLocation::DEAD);
+        let location = slot.location;
+        slot.generation = 0;
         self.live -= 1;
         // A slot whose generation space is spent is retired: never freed again.
-        if let Some(next) = slot.generation.checked_add(1) {
-            slot.generation = next;
-            self.free.push(entity.index);
+        if let Some(next) = entity.generation.checked_add(1) {
+            slot.location = EntityLocation {
+                table: TableId(next.get()),
+                row: TableRow(self.free),
+            };
+            self.free = entity.index;
+            self.free_len += 1;
         }
         Some(location)
     }
 
     #[cfg(test)]
     fn set_generation(&mut self, index: u32, generation: NonZeroU32) {
-        self.slots[index as usize].generation = generation;
+        self.slots[index as usize].generation = generation.get();
     }
 }
 
