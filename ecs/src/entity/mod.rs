@@ -288,6 +288,36 @@ mod tests {
     }
 
     #[test]
+    fn free_slots_are_reused_last_in_first_out() {
+        let mut entities = Entities::default();
+        let all: Vec<Entity> = (0..4).map(|row| entities.alloc(at(row)).unwrap()).collect();
+        for &e in &all[..3] {
+            entities.free(e).unwrap();
+        }
+        for expected in [2, 1, 0] {
+            let e = entities.alloc(at(9)).unwrap();
+            assert_eq!((e.index(), e.generation().get()), (expected, 2));
+        }
+        assert_eq!(
+            entities.alloc(at(9)).unwrap().index(),
+            4,
+            "free list used up"
+        );
+        assert_eq!(entities.len(), 5);
+    }
+
+    #[test]
+    fn a_forged_handle_to_a_free_slot_is_not_alive() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(at(0)).unwrap();
+        entities.free(a).unwrap();
+        // The generation the slot's next occupant will get: no handle has it yet.
+        let next = Entity::from_bits((2 << 32) | u64::from(a.index())).unwrap();
+        assert_eq!(entities.location(next), None);
+        assert_eq!(entities.free(next), None);
+    }
+
+    #[test]
     fn freeing_a_stale_handle_changes_nothing() {
         let mut entities = Entities::default();
         let a = entities.alloc(at(0)).unwrap();
