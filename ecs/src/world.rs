@@ -5,7 +5,7 @@ use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchE
 use crate::mask::Mask;
 use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
 use crate::schema::{Component, Resource, Schema};
-use crate::storage::{Bins, MaskMap, Table, TableId, TableRow, Tables};
+use crate::storage::{Bins, Edge, MaskMap, Table, TableId, TableRow, Tables};
 use core::fmt;
 
 /// All entities and resources of schema `S`.
@@ -193,30 +193,54 @@ impl<S: Schema> World<S> {
     #[inline(always)]
     pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         const { B::CHECK };
-        let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         if B::BITS.count_ones() == 1 {
-            // One component: its edge says whether the entity has it already
-            // (the edge leads back), so a migration reads no mask first.
-            let target = self
-                .tables
-                .insert_edge(location.table, B::BITS.trailing_zeros());
-            if target != location.table {
-                let (source, destination) = self.tables.pair_mut(location.table, target);
-                let (row, moved) =
-                    source.move_row_adding(location.row, destination, B::BITS.trailing_zeros());
-                Self::relocate(&mut self.entities, entity, location, target, row, moved);
-                let mask = destination.mask();
-                let (_, columns) = destination.split_mut();
-                bundle.place(&mut Placement {
-                    columns,
-                    mask,
-                    previous: S::Mask::EMPTY,
-                    row: row.index(),
-                    bins: &mut self.bins,
-                });
-                return Ok(());
+            // One component, migrating along a known edge: a straight path
+            // that reads no mask. The rest (an edge not known yet, a component
+            // the entity has, a dead entity) goes through `insert_cold`, out
+            // of line, so that this path has the caller's registers to itself:
+            // with the overwrite inlined here too, add_remove took 157.7
+            // instructions per operation, 153.4 without.
+            let bit = B::BITS.trailing_zeros();
+            if let Some(location) = self.entities.location(entity) {
+                match self.tables.migration_insert(location.table, bit) {
+                    Some(Edge { from, to }) if to != from => {
+                        let (source, destination) = self.tables.pair_mut(from, to);
+                        // The entity first: then less is kept in registers
+                        // across the column loop (add_remove: 153.4 -> 141.1
+                        // instructions per operation, fewer spills).
+                        let (row, moved) = source.move_entity(location.row, destination);
+                        Self::relocate(&mut self.entities, entity, location, to, row, moved);
+                        source.move_columns_adding(location.row, destination, bit);
+                        let mask = destination.mask();
+                        let (_, columns) = destination.split_mut();
+                        bundle.place(&mut Placement {
+                            columns,
+                            mask,
+                            previous: S::Mask::EMPTY,
+                            row: row.index(),
+                            bins: &mut self.bins,
+                        });
+                        return Ok(());
+                    }
+                    _ => {}
+                }
             }
+            return self.insert_cold(entity, bundle);
         }
+        self.insert_any(entity, bundle)
+    }
+
+    /// [`World::insert`] of a one-component bundle off the straight path.
+    #[cold]
+    #[inline(never)]
+    fn insert_cold<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        self.insert_any(entity, bundle)
+    }
+
+    /// [`World::insert`] for any bundle.
+    #[inline(always)]
+    fn insert_any<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let previous = self.tables.get(location.table).mask();
         let target = self.tables.insert_target(location.table, B::mask());
         let (table, row) = if target == location.table {
@@ -278,30 +302,47 @@ impl<S: Schema> World<S> {
         entity: Entity,
     ) -> Result<Option<B>, NoSuchEntity> {
         const { B::CHECK };
-        let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         if B::BITS.count_ones() == 1 {
-            // One component: its edge leads back when the entity lacks it.
-            let target = self
-                .tables
-                .remove_edge(location.table, B::BITS.trailing_zeros());
-            if target == location.table {
-                return Ok(None);
+            // As in `insert`: a straight path along a known edge.
+            let bit = B::BITS.trailing_zeros();
+            if let Some(location) = self.entities.location(entity) {
+                if let Some(Edge { from, to }) = self.tables.migration_remove(location.table, bit) {
+                    if to == from {
+                        return Ok(None);
+                    }
+                    let (source, destination) = self.tables.pair_mut(from, to);
+                    let mask = source.mask();
+                    let (_, columns) = source.split_mut();
+                    let taken = B::take(&mut Placement {
+                        columns,
+                        mask,
+                        previous: mask,
+                        row: location.row.index(),
+                        bins: &mut self.bins,
+                    });
+                    let (row, moved) = source.move_entity(location.row, destination);
+                    Self::relocate(&mut self.entities, entity, location, to, row, moved);
+                    source.move_columns_removing(location.row, destination, bit);
+                    return Ok(Some(taken));
+                }
             }
-            let (source, destination) = self.tables.pair_mut(location.table, target);
-            let mask = source.mask();
-            let (_, columns) = source.split_mut();
-            let taken = B::take(&mut Placement {
-                columns,
-                mask,
-                previous: mask,
-                row: location.row.index(),
-                bins: &mut self.bins,
-            });
-            let (row, moved) =
-                source.move_row_removing(location.row, destination, B::BITS.trailing_zeros());
-            Self::relocate(&mut self.entities, entity, location, target, row, moved);
-            return Ok(Some(taken));
+            return self.remove_cold(entity);
         }
+        self.remove_any(entity)
+    }
+
+    /// [`World::remove_bundle`] of a one-component bundle off the straight
+    /// path.
+    #[cold]
+    #[inline(never)]
+    fn remove_cold<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
+        self.remove_any(entity)
+    }
+
+    /// [`World::remove_bundle`] for any bundle.
+    #[inline(always)]
+    fn remove_any<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
+        let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let mask = self.tables.get(location.table).mask();
         if !mask.contains(B::mask()) {
             return Ok(None);

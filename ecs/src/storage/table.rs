@@ -127,54 +127,54 @@ impl<S: Schema> Table<S> {
         self.move_entity(row, destination)
     }
 
-    /// [`Table::move_row`] to a table whose archetype is this one's plus
-    /// component `bit`: the columns pair up in order, except that a data
-    /// `bit` has a column in `destination` (at the same index as in this
-    /// table's bit order) which the caller fills. No mask test per column.
+    /// The column half of [`Table::move_row`] to a table whose archetype is
+    /// this one's plus component `bit`: the columns pair up in order, except
+    /// that a data `bit` has a column in `destination` (at the same index as in
+    /// this table's bit order) which the caller fills. No mask test per column.
     // Always inlined into `World::insert`, which is inlined into its caller's
     // loop for the reason given there.
     #[inline(always)]
-    pub(crate) fn move_row_adding(
+    pub(crate) fn move_columns_adding(
         &mut self,
         row: TableRow,
         destination: &mut Table<S>,
         bit: u32,
-    ) -> (TableRow, Option<Entity>) {
+    ) {
         let added = column_of::<S>(self.mask, bit);
-        let to = &mut destination.columns;
+        // A slice, not the box: its pointer stays in a register across the
+        // stores below instead of being reloaded for each column.
+        let to: &mut [S::Column] = &mut destination.columns;
         for (i, column) in self.columns.iter_mut().enumerate() {
             column.move_row(row.index(), &mut to[i + usize::from(i >= added)]);
         }
-        self.move_entity(row, destination)
     }
 
-    /// [`Table::move_row`] to a table whose archetype is this one's minus
-    /// component `bit`: the columns pair up in order, except that a data
-    /// `bit`'s column here (whose value at `row` the caller has taken) is
-    /// skipped. No mask test per column.
-    // Always inlined: see `move_row_adding`.
+    /// The column half of [`Table::move_row`] to a table whose archetype is
+    /// this one's minus component `bit`: the columns pair up in order, except
+    /// that a data `bit`'s column here (whose value at `row` the caller has
+    /// taken) is skipped. No mask test per column.
+    // Always inlined: see `move_columns_adding`.
     #[inline(always)]
-    pub(crate) fn move_row_removing(
+    pub(crate) fn move_columns_removing(
         &mut self,
         row: TableRow,
         destination: &mut Table<S>,
         bit: u32,
-    ) -> (TableRow, Option<Entity>) {
+    ) {
         let removed = column_of::<S>(self.mask, bit);
-        let to = &mut destination.columns;
-        for (i, column) in self.columns.iter_mut().enumerate() {
-            if i != removed {
-                column.move_row(row.index(), &mut to[i - usize::from(i > removed)]);
-            }
+        // As in `move_columns_adding`, and walking the destination's columns
+        // rather than ours, so that the removed column costs no turn.
+        let from: &mut [S::Column] = &mut self.columns;
+        for (i, column) in destination.columns.iter_mut().enumerate() {
+            from[i + usize::from(i >= removed)].move_row(row.index(), column);
         }
-        self.move_entity(row, destination)
     }
 
     /// The entity half of a move: swap-removes `row`'s entity and appends it to
     /// `destination`. Returns the new row and the entity moved into `row`.
-    // Always inlined: see `move_row_adding`.
+    // Always inlined: see `move_columns_adding`.
     #[inline(always)]
-    fn move_entity(
+    pub(crate) fn move_entity(
         &mut self,
         row: TableRow,
         destination: &mut Table<S>,
@@ -208,6 +208,15 @@ pub(crate) struct Tables<S: Schema> {
     by_mask: MaskMap<S::Mask, TableId>,
     insert_edges: Vec<TableId>,
     remove_edges: Vec<TableId>,
+}
+
+/// The tables a single-bit edge joins: an entity of table `from` that
+/// inserts (or removes) the component goes to table `to`, which is `from`
+/// itself when it has (or lacks) the component already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Edge {
+    pub(crate) from: TableId,
+    pub(crate) to: TableId,
 }
 
 impl<S: Schema> Default for Tables<S> {
@@ -332,6 +341,26 @@ impl<S: Schema> Tables<S> {
         match self.remove_edges.get(edge_index::<S>(from, bit)) {
             Some(&id) if id != TableId::DEAD => id,
             _ => self.edge_slow(from, bit, false),
+        }
+    }
+
+    /// The insert edge of component `bit` from table `from`, for a migration
+    /// on the fast path; `None` if the edge is not cached yet.
+    #[inline(always)]
+    pub(crate) fn migration_insert(&mut self, from: TableId, bit: u32) -> Option<Edge> {
+        match self.insert_edges.get(edge_index::<S>(from, bit)) {
+            Some(&to) if to != TableId::DEAD => Some(Edge { from, to }),
+            _ => None,
+        }
+    }
+
+    /// The remove edge of component `bit` from table `from`, as
+    /// [`Tables::migration_insert`].
+    #[inline(always)]
+    pub(crate) fn migration_remove(&mut self, from: TableId, bit: u32) -> Option<Edge> {
+        match self.remove_edges.get(edge_index::<S>(from, bit)) {
+            Some(&to) if to != TableId::DEAD => Some(Edge { from, to }),
+            _ => None,
         }
     }
 
