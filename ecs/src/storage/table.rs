@@ -208,7 +208,21 @@ pub(crate) struct Tables<S: Schema> {
     by_mask: MaskMap<S::Mask, TableId>,
     insert_edges: Vec<TableId>,
     remove_edges: Vec<TableId>,
+    /// The last single-bit insert edges taken; see
+    /// [`Tables::migration_insert`].
+    recent_inserts: [RecentEdge; RECENT_EDGES],
+    /// The last single-bit remove edges taken.
+    recent_removes: [RecentEdge; RECENT_EDGES],
 }
+
+/// Recently taken single-bit edges remembered per direction; edge `bit` is
+/// kept at `bit % RECENT_EDGES`, so a run that alternates a few components
+/// keeps all of them.
+const RECENT_EDGES: usize = 8;
+
+/// How many migrations in a row must take a remembered edge before the next
+/// ones are trusted to take it too (see [`Tables::migration_insert`]).
+const TRUSTED_RUN: u32 = 8;
 
 /// The tables a single-bit edge joins: an entity of table `from` that
 /// inserts (or removes) the component goes to table `to`, which is `from`
@@ -219,6 +233,66 @@ pub(crate) struct Edge {
     pub(crate) to: TableId,
 }
 
+/// A remembered [`Edge`], its table and bit once more as the key to compare
+/// with, and how many migrations in a row have taken it (up to
+/// [`TRUSTED_RUN`]).
+///
+/// The copy of `from` in `key` is what makes trusting the edge pay: after a
+/// comparison of `edge.from` itself with the caller's table, the compiler
+/// would use the caller's value (loaded from the entity's slot) in its place,
+/// and the migration would again wait for the slot to know its tables. It
+/// cannot know that `edge.from` equals the half of `key` that was compared.
+#[derive(Clone, Copy, Debug)]
+struct RecentEdge {
+    key: u64,
+    edge: Edge,
+    run: u32,
+}
+
+impl RecentEdge {
+    /// Remembers nothing: no table has id [`TableId::DEAD`].
+    const NONE: RecentEdge = RecentEdge {
+        key: u64::MAX,
+        edge: Edge {
+            from: TableId::DEAD,
+            to: TableId::DEAD,
+        },
+        run: 0,
+    };
+
+    #[inline(always)]
+    fn key(from: TableId, bit: u32) -> u64 {
+        (u64::from(from.0) << 32) | u64::from(bit)
+    }
+
+    /// The edge of component `bit` from table `from`: the remembered one
+    /// while it is trusted, else the one in `edges` (`None` if not known yet),
+    /// which is then remembered.
+    #[inline(always)]
+    fn take<S: Schema>(&mut self, edges: &[TableId], from: TableId, bit: u32) -> Option<Edge> {
+        let key = RecentEdge::key(from, bit);
+        let same = self.key == key;
+        if self.run == TRUSTED_RUN && same {
+            return Some(self.edge);
+        }
+        let to = *edges.get(edge_index::<S>(from, bit))?;
+        if to == TableId::DEAD {
+            return None;
+        }
+        let edge = Edge { from, to };
+        *self = RecentEdge {
+            key,
+            edge,
+            run: if same {
+                (self.run + 1).min(TRUSTED_RUN)
+            } else {
+                0
+            },
+        };
+        Some(edge)
+    }
+}
+
 impl<S: Schema> Default for Tables<S> {
     fn default() -> Self {
         let mut tables = Tables {
@@ -226,6 +300,8 @@ impl<S: Schema> Default for Tables<S> {
             by_mask: MaskMap::default(),
             insert_edges: Vec::new(),
             remove_edges: Vec::new(),
+            recent_inserts: [RecentEdge::NONE; RECENT_EDGES],
+            recent_removes: [RecentEdge::NONE; RECENT_EDGES],
         };
         let empty = tables.get_or_create(S::Mask::EMPTY);
         debug_assert_eq!(empty, TableId::EMPTY);
@@ -346,22 +422,32 @@ impl<S: Schema> Tables<S> {
 
     /// The insert edge of component `bit` from table `from`, for a migration
     /// on the fast path; `None` if the edge is not cached yet.
+    ///
+    /// After [`TRUSTED_RUN`] migrations in a row along one edge, the next ones
+    /// take their tables from the remembered edge rather than from `from`.
+    /// Same tables, but the test of `from` is then a branch, which the
+    /// processor predicts and goes on with the remembered tables before `from`
+    /// (the entity's slot) has even been loaded, instead of waiting for slot,
+    /// then edge, then table, to learn where to write. add_remove's loop (a
+    /// run of one migration, as when a system inserts a component into the
+    /// entities of a query, table by table) measured 198 µs without, 174 µs
+    /// with, against 121 µs for the hand-written baseline.
+    ///
+    /// The run is required because entities whose tables come in random order
+    /// make that branch mispredict about every other time, which costs more
+    /// than the chain of loads: the same loop over entities of two tables in
+    /// random order took 345 µs when every remembered edge was trusted, 212 µs
+    /// with the run required, 200 µs with nothing remembered.
     #[inline(always)]
     pub(crate) fn migration_insert(&mut self, from: TableId, bit: u32) -> Option<Edge> {
-        match self.insert_edges.get(edge_index::<S>(from, bit)) {
-            Some(&to) if to != TableId::DEAD => Some(Edge { from, to }),
-            _ => None,
-        }
+        self.recent_inserts[bit as usize % RECENT_EDGES].take::<S>(&self.insert_edges, from, bit)
     }
 
     /// The remove edge of component `bit` from table `from`, as
     /// [`Tables::migration_insert`].
     #[inline(always)]
     pub(crate) fn migration_remove(&mut self, from: TableId, bit: u32) -> Option<Edge> {
-        match self.remove_edges.get(edge_index::<S>(from, bit)) {
-            Some(&to) if to != TableId::DEAD => Some(Edge { from, to }),
-            _ => None,
-        }
+        self.recent_removes[bit as usize % RECENT_EDGES].take::<S>(&self.remove_edges, from, bit)
     }
 
     /// A single-bit edge not cached yet: found (or created) by mask, then
