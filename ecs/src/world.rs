@@ -194,12 +194,13 @@ impl<S: Schema> World<S> {
     pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         const { B::CHECK };
         if B::BITS.count_ones() == 1 {
-            // One component, migrating along a known edge: a straight path
-            // that reads no mask. The rest (an edge not known yet, a component
-            // the entity has, a dead entity) goes through `insert_cold`, out
-            // of line, so that this path has the caller's registers to itself:
-            // with the overwrite inlined here too, add_remove took 157.7
-            // instructions per operation, 153.4 without.
+            // One component along a known edge: straight paths that read no
+            // mask, for a migration and for an overwrite. The rest (an edge
+            // not known yet, a dead entity) goes through `insert_cold`, out of
+            // line, so that these paths have the caller's registers to
+            // themselves. The overwrite path costs add_remove about 2% (170 ->
+            // 174 µs); without it, overwriting through `insert_cold` took 79
+            // µs per 10,000 entities, 47 with it.
             let bit = B::BITS.trailing_zeros();
             if let Some(location) = self.entities.location(entity) {
                 match self.tables.migration_insert(location.table, bit) {
@@ -228,7 +229,22 @@ impl<S: Schema> World<S> {
                         });
                         return Ok(());
                     }
-                    _ => {}
+                    Some(Edge { from, .. }) => {
+                        // The entity has the component: overwrite it in place.
+                        let table = self.tables.get_mut(from);
+                        let mask = table.mask();
+                        let (_, columns) = table.split_mut();
+                        bundle.place(&mut Placement {
+                            columns,
+                            mask,
+                            previous: mask,
+                            row: location.row.index(),
+                            bins: &mut self.bins,
+                        });
+                        self.bins.empty_trash(B::mask());
+                        return Ok(());
+                    }
+                    None => {}
                 }
             }
             return self.insert_cold(entity, bundle);
