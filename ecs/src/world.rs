@@ -1,7 +1,9 @@
 //! [`World`]: the entities, tables and resources of one schema.
 
 use crate::bundle::{Bundle, Placement};
-use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
+use crate::entity::{
+    Entities, EntitiesExhausted, Entity, EntityIndex, EntityLocation, NoSuchEntity,
+};
 use crate::mask::Mask;
 use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
 use crate::schema::{Component, Resource, Schema};
@@ -434,7 +436,7 @@ impl<S: Schema> World<S> {
         location: EntityLocation,
         target: TableId,
         row: TableRow,
-        moved: Option<Entity>,
+        moved: Option<EntityIndex>,
     ) {
         if let Some(moved) = moved {
             entities.set_location(moved, location);
@@ -465,8 +467,8 @@ impl<S: Schema> World<S> {
         let mut columns = Vec::new();
         for id in 0..self.tables.len() {
             let table = self.tables.get_mut(TableId(id as u32));
-            for &entity in table.entities() {
-                self.entities.free(entity);
+            for &index in table.entities() {
+                self.entities.free(self.entities.entity(index));
             }
             columns.push(table.take_rows());
         }
@@ -537,9 +539,12 @@ impl<S: Schema> World<S> {
 
     /// The live entities, table by table.
     pub fn iter(&self) -> impl Iterator<Item = Entity> + '_ {
-        self.tables
-            .iter()
-            .flat_map(|table| table.entities().iter().copied())
+        self.tables.iter().flat_map(|table| {
+            table
+                .entities()
+                .iter()
+                .map(|&index| self.entities.entity(index))
+        })
     }
 
     /// Resource `R`.

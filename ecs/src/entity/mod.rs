@@ -150,12 +150,52 @@ pub(crate) struct Entities {
 
 impl Default for Entities {
     fn default() -> Self {
-        Entities {
-            slots: Vec::new(),
-            free: NO_SLOT,
-            free_len: 0,
-            live: 0,
-        }
+        Entities::EMPTY
+    }
+}
+
+/// The slot index of a live entity, without its generation: what a table row
+/// keeps (4 bytes, where an [`Entity`] takes 8). The world keeps every row's
+/// entity alive, so the slot's generation completes it
+/// ([`Entities::entity`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct EntityIndex(pub(crate) u32);
+
+impl From<Entity> for EntityIndex {
+    #[inline]
+    fn from(entity: Entity) -> Self {
+        EntityIndex(entity.index)
+    }
+}
+
+/// What names a live entity's slot: an [`Entity`] or an [`EntityIndex`].
+pub(crate) trait SlotName: Copy {
+    /// The slot's index.
+    fn slot(self) -> usize;
+    /// Whether a slot holding `generation` can be this live entity's (for
+    /// debug assertions).
+    fn fits(self, generation: u32) -> bool;
+}
+
+impl SlotName for Entity {
+    #[inline]
+    fn slot(self) -> usize {
+        self.index as usize
+    }
+
+    fn fits(self, generation: u32) -> bool {
+        generation == self.generation.get()
+    }
+}
+
+impl SlotName for EntityIndex {
+    #[inline]
+    fn slot(self) -> usize {
+        self.0 as usize
+    }
+
+    fn fits(self, generation: u32) -> bool {
+        generation != 0
     }
 }
 
@@ -173,6 +213,14 @@ fn next_fresh_index(slot_count: usize) -> Result<u32, EntitiesExhausted> {
 }
 
 impl Entities {
+    /// No slots at all.
+    pub(crate) const EMPTY: Entities = Entities {
+        slots: Vec::new(),
+        free: NO_SLOT,
+        free_len: 0,
+        live: 0,
+    };
+
     /// Number of live entities.
     #[inline]
     pub(crate) fn len(&self) -> usize {
@@ -230,10 +278,20 @@ impl Entities {
 
     /// Records that the live `entity` now sits at `location`.
     #[inline]
-    pub(crate) fn set_location(&mut self, entity: Entity, location: EntityLocation) {
-        let slot = &mut self.slots[entity.index as usize];
-        debug_assert!(slot.generation == entity.generation.get());
+    pub(crate) fn set_location(&mut self, entity: impl SlotName, location: EntityLocation) {
+        let slot = &mut self.slots[entity.slot()];
+        debug_assert!(entity.fits(slot.generation));
         slot.location = location;
+    }
+
+    /// The live entity of slot `index`, with its generation.
+    #[inline]
+    pub(crate) fn entity(&self, index: EntityIndex) -> Entity {
+        let generation = self.slots[index.0 as usize].generation;
+        Entity {
+            index: index.0,
+            generation: NonZeroU32::new(generation).expect("a table row's entity is alive"),
+        }
     }
 
     /// Kills `entity`, returning where it was; `None` (and no change) if it was

@@ -14,7 +14,7 @@ mod filter;
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery};
 pub use filter::{QueryFilter, With, Without};
 
-use crate::entity::{Entities, Entity};
+use crate::entity::{Entities, Entity, EntityIndex};
 use crate::mask::Mask;
 use crate::schema::Schema;
 use crate::storage::{Table, TableId, Tables};
@@ -90,12 +90,13 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             }
             let mask = table.mask();
             let len = table.len();
-            let (entities, columns) = table.split_mut();
+            let (indices, columns) = table.split_mut();
             slots.clear();
             slots.extend(columns.iter_mut().map(ColumnSlot::Free));
             let mut view = TableView {
                 mask,
-                entities,
+                entities: indices,
+                all_entities: entities,
                 slots: &mut slots,
             };
             let fetch = Q::fetch(&mut view);
@@ -290,7 +291,10 @@ impl<Q: QueryData> ExactSizeIterator for QueryIter<'_, '_, Q> {}
 #[doc(hidden)]
 pub struct TableView<'s, 'w, S: Schema> {
     pub(crate) mask: S::Mask,
-    pub(crate) entities: &'w [Entity],
+    /// The table's entities, by slot index.
+    pub(crate) entities: &'w [EntityIndex],
+    /// The world's entities, for the generations of `entities`.
+    pub(crate) all_entities: &'w Entities,
     slots: &'s mut [ColumnSlot<'w, S::Column>],
 }
 

@@ -1,7 +1,7 @@
 //! [`Table`]: the rows of one archetype; [`Tables`]: all of them, by mask.
 
 use super::{MaskMap, TableId, TableRow};
-use crate::entity::Entity;
+use crate::entity::EntityIndex;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Schema};
 
@@ -19,7 +19,8 @@ use crate::schema::{Column, Schema};
 ///   returns that entity, and the caller must update its location.
 pub(crate) struct Table<S: Schema> {
     mask: S::Mask,
-    entities: Vec<Entity>,
+    /// The entity of each row, by slot index; its generation is in its slot.
+    entities: Vec<EntityIndex>,
     columns: Box<[S::Column]>,
     /// Cached migration targets that differ from `mask` in several bits
     /// (multi-component bundles), searched linearly: there are few. Single-bit
@@ -56,7 +57,7 @@ impl<S: Schema> Table<S> {
     }
 
     #[inline]
-    pub(crate) fn entities(&self) -> &[Entity] {
+    pub(crate) fn entities(&self) -> &[EntityIndex] {
         &self.entities
     }
 
@@ -74,15 +75,15 @@ impl<S: Schema> Table<S> {
 
     /// The entity list and the columns, borrowed apart (for queries).
     #[inline]
-    pub(crate) fn split_mut(&mut self) -> (&[Entity], &mut [S::Column]) {
+    pub(crate) fn split_mut(&mut self) -> (&[EntityIndex], &mut [S::Column]) {
         (&self.entities, &mut self.columns)
     }
 
     /// Appends `entity`; its values must then be pushed to every column.
     #[inline]
-    pub(crate) fn push_entity(&mut self, entity: Entity) -> TableRow {
+    pub(crate) fn push_entity(&mut self, entity: impl Into<EntityIndex>) -> TableRow {
         let row = TableRow(self.entities.len() as u32);
-        self.entities.push(entity);
+        self.entities.push(entity.into());
         row
     }
 
@@ -97,7 +98,11 @@ impl<S: Schema> Table<S> {
     /// Removes `row`, moving each of its values to `trash[bit]` (to be dropped
     /// by the caller once the world is consistent). Returns the entity moved
     /// into `row`.
-    pub(crate) fn remove_row(&mut self, row: TableRow, trash: &mut [S::Column]) -> Option<Entity> {
+    pub(crate) fn remove_row(
+        &mut self,
+        row: TableRow,
+        trash: &mut [S::Column],
+    ) -> Option<EntityIndex> {
         for column in self.columns.iter_mut() {
             column.move_row(row.index(), &mut trash[column.bit() as usize]);
         }
@@ -113,7 +118,7 @@ impl<S: Schema> Table<S> {
         &mut self,
         row: TableRow,
         destination: &mut Table<S>,
-    ) -> (TableRow, Option<Entity>) {
+    ) -> (TableRow, Option<EntityIndex>) {
         let target_mask = destination.mask;
         for column in self.columns.iter_mut() {
             let bit = column.bit();
@@ -178,7 +183,7 @@ impl<S: Schema> Table<S> {
         &mut self,
         row: TableRow,
         destination: &mut Table<S>,
-    ) -> (TableRow, Option<Entity>) {
+    ) -> (TableRow, Option<EntityIndex>) {
         // The entity that will fill `row` is the last one, read before the
         // swap: then fixing its location does not wait for `row` (the slot's
         // load). add_remove loop: 173 -> 170 µs.
@@ -188,7 +193,7 @@ impl<S: Schema> Table<S> {
         (destination.push_entity(entity), moved)
     }
 
-    fn swap_remove_entity(&mut self, row: TableRow) -> Option<Entity> {
+    fn swap_remove_entity(&mut self, row: TableRow) -> Option<EntityIndex> {
         self.entities.swap_remove(row.index());
         self.entities.get(row.index()).copied()
     }
