@@ -139,6 +139,39 @@ fn entity_items_pair_each_value_with_its_owner() {
 }
 
 #[test]
+fn entity_items_carry_the_generation_of_reused_slots() {
+    // Tables keep slot indices; the generation comes from the slot, so a
+    // reused slot must yield the new handle, never the dead one.
+    let mut world = World::<Sim>::new();
+    let first: Vec<Entity> = (0..6).map(|i| world.spawn((Pos(i),))).collect();
+    for &e in &first[..4] {
+        world.despawn(e).unwrap();
+    }
+    let second: Vec<Entity> = (10..14).map(|i| world.spawn((Pos(i), Vel(0)))).collect();
+    assert!(second.iter().all(|e| e.generation().get() == 2));
+    let mut expected: BTreeMap<Entity, i64> = first[4..].iter().copied().zip([4, 5]).collect();
+    expected.extend(second.iter().copied().zip(10..14));
+    let mut iterated = BTreeMap::new();
+    world
+        .query::<(Entity, &Pos)>()
+        .for_each(|(e, p)| assert!(iterated.insert(e, p.0).is_none()));
+    assert_eq!(iterated, expected);
+    let collected: BTreeMap<Entity, i64> = world
+        .query::<(Entity, &Pos)>()
+        .iter()
+        .map(|(e, p)| (e, p.0))
+        .collect();
+    assert_eq!(collected, expected);
+    assert_eq!(
+        sorted(world.iter().collect()),
+        sorted(expected.keys().copied().collect())
+    );
+    for &e in &first[..4] {
+        assert!(!world.is_alive(e));
+    }
+}
+
+#[test]
 fn entity_alone_matches_every_entity_including_those_without_components() {
     let mut f = Fixture::new();
     let all = sorted(f.world.query::<Entity>().iter().collect());

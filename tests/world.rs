@@ -1167,6 +1167,50 @@ fn bundles_of_twelve_components_spawn_insert_and_remove() {
     );
 }
 
+#[test]
+fn one_component_migrations_stay_right_when_remembered_edges_collide() {
+    // Components 0 and 8 share a slot of the world's memory of recent edges
+    // (it keeps edge `bit` at `bit % 8`); alternating them, and alternating
+    // the tables the entities start from, makes every kind of hit and miss.
+    let mut world = World::<Wide>::new();
+    let plain: Vec<Entity> = (0..6).map(|i| world.spawn((K::<5>(i),))).collect();
+    let tagged: Vec<Entity> = (0..6).map(|i| world.spawn((K::<5>(10 + i), Z))).collect();
+    for round in 0..3u64 {
+        for (i, (&p, &t)) in plain.iter().zip(&tagged).enumerate() {
+            let i = i as u64;
+            world.insert(p, (K::<0>(round * 100 + i),)).unwrap();
+            world.insert(t, (K::<8>(round * 100 + 10 + i),)).unwrap();
+            world.insert(t, (K::<0>(round * 100 + 20 + i),)).unwrap();
+            world.insert(p, (K::<8>(round * 100 + 30 + i),)).unwrap();
+            // Already there: overwritten in place.
+            world.insert(p, (K::<0>(round * 100 + 40 + i),)).unwrap();
+        }
+        for (i, (&p, &t)) in plain.iter().zip(&tagged).enumerate() {
+            let i = i as u64;
+            assert_eq!(world.get::<K<5>>(p), Some(&K(i)));
+            assert_eq!(world.get::<K<5>>(t), Some(&K(10 + i)));
+            assert!(world.has::<Z>(t) && !world.has::<Z>(p));
+            assert_eq!(world.remove::<K<8>>(t), Ok(Some(K(round * 100 + 10 + i))));
+            assert_eq!(world.remove::<K<0>>(p), Ok(Some(K(round * 100 + 40 + i))));
+            assert_eq!(world.remove::<K<0>>(p), Ok(None));
+            assert_eq!(world.remove::<K<8>>(p), Ok(Some(K(round * 100 + 30 + i))));
+            assert_eq!(world.remove::<K<0>>(t), Ok(Some(K(round * 100 + 20 + i))));
+            assert_eq!(world.remove::<K<8>>(t), Ok(None));
+        }
+        for (i, (&p, &t)) in plain.iter().zip(&tagged).enumerate() {
+            assert_eq!(world.archetype(p), Some(WideMask::K5));
+            assert_eq!(world.archetype(t), Some(WideMask::K5 | WideMask::Z));
+            assert_eq!(world.get::<K<5>>(p), Some(&K(i as u64)));
+            assert_eq!(world.get::<K<5>>(t), Some(&K(10 + i as u64)));
+        }
+    }
+    let stale = plain[0];
+    world.despawn(stale).unwrap();
+    assert_eq!(world.insert(stale, (K::<0>(0),)), Err(NoSuchEntity(stale)));
+    assert_eq!(world.remove::<K<5>>(stale), Err(NoSuchEntity(stale)));
+    assert_eq!(world.len(), 11);
+}
+
 // ---------------------------------------------------------------- Entity
 
 #[test]

@@ -1,11 +1,13 @@
 //! [`World`]: the entities, tables and resources of one schema.
 
 use crate::bundle::{Bundle, Placement};
-use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
+use crate::entity::{
+    Entities, EntitiesExhausted, Entity, EntityIndex, EntityLocation, NoSuchEntity,
+};
 use crate::mask::Mask;
 use crate::query::{ColumnSlot, MatchedTables, Query, QueryFilter, SchemaQuery};
 use crate::schema::{Component, Resource, Schema};
-use crate::storage::{Bins, MaskMap, Table, TableId, TableRow, Tables};
+use crate::storage::{Bins, Edge, MaskMap, Table, TableId, TableRow, Tables};
 use crate::system::{SplitWorld, TableSlots};
 use core::fmt;
 
@@ -194,6 +196,75 @@ impl<S: Schema> World<S> {
     #[inline(always)]
     pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         const { B::CHECK };
+        if B::BITS.count_ones() == 1 {
+            // One component along a known edge: straight paths that read no
+            // mask, for a migration and for an overwrite. The rest (an edge
+            // not known yet, a dead entity) goes through `insert_cold`, out of
+            // line, so that these paths have the caller's registers to
+            // themselves. The overwrite path costs add_remove about 2% (170 ->
+            // 174 µs); without it, overwriting through `insert_cold` took 79
+            // µs per 10,000 entities, 47 with it.
+            let bit = B::BITS.trailing_zeros();
+            if let Some(location) = self.entities.location(entity) {
+                match self.tables.migration_insert(location.table, bit) {
+                    Some(Edge { from, to }) if to != from => {
+                        // `from` rather than `location.table`: equal, but see
+                        // `Tables::migration_insert` for why this one is quicker.
+                        let location = EntityLocation {
+                            table: from,
+                            row: location.row,
+                        };
+                        let (source, destination) = self.tables.pair_mut(from, to);
+                        // The entity first: then less is kept in registers
+                        // across the column loop (add_remove: 153.4 -> 141.1
+                        // instructions per operation, fewer spills).
+                        let (row, moved) = source.move_entity(location.row, destination);
+                        Self::relocate(&mut self.entities, entity, location, to, row, moved);
+                        source.move_columns_adding(location.row, destination, bit);
+                        let mask = destination.mask();
+                        let (_, columns) = destination.split_mut();
+                        bundle.place(&mut Placement {
+                            columns,
+                            mask,
+                            previous: S::Mask::EMPTY,
+                            row: row.index(),
+                            bins: &mut self.bins,
+                        });
+                        return Ok(());
+                    }
+                    Some(Edge { from, .. }) => {
+                        // The entity has the component: overwrite it in place.
+                        let table = self.tables.get_mut(from);
+                        let mask = table.mask();
+                        let (_, columns) = table.split_mut();
+                        bundle.place(&mut Placement {
+                            columns,
+                            mask,
+                            previous: mask,
+                            row: location.row.index(),
+                            bins: &mut self.bins,
+                        });
+                        self.bins.empty_trash(B::mask());
+                        return Ok(());
+                    }
+                    None => {}
+                }
+            }
+            return self.insert_cold(entity, bundle);
+        }
+        self.insert_any(entity, bundle)
+    }
+
+    /// [`World::insert`] of a one-component bundle off the straight path.
+    #[cold]
+    #[inline(never)]
+    fn insert_cold<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        self.insert_any(entity, bundle)
+    }
+
+    /// [`World::insert`] for any bundle.
+    #[inline(always)]
+    fn insert_any<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let previous = self.tables.get(location.table).mask();
         let target = self.tables.insert_target(location.table, B::mask());
@@ -256,6 +327,51 @@ impl<S: Schema> World<S> {
         entity: Entity,
     ) -> Result<Option<B>, NoSuchEntity> {
         const { B::CHECK };
+        if B::BITS.count_ones() == 1 {
+            // As in `insert`: a straight path along a known edge.
+            let bit = B::BITS.trailing_zeros();
+            if let Some(location) = self.entities.location(entity) {
+                if let Some(Edge { from, to }) = self.tables.migration_remove(location.table, bit) {
+                    if to == from {
+                        return Ok(None);
+                    }
+                    // `from` rather than `location.table`, as in `insert`.
+                    let location = EntityLocation {
+                        table: from,
+                        row: location.row,
+                    };
+                    let (source, destination) = self.tables.pair_mut(from, to);
+                    let mask = source.mask();
+                    let (_, columns) = source.split_mut();
+                    let taken = B::take(&mut Placement {
+                        columns,
+                        mask,
+                        previous: mask,
+                        row: location.row.index(),
+                        bins: &mut self.bins,
+                    });
+                    let (row, moved) = source.move_entity(location.row, destination);
+                    Self::relocate(&mut self.entities, entity, location, to, row, moved);
+                    source.move_columns_removing(location.row, destination, bit);
+                    return Ok(Some(taken));
+                }
+            }
+            return self.remove_cold(entity);
+        }
+        self.remove_any(entity)
+    }
+
+    /// [`World::remove_bundle`] of a one-component bundle off the straight
+    /// path.
+    #[cold]
+    #[inline(never)]
+    fn remove_cold<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
+        self.remove_any(entity)
+    }
+
+    /// [`World::remove_bundle`] for any bundle.
+    #[inline(always)]
+    fn remove_any<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let mask = self.tables.get(location.table).mask();
         if !mask.contains(B::mask()) {
@@ -330,11 +446,26 @@ impl<S: Schema> World<S> {
         target: TableId,
     ) -> TableRow {
         let (row, moved) = source.move_row(location.row, destination);
+        Self::relocate(entities, entity, location, target, row, moved);
+        row
+    }
+
+    /// Records a move of `entity` from `location` to `row` of table `target`,
+    /// and of `moved` (if any) into the row it left.
+    // Always inlined, as `move_row`: part of the inlined migration.
+    #[inline(always)]
+    fn relocate(
+        entities: &mut Entities,
+        entity: Entity,
+        location: EntityLocation,
+        target: TableId,
+        row: TableRow,
+        moved: Option<EntityIndex>,
+    ) {
         if let Some(moved) = moved {
             entities.set_location(moved, location);
         }
         entities.set_location(entity, EntityLocation { table: target, row });
-        row
     }
 
     /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is
@@ -360,8 +491,8 @@ impl<S: Schema> World<S> {
         let mut columns = Vec::new();
         for id in 0..self.tables.len() {
             let table = self.tables.get_mut(TableId(id as u32));
-            for &entity in table.entities() {
-                self.entities.free(entity);
+            for &index in table.entities() {
+                self.entities.free(self.entities.entity(index));
             }
             columns.push(table.take_rows());
         }
@@ -432,9 +563,12 @@ impl<S: Schema> World<S> {
 
     /// The live entities, table by table.
     pub fn iter(&self) -> impl Iterator<Item = Entity> + '_ {
-        self.tables
-            .iter()
-            .flat_map(|table| table.entities().iter().copied())
+        self.tables.iter().flat_map(|table| {
+            table
+                .entities()
+                .iter()
+                .map(|&index| self.entities.entity(index))
+        })
     }
 
     /// Resource `R`.

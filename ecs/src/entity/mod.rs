@@ -104,47 +104,103 @@ pub(crate) struct EntityLocation {
     pub(crate) row: TableRow,
 }
 
-impl EntityLocation {
-    /// The location of no entity.
-    const DEAD: EntityLocation = EntityLocation {
-        table: TableId::DEAD,
-        row: TableRow(u32::MAX),
-    };
-}
-
-/// One slot of [`Entities`].
+/// One slot of [`Entities`]: 12 bytes.
+///
+/// A live slot holds its occupant's generation and location. A dead slot (free
+/// or retired) holds generation 0, which no handle has (generations are
+/// non-zero), so telling a live handle from a stale one is one comparison; its
+/// other two words then hold the free list instead of a location.
 #[derive(Clone, Debug)]
 struct Slot {
-    /// The generation of the slot's current (or next) occupant.
-    generation: NonZeroU32,
-    /// Where the live entity is; [`EntityLocation::DEAD`] while the slot is
-    /// free or retired (a sentinel rather than an `Option`: 12-byte slots, and
-    /// one store to move an entity).
+    /// The occupant's generation; 0 while the slot is dead.
+    generation: u32,
+    /// Live: where the entity is. Free: `table` holds the generation the next
+    /// occupant gets and `row` the next free slot's index ([`NO_SLOT`] at the
+    /// end of the list). Retired: unused.
     location: EntityLocation,
 }
+
+/// The end of the free list.
+const NO_SLOT: u32 = u32::MAX;
 
 /// The entity allocator and the entity → location map.
 ///
 /// ```text
-/// slots:  [ 0: gen 1, live at (T2, r0) ][ 1: gen 3, free ][ 2: gen 1, live at (T1, r4) ]
-/// free:   [ 1 ]            next spawn takes slot 1 as entity 1v3
+/// slots:  [ 0: gen 1, live at (T2, r0) ][ 1: dead, next gen 3, next free - ][ 2: gen 1, live at (T1, r4) ]
+/// free:   1                 next spawn takes slot 1 as entity 1v3
 /// ```
 ///
 /// A slot's generation is bumped when its entity is despawned, so every handle
 /// to the old occupant is stale at once, before the slot is reused. A slot
 /// whose generation would overflow is retired instead: it never enters the free
 /// list again, so a generation never wraps onto a live entity.
-#[derive(Clone, Debug, Default)]
+///
+/// The free list runs through the dead slots themselves (last-in first-out),
+/// so freed entities cost no memory beyond their slots.
+#[derive(Clone, Debug)]
 pub(crate) struct Entities {
     slots: Vec<Slot>,
-    /// Freed slot indices, reused last-in first-out.
-    free: Vec<u32>,
+    /// The most recently freed slot, or [`NO_SLOT`].
+    free: u32,
+    /// Number of slots in the free list.
+    free_len: usize,
     /// Number of live entities.
     live: usize,
 }
 
-/// Slot indices run from 0 to `MAX_INDEX`; `u32::MAX` is never handed out, so
-/// the slot count always fits in a `u32`.
+impl Default for Entities {
+    fn default() -> Self {
+        Entities::EMPTY
+    }
+}
+
+/// The slot index of a live entity, without its generation: what a table row
+/// keeps (4 bytes, where an [`Entity`] takes 8). The world keeps every row's
+/// entity alive, so the slot's generation completes it
+/// ([`Entities::entity`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct EntityIndex(pub(crate) u32);
+
+impl From<Entity> for EntityIndex {
+    #[inline]
+    fn from(entity: Entity) -> Self {
+        EntityIndex(entity.index)
+    }
+}
+
+/// What names a live entity's slot: an [`Entity`] or an [`EntityIndex`].
+pub(crate) trait SlotName: Copy {
+    /// The slot's index.
+    fn slot(self) -> usize;
+    /// Whether a slot holding `generation` can be this live entity's (for
+    /// debug assertions).
+    fn fits(self, generation: u32) -> bool;
+}
+
+impl SlotName for Entity {
+    #[inline]
+    fn slot(self) -> usize {
+        self.index as usize
+    }
+
+    fn fits(self, generation: u32) -> bool {
+        generation == self.generation.get()
+    }
+}
+
+impl SlotName for EntityIndex {
+    #[inline]
+    fn slot(self) -> usize {
+        self.0 as usize
+    }
+
+    fn fits(self, generation: u32) -> bool {
+        generation != 0
+    }
+}
+
+/// Slot indices run from 0 to `MAX_INDEX`; `u32::MAX` is never handed out (it
+/// is [`NO_SLOT`]), so the slot count always fits in a `u32`.
 const MAX_INDEX: u32 = u32::MAX - 1;
 
 /// The index of a new slot when `slot_count` slots exist.
@@ -157,6 +213,14 @@ fn next_fresh_index(slot_count: usize) -> Result<u32, EntitiesExhausted> {
 }
 
 impl Entities {
+    /// No slots at all.
+    pub(crate) const EMPTY: Entities = Entities {
+        slots: Vec::new(),
+        free: NO_SLOT,
+        free_len: 0,
+        live: 0,
+    };
+
     /// Number of live entities.
     #[inline]
     pub(crate) fn len(&self) -> usize {
@@ -165,38 +229,41 @@ impl Entities {
 
     /// Makes room for `additional` new slots.
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.slots
-            .reserve(additional.saturating_sub(self.free.len()));
+        self.slots.reserve(additional.saturating_sub(self.free_len));
     }
 
     /// A new live entity, at `location`.
     #[inline]
     pub(crate) fn alloc(&mut self, location: EntityLocation) -> Result<Entity, EntitiesExhausted> {
-        let index = match self.free.pop() {
-            Some(index) => index,
-            None => {
-                let index = next_fresh_index(self.slots.len())?;
-                self.slots.push(Slot {
-                    generation: NonZeroU32::MIN,
-                    location: EntityLocation::DEAD,
-                });
-                index
-            }
+        let (index, generation) = if self.free != NO_SLOT {
+            let index = self.free;
+            let slot = &mut self.slots[index as usize];
+            let generation = NonZeroU32::new(slot.location.table.0)
+                .expect("a free slot holds its next, non-zero generation");
+            self.free = slot.location.row.0;
+            self.free_len -= 1;
+            *slot = Slot {
+                generation: generation.get(),
+                location,
+            };
+            (index, generation)
+        } else {
+            let index = next_fresh_index(self.slots.len())?;
+            self.slots.push(Slot {
+                generation: NonZeroU32::MIN.get(),
+                location,
+            });
+            (index, NonZeroU32::MIN)
         };
-        let slot = &mut self.slots[index as usize];
-        slot.location = location;
         self.live += 1;
-        Ok(Entity {
-            index,
-            generation: slot.generation,
-        })
+        Ok(Entity { index, generation })
     }
 
     /// The location of `entity`, if it is alive.
     #[inline]
     pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
         let slot = self.slots.get(entity.index as usize)?;
-        if slot.generation == entity.generation && slot.location.table != TableId::DEAD {
+        if slot.generation == entity.generation.get() {
             Some(slot.location)
         } else {
             None
@@ -211,36 +278,47 @@ impl Entities {
 
     /// Records that the live `entity` now sits at `location`.
     #[inline]
-    pub(crate) fn set_location(&mut self, entity: Entity, location: EntityLocation) {
-        let slot = &mut self.slots[entity.index as usize];
-        debug_assert!(slot.generation == entity.generation);
-        debug_assert!(slot.location.table != TableId::DEAD);
+    pub(crate) fn set_location(&mut self, entity: impl SlotName, location: EntityLocation) {
+        let slot = &mut self.slots[entity.slot()];
+        debug_assert!(entity.fits(slot.generation));
         slot.location = location;
+    }
+
+    /// The live entity of slot `index`, with its generation.
+    #[inline]
+    pub(crate) fn entity(&self, index: EntityIndex) -> Entity {
+        let generation = self.slots[index.0 as usize].generation;
+        Entity {
+            index: index.0,
+            generation: NonZeroU32::new(generation).expect("a table row's entity is alive"),
+        }
     }
 
     /// Kills `entity`, returning where it was; `None` (and no change) if it was
     /// not alive.
     pub(crate) fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
         let slot = self.slots.get_mut(entity.index as usize)?;
-        if slot.generation != entity.generation {
+        if slot.generation != entity.generation.get() {
             return None;
         }
-        if slot.location.table == TableId::DEAD {
-            return None;
-        }
-        let location = core::mem::replace(&mut slot.location, EntityLocation::DEAD);
+        let location = slot.location;
+        slot.generation = 0;
         self.live -= 1;
         // A slot whose generation space is spent is retired: never freed again.
-        if let Some(next) = slot.generation.checked_add(1) {
-            slot.generation = next;
-            self.free.push(entity.index);
+        if let Some(next) = entity.generation.checked_add(1) {
+            slot.location = EntityLocation {
+                table: TableId(next.get()),
+                row: TableRow(self.free),
+            };
+            self.free = entity.index;
+            self.free_len += 1;
         }
         Some(location)
     }
 
     #[cfg(test)]
     fn set_generation(&mut self, index: u32, generation: NonZeroU32) {
-        self.slots[index as usize].generation = generation;
+        self.slots[index as usize].generation = generation.get();
     }
 }
 
@@ -265,6 +343,36 @@ mod tests {
         assert_eq!(b.generation().get(), a.generation().get() + 1);
         assert_eq!(entities.location(a), None);
         assert_eq!(entities.location(b), Some(at(1)));
+    }
+
+    #[test]
+    fn free_slots_are_reused_last_in_first_out() {
+        let mut entities = Entities::default();
+        let all: Vec<Entity> = (0..4).map(|row| entities.alloc(at(row)).unwrap()).collect();
+        for &e in &all[..3] {
+            entities.free(e).unwrap();
+        }
+        for expected in [2, 1, 0] {
+            let e = entities.alloc(at(9)).unwrap();
+            assert_eq!((e.index(), e.generation().get()), (expected, 2));
+        }
+        assert_eq!(
+            entities.alloc(at(9)).unwrap().index(),
+            4,
+            "free list used up"
+        );
+        assert_eq!(entities.len(), 5);
+    }
+
+    #[test]
+    fn a_forged_handle_to_a_free_slot_is_not_alive() {
+        let mut entities = Entities::default();
+        let a = entities.alloc(at(0)).unwrap();
+        entities.free(a).unwrap();
+        // The generation the slot's next occupant will get: no handle has it yet.
+        let next = Entity::from_bits((2 << 32) | u64::from(a.index())).unwrap();
+        assert_eq!(entities.location(next), None);
+        assert_eq!(entities.free(next), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! a schema).
 
 use super::TableView;
-use crate::entity::Entity;
+use crate::entity::{Entities, Entity, EntityIndex};
 use crate::mask::Mask;
 use crate::schema::{Component, Schema};
 use core::marker::PhantomData;
@@ -195,37 +195,66 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
     }
 }
 
+/// The fetch of an [`Entity`] item: a table's entities by slot index, and
+/// the world's entities for their generations.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct EntityFetch<'a> {
+    indices: &'a [EntityIndex],
+    entities: &'a Entities,
+}
+
+impl Default for EntityFetch<'_> {
+    fn default() -> Self {
+        static NONE: Entities = Entities::EMPTY;
+        EntityFetch {
+            indices: &[],
+            entities: &NONE,
+        }
+    }
+}
+
 impl QueryData for Entity {
     type Item<'a> = Entity;
-    type Fetch<'a> = &'a [Entity];
+    type Fetch<'a> = EntityFetch<'a>;
 
     #[inline(always)]
     fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
-        fetch[row]
+        fetch.entities.entity(fetch.indices[row])
     }
 
     #[inline(always)]
     fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
-        let (first, rest) = fetch.split_first().expect("query fetch exhausted");
-        *fetch = rest;
-        *first
+        let (first, rest) = fetch.indices.split_first().expect("query fetch exhausted");
+        fetch.indices = rest;
+        fetch.entities.entity(*first)
     }
 
     #[inline(always)]
-    fn reborrow<'a>(fetch: &'a mut &[Entity]) -> &'a [Entity] {
-        fetch
+    fn reborrow<'a>(fetch: &'a mut EntityFetch<'_>) -> EntityFetch<'a> {
+        *fetch
     }
 
     #[inline]
     fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
-        fetch.split_at(mid)
+        let (head, tail) = fetch.indices.split_at(mid);
+        (
+            EntityFetch {
+                indices: head,
+                ..fetch
+            },
+            EntityFetch {
+                indices: tail,
+                ..fetch
+            },
+        )
     }
 }
 
 impl ReadOnlyQueryData for Entity {
     #[inline(always)]
-    fn shared<'a>(fetch: &'a &[Entity]) -> &'a [Entity] {
-        fetch
+    fn shared<'a>(fetch: &'a EntityFetch<'_>) -> EntityFetch<'a> {
+        *fetch
     }
 }
 
@@ -236,8 +265,11 @@ impl<S: Schema> SchemaQuery<S> for Entity {
     const CHECK: () = ();
 
     #[inline]
-    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w [Entity] {
-        table.entities
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> EntityFetch<'w> {
+        EntityFetch {
+            indices: table.entities,
+            entities: table.all_entities,
+        }
     }
 }
 

@@ -15,7 +15,7 @@ mod par;
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery};
 pub use filter::{QueryFilter, With, Without};
 
-use crate::entity::{Entities, Entity};
+use crate::entity::{Entities, Entity, EntityIndex};
 use crate::mask::Mask;
 use crate::schema::Schema;
 use crate::storage::{Table, TableId, Tables};
@@ -92,12 +92,13 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             }
             let mask = table.mask();
             let len = table.len();
-            let (entities, columns) = table.split_mut();
+            let (indices, columns) = table.split_mut();
             slots.clear();
             slots.extend(columns.iter_mut().map(ColumnSlot::Free));
             let mut view = TableView {
                 mask,
-                entities,
+                entities: indices,
+                all_entities: entities,
                 slots: &mut slots,
             };
             let fetch = Q::fetch(&mut view);
@@ -117,6 +118,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S>,
     {
         let mut fetched = Vec::with_capacity(matched.len());
+        let all_entities = world.entities;
         for &id in matched {
             let table = world.table(id);
             if table.entities.is_empty() {
@@ -125,6 +127,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let mut view = TableView {
                 mask: table.mask,
                 entities: table.entities,
+                all_entities,
                 slots: &mut table.columns,
             };
             let fetch = Q::fetch(&mut view);
@@ -323,7 +326,10 @@ impl<Q: QueryData> ExactSizeIterator for QueryIter<'_, '_, Q> {}
 #[doc(hidden)]
 pub struct TableView<'s, 'w, S: Schema> {
     pub(crate) mask: S::Mask,
-    pub(crate) entities: &'w [Entity],
+    /// The table's entities, by slot index.
+    pub(crate) entities: &'w [EntityIndex],
+    /// The world's entities, for the generations of `entities`.
+    pub(crate) all_entities: &'w Entities,
     slots: &'s mut [ColumnSlot<'w, S::Column>],
 }
 

@@ -1,7 +1,7 @@
 //! [`Table`]: the rows of one archetype; [`Tables`]: all of them, by mask.
 
 use super::{MaskMap, TableId, TableRow};
-use crate::entity::Entity;
+use crate::entity::EntityIndex;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Schema};
 
@@ -19,7 +19,8 @@ use crate::schema::{Column, Schema};
 ///   returns that entity, and the caller must update its location.
 pub(crate) struct Table<S: Schema> {
     mask: S::Mask,
-    entities: Vec<Entity>,
+    /// The entity of each row, by slot index; its generation is in its slot.
+    entities: Vec<EntityIndex>,
     columns: Box<[S::Column]>,
     /// Cached migration targets that differ from `mask` in several bits
     /// (multi-component bundles), searched linearly: there are few. Single-bit
@@ -56,7 +57,7 @@ impl<S: Schema> Table<S> {
     }
 
     #[inline]
-    pub(crate) fn entities(&self) -> &[Entity] {
+    pub(crate) fn entities(&self) -> &[EntityIndex] {
         &self.entities
     }
 
@@ -74,15 +75,15 @@ impl<S: Schema> Table<S> {
 
     /// The entity list and the columns, borrowed apart (for queries).
     #[inline]
-    pub(crate) fn split_mut(&mut self) -> (&[Entity], &mut [S::Column]) {
+    pub(crate) fn split_mut(&mut self) -> (&[EntityIndex], &mut [S::Column]) {
         (&self.entities, &mut self.columns)
     }
 
     /// Appends `entity`; its values must then be pushed to every column.
     #[inline]
-    pub(crate) fn push_entity(&mut self, entity: Entity) -> TableRow {
+    pub(crate) fn push_entity(&mut self, entity: impl Into<EntityIndex>) -> TableRow {
         let row = TableRow(self.entities.len() as u32);
-        self.entities.push(entity);
+        self.entities.push(entity.into());
         row
     }
 
@@ -97,7 +98,11 @@ impl<S: Schema> Table<S> {
     /// Removes `row`, moving each of its values to `trash[bit]` (to be dropped
     /// by the caller once the world is consistent). Returns the entity moved
     /// into `row`.
-    pub(crate) fn remove_row(&mut self, row: TableRow, trash: &mut [S::Column]) -> Option<Entity> {
+    pub(crate) fn remove_row(
+        &mut self,
+        row: TableRow,
+        trash: &mut [S::Column],
+    ) -> Option<EntityIndex> {
         for column in self.columns.iter_mut() {
             column.move_row(row.index(), &mut trash[column.bit() as usize]);
         }
@@ -113,7 +118,7 @@ impl<S: Schema> Table<S> {
         &mut self,
         row: TableRow,
         destination: &mut Table<S>,
-    ) -> (TableRow, Option<Entity>) {
+    ) -> (TableRow, Option<EntityIndex>) {
         let target_mask = destination.mask;
         for column in self.columns.iter_mut() {
             let bit = column.bit();
@@ -124,13 +129,71 @@ impl<S: Schema> Table<S> {
                 );
             }
         }
-        let entity = self.entities[row.index()];
-        let moved = self.swap_remove_entity(row);
-        let new_row = destination.push_entity(entity);
-        (new_row, moved)
+        self.move_entity(row, destination)
     }
 
-    fn swap_remove_entity(&mut self, row: TableRow) -> Option<Entity> {
+    /// The column half of [`Table::move_row`] to a table whose archetype is
+    /// this one's plus component `bit`: the columns pair up in order, except
+    /// that a data `bit` has a column in `destination` (at the same index as in
+    /// this table's bit order) which the caller fills. No mask test per column.
+    // Always inlined into `World::insert`, which is inlined into its caller's
+    // loop for the reason given there.
+    #[inline(always)]
+    pub(crate) fn move_columns_adding(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+        bit: u32,
+    ) {
+        let added = column_of::<S>(self.mask, bit);
+        // A slice, not the box: its pointer stays in a register across the
+        // stores below instead of being reloaded for each column.
+        let to: &mut [S::Column] = &mut destination.columns;
+        for (i, column) in self.columns.iter_mut().enumerate() {
+            column.move_row(row.index(), &mut to[i + usize::from(i >= added)]);
+        }
+    }
+
+    /// The column half of [`Table::move_row`] to a table whose archetype is
+    /// this one's minus component `bit`: the columns pair up in order, except
+    /// that a data `bit`'s column here (whose value at `row` the caller has
+    /// taken) is skipped. No mask test per column.
+    // Always inlined: see `move_columns_adding`.
+    #[inline(always)]
+    pub(crate) fn move_columns_removing(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+        bit: u32,
+    ) {
+        let removed = column_of::<S>(self.mask, bit);
+        // As in `move_columns_adding`, and walking the destination's columns
+        // rather than ours, so that the removed column costs no turn.
+        let from: &mut [S::Column] = &mut self.columns;
+        for (i, column) in destination.columns.iter_mut().enumerate() {
+            from[i + usize::from(i >= removed)].move_row(row.index(), column);
+        }
+    }
+
+    /// The entity half of a move: swap-removes `row`'s entity and appends it to
+    /// `destination`. Returns the new row and the entity moved into `row`.
+    // Always inlined: see `move_columns_adding`.
+    #[inline(always)]
+    pub(crate) fn move_entity(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+    ) -> (TableRow, Option<EntityIndex>) {
+        // The entity that will fill `row` is the last one, read before the
+        // swap: then fixing its location does not wait for `row` (the slot's
+        // load). add_remove loop: 173 -> 170 µs.
+        let last = self.entities.last().copied();
+        let entity = self.entities.swap_remove(row.index());
+        let moved = last.filter(|_| row.index() < self.entities.len());
+        (destination.push_entity(entity), moved)
+    }
+
+    fn swap_remove_entity(&mut self, row: TableRow) -> Option<EntityIndex> {
         self.entities.swap_remove(row.index());
         self.entities.get(row.index()).copied()
     }
@@ -154,6 +217,101 @@ pub(crate) struct Tables<S: Schema> {
     by_mask: MaskMap<S::Mask, TableId>,
     insert_edges: Vec<TableId>,
     remove_edges: Vec<TableId>,
+    /// The last single-bit insert edges taken; see
+    /// [`Tables::migration_insert`].
+    recent_inserts: [RecentEdge; RECENT_EDGES],
+    /// The last single-bit remove edges taken.
+    recent_removes: [RecentEdge; RECENT_EDGES],
+}
+
+/// Recently taken single-bit edges remembered per direction; edge `bit` is
+/// kept at `bit % RECENT_EDGES`, so a run that alternates a few components
+/// keeps all of them.
+const RECENT_EDGES: usize = 8;
+
+/// How many migrations in a row must take a remembered edge before the next
+/// ones are trusted to take it too (see [`Tables::migration_insert`]).
+const TRUSTED_RUN: u32 = 8;
+
+/// The tables a single-bit edge joins: an entity of table `from` that
+/// inserts (or removes) the component goes to table `to`, which is `from`
+/// itself when it has (or lacks) the component already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Edge {
+    pub(crate) from: TableId,
+    pub(crate) to: TableId,
+}
+
+/// A remembered [`Edge`], its table and bit once more as the key to compare
+/// with, and how many migrations in a row have taken it (up to
+/// [`TRUSTED_RUN`]); `trusted` is the key again once the run is complete.
+///
+/// The copy of `from` in the keys is what makes trusting the edge pay: after
+/// a comparison of `edge.from` itself with the caller's table, the compiler
+/// would use the caller's value (loaded from the entity's slot) in its place,
+/// and the migration would again wait for the slot to know its tables. It
+/// cannot know that `edge.from` equals the half of `trusted` that was
+/// compared.
+#[derive(Clone, Copy, Debug)]
+struct RecentEdge {
+    /// `key` when the run is complete, else [`RecentEdge::NO_KEY`]: a
+    /// trusted edge then costs one comparison.
+    trusted: u64,
+    key: u64,
+    edge: Edge,
+    run: u32,
+}
+
+impl RecentEdge {
+    /// The key of no edge: no table has id [`TableId::DEAD`].
+    const NO_KEY: u64 = u64::MAX;
+
+    /// Remembers nothing.
+    const NONE: RecentEdge = RecentEdge {
+        trusted: RecentEdge::NO_KEY,
+        key: RecentEdge::NO_KEY,
+        edge: Edge {
+            from: TableId::DEAD,
+            to: TableId::DEAD,
+        },
+        run: 0,
+    };
+
+    #[inline(always)]
+    fn key(from: TableId, bit: u32) -> u64 {
+        (u64::from(from.0) << 32) | u64::from(bit)
+    }
+
+    /// The edge of component `bit` from table `from`: the remembered one
+    /// while it is trusted, else the one in `edges` (`None` if not known yet),
+    /// which is then remembered.
+    #[inline(always)]
+    fn take<S: Schema>(&mut self, edges: &[TableId], from: TableId, bit: u32) -> Option<Edge> {
+        let key = RecentEdge::key(from, bit);
+        if self.trusted == key {
+            return Some(self.edge);
+        }
+        let to = *edges.get(edge_index::<S>(from, bit))?;
+        if to == TableId::DEAD {
+            return None;
+        }
+        let edge = Edge { from, to };
+        // Arithmetic, not a branch: with tables in random order, whether the
+        // key repeats is a coin toss (a branch here mispredicted ten times as
+        // often, and made that case 50% slower).
+        let run = (self.run + 1).min(TRUSTED_RUN) * u32::from(self.key == key);
+        *self = RecentEdge {
+            trusted: if run == TRUSTED_RUN {
+                key
+            } else {
+                RecentEdge::NO_KEY
+            },
+            key,
+            edge,
+            run,
+        };
+        Some(edge)
+    }
 }
 
 impl<S: Schema> Default for Tables<S> {
@@ -163,6 +321,8 @@ impl<S: Schema> Default for Tables<S> {
             by_mask: MaskMap::default(),
             insert_edges: Vec::new(),
             remove_edges: Vec::new(),
+            recent_inserts: [RecentEdge::NONE; RECENT_EDGES],
+            recent_removes: [RecentEdge::NONE; RECENT_EDGES],
         };
         let empty = tables.get_or_create(S::Mask::EMPTY);
         debug_assert_eq!(empty, TableId::EMPTY);
@@ -225,67 +385,123 @@ impl<S: Schema> Tables<S> {
 
     /// The table of `from`'s archetype plus the components `added`: `from`
     /// itself if it has them all, else through the cached edge when one bit is
-    /// new, else by [`Tables::target_slow`].
+    /// new (read without `from`'s mask when `added` is that one bit), else by
+    /// [`Tables::target_slow`].
     #[inline]
     pub(crate) fn insert_target(&mut self, from: TableId, added: S::Mask) -> TableId {
-        let table = &self.tables[from.index()];
-        let new = added.difference(table.mask);
+        if let Some(bit) = single_bit(added) {
+            return self.insert_edge(from, bit);
+        }
+        let mask = self.tables[from.index()].mask;
+        let new = added.difference(mask);
         if new.is_empty() {
             return from;
         }
         if let Some(bit) = single_bit(new) {
-            if let Some(&id) = self.insert_edges.get(edge_index::<S>(from, bit)) {
-                if id != TableId::DEAD {
-                    return id;
-                }
-            }
+            return self.insert_edge(from, bit);
         }
-        let to = table.mask.union(added);
-        self.target_slow(from, to)
+        self.target_slow(from, mask.union(added))
     }
 
     /// The table of `from`'s archetype minus the components `removed`, as
     /// [`Tables::insert_target`].
     #[inline]
     pub(crate) fn remove_target(&mut self, from: TableId, removed: S::Mask) -> TableId {
-        let table = &self.tables[from.index()];
-        let gone = removed.intersection(table.mask);
+        if let Some(bit) = single_bit(removed) {
+            return self.remove_edge(from, bit);
+        }
+        let mask = self.tables[from.index()].mask;
+        let gone = removed.intersection(mask);
         if gone.is_empty() {
             return from;
         }
         if let Some(bit) = single_bit(gone) {
-            if let Some(&id) = self.remove_edges.get(edge_index::<S>(from, bit)) {
-                if id != TableId::DEAD {
-                    return id;
-                }
-            }
+            return self.remove_edge(from, bit);
         }
-        let to = table.mask.difference(removed);
-        self.target_slow(from, to)
+        self.target_slow(from, mask.difference(removed))
     }
 
-    /// A target without a cached single-bit edge: the same mask, a
-    /// multi-bit target (searched among the table's few multi-bit edges), or a
-    /// first migration (mask lookup, then cached).
+    /// The table of `from`'s archetype plus component `bit` (`from` itself if
+    /// it has it): one load from the edge cache, without reading `from`'s mask.
+    #[inline]
+    pub(crate) fn insert_edge(&mut self, from: TableId, bit: u32) -> TableId {
+        match self.insert_edges.get(edge_index::<S>(from, bit)) {
+            Some(&id) if id != TableId::DEAD => id,
+            _ => self.edge_slow(from, bit, true),
+        }
+    }
+
+    /// The table of `from`'s archetype minus component `bit` (`from` itself if
+    /// it lacks it), as [`Tables::insert_edge`].
+    #[inline]
+    pub(crate) fn remove_edge(&mut self, from: TableId, bit: u32) -> TableId {
+        match self.remove_edges.get(edge_index::<S>(from, bit)) {
+            Some(&id) if id != TableId::DEAD => id,
+            _ => self.edge_slow(from, bit, false),
+        }
+    }
+
+    /// The insert edge of component `bit` from table `from`, for a migration
+    /// on the fast path; `None` if the edge is not cached yet.
+    ///
+    /// After [`TRUSTED_RUN`] migrations in a row along one edge, the next ones
+    /// take their tables from the remembered edge rather than from `from`.
+    /// Same tables, but the test of `from` is then a branch, which the
+    /// processor predicts and goes on with the remembered tables before `from`
+    /// (the entity's slot) has even been loaded, instead of waiting for slot,
+    /// then edge, then table, to learn where to write. add_remove's loop (a
+    /// run of one migration, as when a system inserts a component into the
+    /// entities of a query, table by table) measured 198 µs without, 174 µs
+    /// with, against 121 µs for the hand-written baseline.
+    ///
+    /// The run is required because entities whose tables come in random order
+    /// make that branch mispredict about every other time, which costs more
+    /// than the chain of loads: the same loop over entities of two tables in
+    /// random order took 345 µs when every remembered edge was trusted, 212 µs
+    /// with the run required, 200 µs with nothing remembered.
+    #[inline(always)]
+    pub(crate) fn migration_insert(&mut self, from: TableId, bit: u32) -> Option<Edge> {
+        self.recent_inserts[bit as usize % RECENT_EDGES].take::<S>(&self.insert_edges, from, bit)
+    }
+
+    /// The remove edge of component `bit` from table `from`, as
+    /// [`Tables::migration_insert`].
+    #[inline(always)]
+    pub(crate) fn migration_remove(&mut self, from: TableId, bit: u32) -> Option<Edge> {
+        self.recent_removes[bit as usize % RECENT_EDGES].take::<S>(&self.remove_edges, from, bit)
+    }
+
+    /// A single-bit edge not cached yet: found (or created) by mask, then
+    /// cached, also when it leads back to `from`.
+    #[cold]
+    #[inline(never)]
+    fn edge_slow(&mut self, from: TableId, bit: u32, insert: bool) -> TableId {
+        let mask = self.tables[from.index()].mask;
+        let (to, edges) = if insert {
+            (mask.with(bit), &mut self.insert_edges)
+        } else {
+            (mask.without(bit), &mut self.remove_edges)
+        };
+        let edge = edge_index::<S>(from, bit);
+        if to == mask {
+            edges[edge] = from;
+            return from;
+        }
+        let id = self.get_or_create(to);
+        if insert {
+            self.insert_edges[edge] = id;
+        } else {
+            self.remove_edges[edge] = id;
+        }
+        id
+    }
+
+    /// A target that differs from `from` in several bits: searched among the
+    /// table's few multi-bit edges, or (first migration) found by mask and
+    /// cached there.
     #[cold]
     #[inline(never)]
     fn target_slow(&mut self, from: TableId, to: S::Mask) -> TableId {
-        let from_mask = self.tables[from.index()].mask;
-        if to == from_mask {
-            return from;
-        }
-        let changed = to.difference(from_mask).union(from_mask.difference(to));
-        let mut bits = changed.iter_bits();
-        if let (Some(bit), None) = (bits.next(), bits.next()) {
-            let id = self.get_or_create(to);
-            let edge = edge_index::<S>(from, bit);
-            if to.has(bit) {
-                self.insert_edges[edge] = id;
-            } else {
-                self.remove_edges[edge] = id;
-            }
-            return id;
-        }
         let multi_edges = &self.tables[from.index()].multi_edges;
         if let Some(&(_, id)) = multi_edges.iter().find(|(mask, _)| *mask == to) {
             return id;
@@ -293,6 +509,17 @@ impl<S: Schema> Tables<S> {
         let id = self.get_or_create(to);
         self.tables[from.index()].multi_edges.push((to, id));
         id
+    }
+}
+
+/// The column of component `bit` in a table of `mask`, or `usize::MAX` (no
+/// column) for a tag.
+#[inline(always)]
+fn column_of<S: Schema>(mask: S::Mask, bit: u32) -> usize {
+    if S::Mask::DATA.has(bit) {
+        mask.index(bit)
+    } else {
+        usize::MAX
     }
 }
 

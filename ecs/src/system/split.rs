@@ -1,7 +1,7 @@
 //! [`SplitWorld`]: one world's columns and resources, borrowed apart so that
 //! several systems can hold parts of it at once, without `unsafe`.
 
-use crate::entity::{Entities, Entity};
+use crate::entity::{Entities, EntityIndex};
 use crate::query::ColumnSlot;
 use crate::schema::Schema;
 use crate::storage::TableId;
@@ -27,7 +27,8 @@ pub struct SplitWorld<'w, S: Schema> {
 /// and a slot per column.
 pub(crate) struct TableSlots<'w, S: Schema> {
     pub(crate) mask: S::Mask,
-    pub(crate) entities: &'w [Entity],
+    /// The table's entities, by slot index.
+    pub(crate) entities: &'w [EntityIndex],
     pub(crate) columns: Vec<ColumnSlot<'w, S::Column>>,
 }
 
