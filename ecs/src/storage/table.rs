@@ -277,7 +277,7 @@ impl RecentEdge {
         run: 0,
     };
 
-    #[inline(always)]
+    #[inline]
     fn key(from: TableId, bit: u32) -> u64 {
         (u64::from(from.0) << 32) | u64::from(bit)
     }
@@ -285,7 +285,7 @@ impl RecentEdge {
     /// The edge of component `bit` from table `from`: the remembered one
     /// while it is trusted, else the one in `edges` (`None` if not known yet),
     /// which is then remembered.
-    #[inline(always)]
+    #[inline]
     fn take<S: Schema>(&mut self, edges: &[TableId], from: TableId, bit: u32) -> Option<Edge> {
         let key = RecentEdge::key(from, bit);
         if self.trusted == key {
@@ -459,14 +459,14 @@ impl<S: Schema> Tables<S> {
     /// than the chain of loads: the same loop over entities of two tables in
     /// random order took 345 µs when every remembered edge was trusted, 212 µs
     /// with the run required, 200 µs with nothing remembered.
-    #[inline(always)]
+    #[inline]
     pub(crate) fn migration_insert(&mut self, from: TableId, bit: u32) -> Option<Edge> {
         self.recent_inserts[bit as usize % RECENT_EDGES].take::<S>(&self.insert_edges, from, bit)
     }
 
     /// The remove edge of component `bit` from table `from`, as
     /// [`Tables::migration_insert`].
-    #[inline(always)]
+    #[inline]
     pub(crate) fn migration_remove(&mut self, from: TableId, bit: u32) -> Option<Edge> {
         self.recent_removes[bit as usize % RECENT_EDGES].take::<S>(&self.remove_edges, from, bit)
     }
@@ -514,7 +514,7 @@ impl<S: Schema> Tables<S> {
 
 /// The column of component `bit` in a table of `mask`, or `usize::MAX` (no
 /// column) for a tag.
-#[inline(always)]
+#[inline]
 fn column_of<S: Schema>(mask: S::Mask, bit: u32) -> usize {
     if S::Mask::DATA.has(bit) {
         mask.index(bit)
