@@ -872,3 +872,85 @@ fn a_cached_table_that_empties_and_refills_is_seen_again() {
         [(c, &Vel(3))]
     );
 }
+
+mod column_order {
+    //! Queries whose items take columns in ascending bit order are served by
+    //! a cursor over the table's columns; others by per-column slots. Both
+    //! must hand every item the right values.
+    use ecs::prelude::*;
+    use ecs::SchemaQuery;
+
+    #[derive(Debug, PartialEq)]
+    struct P(u32);
+    #[derive(Debug, PartialEq)]
+    struct Q(u32);
+    #[derive(Debug, PartialEq)]
+    struct R(u32);
+    #[derive(Debug, PartialEq)]
+    struct Tag;
+
+    #[derive(Schema)]
+    struct Order {
+        p: P,
+        q: Q,
+        tag: Tag,
+        r: R,
+    }
+
+    fn ordered<T: SchemaQuery<Order>>() -> bool {
+        T::ORDERED
+    }
+
+    #[test]
+    fn ascending_items_are_recognised() {
+        assert!(ordered::<(&P, &mut Q, &R)>());
+        assert!(ordered::<(Entity, &P, Has<Tag>, Option<&mut R>)>());
+        assert!(ordered::<((&P, &Q), &mut R)>());
+        assert!(!ordered::<(&Q, &P)>());
+        assert!(!ordered::<(&P, &P)>());
+        assert!(!ordered::<((&P, &R), &Q)>());
+        assert!(!ordered::<(Option<&R>, &mut Q)>());
+    }
+
+    #[test]
+    fn both_paths_give_each_item_its_own_values() {
+        let mut world = World::<Order>::new();
+        let a = world.spawn((P(1), Q(10), R(100)));
+        let b = world.spawn((P(2), R(200), Tag));
+        let c = world.spawn((P(3), Q(30)));
+
+        let mut forward: Vec<(Entity, u32, Option<u32>, Option<u32>, bool)> = world
+            .query::<(Entity, &P, Option<&Q>, Option<&R>, Has<Tag>)>()
+            .iter()
+            .map(|(e, p, q, r, tag)| (e, p.0, q.map(|q| q.0), r.map(|r| r.0), tag))
+            .collect();
+        forward.sort();
+        assert_eq!(
+            forward,
+            [
+                (a, 1, Some(10), Some(100), false),
+                (b, 2, None, Some(200), true),
+                (c, 3, Some(30), None, false),
+            ]
+        );
+
+        // Reversed and interleaved orders take the slot path.
+        world
+            .query::<(&mut R, &P, Option<&mut Q>)>()
+            .for_each_mut(|(r, p, q)| {
+                r.0 += p.0;
+                if let Some(q) = q {
+                    q.0 += p.0;
+                }
+            });
+        world
+            .query::<(Option<&mut Q>, &mut P)>()
+            .for_each_mut(|(q, p)| p.0 += q.map_or(0, |q| q.0));
+        assert_eq!(world.get::<R>(a), Some(&R(101)));
+        assert_eq!(world.get::<R>(b), Some(&R(202)));
+        assert_eq!(world.get::<Q>(a), Some(&Q(11)));
+        assert_eq!(world.get::<P>(a), Some(&P(12)));
+        assert_eq!(world.get::<P>(b), Some(&P(2)));
+        assert_eq!(world.get::<P>(c), Some(&P(33)));
+    }
+}

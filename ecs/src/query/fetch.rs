@@ -72,6 +72,16 @@ pub trait SchemaQuery<S: Schema>: QueryData {
     /// borrows a tag.
     #[doc(hidden)]
     const CHECK: ();
+    /// Whether the items take their columns in ascending bit order, each
+    /// column once (so a table's columns can be handed out by a cursor).
+    #[doc(hidden)]
+    const ORDERED: bool;
+    /// The lowest and highest bits whose columns the items take
+    /// ([`NO_COLUMN`] for none).
+    #[doc(hidden)]
+    const FIRST_COLUMN: u32;
+    #[doc(hidden)]
+    const LAST_COLUMN: u32;
 
     /// This item's columns in a matching table.
     #[doc(hidden)]
@@ -96,6 +106,10 @@ pub trait SchemaQuery<S: Schema>: QueryData {
 /// assert_eq!(frozen, [(1, true), (2, false)]);
 /// ```
 pub struct Has<T>(PhantomData<fn() -> T>);
+
+/// [`SchemaQuery::FIRST_COLUMN`] of an item that takes no column.
+#[doc(hidden)]
+pub const NO_COLUMN: u32 = u32::MAX;
 
 /// `panic!` message of a query that aliases at run time, which the `CHECK`
 /// consts make impossible; kept as a last line of defence.
@@ -147,6 +161,9 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &T {
     const READS: u128 = 1 << T::BIT;
     const WRITES: u128 = 0;
     const CHECK: () = tag_check::<S>(T::BIT);
+    const ORDERED: bool = true;
+    const FIRST_COLUMN: u32 = T::BIT;
+    const LAST_COLUMN: u32 = T::BIT;
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w [T] {
@@ -188,6 +205,9 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
     const READS: u128 = 0;
     const WRITES: u128 = 1 << T::BIT;
     const CHECK: () = tag_check::<S>(T::BIT);
+    const ORDERED: bool = true;
+    const FIRST_COLUMN: u32 = T::BIT;
+    const LAST_COLUMN: u32 = T::BIT;
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w mut [T] {
@@ -263,6 +283,9 @@ impl<S: Schema> SchemaQuery<S> for Entity {
     const READS: u128 = 0;
     const WRITES: u128 = 0;
     const CHECK: () = ();
+    const ORDERED: bool = true;
+    const FIRST_COLUMN: u32 = NO_COLUMN;
+    const LAST_COLUMN: u32 = NO_COLUMN;
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> EntityFetch<'w> {
@@ -310,6 +333,9 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for Has<T> {
     const READS: u128 = 0;
     const WRITES: u128 = 0;
     const CHECK: () = ();
+    const ORDERED: bool = true;
+    const FIRST_COLUMN: u32 = NO_COLUMN;
+    const LAST_COLUMN: u32 = NO_COLUMN;
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> bool {
@@ -362,6 +388,9 @@ impl<S: Schema, Q: SchemaQuery<S>> SchemaQuery<S> for Option<Q> {
     const READS: u128 = Q::READS;
     const WRITES: u128 = Q::WRITES;
     const CHECK: () = Q::CHECK;
+    const ORDERED: bool = Q::ORDERED;
+    const FIRST_COLUMN: u32 = Q::FIRST_COLUMN;
+    const LAST_COLUMN: u32 = Q::LAST_COLUMN;
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w> {
@@ -438,6 +467,40 @@ macro_rules! impl_query_tuple {
                 if conflicts != 0 {
                     panic!("{}", S::QUERY_ALIAS_MESSAGES[conflicts.trailing_zeros() as usize]);
                 }
+            };
+            #[allow(unused_mut, unused_variables, unused_assignments)]
+            const ORDERED: bool = {
+                let mut ordered = true;
+                // The highest column bit taken so far, plus one.
+                let mut end = 0u32;
+                $(
+                    ordered &= $q::ORDERED;
+                    if $q::FIRST_COLUMN != NO_COLUMN {
+                        ordered &= $q::FIRST_COLUMN >= end;
+                        end = $q::LAST_COLUMN + 1;
+                    }
+                )*
+                ordered
+            };
+            #[allow(unused_mut, unused_assignments)]
+            const FIRST_COLUMN: u32 = {
+                let mut first = NO_COLUMN;
+                $(
+                    if $q::FIRST_COLUMN < first {
+                        first = $q::FIRST_COLUMN;
+                    }
+                )*
+                first
+            };
+            #[allow(unused_mut)]
+            const LAST_COLUMN: u32 = {
+                let mut last = NO_COLUMN;
+                $(
+                    if $q::LAST_COLUMN != NO_COLUMN && (last == NO_COLUMN || $q::LAST_COLUMN > last) {
+                        last = $q::LAST_COLUMN;
+                    }
+                )*
+                last
             };
 
             #[inline]

@@ -93,13 +93,25 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let mask = table.mask();
             let len = table.len();
             let (indices, columns) = table.split_mut();
-            slots.clear();
-            slots.extend(columns.iter_mut().map(ColumnSlot::Free));
+            // A query whose items take columns in ascending order, each once,
+            // walks the columns with a cursor; others go through slots, which
+            // tell shared from exclusive borrows. frag_iter (26 tables of 20
+            // rows) measured the slots at about half of its time.
+            let columns = if Q::ORDERED {
+                ViewColumns::Ascending {
+                    rest: columns,
+                    next: 0,
+                }
+            } else {
+                slots.clear();
+                slots.extend(columns.iter_mut().map(ColumnSlot::Free));
+                ViewColumns::Slots(&mut slots)
+            };
             let mut view = TableView {
                 mask,
                 entities: indices,
                 all_entities: entities,
-                slots: &mut slots,
+                columns,
             };
             let fetch = Q::fetch(&mut view);
             fetched.push(FetchedTable { id, len, fetch });
@@ -128,7 +140,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 mask: table.mask,
                 entities: table.entities,
                 all_entities,
-                slots: &mut table.columns,
+                columns: ViewColumns::Slots(&mut table.columns),
             };
             let fetch = Q::fetch(&mut view);
             fetched.push(FetchedTable {
@@ -330,7 +342,7 @@ pub struct TableView<'s, 'w, S: Schema> {
     pub(crate) entities: &'w [EntityIndex],
     /// The world's entities, for the generations of `entities`.
     pub(crate) all_entities: &'w Entities,
-    slots: &'s mut [ColumnSlot<'w, S::Column>],
+    columns: ViewColumns<'s, 'w, S::Column>,
 }
 
 /// One column of a table being handed out: free, lent to readers, or lent to
@@ -341,26 +353,63 @@ pub(crate) enum ColumnSlot<'w, C> {
     Taken,
 }
 
+/// How a [`TableView`] hands out its columns.
+pub(crate) enum ViewColumns<'s, 'w, C> {
+    /// One slot per column: any order, shared or exclusive.
+    Slots(&'s mut [ColumnSlot<'w, C>]),
+    /// The columns from index `next` on, for queries that take columns in
+    /// ascending order, each once ([`SchemaQuery::ORDERED`]).
+    Ascending { rest: &'w mut [C], next: usize },
+}
+
 impl<'w, S: Schema> TableView<'_, 'w, S> {
     /// The column of data component `bit`, shared.
+    #[inline]
     pub(crate) fn shared(&mut self, bit: u32) -> &'w S::Column {
-        let slot = &mut self.slots[self.mask.index(bit)];
-        let column: &'w S::Column = match core::mem::replace(slot, ColumnSlot::Taken) {
-            ColumnSlot::Free(column) => column,
-            ColumnSlot::Shared(column) => column,
-            ColumnSlot::Taken => panic!("{}", fetch::ALIASING),
-        };
-        *slot = ColumnSlot::Shared(column);
-        column
+        let index = self.mask.index(bit);
+        match &mut self.columns {
+            ViewColumns::Slots(slots) => {
+                let slot = &mut slots[index];
+                let column: &'w S::Column = match core::mem::replace(slot, ColumnSlot::Taken) {
+                    ColumnSlot::Free(column) => column,
+                    ColumnSlot::Shared(column) => column,
+                    ColumnSlot::Taken => panic!("{}", fetch::ALIASING),
+                };
+                *slot = ColumnSlot::Shared(column);
+                column
+            }
+            ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
+        }
     }
 
     /// The column of data component `bit`, exclusively.
+    #[inline]
     pub(crate) fn exclusive(&mut self, bit: u32) -> &'w mut S::Column {
-        match core::mem::replace(&mut self.slots[self.mask.index(bit)], ColumnSlot::Taken) {
-            ColumnSlot::Free(column) => column,
-            _ => panic!("{}", fetch::ALIASING),
+        let index = self.mask.index(bit);
+        match &mut self.columns {
+            ViewColumns::Slots(slots) => {
+                match core::mem::replace(&mut slots[index], ColumnSlot::Taken) {
+                    ColumnSlot::Free(column) => column,
+                    _ => panic!("{}", fetch::ALIASING),
+                }
+            }
+            ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
         }
     }
+}
+
+/// Column `index` out of `rest` (the columns from `next` on), dropping the
+/// ones before it from `rest`.
+#[inline]
+fn take_ascending<'w, C>(rest: &mut &'w mut [C], next: &mut usize, index: usize) -> &'w mut C {
+    let skip = index.checked_sub(*next).expect(fetch::ALIASING);
+    let (column, tail) = match core::mem::take(rest).get_mut(skip..) {
+        Some(from) => from.split_first_mut().expect(fetch::ALIASING),
+        None => panic!("{}", fetch::ALIASING),
+    };
+    *rest = tail;
+    *next = index + 1;
+    column
 }
 
 /// The tables matching one `(required, excluded)` pair, kept up to date as
