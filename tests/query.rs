@@ -919,7 +919,9 @@ mod column_order {
         let b = world.spawn((P(2), R(200), Tag));
         let c = world.spawn((P(3), Q(30)));
 
-        let mut forward: Vec<(Entity, u32, Option<u32>, Option<u32>, bool)> = world
+        /// An entity, P, Q and R values (if any), and whether it has Tag.
+        type Row = (Entity, u32, Option<u32>, Option<u32>, bool);
+        let mut forward: Vec<Row> = world
             .query::<(Entity, &P, Option<&Q>, Option<&R>, Has<Tag>)>()
             .iter()
             .map(|(e, p, q, r, tag)| (e, p.0, q.map(|q| q.0), r.map(|r| r.0), tag))
