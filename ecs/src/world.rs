@@ -258,6 +258,32 @@ impl<S: Schema> World<S> {
         self.insert_any(entity, bundle)
     }
 
+    /// Moves `entity`, at `location`, to the table of its archetype plus
+    /// `added` (if that is another table); returns that table and the
+    /// entity's row in it. The rows of the added components are not filled.
+    #[inline(always)]
+    pub(crate) fn migrate_adding(
+        &mut self,
+        entity: Entity,
+        location: EntityLocation,
+        added: S::Mask,
+    ) -> (TableId, TableRow) {
+        let target = self.tables.insert_target(location.table, added);
+        if target == location.table {
+            return (target, location.row);
+        }
+        let (source, destination) = self.tables.pair_mut(location.table, target);
+        let row = Self::move_row(
+            &mut self.entities,
+            entity,
+            location,
+            source,
+            destination,
+            target,
+        );
+        (target, row)
+    }
+
     /// [`World::insert`] of a one-component bundle off the straight path.
     #[cold]
     #[inline(never)]
@@ -270,21 +296,8 @@ impl<S: Schema> World<S> {
     fn insert_any<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let previous = self.tables.get(location.table).mask();
-        let target = self.tables.insert_target(location.table, B::mask());
-        let (table, row) = if target == location.table {
-            (self.tables.get_mut(location.table), location.row)
-        } else {
-            let (source, destination) = self.tables.pair_mut(location.table, target);
-            let row = Self::move_row(
-                &mut self.entities,
-                entity,
-                location,
-                source,
-                destination,
-                target,
-            );
-            (destination, row)
-        };
+        let (target, row) = self.migrate_adding(entity, location, B::mask());
+        let table = self.tables.get_mut(target);
         let mask = table.mask();
         let (_, columns) = table.split_mut();
         bundle.place(&mut Placement {

@@ -261,21 +261,8 @@ impl<S: Schema> World<S> {
             return;
         };
         let previous = self.tables.get(location.table).mask();
-        let target = self.tables.insert_target(location.table, mask);
-        let (table, row) = if target == location.table {
-            (self.tables.get_mut(location.table), location.row)
-        } else {
-            let (source, destination) = self.tables.pair_mut(location.table, target);
-            let row = Self::move_row(
-                &mut self.entities,
-                entity,
-                location,
-                source,
-                destination,
-                target,
-            );
-            (destination, row)
-        };
+        let (target, row) = self.migrate_adding(entity, location, mask);
+        let table = self.tables.get_mut(target);
         let table_mask = table.mask();
         let (_, columns) = table.split_mut();
         let (tags, trash) = self.bins.tags_and_trash_mut();
