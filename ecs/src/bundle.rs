@@ -2,7 +2,7 @@
 
 use crate::mask::Mask;
 use crate::schema::{Component, Schema};
-use crate::storage::Bins;
+use crate::storage::{Bins, Table, TableRow};
 
 /// A tuple of distinct components of schema `S`: what [`World::spawn`],
 /// [`World::insert`] and [`World::remove_bundle`] take. Implemented for tuples
@@ -56,6 +56,28 @@ pub struct Placement<'a, S: Schema> {
     pub(crate) previous: S::Mask,
     pub(crate) row: usize,
     pub(crate) bins: &'a mut Bins<S>,
+}
+
+impl<'a, S: Schema> Placement<'a, S> {
+    /// Row `row` of `table`, for an entity whose archetype was `previous`
+    /// (the table's own mask when nothing is added).
+    #[inline(always)]
+    pub(crate) fn at(
+        table: &'a mut Table<S>,
+        row: TableRow,
+        previous: S::Mask,
+        bins: &'a mut Bins<S>,
+    ) -> Self {
+        let mask = table.mask();
+        let (_, columns) = table.split_mut();
+        Placement {
+            columns,
+            mask,
+            previous,
+            row: row.index(),
+            bins,
+        }
+    }
 }
 
 impl<S: Schema> Placement<'_, S> {

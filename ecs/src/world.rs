@@ -224,29 +224,24 @@ impl<S: Schema> World<S> {
                         let (row, moved) = source.move_entity(location.row, destination);
                         Self::relocate(&mut self.entities, entity, location, to, row, moved);
                         source.move_columns_adding(location.row, destination, bit);
-                        let mask = destination.mask();
-                        let (_, columns) = destination.split_mut();
-                        bundle.place(&mut Placement {
-                            columns,
-                            mask,
-                            previous: S::Mask::EMPTY,
-                            row: row.index(),
-                            bins: &mut self.bins,
-                        });
+                        bundle.place(&mut Placement::at(
+                            destination,
+                            row,
+                            S::Mask::EMPTY,
+                            &mut self.bins,
+                        ));
                         return Ok(());
                     }
                     Some(Edge { from, .. }) => {
                         // The entity has the component: overwrite it in place.
                         let table = self.tables.get_mut(from);
                         let mask = table.mask();
-                        let (_, columns) = table.split_mut();
-                        bundle.place(&mut Placement {
-                            columns,
+                        bundle.place(&mut Placement::at(
+                            table,
+                            location.row,
                             mask,
-                            previous: mask,
-                            row: location.row.index(),
-                            bins: &mut self.bins,
-                        });
+                            &mut self.bins,
+                        ));
                         self.bins.empty_trash(B::mask());
                         return Ok(());
                     }
@@ -298,15 +293,7 @@ impl<S: Schema> World<S> {
         let previous = self.tables.get(location.table).mask();
         let (target, row) = self.migrate_adding(entity, location, B::mask());
         let table = self.tables.get_mut(target);
-        let mask = table.mask();
-        let (_, columns) = table.split_mut();
-        bundle.place(&mut Placement {
-            columns,
-            mask,
-            previous,
-            row: row.index(),
-            bins: &mut self.bins,
-        });
+        bundle.place(&mut Placement::at(table, row, previous, &mut self.bins));
         self.bins.empty_trash(previous.intersection(B::mask()));
         Ok(())
     }
@@ -358,14 +345,12 @@ impl<S: Schema> World<S> {
                     };
                     let (source, destination) = self.tables.pair_mut(from, to);
                     let mask = source.mask();
-                    let (_, columns) = source.split_mut();
-                    let taken = B::take(&mut Placement {
-                        columns,
+                    let taken = B::take(&mut Placement::at(
+                        source,
+                        location.row,
                         mask,
-                        previous: mask,
-                        row: location.row.index(),
-                        bins: &mut self.bins,
-                    });
+                        &mut self.bins,
+                    ));
                     let (row, moved) = source.move_entity(location.row, destination);
                     Self::relocate(&mut self.entities, entity, location, to, row, moved);
                     source.move_columns_removing(location.row, destination, bit);
@@ -396,24 +381,21 @@ impl<S: Schema> World<S> {
         let target = self.tables.remove_target(location.table, B::mask());
         if target == location.table {
             // The empty bundle: nothing to take, nowhere to go.
-            let (_, columns) = self.tables.get_mut(target).split_mut();
-            return Ok(Some(B::take(&mut Placement {
-                columns,
+            let table = self.tables.get_mut(target);
+            return Ok(Some(B::take(&mut Placement::at(
+                table,
+                location.row,
                 mask,
-                previous: mask,
-                row: location.row.index(),
-                bins: &mut self.bins,
-            })));
+                &mut self.bins,
+            ))));
         }
         let (source, destination) = self.tables.pair_mut(location.table, target);
-        let (_, columns) = source.split_mut();
-        let taken = B::take(&mut Placement {
-            columns,
+        let taken = B::take(&mut Placement::at(
+            source,
+            location.row,
             mask,
-            previous: mask,
-            row: location.row.index(),
-            bins: &mut self.bins,
-        });
+            &mut self.bins,
+        ));
         Self::move_row(
             &mut self.entities,
             entity,

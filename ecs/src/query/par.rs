@@ -30,6 +30,20 @@ fn chunks<'a, Q: QueryData>(
     chunks
 }
 
+/// Calls `f` with every item of every chunk, the chunks on rayon's pool.
+fn run_chunks<'a, Q: QueryData>(
+    chunks: Vec<(Q::Fetch<'a>, usize)>,
+    f: impl Fn(Q::Item<'_>) + Send + Sync,
+) where
+    Q::Fetch<'a>: Send,
+{
+    chunks.into_par_iter().for_each(|(mut fetch, len)| {
+        for _ in 0..len {
+            f(Q::next(&mut fetch));
+        }
+    });
+}
+
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Calls `f` with every item, mutably, on rayon's thread pool: the
     /// tables' column slices are cut into chunks that run in parallel.
@@ -62,13 +76,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             .tables
             .iter_mut()
             .map(|table| (Q::reborrow(&mut table.fetch), table.len));
-        chunks::<Q>(tables, total)
-            .into_par_iter()
-            .for_each(|(mut fetch, len)| {
-                for _ in 0..len {
-                    f(Q::next(&mut fetch));
-                }
-            });
+        run_chunks::<Q>(chunks::<Q>(tables, total), f);
     }
 
     /// Calls `f` with every item of a read-only query on rayon's thread
@@ -84,13 +92,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             .tables
             .iter()
             .map(|table| (Q::shared(&table.fetch), table.len));
-        chunks::<Q>(tables, total)
-            .into_par_iter()
-            .for_each(|(mut fetch, len)| {
-                for _ in 0..len {
-                    f(Q::next(&mut fetch));
-                }
-            });
+        run_chunks::<Q>(chunks::<Q>(tables, total), f);
     }
 
     /// [`Query::par_for_each_mut`] for a function that also records
