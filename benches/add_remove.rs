@@ -108,7 +108,9 @@ fn add_remove(c: &mut Criterion) {
     let mut group = c.benchmark_group("add_remove");
 
     let mut world = World::<Bench>::new();
-    let entities = world.spawn_batch((0..ENTITIES).map(|_| (A(0.0),)));
+    let entities: Vec<Entity> = world
+        .spawn_batch((0..ENTITIES).map(|_| (A(0.0),)))
+        .collect();
     group.bench_function("ecs", |b| {
         b.iter(|| {
             for &entity in &entities {

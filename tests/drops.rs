@@ -313,7 +313,9 @@ fn dropping_the_world_drops_every_value_once() {
 fn spawn_batch_drops_nothing_and_every_value_later_once() {
     let log = DropLog::new();
     let mut world = World::<Drops>::new();
-    let spawned = world.spawn_batch((0..100).map(|i| (A(log.track(i)), B(log.track(1000 + i)))));
+    let spawned: Vec<Entity> = world
+        .spawn_batch((0..100).map(|i| (A(log.track(i)), B(log.track(1000 + i)))))
+        .collect();
     assert!(log.dropped().is_empty());
     for (i, &e) in spawned.iter().enumerate() {
         assert_eq!(id_a(&world, e), Some(i as u64));
@@ -328,6 +330,59 @@ fn spawn_batch_drops_nothing_and_every_value_later_once() {
     drop(world);
     let all: Vec<u64> = (0..100).chain(1000..1100).collect();
     assert_eq!(log.dropped_sorted(), all);
+}
+
+#[test]
+fn a_spawn_batch_iterator_that_panics_keeps_the_rows_it_made() {
+    // Columns only (the typed fast path), then with a tag (value by value):
+    // either way the rows made before the panic stay whole and usable, and
+    // every value is dropped exactly once.
+    for with_tag in [false, true] {
+        let log = DropLog::new();
+        let tags = Tags::start();
+        let mut world = World::<Drops>::new();
+        let before = world.spawn((A(log.track(999)), B(log.track(1999))));
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let bundles = (0..10u64).map(|i| {
+                assert!(i < 6, "the iterator fails at item {i}");
+                (A(log.track(i)), B(log.track(1000 + i)))
+            });
+            if with_tag {
+                world.spawn_batch(bundles.map(|(a, b)| (a, b, T0::new())));
+            } else {
+                world.spawn_batch(bundles);
+            }
+        }));
+        assert!(result.is_err(), "the iterator's panic reaches the caller");
+        assert!(log.dropped().is_empty(), "with_tag {with_tag}");
+        assert_eq!(world.len(), 7, "with_tag {with_tag}");
+        let mut made: Vec<(u64, u64)> = world
+            .query::<(&A, &B)>()
+            .iter()
+            .map(|(a, b)| (a.0.id(), b.0.id()))
+            .collect();
+        made.sort_unstable();
+        let expected: Vec<(u64, u64)> =
+            (0..6).map(|i| (i, 1000 + i)).chain([(999, 1999)]).collect();
+        assert_eq!(made, expected, "with_tag {with_tag}");
+        assert_eq!(
+            world.query_filtered::<Entity, With<T0>>().count(),
+            if with_tag { 6 } else { 0 }
+        );
+        // The table takes more rows, and the entity before the batch is intact.
+        let after = world.spawn((A(log.track(50)), B(log.track(1050))));
+        assert_eq!(id_a(&world, after), Some(50));
+        assert_eq!(id_b(&world, before), Some(1999));
+        drop(world);
+        let mut all: Vec<u64> = (0..6)
+            .chain(1000..1006)
+            .chain([50, 999, 1050, 1999])
+            .collect();
+        all.sort_unstable();
+        assert_eq!(log.dropped_sorted(), all, "with_tag {with_tag}");
+        let tagged = usize::from(with_tag) * 6;
+        assert_eq!(tags.t0(), counts(tagged, tagged));
+    }
 }
 
 #[test]

@@ -225,7 +225,7 @@ impl Harness {
                         ..Ent::default()
                     })
                     .collect();
-                let spawned = self.world.spawn_batch(values);
+                let spawned: Vec<Entity> = self.world.spawn_batch(values).collect();
                 assert_eq!(spawned.len(), n, "{}", self.ctx());
                 for (e, ent) in spawned.into_iter().zip(expected) {
                     self.spawned(e, ent);

@@ -174,7 +174,9 @@ fn bundle_order_does_not_change_the_archetype() {
 fn spawn_batch_returns_the_entities_in_order_with_their_values() {
     let mut world = World::<Game>::new();
     let first = world.spawn((Pos(-1), Vel(-1)));
-    let spawned = world.spawn_batch((0..1000).map(|i| (Pos(i), Vel(2 * i))));
+    let spawned: Vec<Entity> = world
+        .spawn_batch((0..1000).map(|i| (Pos(i), Vel(2 * i))))
+        .collect();
     assert_eq!(spawned.len(), 1000);
     assert_eq!(world.len(), 1001);
     for (i, &e) in spawned.iter().enumerate() {
@@ -193,7 +195,9 @@ fn spawn_batch_returns_the_entities_in_order_with_their_values() {
 #[test]
 fn spawn_batch_works_without_an_exact_size_hint() {
     let mut world = World::<Game>::new();
-    let spawned = world.spawn_batch((0..100).filter(|i| i % 3 == 0).map(|i| (Hp(i),)));
+    let spawned: Vec<Entity> = world
+        .spawn_batch((0..100).filter(|i| i % 3 == 0).map(|i| (Hp(i),)))
+        .collect();
     assert_eq!(spawned.len(), 34);
     for (k, &e) in spawned.iter().enumerate() {
         assert_eq!(world.get::<Hp>(e), Some(&Hp(3 * k as u32)));
@@ -204,7 +208,7 @@ fn spawn_batch_works_without_an_exact_size_hint() {
 #[test]
 fn spawn_batch_of_nothing_spawns_nothing() {
     let mut world = World::<Game>::new();
-    let spawned = world.spawn_batch(std::iter::empty::<(Pos,)>());
+    let spawned: Vec<Entity> = world.spawn_batch(std::iter::empty::<(Pos,)>()).collect();
     assert!(spawned.is_empty());
     assert!(world.is_empty());
 }
@@ -216,7 +220,9 @@ fn spawn_batch_reuses_freed_indices_with_correct_values() {
     for &e in &old[..5] {
         world.despawn(e).unwrap();
     }
-    let spawned = world.spawn_batch((100..110).map(|i| (Pos(i), Name(format!("n{i}")))));
+    let spawned: Vec<Entity> = world
+        .spawn_batch((100..110).map(|i| (Pos(i), Name(format!("n{i}")))))
+        .collect();
     for (k, &e) in spawned.iter().enumerate() {
         let i = 100 + k as i64;
         assert_eq!(world.get::<Pos>(e), Some(&Pos(i)));
@@ -240,7 +246,9 @@ fn spawn_batch_reuses_freed_indices_with_correct_values() {
 #[test]
 fn spawn_batch_with_tags() {
     let mut world = World::<Game>::new();
-    let spawned = world.spawn_batch((0..10).map(|i| (Pos(i), Frozen)));
+    let spawned: Vec<Entity> = world
+        .spawn_batch((0..10).map(|i| (Pos(i), Frozen)))
+        .collect();
     for (i, &e) in spawned.iter().enumerate() {
         assert!(world.has::<Frozen>(e));
         assert_eq!(world.get::<Pos>(e), Some(&Pos(i as i64)));
@@ -249,6 +257,96 @@ fn spawn_batch_with_tags() {
         assert_eq!(world.remove::<Frozen>(e), Ok(Some(Frozen)));
     }
     assert_eq!(world.query_filtered::<Entity, With<Frozen>>().count(), 0);
+}
+
+#[test]
+fn spawn_batch_lists_its_entities_lazily_from_both_ends() {
+    let mut world = World::<Game>::new();
+    world.spawn((Pos(-1),));
+    let spawned = world.spawn_batch((0..5).map(|i| (Pos(i),)));
+    assert_eq!(spawned.len(), 5);
+    let forward: Vec<Entity> = spawned.clone().collect();
+    let backward: Vec<Entity> = spawned.rev().collect();
+    assert_eq!(forward.iter().rev().copied().collect::<Vec<_>>(), backward);
+    for (i, &e) in forward.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(i as i64)));
+    }
+
+    // Dropped unread, the batch is spawned all the same.
+    world.spawn_batch((5..8).map(|i| (Pos(i),)));
+    assert_eq!(world.len(), 9);
+    let mut values: Vec<i64> = world.query::<&Pos>().iter().map(|p| p.0).collect();
+    values.sort_unstable();
+    assert_eq!(values, (-1..8).collect::<Vec<_>>());
+
+    // Partly read: the rest still counts, and `Debug` lists what is left.
+    let mut spawned = world.spawn_batch((8..11).map(|i| (Pos(i),)));
+    let first = spawned.next().unwrap();
+    assert_eq!(spawned.len(), 2);
+    let rest: Vec<Entity> = spawned.clone().collect();
+    assert_eq!(format!("{spawned:?}"), format!("{rest:?}"));
+    assert_eq!(world.get::<Pos>(first), Some(&Pos(8)));
+    assert_eq!(world.get::<Pos>(rest[1]), Some(&Pos(10)));
+}
+
+/// Yields `len` bundles while claiming exactly `claimed`: a wrong but safe
+/// size hint, which `spawn_batch` must survive either way.
+struct Claims {
+    next: i64,
+    len: i64,
+    claimed: usize,
+}
+
+impl Iterator for Claims {
+    type Item = (Pos, Vel);
+
+    fn next(&mut self) -> Option<(Pos, Vel)> {
+        (self.next < self.len).then(|| {
+            self.next += 1;
+            (Pos(self.next - 1), Vel(-self.next + 1))
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.claimed, Some(self.claimed))
+    }
+}
+
+#[test]
+fn spawn_batch_survives_an_iterator_whose_exact_size_hint_is_wrong() {
+    for (len, claimed) in [(3, 5), (8, 5), (0, 4), (4, 0)] {
+        let mut world = World::<Game>::new();
+        let before = world.spawn((Pos(-1), Vel(1)));
+        let spawned: Vec<Entity> = world
+            .spawn_batch(Claims {
+                next: 0,
+                len,
+                claimed,
+            })
+            .collect();
+        assert_eq!(spawned.len(), len as usize, "len {len} claimed {claimed}");
+        for (i, &e) in spawned.iter().enumerate() {
+            let i = i as i64;
+            assert_eq!(
+                snapshot(&world, e),
+                Some(pv(i, -i)),
+                "len {len} claimed {claimed}"
+            );
+        }
+        // Entity list and columns agree: the next entities land right after.
+        let after = world.spawn((Pos(100), Vel(-100)));
+        assert_eq!(snapshot(&world, after), Some(pv(100, -100)));
+        assert_eq!(snapshot(&world, before), Some(pv(-1, 1)));
+        assert_eq!(world.len(), len as usize + 2);
+        assert_eq!(world.query::<(&Pos, &Vel)>().iter().count(), world.len());
+        // Indices are handed out densely: none was lost to the undone ones.
+        let mut indices: Vec<u32> = entities_in_order(&world)
+            .iter()
+            .map(|e| e.index())
+            .collect();
+        indices.sort_unstable();
+        assert_eq!(indices, (0..world.len() as u32).collect::<Vec<_>>());
+    }
 }
 
 // ---------------------------------------------------------------- try_spawn
@@ -1156,7 +1254,9 @@ fn bundles_of_twelve_components_spawn_insert_and_remove() {
     assert!(world.has::<Z>(c));
     assert_eq!(world.len(), 3);
 
-    let batch = world.spawn_batch((0..10).map(|i| twelve(1000 * i)));
+    let batch: Vec<Entity> = world
+        .spawn_batch((0..10).map(|i| twelve(1000 * i)))
+        .collect();
     for (i, &e) in batch.iter().enumerate() {
         check_twelve(&world, e, 1000 * i as u64);
     }

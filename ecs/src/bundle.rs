@@ -1,8 +1,9 @@
 //! Bundles: tuples of components inserted or removed together.
 
+use crate::entity::{Entities, EntityIndex, EntityLocation};
 use crate::mask::Mask;
 use crate::schema::{Component, Schema};
-use crate::storage::{Bins, Table, TableRow};
+use crate::storage::{Bins, Table, TableId, TableRow};
 
 /// A tuple of distinct components of schema `S`: what [`World::spawn`],
 /// [`World::insert`] and [`World::remove_bundle`] take. Implemented for tuples
@@ -38,6 +39,13 @@ pub trait Bundle<S: Schema>: Sized + 'static {
     /// component bit, tags included): how a command buffer keeps a bundle.
     #[doc(hidden)]
     fn stage(self, columns: &mut [S::Column]);
+
+    /// Appends a row per bundle of `bundles` to the table of `target`, whose
+    /// mask is exactly this bundle's. Each row's entity is added before its
+    /// values are pushed and after the iterator has produced them, so a
+    /// panic in either leaves every column as long as the entity list.
+    #[doc(hidden)]
+    fn extend<I: Iterator<Item = Self>>(bundles: I, target: &mut SpawnRows<'_, S>);
 
     /// The bundle's components, as a mask.
     #[inline]
@@ -119,6 +127,64 @@ impl<S: Schema> Placement<'_, S> {
     }
 }
 
+/// The end of one table, where [`World::spawn_batch`](crate::World::spawn_batch)
+/// appends rows: its columns, the world's tag bags, and what adds each row's
+/// entity.
+#[doc(hidden)]
+pub struct SpawnRows<'a, S: Schema> {
+    pub(crate) columns: &'a mut [S::Column],
+    pub(crate) bins: &'a mut Bins<S>,
+    pub(crate) entities: NewRows<'a>,
+}
+
+/// Adds one entity per new row of a table: allocates it and records it in
+/// the table's entity list. When the batch's length is known, the world
+/// allocates that many entities and fills the entity list ahead, in bulk
+/// (`ahead` of them are still waiting for their row's values); dropping this
+/// undoes the ones that never got values, so that an iterator that panics or
+/// ends early leaves the table's columns and entity list the same length.
+pub(crate) struct NewRows<'a> {
+    pub(crate) table: TableId,
+    pub(crate) allocator: &'a mut Entities,
+    pub(crate) rows: &'a mut Vec<EntityIndex>,
+    pub(crate) ahead: u32,
+}
+
+impl NewRows<'_> {
+    /// A new entity in the next row, whose values the caller then pushes.
+    ///
+    /// # Panics
+    ///
+    /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
+    #[inline(always)]
+    pub(crate) fn push(&mut self) -> TableRow {
+        if self.ahead != 0 {
+            self.ahead -= 1;
+            return TableRow((self.rows.len() - 1 - self.ahead as usize) as u32);
+        }
+        let row = TableRow(self.rows.len() as u32);
+        match self.allocator.alloc(EntityLocation {
+            table: self.table,
+            row,
+        }) {
+            Ok(entity) => {
+                self.rows.push(entity.into());
+                row
+            }
+            Err(error) => panic!("{error}"),
+        }
+    }
+}
+
+impl Drop for NewRows<'_> {
+    fn drop(&mut self) {
+        if self.ahead != 0 {
+            self.rows.truncate(self.rows.len() - self.ahead as usize);
+            self.allocator.unalloc_fresh_run(self.ahead);
+        }
+    }
+}
+
 impl<S: Schema> Bundle<S> for () {
     const BITS: u128 = 0;
     const CHECK: () = ();
@@ -131,10 +197,17 @@ impl<S: Schema> Bundle<S> for () {
 
     #[inline]
     fn stage(self, _: &mut [S::Column]) {}
+
+    #[inline]
+    fn extend<I: Iterator<Item = Self>>(bundles: I, target: &mut SpawnRows<'_, S>) {
+        for () in bundles {
+            target.entities.push();
+        }
+    }
 }
 
 macro_rules! impl_bundle {
-    ($($c:ident),+) => {
+    ($($i:tt $c:ident),+) => {
         impl<S: Schema, $($c: Component<S>),+> Bundle<S> for ($($c,)+) {
             const BITS: u128 = 0 $(| (1u128 << $c::BIT))+;
             #[allow(unused_assignments)]
@@ -170,19 +243,56 @@ macro_rules! impl_bundle {
                 let ($($c,)+) = self;
                 $($c::column_mut(&mut columns[$c::BIT as usize]).push($c);)+
             }
+
+            #[inline]
+            fn extend<Bundles: Iterator<Item = Self>>(
+                bundles: Bundles,
+                target: &mut SpawnRows<'_, S>,
+            ) {
+                let SpawnRows { columns, bins, entities } = target;
+                let mask = <Self as Bundle<S>>::mask();
+                // Every component has a column (no tags): borrow each
+                // component's `Vec` once, then push plain values, with no
+                // column lookup or match per row. The borrow cannot fail for
+                // a table of this mask (distinct bits, distinct columns).
+                if Self::BITS & !S::DATA_BITS == 0 {
+                    if let Ok(borrowed) = columns.get_disjoint_mut([$(mask.index($c::BIT)),+]) {
+                        let mut borrowed = borrowed.into_iter();
+                        let vecs = ($($c::column_mut(
+                            borrowed.next().expect("one column per component"),
+                        ),)+);
+                        for bundle in bundles {
+                            entities.push();
+                            $(vecs.$i.push(bundle.$i);)+
+                        }
+                        return;
+                    }
+                }
+                // Tags go to the world's bags, value by value.
+                for bundle in bundles {
+                    let row = entities.push();
+                    bundle.place(&mut Placement {
+                        columns,
+                        mask,
+                        previous: S::Mask::EMPTY,
+                        row: row.index(),
+                        bins,
+                    });
+                }
+            }
         }
     };
 }
 
-impl_bundle!(A);
-impl_bundle!(A, B);
-impl_bundle!(A, B, C);
-impl_bundle!(A, B, C, D);
-impl_bundle!(A, B, C, D, E);
-impl_bundle!(A, B, C, D, E, F);
-impl_bundle!(A, B, C, D, E, F, G);
-impl_bundle!(A, B, C, D, E, F, G, H);
-impl_bundle!(A, B, C, D, E, F, G, H, I);
-impl_bundle!(A, B, C, D, E, F, G, H, I, J);
-impl_bundle!(A, B, C, D, E, F, G, H, I, J, K);
-impl_bundle!(A, B, C, D, E, F, G, H, I, J, K, L);
+impl_bundle!(0 A);
+impl_bundle!(0 A, 1 B);
+impl_bundle!(0 A, 1 B, 2 C);
+impl_bundle!(0 A, 1 B, 2 C, 3 D);
+impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E);
+impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F);
+impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G);
+impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H);
+impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I);
+impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J);
+impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K);
+impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L);

@@ -72,7 +72,7 @@ pub use query::{
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
 pub use system::{Access, Commands, IntoSystem, Res, ResMut, SystemParam};
-pub use world::{Description, TableDescription, World};
+pub use world::{Description, Spawned, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../README.md")]

@@ -1,6 +1,6 @@
 //! [`World`]: the entities, tables and resources of one schema.
 
-use crate::bundle::{Bundle, Placement};
+use crate::bundle::{Bundle, NewRows, Placement, SpawnRows};
 use crate::entity::{
     Entities, EntitiesExhausted, Entity, EntityIndex, EntityLocation, NoSuchEntity,
 };
@@ -149,8 +149,9 @@ impl<S: Schema> World<S> {
     }
 
     /// Creates one entity per bundle, with a single table lookup and room
-    /// reserved for the iterator's lower size bound. Returns the entities in
-    /// order.
+    /// reserved for the iterator's lower size bound. Every entity is spawned
+    /// before this returns; the returned [`Spawned`] lists them in order
+    /// (collect it to keep them), and costs nothing if dropped.
     ///
     /// ```
     /// use ecs::prelude::*;
@@ -158,33 +159,62 @@ impl<S: Schema> World<S> {
     /// #[derive(Schema)] struct S { pos: Pos }
     ///
     /// let mut world = World::<S>::new();
-    /// let spawned = world.spawn_batch((0..1000).map(|i| (Pos(i),)));
+    /// let spawned: Vec<Entity> = world.spawn_batch((0..1000).map(|i| (Pos(i),))).collect();
     /// assert_eq!(spawned.len(), 1000);
     /// assert_eq!(world.get::<Pos>(spawned[7]).unwrap().0, 7);
+    ///
+    /// // Spawned but not listed: the entities exist all the same.
+    /// world.spawn_batch((0..10).map(|i| (Pos(i),)));
+    /// assert_eq!(world.len(), 1010);
     /// ```
     ///
     /// # Panics
     ///
     /// If the entity indices run out, as [`World::spawn`].
-    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
+    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Spawned<'_>
     where
         B: Bundle<S>,
         I: IntoIterator<Item = B>,
     {
         const { B::CHECK };
         let bundles = bundles.into_iter();
-        let table = self.tables.insert_target(TableId::EMPTY, B::mask());
+        let id = self.tables.insert_target(TableId::EMPTY, B::mask());
         let additional = bundles.size_hint().0;
-        self.tables.get_mut(table).reserve(additional);
+        let table = self.tables.get_mut(id);
+        table.reserve(additional);
         self.entities.reserve(additional);
-        let mut spawned = Vec::with_capacity(additional);
-        for bundle in bundles {
-            match self.spawn_in(table, bundle) {
-                Ok(entity) => spawned.push(entity),
-                Err(error) => panic!("{error}"),
+        let first = table.len();
+        let (rows, columns) = table.rows_mut();
+        // A batch of known length gets its entities in one run of fresh
+        // slots, and its entity list filled, before any value is pushed
+        // (simple_insert: 82 -> 66 instructions per entity; the four pushes
+        // into plain `Vec`s take 54).
+        let mut ahead = 0;
+        if bundles.size_hint().1 == Some(additional) {
+            if let Ok(count) = u32::try_from(additional) {
+                if let Some(index) = self.entities.alloc_fresh_run(id, first as u32, count) {
+                    rows.extend((index..index + count).map(EntityIndex));
+                    ahead = count;
+                }
             }
         }
-        spawned
+        B::extend(
+            bundles,
+            &mut SpawnRows {
+                columns,
+                bins: &mut self.bins,
+                entities: NewRows {
+                    table: id,
+                    allocator: &mut self.entities,
+                    rows,
+                    ahead,
+                },
+            },
+        );
+        Spawned {
+            entities: &self.entities,
+            rows: self.tables.get(id).entities()[first..].iter(),
+        }
     }
 
     /// Adds the components of `bundle` to `entity`. A component it already has
@@ -703,5 +733,48 @@ impl fmt::Display for Description {
             )?;
         }
         Ok(())
+    }
+}
+
+/// The entities one [`World::spawn_batch`] created, in order: an iterator
+/// that reads them from the table they were spawned into, so that a batch
+/// whose entities are not wanted allocates no list of them. Collect it to
+/// keep them past the next change to the world.
+#[derive(Clone)]
+pub struct Spawned<'w> {
+    entities: &'w Entities,
+    rows: core::slice::Iter<'w, EntityIndex>,
+}
+
+impl Iterator for Spawned<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        self.rows.next().map(|&index| self.entities.entity(index))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.rows.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Spawned<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Entity> {
+        self.rows
+            .next_back()
+            .map(|&index| self.entities.entity(index))
+    }
+}
+
+impl ExactSizeIterator for Spawned<'_> {}
+
+impl core::iter::FusedIterator for Spawned<'_> {}
+
+impl fmt::Debug for Spawned<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
     }
 }

@@ -38,7 +38,9 @@ pub fn bench(c: &mut Criterion) {
 
 fn ours(group: &mut Group) {
     let mut world = ecs::World::<AddRemove>::new();
-    let entities = world.spawn_batch((0..ENTITIES).map(|_| (A(0.0),)));
+    let entities: Vec<_> = world
+        .spawn_batch((0..ENTITIES).map(|_| (A(0.0),)))
+        .collect();
     group.bench_function("ours", |b| {
         b.iter(|| {
             for &entity in &entities {

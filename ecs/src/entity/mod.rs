@@ -259,6 +259,49 @@ impl Entities {
         Ok(Entity { index, generation })
     }
 
+    /// `count` new entities at once, in fresh slots (never in freed ones),
+    /// for rows `first_row..first_row + count` of `table`: returns the first
+    /// slot index, the others following it. `None`, changing nothing, if
+    /// freed slots are waiting to be reused (they go first) or the indices
+    /// would run out.
+    pub(crate) fn alloc_fresh_run(
+        &mut self,
+        table: TableId,
+        first_row: u32,
+        count: u32,
+    ) -> Option<u32> {
+        if self.free_len != 0 || count == 0 {
+            return None;
+        }
+        let first = next_fresh_index(self.slots.len()).ok()?;
+        first
+            .checked_add(count - 1)
+            .filter(|&last| last <= MAX_INDEX)?;
+        first_row.checked_add(count - 1)?;
+        self.slots
+            .extend((first_row..first_row + count).map(|row| Slot {
+                generation: NonZeroU32::MIN.get(),
+                location: EntityLocation {
+                    table,
+                    row: TableRow(row),
+                },
+            }));
+        self.live += count as usize;
+        Some(first)
+    }
+
+    /// Undoes the last `count` entities of [`Entities::alloc_fresh_run`]
+    /// (its slots must be the last and none of those entities handed out):
+    /// the slots are gone, as if never allocated.
+    pub(crate) fn unalloc_fresh_run(&mut self, count: u32) {
+        let count = count as usize;
+        debug_assert!(self.slots[self.slots.len() - count..]
+            .iter()
+            .all(|slot| slot.generation == NonZeroU32::MIN.get()));
+        self.slots.truncate(self.slots.len() - count);
+        self.live -= count;
+    }
+
     /// The location of `entity`, if it is alive.
     #[inline]
     pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
@@ -325,6 +368,47 @@ impl Entities {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fresh_run_is_consecutive_slots_at_consecutive_rows_and_can_be_undone() {
+        let mut entities = Entities::EMPTY;
+        let before = entities.alloc(at(0)).unwrap();
+        let first = entities.alloc_fresh_run(TableId(3), 5, 4).unwrap();
+        assert_eq!(first, 1);
+        assert_eq!(entities.len(), 5);
+        for k in 0..4 {
+            let e = entities.entity(EntityIndex(first + k));
+            assert_eq!(e.generation, NonZeroU32::MIN);
+            assert_eq!(
+                entities.location(e),
+                Some(EntityLocation {
+                    table: TableId(3),
+                    row: TableRow(5 + k)
+                })
+            );
+        }
+        // Undo the last three: the next entity takes the first undone slot.
+        entities.unalloc_fresh_run(3);
+        assert_eq!(entities.len(), 2);
+        assert!(entities.contains(entities.entity(EntityIndex(first))));
+        assert_eq!(entities.alloc(at(9)).unwrap().index, 2);
+        assert!(entities.contains(before));
+    }
+
+    #[test]
+    fn a_fresh_run_waits_for_freed_slots_and_refuses_to_run_out() {
+        let mut entities = Entities::EMPTY;
+        let e = entities.alloc(at(0)).unwrap();
+        entities.free(e).unwrap();
+        assert_eq!(entities.alloc_fresh_run(TableId(1), 0, 2), None);
+        assert_eq!(entities.len(), 0);
+        entities.alloc(at(0)).unwrap();
+        assert_eq!(entities.alloc_fresh_run(TableId(1), 0, 0), None);
+        assert_eq!(entities.alloc_fresh_run(TableId(1), u32::MAX, 2), None);
+        assert_eq!(entities.alloc_fresh_run(TableId(1), 0, u32::MAX), None);
+        assert_eq!(entities.len(), 1);
+        assert_eq!(entities.alloc_fresh_run(TableId(1), 0, 2), Some(1));
+    }
 
     fn at(row: u32) -> EntityLocation {
         EntityLocation {

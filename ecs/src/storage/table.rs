@@ -79,6 +79,14 @@ impl<S: Schema> Table<S> {
         (&self.entities, &mut self.columns)
     }
 
+    /// The entity list, growable, and the columns, borrowed apart: for
+    /// building many rows at the end at once (`World::spawn_batch`). The
+    /// caller must leave every column as long as the entity list.
+    #[inline]
+    pub(crate) fn rows_mut(&mut self) -> (&mut Vec<EntityIndex>, &mut [S::Column]) {
+        (&mut self.entities, &mut self.columns)
+    }
+
     /// Appends `entity`; its values must then be pushed to every column.
     #[inline]
     pub(crate) fn push_entity(&mut self, entity: impl Into<EntityIndex>) -> TableRow {
