@@ -166,10 +166,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     #[inline]
     pub fn for_each_mut(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
         for table in &mut self.tables {
-            let mut fetch = Q::reborrow(&mut table.fetch);
-            for _ in 0..table.len {
-                f(Q::next(&mut fetch));
-            }
+            Q::for_each(Q::reborrow(&mut table.fetch), table.len, &mut f);
         }
     }
 
@@ -224,10 +221,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: ReadOnlyQueryData,
     {
         for table in &self.tables {
-            let mut fetch = Q::shared(&table.fetch);
-            for _ in 0..table.len {
-                f(Q::next(&mut fetch));
-            }
+            Q::for_each(Q::shared(&table.fetch), table.len, &mut f);
         }
     }
 
