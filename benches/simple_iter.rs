@@ -2,8 +2,9 @@
 //! `Position`, `Rotation` and `Velocity`; each pass adds velocity to position.
 //!
 //! In one group: the query's internal iteration (`for_each_mut`, the fast
-//! path), its external iterator (`for … in iter_mut()`), and the floor for
-//! this layout, the same loop over parallel `Vec`s.
+//! path), its external iterator (`for … in iter_mut()`), the iterator's
+//! `for_each` (which folds table by table, like `for_each_mut`), and the
+//! floor for this layout, the same loop over parallel `Vec`s.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ecs::prelude::*;
@@ -98,6 +99,16 @@ fn simple_iter(c: &mut Criterion) {
             for (p, v) in w.query::<(&mut Position, &Velocity)>().iter_mut() {
                 step(p, v);
             }
+            black_box(&mut w);
+        })
+    });
+
+    let mut w = world();
+    group.bench_function("ecs_iter_for_each", |b| {
+        b.iter(|| {
+            w.query::<(&mut Position, &Velocity)>()
+                .iter_mut()
+                .for_each(|(p, v)| step(p, v));
             black_box(&mut w);
         })
     });

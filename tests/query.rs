@@ -585,6 +585,77 @@ fn iteration_yields_values_that_agree_with_world_get() {
     }
 }
 
+/// The items of `iter` taken one `next()` at a time (a `for` loop calls
+/// `next`, where `collect` would fold).
+fn one_by_one<I: Iterator>(iter: I) -> Vec<I::Item> {
+    let mut items = Vec::new();
+    for item in iter {
+        items.push(item);
+    }
+    items
+}
+
+#[test]
+fn folding_a_query_iterator_resumes_where_next_stopped() {
+    // `fold` (behind `for_each`, `sum`, `collect`) runs table by table; after
+    // some `next()` calls it must carry on from the row reached, mid-table.
+    let mut f = Fixture::new();
+    let query = f.world.query::<&Vel>();
+    let all: Vec<i64> = one_by_one(query.iter()).iter().map(|v| v.0).collect();
+    assert_eq!(all.len(), 6);
+    for taken in 0..=all.len() {
+        let mut iter = query.iter();
+        let mut seen: Vec<i64> = iter.by_ref().take(taken).map(|v| v.0).collect();
+        seen = iter.fold(seen, |mut seen, v| {
+            seen.push(v.0);
+            seen
+        });
+        assert_eq!(seen, all, "after {taken} next() calls");
+    }
+    drop(query);
+
+    let order: Vec<Entity> = one_by_one(
+        f.world
+            .query::<(Entity, &mut Pos, Option<&Vel>)>()
+            .iter_mut(),
+    )
+    .iter()
+    .map(|(e, ..)| *e)
+    .collect();
+    assert_eq!(order.len(), 6);
+    for taken in 0..=order.len() {
+        let mut f = Fixture::new();
+        let mut query = f.world.query::<(Entity, &mut Pos, Option<&Vel>)>();
+        let mut iter = query.iter_mut();
+        let first: Vec<Entity> = iter.by_ref().take(taken).map(|(e, ..)| e).collect();
+        let mut rest = Vec::new();
+        iter.for_each(|(e, pos, vel)| {
+            pos.0 += vel.map_or(1000, |v| v.0);
+            rest.push(e);
+        });
+        assert_eq!(
+            [first.clone(), rest.clone()].concat(),
+            order,
+            "after {taken}"
+        );
+        drop(query);
+        // Only the folded entities changed.
+        let untouched = Fixture::new();
+        for &e in &first {
+            assert_eq!(f.world.get::<Pos>(e), untouched.world.get::<Pos>(e));
+        }
+        for &e in &rest {
+            let before = untouched.world.get::<Pos>(e).unwrap().0;
+            let step = f.world.get::<Vel>(e).map_or(1000, |v| v.0);
+            assert_eq!(
+                f.world.get::<Pos>(e),
+                Some(&Pos(before + step)),
+                "after {taken}"
+            );
+        }
+    }
+}
+
 #[test]
 fn exact_size_len_counts_down_across_tables() {
     let mut f = Fixture::new();

@@ -30,13 +30,22 @@ pub trait QueryData {
     #[doc(hidden)]
     fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a>;
 
-    /// Calls `f` with the items of the `len` rows of `fetch`, in order.
+    /// Folds the items of the `len` rows of `fetch`, in order, into `init`
+    /// with `f`: the loop over one table behind `for_each` and
+    /// [`Iterator::fold`].
     #[doc(hidden)]
     #[inline(always)]
-    fn for_each<'a>(mut fetch: Self::Fetch<'a>, len: usize, mut f: impl FnMut(Self::Item<'a>)) {
+    fn fold<'a, B>(
+        mut fetch: Self::Fetch<'a>,
+        len: usize,
+        init: B,
+        mut f: impl FnMut(B, Self::Item<'a>) -> B,
+    ) -> B {
+        let mut acc = init;
         for _ in 0..len {
-            f(Self::next(&mut fetch));
+            acc = f(acc, Self::next(&mut fetch));
         }
+        acc
     }
 
     /// A shorter-lived fetch over the same rows.
@@ -150,8 +159,13 @@ impl<T: 'static> QueryData for &T {
     // The slice's own iterator: no check per row, so the loop vectorizes
     // (frag_iter's 20-row tables).
     #[inline(always)]
-    fn for_each<'a>(fetch: Self::Fetch<'a>, _: usize, f: impl FnMut(Self::Item<'a>)) {
-        fetch.iter().for_each(f);
+    fn fold<'a, B>(
+        fetch: Self::Fetch<'a>,
+        _: usize,
+        init: B,
+        f: impl FnMut(B, Self::Item<'a>) -> B,
+    ) -> B {
+        fetch.iter().fold(init, f)
     }
 
     #[inline(always)]
@@ -207,8 +221,13 @@ impl<T: 'static> QueryData for &mut T {
 
     // See `&T`.
     #[inline(always)]
-    fn for_each<'a>(fetch: Self::Fetch<'a>, _: usize, f: impl FnMut(Self::Item<'a>)) {
-        fetch.iter_mut().for_each(f);
+    fn fold<'a, B>(
+        fetch: Self::Fetch<'a>,
+        _: usize,
+        init: B,
+        f: impl FnMut(B, Self::Item<'a>) -> B,
+    ) -> B {
+        fetch.iter_mut().fold(init, f)
     }
 
     #[inline(always)]

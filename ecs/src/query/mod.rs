@@ -166,7 +166,9 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     #[inline]
     pub fn for_each_mut(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
         for table in &mut self.tables {
-            Q::for_each(Q::reborrow(&mut table.fetch), table.len, &mut f);
+            Q::fold(Q::reborrow(&mut table.fetch), table.len, (), |(), item| {
+                f(item)
+            });
         }
     }
 
@@ -221,7 +223,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: ReadOnlyQueryData,
     {
         for table in &self.tables {
-            Q::for_each(Q::shared(&table.fetch), table.len, &mut f);
+            Q::fold(Q::shared(&table.fetch), table.len, (), |(), item| f(item));
         }
     }
 
@@ -322,6 +324,22 @@ impl<'a, 'w, Q: QueryData> Iterator for QueryIter<'a, 'w, Q> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let len = self.remaining + self.rows_after_current();
         (len, Some(len))
+    }
+
+    /// Table by table, each with the loop of `for_each`: what
+    /// `iter().for_each(…)`, `sum` and most adapters run on.
+    #[inline]
+    fn fold<B, G>(mut self, init: B, mut g: G) -> B
+    where
+        G: FnMut(B, Self::Item) -> B,
+    {
+        let fetch = core::mem::take(&mut self.fetch);
+        let mut acc = Q::fold(fetch, self.remaining, init, &mut g);
+        while self.next_table().is_some() {
+            let fetch = core::mem::take(&mut self.fetch);
+            acc = Q::fold(fetch, self.remaining, acc, &mut g);
+        }
+        acc
     }
 }
 
