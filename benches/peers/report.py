@@ -57,6 +57,7 @@ ORDER = [
     "ours_batch",
     "ours_for_each",
     "ours_for",
+    "ours_iter_for_each",
     "hecs",
     "bevy",
     "baseline",
@@ -66,6 +67,7 @@ ORDER = [
     "ecs_spawn_batch",
     "ecs_for_each",
     "ecs_for",
+    "ecs_iter_for_each",
 ]
 
 

@@ -1,10 +1,11 @@
 //! simple_iter: 10,000 entities with a 4x4 `Transform`, `Position`,
 //! `Rotation` and `Velocity`; each pass adds velocity to position.
 //!
-//! Ours twice: `ours_for_each` (the query's internal iteration, our fast
-//! path) and `ours_for` (`for … in iter_mut()`). hecs iterates `query_mut`,
-//! bevy a `QueryState` made before timing. The baseline is the same loop over
-//! parallel `Vec`s.
+//! Ours three times: `ours_for_each` (the query's internal iteration, our
+//! fast path), `ours_for` (`for … in iter_mut()`, as hecs runs its
+//! `query_mut`) and `ours_iter_for_each` (`iter_mut().for_each(…)`, as bevy
+//! runs a `QueryState` made before timing). The baseline is the same loop
+//! over parallel `Vec`s.
 
 use crate::shared::{bevy_bodies, hecs_bodies, identity, ours_bodies, Bodies, Position, Velocity};
 use crate::Group;
@@ -17,6 +18,7 @@ pub fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("simple_iter");
     ours_for_each(&mut group);
     ours_for(&mut group);
+    ours_iter_for_each(&mut group);
     hecs(&mut group);
     bevy(&mut group);
     baseline(&mut group);
@@ -49,6 +51,19 @@ fn ours_for(group: &mut Group) {
             for (p, v) in world.query::<(&mut Position, &Velocity)>().iter_mut() {
                 step(p, v);
             }
+            black_box(&mut world);
+        })
+    });
+}
+
+fn ours_iter_for_each(group: &mut Group) {
+    let mut world = ours_bodies(ENTITIES, identity());
+    group.bench_function("ours_iter_for_each", |b| {
+        b.iter(|| {
+            world
+                .query::<(&mut Position, &Velocity)>()
+                .iter_mut()
+                .for_each(|(p, v)| step(p, v));
             black_box(&mut world);
         })
     });
