@@ -59,7 +59,9 @@ ORDER = [
     "ours_for",
     "ours_iter_for_each",
     "hecs",
+    "hecs_spawn",
     "bevy",
+    "bevy_spawn",
     "baseline",
     "baseline_par",
     # The workspace's own benches.
@@ -184,7 +186,13 @@ def markdown(summary, meta):
 # and go up when slower, down when faster.
 
 OURS_COLOURS = ["#0d3b78", "#1f64b8", "#4f8fd8", "#8cb9ec", "#c0dbf7"]
-COLOURS = {"hecs": "#e07b1a", "bevy": "#3a9a3a", "baseline": "#555555"}
+COLOURS = {
+    "hecs": "#e07b1a",
+    "hecs_spawn": "#f3b77a",
+    "bevy": "#3a9a3a",
+    "bevy_spawn": "#8fd18f",
+    "baseline": "#555555",
+}
 OTHER_BASELINE = "#a8a8a8"
 OTHER_PEER = "#9467bd"
 

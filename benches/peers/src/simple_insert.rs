@@ -4,7 +4,8 @@
 //! criterion's measured loop), as in ecs_bench_suite.
 //!
 //! `ours` spawns one entity at a time, `ours_batch` uses `spawn_batch`; hecs
-//! and bevy use their `spawn_batch`, as the suite does. The baseline pushes
+//! and bevy use their `spawn_batch`, as the suite does, and, as `hecs_spawn`
+//! and `bevy_spawn`, one `spawn` per entity like `ours`. The baseline pushes
 //! into four `Vec`s made with room for every entity.
 
 use crate::shared::{identity, Bodies, Body, BodyBundle, Position, Rotation, Velocity};
@@ -19,7 +20,9 @@ pub fn bench(c: &mut Criterion) {
     ours(&mut group);
     ours_batch(&mut group);
     hecs(&mut group);
+    hecs_spawn(&mut group);
     bevy(&mut group);
+    bevy_spawn(&mut group);
     baseline(&mut group);
     group.finish();
 }
@@ -81,6 +84,32 @@ fn bevy(group: &mut Group) {
             let mut world = bevy_ecs::world::World::new();
             // Dropping the returned iterator spawns whatever it has not yet.
             world.spawn_batch((0..ENTITIES).map(|_| bundle()));
+            world
+        })
+    });
+}
+
+/// hecs one entity at a time, beside `ours`: the same operation.
+fn hecs_spawn(group: &mut Group) {
+    group.bench_function("hecs_spawn", |b| {
+        b.iter(|| {
+            let mut world = hecs::World::new();
+            for _ in 0..ENTITIES {
+                black_box(world.spawn(bundle()));
+            }
+            world
+        })
+    });
+}
+
+/// bevy one entity at a time, beside `ours`: the same operation.
+fn bevy_spawn(group: &mut Group) {
+    group.bench_function("bevy_spawn", |b| {
+        b.iter(|| {
+            let mut world = bevy_ecs::world::World::new();
+            for _ in 0..ENTITIES {
+                black_box(world.spawn(bundle()).id());
+            }
             world
         })
     });
