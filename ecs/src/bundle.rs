@@ -41,9 +41,12 @@ pub trait Bundle<S: Schema>: Sized + 'static {
     fn stage(self, columns: &mut [S::Column]);
 
     /// Appends a row per bundle of `bundles` to the table of `target`, whose
-    /// mask is exactly this bundle's. Each row's entity is added before its
-    /// values are pushed and after the iterator has produced them, so a
-    /// panic in either leaves every column as long as the entity list.
+    /// mask is exactly this bundle's. Each row's entity is taken (from the
+    /// ones allocated ahead, or allocated then) after the iterator has
+    /// produced the row's values and before they are pushed; if the iterator
+    /// panics or ends early, dropping `target` undoes the entities allocated
+    /// ahead and never given values, so every column ends as long as the
+    /// entity list.
     #[doc(hidden)]
     fn extend<I: Iterator<Item = Self>>(bundles: I, target: &mut SpawnRows<'_, S>);
 
