@@ -277,15 +277,14 @@ impl Entities {
         first
             .checked_add(count - 1)
             .filter(|&last| last <= MAX_INDEX)?;
-        first_row.checked_add(count - 1)?;
-        self.slots
-            .extend((first_row..first_row + count).map(|row| Slot {
-                generation: NonZeroU32::MIN.get(),
-                location: EntityLocation {
-                    table,
-                    row: TableRow(row),
-                },
-            }));
+        let end_row = first_row.checked_add(count)?;
+        self.slots.extend((first_row..end_row).map(|row| Slot {
+            generation: NonZeroU32::MIN.get(),
+            location: EntityLocation {
+                table,
+                row: TableRow(row),
+            },
+        }));
         self.live += count as usize;
         Some(first)
     }

@@ -333,13 +333,18 @@ impl<'a, 'w, Q: QueryData> Iterator for QueryIter<'a, 'w, Q> {
     where
         G: FnMut(B, Self::Item) -> B,
     {
-        let fetch = core::mem::take(&mut self.fetch);
-        let mut acc = Q::fold(fetch, self.remaining, init, &mut g);
-        while self.next_table().is_some() {
-            let fetch = core::mem::take(&mut self.fetch);
-            acc = Q::fold(fetch, self.remaining, acc, &mut g);
+        let mut acc = init;
+        loop {
+            acc = Q::fold(
+                core::mem::take(&mut self.fetch),
+                self.remaining,
+                acc,
+                &mut g,
+            );
+            if self.next_table().is_none() {
+                return acc;
+            }
         }
-        acc
     }
 }
 
