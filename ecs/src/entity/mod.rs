@@ -104,20 +104,39 @@ pub(crate) struct EntityLocation {
     pub(crate) row: TableRow,
 }
 
-/// One slot of [`Entities`]: 12 bytes.
-///
-/// A live slot holds its occupant's generation and location. A dead slot (free
-/// or retired) holds generation 0, which no handle has (generations are
-/// non-zero), so telling a live handle from a stale one is one comparison; its
-/// other two words then hold the free list instead of a location.
+/// One slot of [`Entities`]: 12 bytes (the generation's zero niche tells the
+/// states apart, as a unit test checks).
 #[derive(Clone, Debug)]
-struct Slot {
-    /// The occupant's generation; 0 while the slot is dead.
-    generation: u32,
-    /// Live: where the entity is. Free: `table` holds the generation the next
-    /// occupant gets and `row` the next free slot's index ([`NO_SLOT`] at the
-    /// end of the list). Retired: unused.
-    location: EntityLocation,
+pub(crate) enum Slot {
+    /// An entity lives here: its generation, and where its components are.
+    Alive {
+        generation: NonZeroU32,
+        location: EntityLocation,
+    },
+    /// No entity lives here. `reuse` is the generation the slot's next
+    /// occupant gets while the slot waits in the free list (`next_free` is the
+    /// next slot of the list, [`NO_SLOT`] at its end), and `None` once the
+    /// slot is retired: its generations are spent and it is never reused.
+    Dead {
+        reuse: Option<NonZeroU32>,
+        next_free: u32,
+    },
+}
+
+impl Slot {
+    /// Where the entity of `generation` is, if it lives here. A dead slot's
+    /// handles all fail: no handle has a generation the slot is waiting for,
+    /// since generations are handed out only by [`Entities::alloc`].
+    #[inline]
+    fn location(&self, generation: NonZeroU32) -> Option<EntityLocation> {
+        match *self {
+            Slot::Alive {
+                generation: live,
+                location,
+            } if live == generation => Some(location),
+            _ => None,
+        }
+    }
 }
 
 /// The end of the free list.
@@ -172,9 +191,8 @@ impl From<Entity> for EntityIndex {
 pub(crate) trait SlotName: Copy {
     /// The slot's index.
     fn slot(self) -> usize;
-    /// Whether a slot holding `generation` can be this live entity's (for
-    /// debug assertions).
-    fn fits(self, generation: u32) -> bool;
+    /// Records that the live entity of `slot` now sits at `location`.
+    fn relocate(self, slot: &mut Slot, location: EntityLocation);
 }
 
 impl SlotName for Entity {
@@ -183,8 +201,15 @@ impl SlotName for Entity {
         self.index as usize
     }
 
-    fn fits(self, generation: u32) -> bool {
-        generation == self.generation.get()
+    /// Writes the whole slot: the handle carries the generation, so the old
+    /// slot need not be read first.
+    #[inline]
+    fn relocate(self, slot: &mut Slot, location: EntityLocation) {
+        debug_assert!(slot.location(self.generation).is_some());
+        *slot = Slot::Alive {
+            generation: self.generation,
+            location,
+        };
     }
 }
 
@@ -194,8 +219,12 @@ impl SlotName for EntityIndex {
         self.0 as usize
     }
 
-    fn fits(self, generation: u32) -> bool {
-        generation != 0
+    #[inline]
+    fn relocate(self, slot: &mut Slot, location: EntityLocation) {
+        match slot {
+            Slot::Alive { location: at, .. } => *at = location,
+            Slot::Dead { .. } => unreachable!("only a live entity has a location"),
+        }
     }
 }
 
@@ -238,19 +267,24 @@ impl Entities {
         let (index, generation) = if self.free != NO_SLOT {
             let index = self.free;
             let slot = &mut self.slots[index as usize];
-            let generation = NonZeroU32::new(slot.location.table.0)
-                .expect("a free slot holds its next, non-zero generation");
-            self.free = slot.location.row.0;
+            let Slot::Dead {
+                reuse: Some(generation),
+                next_free,
+            } = *slot
+            else {
+                unreachable!("the free list holds only dead slots that are not retired")
+            };
+            self.free = next_free;
             self.free_len -= 1;
-            *slot = Slot {
-                generation: generation.get(),
+            *slot = Slot::Alive {
+                generation,
                 location,
             };
             (index, generation)
         } else {
             let index = next_fresh_index(self.slots.len())?;
-            self.slots.push(Slot {
-                generation: NonZeroU32::MIN.get(),
+            self.slots.push(Slot::Alive {
+                generation: NonZeroU32::MIN,
                 location,
             });
             (index, NonZeroU32::MIN)
@@ -278,13 +312,14 @@ impl Entities {
             .checked_add(count - 1)
             .filter(|&last| last <= MAX_INDEX)?;
         let end_row = first_row.checked_add(count)?;
-        self.slots.extend((first_row..end_row).map(|row| Slot {
-            generation: NonZeroU32::MIN.get(),
-            location: EntityLocation {
-                table,
-                row: TableRow(row),
-            },
-        }));
+        self.slots
+            .extend((first_row..end_row).map(|row| Slot::Alive {
+                generation: NonZeroU32::MIN,
+                location: EntityLocation {
+                    table,
+                    row: TableRow(row),
+                },
+            }));
         self.live += count as usize;
         Some(first)
     }
@@ -296,7 +331,7 @@ impl Entities {
         let count = count as usize;
         debug_assert!(self.slots[self.slots.len() - count..]
             .iter()
-            .all(|slot| slot.generation == NonZeroU32::MIN.get()));
+            .all(|slot| slot.location(NonZeroU32::MIN).is_some()));
         self.slots.truncate(self.slots.len() - count);
         self.live -= count;
     }
@@ -304,12 +339,9 @@ impl Entities {
     /// The location of `entity`, if it is alive.
     #[inline]
     pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
-        let slot = self.slots.get(entity.index as usize)?;
-        if slot.generation == entity.generation.get() {
-            Some(slot.location)
-        } else {
-            None
-        }
+        self.slots
+            .get(entity.index as usize)?
+            .location(entity.generation)
     }
 
     /// Whether `entity` is alive.
@@ -321,18 +353,18 @@ impl Entities {
     /// Records that the live `entity` now sits at `location`.
     #[inline]
     pub(crate) fn set_location(&mut self, entity: impl SlotName, location: EntityLocation) {
-        let slot = &mut self.slots[entity.slot()];
-        debug_assert!(entity.fits(slot.generation));
-        slot.location = location;
+        entity.relocate(&mut self.slots[entity.slot()], location);
     }
 
     /// The live entity of slot `index`, with its generation.
     #[inline]
     pub(crate) fn entity(&self, index: EntityIndex) -> Entity {
-        let generation = self.slots[index.0 as usize].generation;
-        Entity {
-            index: index.0,
-            generation: NonZeroU32::new(generation).expect("a table row's entity is alive"),
+        match self.slots[index.0 as usize] {
+            Slot::Alive { generation, .. } => Entity {
+                index: index.0,
+                generation,
+            },
+            Slot::Dead { .. } => unreachable!("a table row's entity is alive"),
         }
     }
 
@@ -340,18 +372,15 @@ impl Entities {
     /// not alive.
     pub(crate) fn free(&mut self, entity: Entity) -> Option<EntityLocation> {
         let slot = self.slots.get_mut(entity.index as usize)?;
-        if slot.generation != entity.generation.get() {
-            return None;
-        }
-        let location = slot.location;
-        slot.generation = 0;
+        let location = slot.location(entity.generation)?;
         self.live -= 1;
         // A slot whose generation space is spent is retired: never freed again.
-        if let Some(next) = entity.generation.checked_add(1) {
-            slot.location = EntityLocation {
-                table: TableId(next.get()),
-                row: TableRow(self.free),
-            };
+        let reuse = entity.generation.checked_add(1);
+        *slot = Slot::Dead {
+            reuse,
+            next_free: self.free,
+        };
+        if reuse.is_some() {
             self.free = entity.index;
             self.free_len += 1;
         }
@@ -359,8 +388,10 @@ impl Entities {
     }
 
     #[cfg(test)]
-    fn set_generation(&mut self, index: u32, generation: NonZeroU32) {
-        self.slots[index as usize].generation = generation.get();
+    fn set_generation(&mut self, index: u32, new: NonZeroU32) {
+        if let Slot::Alive { generation, .. } = &mut self.slots[index as usize] {
+            *generation = new;
+        }
     }
 }
 
@@ -496,6 +527,13 @@ mod tests {
             Err(EntitiesExhausted)
         );
         assert_eq!(next_fresh_index(usize::MAX), Err(EntitiesExhausted));
+    }
+
+    #[test]
+    fn a_slot_takes_12_bytes() {
+        // 16 bytes per entity beyond component data: the slot and the
+        // table's 4-byte entity index.
+        assert_eq!(size_of::<Slot>(), 12);
     }
 
     #[test]

@@ -17,9 +17,9 @@ pub(crate) struct TableId(pub(crate) u32);
 impl TableId {
     /// The table of the empty archetype, created with the world.
     pub(crate) const EMPTY: TableId = TableId(0);
-    /// No table: where a dead entity is. Never a real id (table creation
-    /// stops before it).
-    pub(crate) const DEAD: TableId = TableId(u32::MAX);
+    /// No table: a migration edge not followed yet. Never a real id (table
+    /// creation stops before it).
+    pub(crate) const UNKNOWN: TableId = TableId(u32::MAX);
 
     #[inline]
     pub(crate) fn index(self) -> usize {

@@ -218,7 +218,7 @@ impl<S: Schema> Table<S> {
 ///
 /// The single-bit migration edges of all tables sit here, flat, rather than in
 /// each table: `insert_edges[table * components + bit]` is the table of
-/// `mask.with(bit)` ([`TableId::DEAD`] until known). A migration then finds its
+/// `mask.with(bit)` ([`TableId::UNKNOWN`] until known). A migration then finds its
 /// target one load after the entity's location, which add_remove measures.
 pub(crate) struct Tables<S: Schema> {
     tables: Vec<Table<S>>,
@@ -271,7 +271,7 @@ struct RecentEdge {
 }
 
 impl RecentEdge {
-    /// The key of no edge: no table has id [`TableId::DEAD`].
+    /// The key of no edge: no table has id [`TableId::UNKNOWN`].
     const NO_KEY: u64 = u64::MAX;
 
     /// Remembers nothing.
@@ -279,8 +279,8 @@ impl RecentEdge {
         trusted: RecentEdge::NO_KEY,
         key: RecentEdge::NO_KEY,
         edge: Edge {
-            from: TableId::DEAD,
-            to: TableId::DEAD,
+            from: TableId::UNKNOWN,
+            to: TableId::UNKNOWN,
         },
         run: 0,
     };
@@ -300,7 +300,7 @@ impl RecentEdge {
             return Some(self.edge);
         }
         let to = *edges.get(edge_index::<S>(from, bit))?;
-        if to == TableId::DEAD {
+        if to == TableId::UNKNOWN {
             return None;
         }
         let edge = Edge { from, to };
@@ -379,15 +379,15 @@ impl<S: Schema> Tables<S> {
         let id = u32::try_from(self.tables.len())
             .ok()
             .map(TableId)
-            .filter(|&id| id != TableId::DEAD)
+            .filter(|&id| id != TableId::UNKNOWN)
             .expect("more than 2^32 - 1 archetypes");
         self.tables.push(Table::new(mask));
         self.by_mask.insert(mask, id);
         let components = S::COMPONENT_NAMES.len();
         self.insert_edges
-            .resize(self.tables.len() * components, TableId::DEAD);
+            .resize(self.tables.len() * components, TableId::UNKNOWN);
         self.remove_edges
-            .resize(self.tables.len() * components, TableId::DEAD);
+            .resize(self.tables.len() * components, TableId::UNKNOWN);
         id
     }
 
@@ -434,7 +434,7 @@ impl<S: Schema> Tables<S> {
     #[inline]
     pub(crate) fn insert_edge(&mut self, from: TableId, bit: u32) -> TableId {
         match self.insert_edges.get(edge_index::<S>(from, bit)) {
-            Some(&id) if id != TableId::DEAD => id,
+            Some(&id) if id != TableId::UNKNOWN => id,
             _ => self.edge_slow(from, bit, true),
         }
     }
@@ -444,7 +444,7 @@ impl<S: Schema> Tables<S> {
     #[inline]
     pub(crate) fn remove_edge(&mut self, from: TableId, bit: u32) -> TableId {
         match self.remove_edges.get(edge_index::<S>(from, bit)) {
-            Some(&id) if id != TableId::DEAD => id,
+            Some(&id) if id != TableId::UNKNOWN => id,
             _ => self.edge_slow(from, bit, false),
         }
     }
