@@ -1,9 +1,9 @@
 //! Bundles: tuples of components inserted or removed together.
 
-use crate::entity::{Entities, EntityIndex, EntityLocation};
+use crate::entity::{Entities, EntityLocation};
 use crate::mask::Mask;
 use crate::schema::{Component, Schema};
-use crate::storage::{Bins, Table, TableId, TableRow};
+use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow};
 
 /// A tuple of distinct components of schema `S`: what [`World::spawn`],
 /// [`World::insert`] and [`World::remove_bundle`] take. Implemented for tuples

@@ -53,16 +53,20 @@
 extern crate self as ecs;
 
 mod bundle;
+mod command;
 mod entity;
+mod lend;
 mod mask;
 mod query;
 mod schedule;
 mod schema;
 mod storage;
+mod structure;
 mod system;
 mod world;
 
 pub use bundle::Bundle;
+pub use command::Commands;
 pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use mask::{BitIter, Mask, MaskBits};
@@ -71,8 +75,9 @@ pub use query::{
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
-pub use system::{Access, Commands, IntoSystem, Res, ResMut, SystemParam};
-pub use world::{Description, Spawned, TableDescription, World};
+pub use structure::Spawned;
+pub use system::{Access, IntoSystem, Res, ResMut, SystemParam};
+pub use world::{Description, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../README.md")]
@@ -91,11 +96,13 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bundle::Placement;
+    pub use crate::command::CommandQueue;
+    pub use crate::lend::{Lent, SplitWorld};
     pub use crate::query::{MatchedTables, TableView};
     pub use crate::schema::Column;
-    pub use crate::system::{
-        CommandQueue, Exclusive, ResourceSlot, SplitWorld, SystemFn, SystemNode,
-    };
+    pub use crate::system::{Exclusive, SystemFn, SystemNode};
+    /// The slot of one resource; the derive's name for [`Lent`].
+    pub type ResourceSlot<'a, T> = Lent<'a, T>;
     pub use bitflags;
 
     use crate::mask::Mask;

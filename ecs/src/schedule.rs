@@ -1,10 +1,9 @@
 //! [`Schedule`]: systems run in program order, in parallel where that cannot
 //! change the result.
 
+use crate::lend::SplitWorld;
 use crate::schema::Schema;
-use crate::system::{
-    Access, IntoSystem, ParamSystem, SplitWorld, SystemFn, SystemKind, SystemNode,
-};
+use crate::system::{Access, IntoSystem, ParamSystem, SystemFn, SystemKind, SystemNode};
 use crate::world::World;
 use core::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};

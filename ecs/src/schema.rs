@@ -43,8 +43,8 @@ pub trait Schema: Sized + 'static {
     type Column: Column;
     /// The struct of resources (`PhysicsResources`).
     type Resources;
-    /// One [`ResourceSlot`](crate::__private::ResourceSlot) per resource, in
-    /// field order: the resources, borrowed apart for systems running at once.
+    /// One [`Lent`](crate::__private::Lent) slot per resource, in field order:
+    /// the resources, borrowed apart for systems running at once.
     #[doc(hidden)]
     type ResourceSlots<'a>;
 
@@ -115,9 +115,7 @@ pub trait Resource<S: Schema>: Sized + 'static {
 
     /// This resource's slot.
     #[doc(hidden)]
-    fn slot<'s, 'a>(
-        slots: &'s mut S::ResourceSlots<'a>,
-    ) -> &'s mut crate::__private::ResourceSlot<'a, Self>;
+    fn slot<'s, 'a>(slots: &'s mut S::ResourceSlots<'a>) -> &'s mut crate::lend::Lent<'a, Self>;
 
     /// The resource inside the schema's resources struct.
     fn get(resources: &S::Resources) -> &Self;

@@ -1,6 +1,6 @@
 //! Entities: generational handles and the allocator that maps them to rows.
 
-use crate::storage::{TableId, TableRow};
+use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::num::NonZeroU32;
 
@@ -172,13 +172,6 @@ impl Default for Entities {
         Entities::EMPTY
     }
 }
-
-/// The slot index of a live entity, without its generation: what a table row
-/// keeps (4 bytes, where an [`Entity`] takes 8). The world keeps every row's
-/// entity alive, so the slot's generation completes it
-/// ([`Entities::entity`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct EntityIndex(pub(crate) u32);
 
 impl From<Entity> for EntityIndex {
     #[inline]

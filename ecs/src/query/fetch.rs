@@ -2,10 +2,11 @@
 //! and per-table slice types) and [`SchemaQuery`] (masks and column lookup in
 //! a schema).
 
-use super::TableView;
-use crate::entity::{Entities, Entity, EntityIndex};
+use crate::entity::{Entities, Entity};
+use crate::lend::Lent;
 use crate::mask::Mask;
 use crate::schema::{Component, Schema};
+use crate::storage::EntityIndex;
 use core::marker::PhantomData;
 
 /// The shape of a query item, independent of any schema: `&T`, `&mut T`,
@@ -565,3 +566,76 @@ impl_query_tuple!(A, B, C, D, E, F, G, H, I);
 impl_query_tuple!(A, B, C, D, E, F, G, H, I, J);
 impl_query_tuple!(A, B, C, D, E, F, G, H, I, J, K);
 impl_query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// One table's entity list and columns, being handed out to a query's items:
+/// each column at most once mutably, or any number of times shared.
+#[doc(hidden)]
+pub struct TableView<'s, 'w, S: Schema> {
+    pub(crate) mask: S::Mask,
+    /// The table's entities, by slot index.
+    pub(crate) entities: &'w [EntityIndex],
+    /// The world's entities, for the generations of `entities`.
+    pub(crate) all_entities: &'w Entities,
+    columns: ViewColumns<'s, 'w, S::Column>,
+}
+
+/// How a [`TableView`] hands out its columns.
+pub(crate) enum ViewColumns<'s, 'w, C> {
+    /// One slot per column: any order, shared or exclusive.
+    Slots(&'s mut [Lent<'w, C>]),
+    /// The columns from index `next` on, for queries that take columns in
+    /// ascending order, each once ([`SchemaQuery::ORDERED`]).
+    Ascending { rest: &'w mut [C], next: usize },
+}
+
+impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
+    /// The view of a table of archetype `mask`, whose rows hold `entities`.
+    #[inline]
+    pub(crate) fn new(
+        mask: S::Mask,
+        entities: &'w [EntityIndex],
+        all_entities: &'w Entities,
+        columns: ViewColumns<'s, 'w, S::Column>,
+    ) -> Self {
+        TableView {
+            mask,
+            entities,
+            all_entities,
+            columns,
+        }
+    }
+
+    /// The column of data component `bit`, shared.
+    #[inline]
+    pub(crate) fn shared(&mut self, bit: u32) -> &'w S::Column {
+        let index = self.mask.index(bit);
+        match &mut self.columns {
+            ViewColumns::Slots(slots) => slots[index].shared(),
+            ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
+        }
+    }
+
+    /// The column of data component `bit`, exclusively.
+    #[inline]
+    pub(crate) fn exclusive(&mut self, bit: u32) -> &'w mut S::Column {
+        let index = self.mask.index(bit);
+        match &mut self.columns {
+            ViewColumns::Slots(slots) => slots[index].exclusive(),
+            ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
+        }
+    }
+}
+
+/// Column `index` out of `rest` (the columns from `next` on), dropping the
+/// ones before it from `rest`.
+#[inline]
+fn take_ascending<'w, C>(rest: &mut &'w mut [C], next: &mut usize, index: usize) -> &'w mut C {
+    let skip = index.checked_sub(*next).expect(ALIASING);
+    let (column, tail) = match core::mem::take(rest).get_mut(skip..) {
+        Some(from) => from.split_first_mut().expect(ALIASING),
+        None => panic!("{}", ALIASING),
+    };
+    *rest = tail;
+    *next = index + 1;
+    column
+}

@@ -12,15 +12,16 @@ mod fetch;
 mod filter;
 mod par;
 
-pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery};
+pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
 pub use filter::{QueryFilter, With, Without};
 
-use crate::entity::{Entities, Entity, EntityIndex};
+use crate::entity::{Entities, Entity};
+use crate::lend::{Lent, SplitWorld};
 use crate::mask::Mask;
 use crate::schema::Schema;
 use crate::storage::{Table, TableId, Tables};
-use crate::system::SplitWorld;
 use core::marker::PhantomData;
+use fetch::ViewColumns;
 
 /// The result of [`World::query`](crate::World::query): for every entity that
 /// matches `Q` and filter `F`, its item `Q::Item`.
@@ -76,7 +77,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S>,
     {
         let mut fetched = Vec::with_capacity(matched.len());
-        let mut slots: Vec<ColumnSlot<'w, S::Column>> = Vec::new();
+        let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
         let mut offset = 0;
         for &id in matched {
@@ -104,15 +105,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 }
             } else {
                 slots.clear();
-                slots.extend(columns.iter_mut().map(ColumnSlot::Free));
+                slots.extend(columns.iter_mut().map(Lent::Free));
                 ViewColumns::Slots(&mut slots)
             };
-            let mut view = TableView {
-                mask,
-                entities: indices,
-                all_entities: entities,
-                columns,
-            };
+            let mut view = TableView::new(mask, indices, entities, columns);
             let fetch = Q::fetch(&mut view);
             fetched.push(FetchedTable { id, len, fetch });
         }
@@ -136,12 +132,12 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             if table.entities.is_empty() {
                 continue;
             }
-            let mut view = TableView {
-                mask: table.mask,
-                entities: table.entities,
+            let mut view = TableView::new(
+                table.mask,
+                table.entities,
                 all_entities,
-                columns: ViewColumns::Slots(&mut table.columns),
-            };
+                ViewColumns::Slots(&mut table.columns),
+            );
             let fetch = Q::fetch(&mut view);
             fetched.push(FetchedTable {
                 id,
@@ -349,85 +345,6 @@ impl<'a, 'w, Q: QueryData> Iterator for QueryIter<'a, 'w, Q> {
 }
 
 impl<Q: QueryData> ExactSizeIterator for QueryIter<'_, '_, Q> {}
-
-/// One table's entity list and columns, being handed out to a query's items:
-/// each column at most once mutably, or any number of times shared.
-#[doc(hidden)]
-pub struct TableView<'s, 'w, S: Schema> {
-    pub(crate) mask: S::Mask,
-    /// The table's entities, by slot index.
-    pub(crate) entities: &'w [EntityIndex],
-    /// The world's entities, for the generations of `entities`.
-    pub(crate) all_entities: &'w Entities,
-    columns: ViewColumns<'s, 'w, S::Column>,
-}
-
-/// One column of a table being handed out: free, lent to readers, or lent to
-/// one writer.
-pub(crate) enum ColumnSlot<'w, C> {
-    Free(&'w mut C),
-    Shared(&'w C),
-    Taken,
-}
-
-/// How a [`TableView`] hands out its columns.
-pub(crate) enum ViewColumns<'s, 'w, C> {
-    /// One slot per column: any order, shared or exclusive.
-    Slots(&'s mut [ColumnSlot<'w, C>]),
-    /// The columns from index `next` on, for queries that take columns in
-    /// ascending order, each once ([`SchemaQuery::ORDERED`]).
-    Ascending { rest: &'w mut [C], next: usize },
-}
-
-impl<'w, S: Schema> TableView<'_, 'w, S> {
-    /// The column of data component `bit`, shared.
-    #[inline]
-    pub(crate) fn shared(&mut self, bit: u32) -> &'w S::Column {
-        let index = self.mask.index(bit);
-        match &mut self.columns {
-            ViewColumns::Slots(slots) => {
-                let slot = &mut slots[index];
-                let column: &'w S::Column = match core::mem::replace(slot, ColumnSlot::Taken) {
-                    ColumnSlot::Free(column) => column,
-                    ColumnSlot::Shared(column) => column,
-                    ColumnSlot::Taken => panic!("{}", fetch::ALIASING),
-                };
-                *slot = ColumnSlot::Shared(column);
-                column
-            }
-            ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
-        }
-    }
-
-    /// The column of data component `bit`, exclusively.
-    #[inline]
-    pub(crate) fn exclusive(&mut self, bit: u32) -> &'w mut S::Column {
-        let index = self.mask.index(bit);
-        match &mut self.columns {
-            ViewColumns::Slots(slots) => {
-                match core::mem::replace(&mut slots[index], ColumnSlot::Taken) {
-                    ColumnSlot::Free(column) => column,
-                    _ => panic!("{}", fetch::ALIASING),
-                }
-            }
-            ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
-        }
-    }
-}
-
-/// Column `index` out of `rest` (the columns from `next` on), dropping the
-/// ones before it from `rest`.
-#[inline]
-fn take_ascending<'w, C>(rest: &mut &'w mut [C], next: &mut usize, index: usize) -> &'w mut C {
-    let skip = index.checked_sub(*next).expect(fetch::ALIASING);
-    let (column, tail) = match core::mem::take(rest).get_mut(skip..) {
-        Some(from) => from.split_first_mut().expect(fetch::ALIASING),
-        None => panic!("{}", fetch::ALIASING),
-    };
-    *rest = tail;
-    *next = index + 1;
-    column
-}
 
 /// The tables matching one `(required, excluded)` pair, kept up to date as
 /// tables are created.

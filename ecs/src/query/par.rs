@@ -2,8 +2,8 @@
 //! chunks, the chunks run on rayon's thread pool.
 
 use super::{Query, QueryData, ReadOnlyQueryData};
+use crate::command::{CommandQueue, Commands};
 use crate::schema::Schema;
-use crate::system::{CommandQueue, Commands};
 use rayon::prelude::*;
 
 /// Chunks per thread: enough for rayon to balance uneven work, few enough

@@ -7,7 +7,7 @@ mod table;
 
 pub(crate) use bins::Bins;
 pub(crate) use hash::MaskMap;
-pub(crate) use table::{Edge, Table, Tables};
+pub(crate) use table::{Edge, Table, TableMove, Tables};
 
 /// Index of a table in [`Tables`]. Tables are never removed, so an id stays
 /// valid for the world's life; ids grow in creation order.
@@ -37,3 +37,10 @@ impl TableRow {
         self.0 as usize
     }
 }
+
+/// The slot index of a live entity, without its generation: what a table row
+/// keeps (4 bytes, where an [`Entity`](crate::Entity) takes 8). The world keeps
+/// every row's entity alive, so the slot's generation completes it
+/// (`Entities::entity`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct EntityIndex(pub(crate) u32);

@@ -1,7 +1,6 @@
 //! [`Table`]: the rows of one archetype; [`Tables`]: all of them, by mask.
 
-use super::{MaskMap, TableId, TableRow};
-use crate::entity::EntityIndex;
+use super::{EntityIndex, MaskMap, TableId, TableRow};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Schema};
 
@@ -119,14 +118,9 @@ impl<S: Schema> Table<S> {
 
     /// Moves `row` to the end of `destination`: each column `destination` also
     /// has is moved; a column it lacks must already have had `row` taken out by
-    /// the caller (the values being removed). Returns the new row and the
-    /// entity moved into `row` here.
+    /// the caller (the values being removed).
     #[inline(always)]
-    pub(crate) fn move_row(
-        &mut self,
-        row: TableRow,
-        destination: &mut Table<S>,
-    ) -> (TableRow, Option<EntityIndex>) {
+    pub(crate) fn move_row(&mut self, row: TableRow, destination: &mut Table<S>) -> TableMove {
         let target_mask = destination.mask;
         for column in self.columns.iter_mut() {
             let bit = column.bit();
@@ -184,21 +178,19 @@ impl<S: Schema> Table<S> {
     }
 
     /// The entity half of a move: swap-removes `row`'s entity and appends it to
-    /// `destination`. Returns the new row and the entity moved into `row`.
+    /// `destination`.
     // Always inlined: see `move_columns_adding`.
     #[inline(always)]
-    pub(crate) fn move_entity(
-        &mut self,
-        row: TableRow,
-        destination: &mut Table<S>,
-    ) -> (TableRow, Option<EntityIndex>) {
+    pub(crate) fn move_entity(&mut self, row: TableRow, destination: &mut Table<S>) -> TableMove {
         // The entity that will fill `row` is the last one, read before the
-        // swap: then fixing its location does not wait for `row` (the slot's
-        // load). add_remove loop: 173 -> 170 µs.
+        // swap: then fixing its location does not wait for the load of `row`.
         let last = self.entities.last().copied();
         let entity = self.entities.swap_remove(row.index());
-        let moved = last.filter(|_| row.index() < self.entities.len());
-        (destination.push_entity(entity), moved)
+        let swapped = last.filter(|_| row.index() < self.entities.len());
+        TableMove {
+            row: destination.push_entity(entity),
+            swapped,
+        }
     }
 
     fn swap_remove_entity(&mut self, row: TableRow) -> Option<EntityIndex> {
@@ -212,6 +204,16 @@ impl<S: Schema> Table<S> {
         self.entities.clear();
         core::mem::replace(&mut self.columns, Self::new_columns(self.mask))
     }
+}
+
+/// Where a move of one row between tables left things: the row's new place
+/// in the destination table, and the entity swapped into the row it left
+/// (`None` when it was the source table's last row). The caller must record
+/// both locations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TableMove {
+    pub(crate) row: TableRow,
+    pub(crate) swapped: Option<EntityIndex>,
 }
 
 /// All tables of a world, by id and by mask.

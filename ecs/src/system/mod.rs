@@ -7,14 +7,11 @@
 //! system that could reach the same component with a write fail to compile.
 
 mod access;
-mod commands;
-mod split;
 
 pub use access::Access;
-pub use commands::{CommandQueue, Commands};
-pub(crate) use split::TableSlots;
-pub use split::{ResourceSlot, SplitWorld};
 
+use crate::command::{CommandQueue, Commands};
+use crate::lend::SplitWorld;
 use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
 use crate::schema::{Resource, Schema};
 use crate::world::World;
@@ -92,7 +89,7 @@ where
     fn prepare(state: &mut MatchedTables, world: &World<S>) {
         use crate::mask::Mask;
         state.update(
-            &world.tables,
+            world.tables(),
             S::Mask::from_u128(Q::REQUIRED | F::REQUIRED),
             S::Mask::from_u128(F::EXCLUDED),
         );
@@ -236,7 +233,7 @@ where
     }
 
     fn apply(state: &mut CommandQueue<S>, world: &mut World<S>) {
-        state.apply(world);
+        world.apply_commands(state);
     }
 
     fn discard(state: &mut CommandQueue<S>) {

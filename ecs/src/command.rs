@@ -1,0 +1,235 @@
+//! [`Commands`]: structural changes a system records, applied after it.
+
+use crate::bundle::Bundle;
+use crate::entity::Entity;
+use crate::mask::Mask;
+use crate::schema::{Column, Component, Schema};
+use core::fmt;
+
+/// A system parameter that records spawns, inserts, removals and despawns to
+/// be applied after the system has run, in the order they were recorded.
+///
+/// Systems that run at the same time cannot change the world's structure
+/// under each other, so they record the change instead; the schedule applies
+/// each system's commands right after it in program order (the Core ECS
+/// paper's `conc(s)`). A system that needs to see its own changes as it goes
+/// takes `&mut World<S>` instead.
+///
+/// Commands are typed by the schema: a bundle naming a component of another
+/// schema fails to compile. A command whose entity is no longer alive when it
+/// is applied does nothing (its values are dropped), as the [`World`] method
+/// would return [`NoSuchEntity`](crate::NoSuchEntity).
+///
+/// [`World`]: crate::World
+///
+/// ```
+/// use ecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Pos(i64);
+/// #[derive(Debug, PartialEq)] struct Vel(i64);
+/// #[derive(Debug, PartialEq)] struct Frozen;
+/// #[derive(Schema)] struct Physics { pos: Pos, vel: Vel, frozen: Frozen }
+///
+/// // Freezes whatever stands still, and fires a new mover from the origin.
+/// fn freeze(query: Query<(Entity, &Vel)>, mut commands: Commands<Physics>) {
+///     for (entity, vel) in query.iter() {
+///         if vel.0 == 0 {
+///             commands.insert(entity, (Frozen,));
+///             commands.remove::<Vel>(entity);
+///         }
+///     }
+///     commands.spawn((Pos(0), Vel(1)));
+/// }
+///
+/// let mut world = World::<Physics>::new();
+/// let still = world.spawn((Pos(3), Vel(0)));
+/// let mut schedule = Schedule::<Physics>::new();
+/// schedule.add(freeze);
+/// schedule.run(&mut world);
+/// assert!(world.has::<Frozen>(still) && !world.has::<Vel>(still));
+/// assert_eq!(world.len(), 2);
+/// ```
+pub struct Commands<'w, S: Schema> {
+    queue: &'w mut CommandQueue<S>,
+}
+
+impl<'w, S: Schema> Commands<'w, S> {
+    pub(crate) fn new(queue: &'w mut CommandQueue<S>) -> Self {
+        Commands { queue }
+    }
+
+    /// Records the spawn of an entity with the components of `bundle`.
+    ///
+    /// The entity's handle is allocated when the command is applied, so that
+    /// it is the same whatever the timing of the threads.
+    #[inline]
+    pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) {
+        const { B::CHECK };
+        bundle.stage(self.queue.values.columns());
+        self.queue.ops.push(Command::Spawn(B::mask()));
+    }
+
+    /// Records [`World::insert`](crate::World::insert) of `bundle` on `entity`.
+    #[inline]
+    pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) {
+        const { B::CHECK };
+        bundle.stage(self.queue.values.columns());
+        self.queue.ops.push(Command::Insert(entity, B::mask()));
+    }
+
+    /// Records [`World::remove`](crate::World::remove) of component `C` from `entity`; the removed
+    /// value is dropped.
+    #[inline]
+    pub fn remove<C: Component<S>>(&mut self, entity: Entity) {
+        self.queue
+            .ops
+            .push(Command::Remove(entity, S::Mask::EMPTY.with(C::BIT)));
+    }
+
+    /// Records [`World::remove_bundle`](crate::World::remove_bundle) of `B` from `entity` (all of its
+    /// components, or none if the entity lacks one); the values are dropped.
+    #[inline]
+    pub fn remove_bundle<B: Bundle<S>>(&mut self, entity: Entity) {
+        const { B::CHECK };
+        self.queue.ops.push(Command::Remove(entity, B::mask()));
+    }
+
+    /// Records [`World::despawn`](crate::World::despawn) of `entity`.
+    #[inline]
+    pub fn despawn(&mut self, entity: Entity) {
+        self.queue.ops.push(Command::Despawn(entity));
+    }
+
+    /// Number of commands recorded and not applied yet.
+    pub fn len(&self) -> usize {
+        self.queue.ops.len()
+    }
+
+    /// Whether no command is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.queue.ops.is_empty()
+    }
+
+    /// Moves every command of `other` after the commands recorded here.
+    pub(crate) fn append(&mut self, other: &mut CommandQueue<S>) {
+        self.queue.append(other);
+    }
+}
+
+impl<S: Schema> fmt::Debug for Commands<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Commands")
+            .field("schema", &S::NAME)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+/// One recorded command; the values of spawns and inserts wait in the
+/// queue's [`Staged`] columns.
+pub(crate) enum Command<S: Schema> {
+    Spawn(S::Mask),
+    Insert(Entity, S::Mask),
+    Remove(Entity, S::Mask),
+    Despawn(Entity),
+}
+
+/// The commands of one system: the operations in recording order, and the
+/// values of their bundles in [`Staged`] columns, also in recording order.
+#[doc(hidden)]
+pub struct CommandQueue<S: Schema> {
+    ops: Vec<Command<S>>,
+    values: Staged<S>,
+}
+
+/// The values of recorded bundles: one column per component bit (tags
+/// included), each value pushed when its command is recorded. No type
+/// erasure: a bundle's values go into the typed columns.
+///
+/// While the commands are replayed, each column is reversed, so that its last
+/// value is the earliest one not applied yet: the one [`Staged::pop_into`]
+/// moves.
+pub(crate) struct Staged<S: Schema> {
+    /// Empty until the first bundle is recorded; then one column per bit.
+    columns: Vec<S::Column>,
+}
+
+impl<S: Schema> Default for CommandQueue<S> {
+    fn default() -> Self {
+        CommandQueue {
+            ops: Vec::new(),
+            values: Staged {
+                columns: Vec::new(),
+            },
+        }
+    }
+}
+
+impl<S: Schema> Staged<S> {
+    /// The columns, one per bit, created at the first use.
+    fn columns(&mut self) -> &mut [S::Column] {
+        if self.columns.is_empty() {
+            self.columns = (0..S::COMPONENT_NAMES.len() as u32)
+                .map(S::new_column)
+                .collect();
+        }
+        &mut self.columns
+    }
+
+    /// Moves the next value of component `bit` to the end of `to` (a column
+    /// of the same component).
+    #[inline]
+    pub(crate) fn pop_into(&mut self, bit: u32, to: &mut S::Column) {
+        let from = &mut self.columns[bit as usize];
+        from.move_row(from.len() - 1, to);
+    }
+}
+
+impl<S: Schema> CommandQueue<S> {
+    /// Moves every command of `other` after the commands here.
+    pub(crate) fn append(&mut self, other: &mut CommandQueue<S>) {
+        if !other.values.columns.is_empty() {
+            for (to, from) in self
+                .values
+                .columns()
+                .iter_mut()
+                .zip(&mut other.values.columns)
+            {
+                to.append(from);
+            }
+        }
+        self.ops.append(&mut other.ops);
+    }
+
+    /// Drops every command and value without applying them.
+    pub(crate) fn clear(&mut self) {
+        self.ops.clear();
+        for column in &mut self.values.columns {
+            column.clear();
+        }
+    }
+
+    /// Hands each command, in recording order, to `apply` with the staged
+    /// values (the command's values are the next ones of their bits), leaving
+    /// the queue empty. If `apply` panics, the commands not applied yet are
+    /// dropped with their values.
+    pub(crate) fn replay(&mut self, mut apply: impl FnMut(Command<S>, &mut Staged<S>)) {
+        struct ClearOnExit<'a, S: Schema>(&'a mut CommandQueue<S>);
+        impl<S: Schema> Drop for ClearOnExit<'_, S> {
+            fn drop(&mut self) {
+                self.0.clear();
+            }
+        }
+
+        if self.ops.is_empty() {
+            return;
+        }
+        for column in &mut self.values.columns {
+            column.reverse();
+        }
+        let queue = ClearOnExit(self);
+        let CommandQueue { ops, values } = &mut *queue.0;
+        for op in ops.drain(..) {
+            apply(op, values);
+        }
+    }
+}

@@ -1,0 +1,554 @@
+//! Structural change: where entities are created, move between tables as
+//! components are inserted and removed, and are destroyed.
+//!
+//! [`EntityStore`] owns the three things every such change must keep in step
+//! (the entity slots, the tables and the tag bins) and is the only code that
+//! changes them. [`World`](crate::World) calls it for its typed operations;
+//! command replay calls it, through the world, for the mask-driven ones.
+//!
+//! Every change here follows one order: move the rows and fix every location
+//! first, drop the values let go of (overwritten, removed, despawned) last,
+//! from the trash. A `Drop` that panics then finds the world consistent.
+
+use crate::bundle::{Bundle, NewRows, Placement, SpawnRows};
+use crate::command::Staged;
+use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
+use crate::mask::Mask;
+use crate::schema::{Column, Component, Schema};
+use crate::storage::{Bins, Edge, EntityIndex, Table, TableId, TableMove, TableRow, Tables};
+use core::fmt;
+
+/// Every entity of a world and its components: the entity slots (entity →
+/// table and row), the tables (one per archetype) and the tag bins.
+///
+/// Invariants, kept by every method: a live entity's slot names the table and
+/// row that hold its components, and that row's entity is it; a dead entity
+/// is in no table; each tag's bag holds one value per live entity that has
+/// the tag; the trash is empty between operations.
+pub(crate) struct EntityStore<S: Schema> {
+    entities: Entities,
+    tables: Tables<S>,
+    /// Tag values and values waiting to be dropped; see [`Bins`].
+    bins: Bins<S>,
+}
+
+impl<S: Schema> Default for EntityStore<S> {
+    fn default() -> Self {
+        EntityStore {
+            entities: Entities::default(),
+            tables: Tables::default(),
+            bins: Bins::default(),
+        }
+    }
+}
+
+/// Reading.
+impl<S: Schema> EntityStore<S> {
+    #[inline]
+    pub(crate) fn entities(&self) -> &Entities {
+        &self.entities
+    }
+
+    #[inline]
+    pub(crate) fn tables(&self) -> &Tables<S> {
+        &self.tables
+    }
+
+    /// The entity slots, shared, and the tables, to be lent out column by
+    /// column (queries, systems).
+    #[inline]
+    pub(crate) fn lend(&mut self) -> (&Entities, &mut [Table<S>]) {
+        (&self.entities, self.tables.as_mut_slice())
+    }
+
+    /// Component `C` of `entity`; `None` if the entity is not alive or lacks it.
+    #[inline]
+    pub(crate) fn get<C: Component<S>>(&self, entity: Entity) -> Option<&C> {
+        let location = self.entities.location(entity)?;
+        let table = self.tables.get(location.table);
+        if !table.mask().has(C::BIT) {
+            None
+        } else if S::Mask::DATA.has(C::BIT) {
+            C::column(table.column(C::BIT)).get(location.row.index())
+        } else {
+            // A tag: every value of a zero-sized type is the same.
+            self.bins.tag()
+        }
+    }
+
+    /// Component `C` of `entity`, mutably; `None` if the entity is not alive or
+    /// lacks it.
+    #[inline]
+    pub(crate) fn get_mut<C: Component<S>>(&mut self, entity: Entity) -> Option<&mut C> {
+        let location = self.entities.location(entity)?;
+        let table = self.tables.get_mut(location.table);
+        if !table.mask().has(C::BIT) {
+            None
+        } else if S::Mask::DATA.has(C::BIT) {
+            C::column_mut(table.column_mut(C::BIT)).get_mut(location.row.index())
+        } else {
+            self.bins.tag_mut()
+        }
+    }
+
+    /// The archetype of `entity`, if it is alive.
+    #[inline]
+    pub(crate) fn archetype(&self, entity: Entity) -> Option<S::Mask> {
+        let location = self.entities.location(entity)?;
+        Some(self.tables.get(location.table).mask())
+    }
+}
+
+/// Spawning.
+impl<S: Schema> EntityStore<S> {
+    /// Creates an entity with the components of `bundle`, or fails (dropping
+    /// the bundle) when no entity index is left.
+    #[inline]
+    pub(crate) fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
+        let id = self.tables.insert_target(TableId::EMPTY, B::mask());
+        let table = self.tables.get_mut(id);
+        let row = TableRow(table.len() as u32);
+        let entity = self.entities.alloc(EntityLocation { table: id, row })?;
+        table.push_entity(entity);
+        // The table's archetype is the bundle's, a constant: each value's
+        // column index folds at compile time instead of a popcount per value.
+        debug_assert!(table.mask() == B::mask());
+        let mask = B::mask();
+        let (_, columns) = table.split_mut();
+        bundle.place(&mut Placement {
+            columns,
+            mask,
+            previous: S::Mask::EMPTY,
+            row: row.index(),
+            bins: &mut self.bins,
+        });
+        Ok(entity)
+    }
+
+    /// Creates one entity per bundle at the end of one table; see
+    /// [`World::spawn_batch`](crate::World::spawn_batch).
+    pub(crate) fn spawn_batch<B, I>(&mut self, bundles: I) -> Spawned<'_>
+    where
+        B: Bundle<S>,
+        I: Iterator<Item = B>,
+    {
+        let id = self.tables.insert_target(TableId::EMPTY, B::mask());
+        let (additional, upper) = bundles.size_hint();
+        let table = self.tables.get_mut(id);
+        table.reserve(additional);
+        self.entities.reserve(additional);
+        let first = table.len();
+        let (rows, columns) = table.rows_mut();
+        // A batch of known length gets its entities in one run of fresh
+        // slots, and its entity list filled, before any value is pushed: the
+        // loop below then only pushes values.
+        let mut ahead = 0;
+        if upper == Some(additional) {
+            if let Ok(count) = u32::try_from(additional) {
+                if let Some(index) = self.entities.alloc_fresh_run(id, first as u32, count) {
+                    rows.extend((index..index + count).map(EntityIndex));
+                    ahead = count;
+                }
+            }
+        }
+        B::extend(
+            bundles,
+            &mut SpawnRows {
+                columns,
+                bins: &mut self.bins,
+                entities: NewRows {
+                    table: id,
+                    allocator: &mut self.entities,
+                    rows,
+                    ahead,
+                },
+            },
+        );
+        Spawned {
+            entities: &self.entities,
+            rows: self.tables.get(id).entities()[first..].iter(),
+        }
+    }
+
+    /// Spawns an entity of archetype `mask`, its values the next staged ones
+    /// of each bit: a recorded [`Commands::spawn`](crate::Commands::spawn).
+    ///
+    /// # Panics
+    ///
+    /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
+    pub(crate) fn spawn_staged(&mut self, mask: S::Mask, values: &mut Staged<S>) {
+        let id = self.tables.insert_target(TableId::EMPTY, mask);
+        let table = self.tables.get_mut(id);
+        let row = TableRow(table.len() as u32);
+        let entity = match self.entities.alloc(EntityLocation { table: id, row }) {
+            Ok(entity) => entity,
+            Err(error) => panic!("{error}"),
+        };
+        table.push_entity(entity);
+        let (_, columns) = table.split_mut();
+        let (tags, _) = self.bins.tags_and_trash_mut();
+        for bit in mask.iter_bits() {
+            if S::Mask::DATA.has(bit) {
+                values.pop_into(bit, &mut columns[mask.index(bit)]);
+            } else {
+                values.pop_into(bit, &mut tags[bit as usize]);
+            }
+        }
+    }
+}
+
+/// Inserting components.
+impl<S: Schema> EntityStore<S> {
+    /// Adds the components of `bundle` to `entity`; see
+    /// [`World::insert`](crate::World::insert).
+    // Always inlined, up to the caller's loop: a migration is a chain of
+    // dependent loads (slot, edge, tables, columns), and a loop of them
+    // overlaps the chains of successive entities only when it sees the code.
+    #[inline(always)]
+    pub(crate) fn insert<B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<(), NoSuchEntity> {
+        if B::BITS.count_ones() != 1 {
+            return self.insert_any(entity, bundle);
+        }
+        // One component along a known edge: straight paths that read no
+        // mask, for a migration and for an overwrite. The rest (an edge not
+        // known yet, a dead entity) goes through `insert_cold`, out of line,
+        // so that these paths have the caller's registers to themselves.
+        let bit = B::BITS.trailing_zeros();
+        let Some(location) = self.entities.location(entity) else {
+            return self.insert_cold(entity, bundle);
+        };
+        match self.tables.migration_insert(location.table, bit) {
+            Some(Edge { from, to }) if to != from => {
+                // `from` rather than `location.table`: equal, but see
+                // `Tables::migration_insert` for why this one is quicker.
+                let location = EntityLocation {
+                    table: from,
+                    row: location.row,
+                };
+                let (source, destination) = self.tables.pair_mut(from, to);
+                // The entity first, then the columns: less stays live in
+                // registers across the column loop.
+                let moved = source.move_entity(location.row, destination);
+                relocate(&mut self.entities, entity, location, to, moved);
+                source.move_columns_adding(location.row, destination, bit);
+                bundle.place(&mut Placement::at(
+                    destination,
+                    moved.row,
+                    S::Mask::EMPTY,
+                    &mut self.bins,
+                ));
+                Ok(())
+            }
+            Some(Edge { from, .. }) => {
+                // The entity has the component: overwrite it in place.
+                let table = self.tables.get_mut(from);
+                let mask = table.mask();
+                bundle.place(&mut Placement::at(
+                    table,
+                    location.row,
+                    mask,
+                    &mut self.bins,
+                ));
+                self.bins.empty_trash(B::mask());
+                Ok(())
+            }
+            None => self.insert_cold(entity, bundle),
+        }
+    }
+
+    /// [`EntityStore::insert`] of a one-component bundle off the straight
+    /// path.
+    #[cold]
+    #[inline(never)]
+    fn insert_cold<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        self.insert_any(entity, bundle)
+    }
+
+    /// [`EntityStore::insert`] for any bundle.
+    #[inline(always)]
+    fn insert_any<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+        let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
+        let previous = self.tables.get(location.table).mask();
+        let (target, row) = self.migrate_adding(entity, location, B::mask());
+        let table = self.tables.get_mut(target);
+        bundle.place(&mut Placement::at(table, row, previous, &mut self.bins));
+        self.bins.empty_trash(previous.intersection(B::mask()));
+        Ok(())
+    }
+
+    /// Inserts the next staged value of each bit of `mask` into `entity`, as
+    /// [`World::insert`](crate::World::insert): a recorded
+    /// [`Commands::insert`](crate::Commands::insert). Drops the values if the
+    /// entity is not alive.
+    pub(crate) fn insert_staged(&mut self, entity: Entity, mask: S::Mask, values: &mut Staged<S>) {
+        let Some(location) = self.entities.location(entity) else {
+            let (_, trash) = self.bins.tags_and_trash_mut();
+            for bit in mask.iter_bits() {
+                values.pop_into(bit, &mut trash[bit as usize]);
+            }
+            self.bins.empty_trash(mask);
+            return;
+        };
+        let previous = self.tables.get(location.table).mask();
+        let (target, row) = self.migrate_adding(entity, location, mask);
+        let table = self.tables.get_mut(target);
+        let table_mask = table.mask();
+        let (_, columns) = table.split_mut();
+        let (tags, trash) = self.bins.tags_and_trash_mut();
+        for bit in mask.iter_bits() {
+            let present = previous.has(bit);
+            if S::Mask::DATA.has(bit) {
+                let column = &mut columns[table_mask.index(bit)];
+                values.pop_into(bit, column);
+                if present {
+                    // The old value goes to the trash; the new one, last,
+                    // takes its row.
+                    column.move_row(row.index(), &mut trash[bit as usize]);
+                }
+            } else if present {
+                values.pop_into(bit, &mut trash[bit as usize]);
+            } else {
+                values.pop_into(bit, &mut tags[bit as usize]);
+            }
+        }
+        self.bins.empty_trash(previous.intersection(mask));
+    }
+
+    /// Moves `entity`, at `location`, to the table of its archetype plus
+    /// `added` (if that is another table); returns that table and the
+    /// entity's row in it. The rows of the added components are not filled.
+    #[inline(always)]
+    fn migrate_adding(
+        &mut self,
+        entity: Entity,
+        location: EntityLocation,
+        added: S::Mask,
+    ) -> (TableId, TableRow) {
+        let target = self.tables.insert_target(location.table, added);
+        if target == location.table {
+            return (target, location.row);
+        }
+        let row = self.migrate(entity, location, target);
+        (target, row)
+    }
+}
+
+/// Removing components.
+impl<S: Schema> EntityStore<S> {
+    /// Removes every component of `B` from `entity` and returns them; see
+    /// [`World::remove_bundle`](crate::World::remove_bundle).
+    // Inlined for the same reason as `insert`.
+    #[inline(always)]
+    pub(crate) fn remove_bundle<B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Option<B>, NoSuchEntity> {
+        if B::BITS.count_ones() != 1 {
+            return self.remove_any(entity);
+        }
+        // As in `insert`: a straight path along a known edge.
+        let bit = B::BITS.trailing_zeros();
+        let Some(location) = self.entities.location(entity) else {
+            return self.remove_cold(entity);
+        };
+        let Some(Edge { from, to }) = self.tables.migration_remove(location.table, bit) else {
+            return self.remove_cold(entity);
+        };
+        if to == from {
+            return Ok(None);
+        }
+        // `from` rather than `location.table`, as in `insert`.
+        let location = EntityLocation {
+            table: from,
+            row: location.row,
+        };
+        let (source, destination) = self.tables.pair_mut(from, to);
+        let mask = source.mask();
+        let taken = B::take(&mut Placement::at(
+            source,
+            location.row,
+            mask,
+            &mut self.bins,
+        ));
+        let moved = source.move_entity(location.row, destination);
+        relocate(&mut self.entities, entity, location, to, moved);
+        source.move_columns_removing(location.row, destination, bit);
+        Ok(Some(taken))
+    }
+
+    /// [`EntityStore::remove_bundle`] of a one-component bundle off the
+    /// straight path.
+    #[cold]
+    #[inline(never)]
+    fn remove_cold<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
+        self.remove_any(entity)
+    }
+
+    /// [`EntityStore::remove_bundle`] for any bundle.
+    #[inline(always)]
+    fn remove_any<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
+        let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
+        let mask = self.tables.get(location.table).mask();
+        if !mask.contains(B::mask()) {
+            return Ok(None);
+        }
+        let target = self.tables.remove_target(location.table, B::mask());
+        if target == location.table {
+            // The empty bundle: nothing to take, nowhere to go.
+            let table = self.tables.get_mut(target);
+            return Ok(Some(B::take(&mut Placement::at(
+                table,
+                location.row,
+                mask,
+                &mut self.bins,
+            ))));
+        }
+        let taken = B::take(&mut Placement::at(
+            self.tables.get_mut(location.table),
+            location.row,
+            mask,
+            &mut self.bins,
+        ));
+        self.migrate(entity, location, target);
+        Ok(Some(taken))
+    }
+
+    /// Removes the components of `mask` from `entity` if it is alive and has
+    /// all of them, dropping the values, as
+    /// [`World::remove_bundle`](crate::World::remove_bundle): a recorded
+    /// [`Commands::remove_bundle`](crate::Commands::remove_bundle).
+    pub(crate) fn remove_staged(&mut self, entity: Entity, mask: S::Mask) {
+        let Some(location) = self.entities.location(entity) else {
+            return;
+        };
+        let table = self.tables.get_mut(location.table);
+        let table_mask = table.mask();
+        if !table_mask.contains(mask) {
+            return;
+        }
+        let target = self.tables.remove_target(location.table, mask);
+        if target == location.table {
+            return;
+        }
+        let (_, columns) = self.tables.get_mut(location.table).split_mut();
+        let trash = self.bins.trash_mut();
+        for bit in mask.intersection(S::Mask::DATA).iter_bits() {
+            columns[table_mask.index(bit)].move_row(location.row.index(), &mut trash[bit as usize]);
+        }
+        self.bins.discard_tags(mask);
+        self.migrate(entity, location, target);
+        self.bins.empty_trash(mask);
+    }
+}
+
+/// Moving rows and destroying entities.
+impl<S: Schema> EntityStore<S> {
+    /// Moves `entity` from `location` to the end of table `target`, moving
+    /// the columns both tables have (the caller has taken out the others), and
+    /// fixes the locations. Returns the new row.
+    #[inline(always)]
+    fn migrate(&mut self, entity: Entity, location: EntityLocation, target: TableId) -> TableRow {
+        let (source, destination) = self.tables.pair_mut(location.table, target);
+        let moved = source.move_row(location.row, destination);
+        relocate(&mut self.entities, entity, location, target, moved);
+        moved.row
+    }
+
+    /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is
+    /// not alive: nothing changes.
+    pub(crate) fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        let location = self.entities.free(entity).ok_or(NoSuchEntity(entity))?;
+        let table = self.tables.get_mut(location.table);
+        let mask = table.mask();
+        if let Some(swapped) = table.remove_row(location.row, self.bins.trash_mut()) {
+            self.entities.set_location(swapped, location);
+        }
+        self.bins.discard_tags(mask);
+        self.bins.empty_trash(mask);
+        Ok(())
+    }
+
+    /// Despawns every entity; see [`World::clear`](crate::World::clear).
+    pub(crate) fn clear(&mut self) {
+        let mut columns = Vec::new();
+        for id in 0..self.tables.len() {
+            let table = self.tables.get_mut(TableId(id as u32));
+            for &index in table.entities() {
+                self.entities.free(self.entities.entity(index));
+            }
+            columns.push(table.take_rows());
+        }
+        columns.push(self.bins.take_tags());
+        drop(columns);
+    }
+}
+
+/// Records a move of `entity` from `location` to `moved.row` of table
+/// `target`, and of the entity swapped into the row it left (if any).
+// Always inlined, as `migrate`: part of the inlined migration.
+#[inline(always)]
+fn relocate(
+    entities: &mut Entities,
+    entity: Entity,
+    location: EntityLocation,
+    target: TableId,
+    moved: TableMove,
+) {
+    if let Some(swapped) = moved.swapped {
+        entities.set_location(swapped, location);
+    }
+    entities.set_location(
+        entity,
+        EntityLocation {
+            table: target,
+            row: moved.row,
+        },
+    );
+}
+
+/// The entities one [`World::spawn_batch`](crate::World::spawn_batch)
+/// created, in order: an iterator that reads them from the table they were
+/// spawned into, so that a batch whose entities are not wanted allocates no
+/// list of them. Collect it to keep them past the next change to the world.
+#[derive(Clone)]
+pub struct Spawned<'w> {
+    entities: &'w Entities,
+    rows: core::slice::Iter<'w, EntityIndex>,
+}
+
+impl Iterator for Spawned<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        self.rows.next().map(|&index| self.entities.entity(index))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.rows.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Spawned<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Entity> {
+        self.rows
+            .next_back()
+            .map(|&index| self.entities.entity(index))
+    }
+}
+
+impl ExactSizeIterator for Spawned<'_> {}
+
+impl core::iter::FusedIterator for Spawned<'_> {}
+
+impl fmt::Debug for Spawned<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
