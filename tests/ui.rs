@@ -13,6 +13,7 @@
 #[test]
 fn ui() {
     let cases = trybuild::TestCases::new();
-    cases.pass("tests/ui/pass/*.rs");
-    cases.compile_fail("tests/ui/fail/*.rs");
+    // Relative to this package's manifest, tests/Cargo.toml.
+    cases.pass("ui/pass/*.rs");
+    cases.compile_fail("ui/fail/*.rs");
 }
