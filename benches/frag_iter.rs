@@ -62,7 +62,7 @@ fn frag_iter(c: &mut Criterion) {
     let mut w = world();
     group.bench_function("ecs_for_each", |b| {
         b.iter(|| {
-            w.query::<&mut Data>().for_each_mut(double);
+            w.query_mut::<&mut Data>().for_each_mut(double);
             black_box(&mut w);
         })
     });
@@ -70,10 +70,35 @@ fn frag_iter(c: &mut Criterion) {
     let mut w = world();
     group.bench_function("ecs_for", |b| {
         b.iter(|| {
-            for data in w.query::<&mut Data>().iter_mut() {
+            for data in w.query_mut::<&mut Data>().iter_mut() {
                 double(data);
             }
             black_box(&mut w);
+        })
+    });
+
+    // A read-only pass, through `&World` (the shared query, whose matched
+    // tables are kept behind a lock) and through `&mut World`: the two
+    // should cost the same.
+    let w = world();
+    group.bench_function("ecs_read_shared", |b| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            black_box(&w)
+                .query::<&Data>()
+                .for_each(|data| sum += data.0);
+            black_box(sum)
+        })
+    });
+
+    let mut w = world();
+    group.bench_function("ecs_read_exclusive", |b| {
+        b.iter(|| {
+            let mut sum = 0.0;
+            black_box(&mut w)
+                .query_mut::<&Data>()
+                .for_each(|data| sum += data.0);
+            black_box(sum)
         })
     });
 

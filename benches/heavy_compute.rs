@@ -75,7 +75,7 @@ fn heavy_compute(c: &mut Criterion) {
     let mut w = world();
     group.bench_function("ecs_par_for_each_mut", |b| {
         b.iter(|| {
-            w.query::<(&mut Transform, &mut Position)>()
+            w.query_mut::<(&mut Transform, &mut Position)>()
                 .par_for_each_mut(|(t, p)| compute(t, p));
             black_box(&mut w);
         })
@@ -94,7 +94,7 @@ fn heavy_compute(c: &mut Criterion) {
     let mut w = world();
     group.bench_function("ecs_for_each_mut", |b| {
         b.iter(|| {
-            w.query::<(&mut Transform, &mut Position)>()
+            w.query_mut::<(&mut Transform, &mut Position)>()
                 .for_each_mut(|(t, p)| compute(t, p));
             black_box(&mut w);
         })

@@ -87,7 +87,7 @@ fn simple_iter(c: &mut Criterion) {
     let mut w = world();
     group.bench_function("ecs_for_each", |b| {
         b.iter(|| {
-            w.query::<(&mut Position, &Velocity)>()
+            w.query_mut::<(&mut Position, &Velocity)>()
                 .for_each_mut(|(p, v)| step(p, v));
             black_box(&mut w);
         })
@@ -96,7 +96,7 @@ fn simple_iter(c: &mut Criterion) {
     let mut w = world();
     group.bench_function("ecs_for", |b| {
         b.iter(|| {
-            for (p, v) in w.query::<(&mut Position, &Velocity)>().iter_mut() {
+            for (p, v) in w.query_mut::<(&mut Position, &Velocity)>().iter_mut() {
                 step(p, v);
             }
             black_box(&mut w);
@@ -106,7 +106,7 @@ fn simple_iter(c: &mut Criterion) {
     let mut w = world();
     group.bench_function("ecs_iter_for_each", |b| {
         b.iter(|| {
-            w.query::<(&mut Position, &Velocity)>()
+            w.query_mut::<(&mut Position, &Velocity)>()
                 .iter_mut()
                 .for_each(|(p, v)| step(p, v));
             black_box(&mut w);

@@ -215,27 +215,27 @@ fn schedule() -> Schedule<Sim> {
 fn frame_by_hand(world: &mut World<Sim>) {
     // inertia
     world
-        .query_filtered::<(&mut Pos, &Vel), Without<Frozen>>()
+        .query_filtered_mut::<(&mut Pos, &Vel), Without<Frozen>>()
         .for_each_mut(|(pos, vel)| {
             pos.x += vel.x * 0.5;
             pos.y += vel.y * 0.5;
         });
     // friction
     world
-        .query_filtered::<&mut Vel, With<Frozen>>()
+        .query_filtered_mut::<&mut Vel, With<Frozen>>()
         .for_each_mut(|vel| {
             vel.x *= 0.75;
             vel.y *= 0.75;
         });
     // aging
-    world.query::<&mut Age>().for_each_mut(|age| age.0 += 1);
+    world.query_mut::<&mut Age>().for_each_mut(|age| age.0 += 1);
     world.resource_mut::<Tick>().0 += 1;
     // combat, its structural changes applied after the loop, in order
     let mut despawn = Vec::new();
     let mut freeze = Vec::new();
     let mut order = Vec::new();
     for (entity, pos, health) in world
-        .query_filtered::<(Entity, &Pos, &mut Health), Without<Shield>>()
+        .query_filtered_mut::<(Entity, &Pos, &mut Health), Without<Shield>>()
         .iter_mut()
     {
         health.0 -= (pos.x.abs() + pos.y.abs()) as i32 % 7;
@@ -274,7 +274,7 @@ fn frame_by_hand(world: &mut World<Sim>) {
     }
     // energy
     let mut changes = Vec::new();
-    for (entity, energy, age) in world.query::<(Entity, &mut Energy, &Age)>().iter_mut() {
+    for (entity, energy, age) in world.query_mut::<(Entity, &mut Energy, &Age)>().iter_mut() {
         energy.0 += age.0 as f32 * 0.01;
         if energy.0 > 3.0 {
             energy.0 = 0.0;

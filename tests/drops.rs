@@ -411,7 +411,7 @@ fn values_replaced_through_get_mut_and_queries_are_dropped_once() {
     assert_eq!(log.dropped(), [1]);
     let fresh = log.clone();
     world
-        .query::<&mut B>()
+        .query_mut::<&mut B>()
         .for_each_mut(|b| *b = B(fresh.track(4)));
     assert_eq!(log.dropped(), [1, 2]);
     drop(world);

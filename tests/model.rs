@@ -526,7 +526,7 @@ impl Harness {
             0 => {
                 self.op = "query (&mut A, Option<&C>) without Tag";
                 self.world
-                    .query_filtered::<(&mut A, Option<&C>), Without<Tag>>()
+                    .query_filtered_mut::<(&mut A, Option<&C>), Without<Tag>>()
                     .for_each_mut(|(a, c)| {
                         a.0 = a.0.wrapping_add(1 + c.map_or(0, |c| c.0 as u32 & 7))
                     });
@@ -539,7 +539,11 @@ impl Harness {
             1 => {
                 self.op = "query (Entity, &mut B, Has<Tag>) iter_mut";
                 let mut touched = Vec::new();
-                for (e, b, tag) in self.world.query::<(Entity, &mut B, Has<Tag>)>().iter_mut() {
+                for (e, b, tag) in self
+                    .world
+                    .query_mut::<(Entity, &mut B, Has<Tag>)>()
+                    .iter_mut()
+                {
                     if tag {
                         b.0 = b.0.rotate_left(1);
                     }
@@ -564,7 +568,7 @@ impl Harness {
                 self.op = "query get_mut (&mut C, &D)";
                 let e = self.target();
                 let ctx = self.ctx();
-                let mut query = self.world.query::<(&mut C, &D)>();
+                let mut query = self.world.query_mut::<(&mut C, &D)>();
                 let got = query.get_mut(e).map(|(c, d)| {
                     c.0 = c.0.wrapping_neg();
                     (c.0, d.0.clone())

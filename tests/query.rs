@@ -110,7 +110,7 @@ fn entities<F: QueryFilter<Sim>>(world: &mut World<Sim>) -> Vec<Entity> {
 
 #[test]
 fn shared_reference_items_yield_every_entity_with_the_component() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let query = f.world.query::<&Pos>();
     let values = sorted(query.iter().map(|p| p.0).collect());
     assert_eq!(values, [0, 10, 20, 30, 50, 70]);
@@ -118,7 +118,7 @@ fn shared_reference_items_yield_every_entity_with_the_component() {
 
 #[test]
 fn entity_items_pair_each_value_with_its_owner() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let pairs: BTreeMap<Entity, i64> = f
         .world
         .query::<(Entity, &Pos)>()
@@ -173,7 +173,7 @@ fn entity_items_carry_the_generation_of_reused_slots() {
 
 #[test]
 fn entity_alone_matches_every_entity_including_those_without_components() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let all = sorted(f.world.query::<Entity>().iter().collect());
     assert_eq!(all, sorted(f.all().to_vec()));
     assert_eq!(f.world.query::<()>().iter().count(), 8);
@@ -182,7 +182,7 @@ fn entity_alone_matches_every_entity_including_those_without_components() {
 #[test]
 fn mutable_reference_items_write_through() {
     let mut f = Fixture::new();
-    for pos in f.world.query::<&mut Pos>().iter_mut() {
+    for pos in f.world.query_mut::<&mut Pos>().iter_mut() {
         pos.0 += 1;
     }
     for (e, expected) in [
@@ -202,7 +202,7 @@ fn mutable_reference_items_write_through() {
 fn two_mutable_items_of_different_components() {
     let mut f = Fixture::new();
     f.world
-        .query::<(&mut Pos, &mut Vel, &Acc)>()
+        .query_mut::<(&mut Pos, &mut Vel, &Acc)>()
         .for_each_mut(|(p, v, a)| {
             v.0 += a.0;
             p.0 += v.0;
@@ -216,7 +216,7 @@ fn two_mutable_items_of_different_components() {
 
 #[test]
 fn optional_shared_items_are_none_where_the_component_is_absent() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let items: BTreeMap<Entity, Option<i64>> = f
         .world
         .query::<(Entity, Option<&Vel>)>()
@@ -240,7 +240,7 @@ fn optional_shared_items_are_none_where_the_component_is_absent() {
 
 #[test]
 fn optional_items_narrowed_by_a_required_item() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let items: BTreeMap<Entity, (i64, Option<i64>)> = f
         .world
         .query::<(Entity, &Pos, Option<&Acc>)>()
@@ -265,7 +265,7 @@ fn optional_mutable_items_write_where_present() {
     let mut f = Fixture::new();
     let mut seen = 0;
     let mut present = 0;
-    for (pos, vel) in f.world.query::<(&Pos, Option<&mut Vel>)>().iter_mut() {
+    for (pos, vel) in f.world.query_mut::<(&Pos, Option<&mut Vel>)>().iter_mut() {
         seen += 1;
         if let Some(vel) = vel {
             present += 1;
@@ -283,7 +283,7 @@ fn optional_mutable_items_write_where_present() {
     );
     assert!(!f.world.has::<Vel>(f.e2), "an Option item inserts nothing");
 
-    f.world.query::<Option<&mut Hp>>().for_each_mut(|hp| {
+    f.world.query_mut::<Option<&mut Hp>>().for_each_mut(|hp| {
         if let Some(hp) = hp {
             hp.0 *= 2;
         }
@@ -293,7 +293,7 @@ fn optional_mutable_items_write_where_present() {
 
 #[test]
 fn has_items_tell_tags_and_data_components_apart_per_entity() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let items: BTreeMap<Entity, (bool, bool, bool)> = f
         .world
         .query::<(Entity, Has<Frozen>, Has<Vel>, Has<Player>)>()
@@ -332,7 +332,7 @@ fn tuples_of_eight_items() {
         Option<&'a Name>,
     );
     let mut rows = Vec::new();
-    for (e, pos, vel, acc, frozen, hp, player, name) in f.world.query::<Eight>().iter_mut() {
+    for (e, pos, vel, acc, frozen, hp, player, name) in f.world.query_mut::<Eight>().iter_mut() {
         pos.0 += 1000;
         if let Some(hp) = hp {
             hp.0 += 1;
@@ -375,7 +375,7 @@ fn tuples_of_eight_items() {
 
 #[test]
 fn tuples_of_two_to_seven_items() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     assert_eq!(f.world.query::<(&Pos, &Vel)>().count(), 5);
     assert_eq!(f.world.query::<(&Pos, &Vel, &Acc)>().count(), 2);
     assert_eq!(f.world.query::<(&Pos, &Vel, &Acc, &Hp)>().count(), 1);
@@ -399,7 +399,7 @@ fn tuples_of_two_to_seven_items() {
 
 #[test]
 fn tuples_of_twelve_items() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     type Twelve<'a> = (
         Entity,
         &'a Pos,
@@ -500,7 +500,7 @@ fn tuples_of_filters_must_all_hold() {
 fn filtered_mutation_touches_only_matching_entities() {
     let mut f = Fixture::new();
     f.world
-        .query_filtered::<(&mut Pos, &Vel), Without<Frozen>>()
+        .query_filtered_mut::<(&mut Pos, &Vel), Without<Frozen>>()
         .for_each_mut(|(p, v)| p.0 += v.0);
     assert_eq!(f.world.get::<Pos>(f.e0), Some(&Pos(1)));
     assert_eq!(f.world.get::<Pos>(f.e1), Some(&Pos(10)), "frozen");
@@ -514,7 +514,7 @@ fn filtered_mutation_touches_only_matching_entities() {
 
 #[test]
 fn iter_and_for_each_and_into_iterator_agree() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let query = f.world.query::<(Entity, &Pos, Option<&Vel>)>();
     let by_iter: Vec<(Entity, i64, Option<i64>)> = query
         .iter()
@@ -534,7 +534,7 @@ fn iter_and_for_each_and_into_iterator_agree() {
 #[test]
 fn iter_mut_and_for_each_mut_and_mutable_into_iterator_agree() {
     let mut f = Fixture::new();
-    let mut query = f.world.query::<(Entity, &mut Vel)>();
+    let mut query = f.world.query_mut::<(Entity, &mut Vel)>();
     let mut by_iter_mut = Vec::new();
     for (e, v) in query.iter_mut() {
         v.0 += 1;
@@ -560,7 +560,7 @@ fn iter_mut_and_for_each_mut_and_mutable_into_iterator_agree() {
 
 #[test]
 fn read_only_queries_can_also_be_iterated_mutably() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let mut query = f.world.query::<(Entity, &Pos)>();
     let shared: Vec<Entity> = query.iter().map(|(e, _)| e).collect();
     let exclusive: Vec<Entity> = query.iter_mut().map(|(e, _)| e).collect();
@@ -572,7 +572,7 @@ fn read_only_queries_can_also_be_iterated_mutably() {
 
 #[test]
 fn iteration_yields_values_that_agree_with_world_get() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let items: Vec<(Entity, i64, i64)> = f
         .world
         .query::<(Entity, &Pos, &Vel)>()
@@ -616,7 +616,7 @@ fn folding_a_query_iterator_resumes_where_next_stopped() {
 
     let order: Vec<Entity> = one_by_one(
         f.world
-            .query::<(Entity, &mut Pos, Option<&Vel>)>()
+            .query_mut::<(Entity, &mut Pos, Option<&Vel>)>()
             .iter_mut(),
     )
     .iter()
@@ -625,7 +625,7 @@ fn folding_a_query_iterator_resumes_where_next_stopped() {
     assert_eq!(order.len(), 6);
     for taken in 0..=order.len() {
         let mut f = Fixture::new();
-        let mut query = f.world.query::<(Entity, &mut Pos, Option<&Vel>)>();
+        let mut query = f.world.query_mut::<(Entity, &mut Pos, Option<&Vel>)>();
         let mut iter = query.iter_mut();
         let first: Vec<Entity> = iter.by_ref().take(taken).map(|(e, ..)| e).collect();
         let mut rest = Vec::new();
@@ -670,7 +670,7 @@ fn exact_size_len_counts_down_across_tables() {
     assert!(iter.next().is_none());
     assert_eq!(iter.len(), 0);
     drop(query);
-    let mut query = f.world.query::<(Entity, &mut Pos)>();
+    let mut query = f.world.query_mut::<(Entity, &mut Pos)>();
     let mut iter = query.iter_mut();
     assert_eq!(iter.len(), 6);
     iter.next();
@@ -683,7 +683,7 @@ fn exact_size_len_counts_down_across_tables() {
 
 #[test]
 fn get_returns_the_item_of_a_matching_entity() {
-    let mut f = Fixture::new();
+    let f = Fixture::new();
     let query = f.world.query::<(Entity, &Pos, Has<Frozen>)>();
     assert_eq!(query.get(f.e1), Some((f.e1, &Pos(10), true)));
     assert_eq!(query.get(f.e7), Some((f.e7, &Pos(70), false)));
@@ -720,7 +720,7 @@ fn get_is_none_for_entities_that_do_not_match_or_are_dead() {
 fn get_mut_writes_to_the_entity_and_is_none_for_non_matching() {
     let mut f = Fixture::new();
     let (e0, e3, e4) = (f.e0, f.e3, f.e4);
-    let mut query = f.world.query::<(&mut Pos, Option<&Acc>)>();
+    let mut query = f.world.query_mut::<(&mut Pos, Option<&Acc>)>();
     {
         let (pos, acc) = query.get_mut(e3).unwrap();
         assert_eq!(acc, Some(&Acc(32)));
@@ -739,7 +739,7 @@ fn get_mut_writes_to_the_entity_and_is_none_for_non_matching() {
     f.world.despawn(e3).unwrap();
     assert!(f
         .world
-        .query::<(&mut Pos, Option<&Acc>)>()
+        .query_mut::<(&mut Pos, Option<&Acc>)>()
         .get_mut(e3)
         .is_none());
 }
@@ -772,7 +772,7 @@ fn count_and_is_empty() {
 #[test]
 fn queries_on_an_empty_world() {
     let mut world = World::<Sim>::new();
-    let mut query = world.query::<(Entity, &mut Pos)>();
+    let mut query = world.query_mut::<(Entity, &mut Pos)>();
     assert_eq!(query.count(), 0);
     assert!(query.is_empty());
     assert_eq!(query.iter_mut().len(), 0);
@@ -836,7 +836,7 @@ fn queries_span_many_tables() {
         )
     );
     world
-        .query::<(&mut Pos, Has<Player>)>()
+        .query_mut::<(&mut Pos, Has<Player>)>()
         .for_each_mut(|(p, player)| {
             if player {
                 p.0 = -p.0;
@@ -887,7 +887,7 @@ fn a_different_query_with_the_same_masks_sees_new_tables() {
     // so they share one cache entry.
     assert_eq!(world.query::<&Pos>().count(), 1);
     let b = world.spawn((Pos(2), Vel(2)));
-    let mut query = world.query::<(Entity, &mut Pos)>();
+    let mut query = world.query_mut::<(Entity, &mut Pos)>();
     assert_eq!(query.count(), 2);
     for (_, p) in query.iter_mut() {
         p.0 *= 10;
@@ -1009,7 +1009,7 @@ mod column_order {
 
         // Reversed and interleaved orders take the slot path.
         world
-            .query::<(&mut R, &P, Option<&mut Q>)>()
+            .query_mut::<(&mut R, &P, Option<&mut Q>)>()
             .for_each_mut(|(r, p, q)| {
                 r.0 += p.0;
                 if let Some(q) = q {
@@ -1017,7 +1017,7 @@ mod column_order {
                 }
             });
         world
-            .query::<(Option<&mut Q>, &mut P)>()
+            .query_mut::<(Option<&mut Q>, &mut P)>()
             .for_each_mut(|(q, p)| p.0 += q.map_or(0, |q| q.0));
         assert_eq!(world.get::<R>(a), Some(&R(101)));
         assert_eq!(world.get::<R>(b), Some(&R(202)));
@@ -1026,4 +1026,78 @@ mod column_order {
         assert_eq!(world.get::<P>(b), Some(&P(2)));
         assert_eq!(world.get::<P>(c), Some(&P(33)));
     }
+}
+
+// ------------------------------------------------------- queries of &World
+
+#[test]
+fn read_only_queries_of_a_shared_world_are_alive_at_once() {
+    let f = Fixture::new();
+    let world: &World<Sim> = &f.world;
+    let positions = world.query::<(Entity, &Pos)>();
+    let frozen = world.query_filtered::<Entity, With<Frozen>>();
+    let movers = world.query_filtered::<&Vel, Without<Frozen>>();
+    // All three held together, beside a point lookup.
+    assert_eq!(positions.count(), 6);
+    assert_eq!(sorted(frozen.iter().collect()), sorted(vec![f.e1, f.e5]));
+    assert_eq!(
+        sorted(movers.iter().map(|vel| vel.0).collect()),
+        [1, 31, 41, 71]
+    );
+    assert_eq!(world.get::<Pos>(f.e2), Some(&Pos(20)));
+    assert_eq!(positions.get(f.e7).map(|(_, pos)| pos.0), Some(70));
+}
+
+#[test]
+fn shared_and_exclusive_queries_see_the_same_entities_in_the_same_order() {
+    let mut f = Fixture::new();
+    let shared: Vec<(Entity, i64)> = f
+        .world
+        .query::<(Entity, &Pos)>()
+        .iter()
+        .map(|(e, pos)| (e, pos.0))
+        .collect();
+    let exclusive: Vec<(Entity, i64)> = f
+        .world
+        .query_mut::<(Entity, &Pos)>()
+        .iter()
+        .map(|(e, pos)| (e, pos.0))
+        .collect();
+    assert_eq!(shared, exclusive);
+    assert_eq!(shared.len(), 6);
+}
+
+#[test]
+fn a_shared_query_sees_tables_created_after_its_first_use() {
+    let mut world = World::<Sim>::new();
+    world.spawn((Pos(1),));
+    // The first shared query fills the cache for `&Pos`...
+    assert_eq!(world.query::<&Pos>().count(), 1);
+    // ...a new table holding `Pos` appears, through `&mut World`...
+    world.spawn((Pos(2), Hp(0)));
+    world.spawn((Pos(3), Name(String::new())));
+    // ...and the next shared query finds it, warm or not.
+    let both: &World<Sim> = &world;
+    assert_eq!(
+        sorted(both.query::<&Pos>().iter().map(|pos| pos.0).collect()),
+        [1, 2, 3]
+    );
+    assert_eq!(world.query_mut::<&mut Pos>().count(), 3);
+    world.spawn((Pos(4), Acc(0)));
+    assert_eq!(world.query::<&Pos>().count(), 4);
+}
+
+#[test]
+fn shared_queries_run_from_several_threads_at_once() {
+    let mut world = World::<Sim>::new();
+    world.spawn_batch((0..100).map(|i| (Pos(i), Vel(1))));
+    world.spawn_batch((0..50).map(|i| (Pos(i), Acc(2))));
+    let world = &world;
+    let sums: Vec<i64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| scope.spawn(move || world.query::<&Pos>().iter().map(|p| p.0).sum()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(sums, [4950 + 1225; 4]);
 }

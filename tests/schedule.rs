@@ -505,7 +505,7 @@ fn par_for_each_mut_visits_every_item_once() {
             .unwrap();
         pool.install(|| {
             world
-                .query::<(&mut Pos, Option<&Vel>)>()
+                .query_mut::<(&mut Pos, Option<&Vel>)>()
                 .par_for_each_mut(|(pos, vel)| pos.0 += vel.map_or(1, |v| v.0 + 1));
         });
     }

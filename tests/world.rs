@@ -944,7 +944,7 @@ fn every_operation_on_a_stale_handle_fails_and_changes_nothing() {
     assert!(!world.is_alive(old));
     assert_eq!(world.archetype(old), None);
     assert!(world.query::<&Pos>().get(old).is_none());
-    assert!(world.query::<&mut Pos>().get_mut(old).is_none());
+    assert!(world.query_mut::<&mut Pos>().get_mut(old).is_none());
     assert!(!world.query::<Entity>().contains(old));
 
     assert_eq!(world.len(), 2);

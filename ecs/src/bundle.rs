@@ -96,8 +96,8 @@ impl<S: Schema> Placement<'_, S> {
     /// row is being built at the end), else overwrites the old value, which
     /// goes to the trash. A tag has no column: a new tag's value goes to the
     /// world's bag of that tag, and a repeated tag's new value to the trash.
-    // Always inlined, as `place`/`take` below: in the inlined `World::insert`
-    // loop LLVM otherwise calls it out of line (add_remove: 169 -> 160 instr/op).
+    // Always inlined, as `place`/`take` below: inside the inlined migration
+    // loop LLVM otherwise calls it out of line (docs/PERFORMANCE.md).
     #[inline(always)]
     pub fn put<C: Component<S>>(&mut self, value: C) {
         let present = self.previous.has(C::BIT);

@@ -27,7 +27,7 @@
 //!
 //! // inertia: everything that moves and is not frozen
 //! world
-//!     .query_filtered::<(&mut Pos, &Vel), Without<Frozen>>()
+//!     .query_filtered_mut::<(&mut Pos, &Vel), Without<Frozen>>()
 //!     .for_each_mut(|(pos, vel)| pos.0 += vel.0);
 //!
 //! assert_eq!(world.get::<Pos>(a), Some(&Pos(7)));

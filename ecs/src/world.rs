@@ -5,11 +5,12 @@ use crate::command::{Command, CommandQueue};
 use crate::entity::{EntitiesExhausted, Entity, NoSuchEntity};
 use crate::lend::SplitWorld;
 use crate::mask::Mask;
-use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
+use crate::query::{MatchedTables, Query, QueryFilter, ReadOnlyQueryData, SchemaQuery};
 use crate::schema::{Component, Resource, Schema};
-use crate::storage::{MaskMap, Tables};
+use crate::storage::{MaskMap, TableId, Tables};
 use crate::structure::{EntityStore, Spawned};
 use core::fmt;
+use std::sync::{PoisonError, RwLock};
 
 /// All entities and resources of schema `S`.
 ///
@@ -46,10 +47,13 @@ pub struct World<S: Schema> {
     /// through it.
     store: EntityStore<S>,
     /// The tables matching each `(required, excluded)` pair of masks queried
-    /// so far.
-    queries: MaskMap<(S::Mask, S::Mask), MatchedTables>,
+    /// so far; behind a lock so that queries of a shared world keep it too.
+    queries: RwLock<QueryCache<S>>,
     resources: S::Resources,
 }
+
+/// The tables matching each `(required, excluded)` pair of masks.
+type QueryCache<S> = MaskMap<(<S as Schema>::Mask, <S as Schema>::Mask), MatchedTables>;
 
 impl<S: Schema> World<S>
 where
@@ -89,7 +93,7 @@ impl<S: Schema> World<S> {
     pub fn with_resources(resources: S::Resources) -> Self {
         World {
             store: EntityStore::default(),
-            queries: MaskMap::default(),
+            queries: RwLock::default(),
             resources,
         }
     }
@@ -312,29 +316,115 @@ impl<S: Schema> World<S> {
         &mut self.resources
     }
 
-    /// Every entity that matches `Q`; see [`Query`].
+    /// Every entity that matches the read-only query `Q`; see [`Query`].
     ///
-    /// `Q` is `&T`, `&mut T`, `Option<…>`, [`Entity`], [`Has<T>`](crate::Has) or
-    /// a tuple of them. A query that borrows a component mutably twice, or
+    /// `Q` is `&T`, `Option<&T>`, [`Entity`], [`Has<T>`](crate::Has) or a
+    /// tuple of them. It borrows the world shared, so any number of queries
+    /// may be alive at once, beside [`World::get`] and the other readers. A
+    /// query that writes (`&mut T`) is [`World::query_mut`]'s; asking for one
+    /// here fails to compile.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Vel(i64);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// fn report(world: &World<S>) -> (usize, i64) {
+    ///     let movers = world.query_filtered::<&Vel, With<Pos>>();
+    ///     let positions = world.query::<&Pos>();
+    ///     (movers.count(), positions.iter().map(|pos| pos.0).sum())
+    /// }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn((Pos(1), Vel(2)));
+    /// world.spawn((Pos(5),));
+    /// assert_eq!(report(&world), (1, 6));
+    /// ```
+    #[inline]
+    pub fn query<Q: SchemaQuery<S> + ReadOnlyQueryData>(&self) -> Query<'_, Q, ()> {
+        const { Q::CHECK };
+        self.query_shared()
+    }
+
+    /// Every entity that matches the read-only query `Q` and filter `F`
+    /// ([`With`](crate::With), [`Without`](crate::Without), or a tuple of
+    /// them); see [`World::query`].
+    #[inline]
+    pub fn query_filtered<Q, F>(&self) -> Query<'_, Q, F>
+    where
+        Q: SchemaQuery<S> + ReadOnlyQueryData,
+        F: QueryFilter<S>,
+    {
+        const { Q::CHECK };
+        self.query_shared()
+    }
+
+    /// Every entity that matches `Q`, which may write; see [`Query`].
+    ///
+    /// `Q` is `&T`, `&mut T`, `Option<…>`, [`Entity`], [`Has<T>`](crate::Has)
+    /// or a tuple of them. A query that borrows a component mutably twice, or
     /// mutably and shared, such as `(&mut Pos, &Pos)`, fails to compile.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Vel(i64);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let a = world.spawn((Pos(1), Vel(2)));
+    /// world.query_mut::<(&mut Pos, &Vel)>().for_each_mut(|(pos, vel)| pos.0 += vel.0);
+    /// assert_eq!(world.get::<Pos>(a), Some(&Pos(3)));
+    /// ```
     #[inline]
-    pub fn query<Q: SchemaQuery<S>>(&mut self) -> Query<'_, Q, ()> {
+    pub fn query_mut<Q: SchemaQuery<S>>(&mut self) -> Query<'_, Q, ()> {
         const { Q::CHECK };
-        self.query_checked()
+        self.query_exclusive()
     }
 
-    /// Every entity that matches `Q` and filter `F` ([`With`](crate::With),
-    /// [`Without`](crate::Without), or a tuple of them); see [`Query`].
+    /// Every entity that matches `Q`, which may write, and filter `F`; see
+    /// [`World::query_mut`].
     #[inline]
-    pub fn query_filtered<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
+    pub fn query_filtered_mut<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
         const { Q::CHECK };
-        self.query_checked()
+        self.query_exclusive()
     }
 
-    fn query_checked<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
+    fn query_shared<Q, F>(&self) -> Query<'_, Q, F>
+    where
+        Q: SchemaQuery<S> + ReadOnlyQueryData,
+        F: QueryFilter<S>,
+    {
         let required = S::Mask::from_u128(Q::REQUIRED | F::REQUIRED);
         let excluded = S::Mask::from_u128(F::EXCLUDED);
-        let matched = self.queries.entry((required, excluded)).or_default();
+        let tables = self.store.tables();
+        let build = |matched: &[TableId]| {
+            Query::new_shared(self.store.entities(), tables.as_slice(), matched)
+        };
+        // Warm: the tables matched so far are all there is; a shared lock
+        // suffices, and readers on other threads do not wait for each other.
+        {
+            let queries = self.queries.read().unwrap_or_else(PoisonError::into_inner);
+            if let Some(matched) = queries.get(&(required, excluded)) {
+                if matched.is_current(tables) {
+                    return build(matched.tables());
+                }
+            }
+        }
+        let mut queries = self.queries.write().unwrap_or_else(PoisonError::into_inner);
+        let matched = queries.entry((required, excluded)).or_default();
+        build(matched.update(tables, required, excluded))
+    }
+
+    fn query_exclusive<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
+        let required = S::Mask::from_u128(Q::REQUIRED | F::REQUIRED);
+        let excluded = S::Mask::from_u128(F::EXCLUDED);
+        let queries = self
+            .queries
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        let matched = queries.entry((required, excluded)).or_default();
         let matched = matched.update(self.store.tables(), required, excluded);
         let (entities, tables) = self.store.lend();
         Query::new(entities, tables, matched)

@@ -60,10 +60,13 @@ pub trait QueryData {
 
 /// A [`QueryData`] that reads only, so its query can be iterated through `&`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a read-only query: use `iter_mut()`, `for_each_mut`, \
-               `par_for_each_mut` or `get_mut`",
+    message = "`{Self}` is not a read-only query: it writes a component",
     label = "this query writes",
-    note = "`iter()`, `for_each`, `par_for_each` and `get` are for queries without `&mut` items"
+    note = "`world.query()`, `world.query_filtered()`, `iter()`, `for_each`, `par_for_each` \
+            and `get` are for queries without `&mut` items",
+    note = "to write, build the query with `world.query_mut()` or \
+            `world.query_filtered_mut()` and use `iter_mut()`, `for_each_mut`, \
+            `par_for_each_mut` or `get_mut`"
 )]
 pub trait ReadOnlyQueryData: QueryData {
     /// A shared fetch over the same rows.
@@ -586,6 +589,8 @@ pub(crate) enum ViewColumns<'s, 'w, C> {
     /// The columns from index `next` on, for queries that take columns in
     /// ascending order, each once ([`SchemaQuery::ORDERED`]).
     Ascending { rest: &'w mut [C], next: usize },
+    /// Every column, shared: for read-only queries of a shared world.
+    Shared(&'w [C]),
 }
 
 impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
@@ -612,6 +617,7 @@ impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
         match &mut self.columns {
             ViewColumns::Slots(slots) => slots[index].shared(),
             ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
+            ViewColumns::Shared(columns) => &columns[index],
         }
     }
 
@@ -622,6 +628,8 @@ impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
         match &mut self.columns {
             ViewColumns::Slots(slots) => slots[index].exclusive(),
             ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
+            // Only read-only queries are built over shared columns.
+            ViewColumns::Shared(_) => panic!("{}", ALIASING),
         }
     }
 }

@@ -61,7 +61,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// let mut world = World::<S>::new();
     /// world.spawn_batch((0..10_000).map(|i| (Pos(0.0), Vel(i as f64))));
     /// world
-    ///     .query::<(&mut Pos, &Vel)>()
+    ///     .query_mut::<(&mut Pos, &Vel)>()
     ///     .par_for_each_mut(|(pos, vel)| pos.0 += vel.0.sqrt());
     /// let total: f64 = world.query::<&Pos>().iter().map(|pos| pos.0).sum();
     /// assert!(total > 660_000.0);

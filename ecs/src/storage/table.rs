@@ -60,6 +60,12 @@ impl<S: Schema> Table<S> {
         &self.entities
     }
 
+    /// The columns, in bit order.
+    #[inline]
+    pub(crate) fn columns(&self) -> &[S::Column] {
+        &self.columns
+    }
+
     /// The column of data component `bit`; the table must have it.
     #[inline]
     pub(crate) fn column(&self, bit: u32) -> &S::Column {
@@ -221,7 +227,7 @@ pub(crate) struct TableMove {
 /// The single-bit migration edges of all tables sit here, flat, rather than in
 /// each table: `insert_edges[table * components + bit]` is the table of
 /// `mask.with(bit)` ([`TableId::UNKNOWN`] until known). A migration then finds its
-/// target one load after the entity's location, which add_remove measures.
+/// target one load after the entity's location, without reading the table.
 pub(crate) struct Tables<S: Schema> {
     tables: Vec<Table<S>>,
     by_mask: MaskMap<S::Mask, TableId>,
@@ -367,6 +373,10 @@ impl<S: Schema> Tables<S> {
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Table<S>> {
         self.tables.iter()
+    }
+
+    pub(crate) fn as_slice(&self) -> &[Table<S>] {
+        &self.tables
     }
 
     pub(crate) fn as_mut_slice(&mut self) -> &mut [Table<S>] {

@@ -10,5 +10,5 @@ pub struct Physics {
 
 fn main() {
     let mut world = World::<Physics>::new();
-    world.query::<&mut Pos>().for_each(|pos| pos.0 += 1);
+    world.query_mut::<&mut Pos>().for_each(|pos| pos.0 += 1);
 }

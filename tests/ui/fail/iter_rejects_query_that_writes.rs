@@ -12,5 +12,5 @@ pub struct Physics {
 
 fn main() {
     let mut world = World::<Physics>::new();
-    for _item in world.query::<(&mut Pos, &Vel)>().iter() {}
+    for _item in world.query_mut::<(&mut Pos, &Vel)>().iter() {}
 }

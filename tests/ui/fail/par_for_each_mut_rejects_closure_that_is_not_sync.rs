@@ -14,7 +14,7 @@ fn main() {
     let mut world = World::<Physics>::new();
     world.spawn((Pos(1),));
     let moved = Cell::new(0);
-    world.query::<&mut Pos>().par_for_each_mut(|pos| {
+    world.query_mut::<&mut Pos>().par_for_each_mut(|pos| {
         pos.0 += 1;
         moved.set(moved.get() + 1);
     });

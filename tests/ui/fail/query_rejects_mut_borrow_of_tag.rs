@@ -12,5 +12,5 @@ pub struct Physics {
 
 fn main() {
     let mut world = World::<Physics>::new();
-    world.query::<&mut Frozen>().for_each_mut(|_frozen| {});
+    world.query_mut::<&mut Frozen>().for_each_mut(|_frozen| {});
 }

@@ -10,6 +10,6 @@ pub struct Physics {
 
 fn main() {
     let mut world = World::<Physics>::new();
-    let mut query = world.query::<(&Pos, Option<&mut Pos>)>();
+    let mut query = world.query_mut::<(&Pos, Option<&mut Pos>)>();
     query.for_each_mut(|(_pos, _maybe_pos)| {});
 }

@@ -11,7 +11,7 @@ pub struct Physics {
 }
 
 fn main() {
-    let mut world = World::<Physics>::new();
+    let world = World::<Physics>::new();
     let query = world.query::<(&Pos, &Frozen)>();
     query.for_each(|(_pos, _frozen)| {});
 }

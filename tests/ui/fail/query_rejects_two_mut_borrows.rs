@@ -10,6 +10,6 @@ pub struct Physics {
 
 fn main() {
     let mut world = World::<Physics>::new();
-    let mut query = world.query::<(&mut Pos, &mut Pos)>();
+    let mut query = world.query_mut::<(&mut Pos, &mut Pos)>();
     query.for_each_mut(|(a, b)| a.0 += b.0);
 }

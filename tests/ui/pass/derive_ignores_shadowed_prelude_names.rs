@@ -49,7 +49,7 @@ fn main() {
     let a = world.spawn((Pos(1),));
     let b = world.spawn((Pos(2), Frozen));
     world
-        .query_filtered::<&mut Pos, Without<Frozen>>()
+        .query_filtered_mut::<&mut Pos, Without<Frozen>>()
         .for_each_mut(|pos| pos.0 *= 10);
     let mut seen: ::std::vec::Vec<(Entity, i64, bool)> = world
         .query::<(Entity, &Pos, Has<Frozen>)>()

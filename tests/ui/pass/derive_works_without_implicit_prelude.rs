@@ -33,7 +33,7 @@ fn main() {
     let a = world.spawn((Pos(1), Vel(2)));
     let b = world.spawn((Pos(10), Vel(20), Frozen));
     world
-        .query_filtered::<(&mut Pos, &Vel), ::ecs::Without<Frozen>>()
+        .query_filtered_mut::<(&mut Pos, &Vel), ::ecs::Without<Frozen>>()
         .for_each_mut(|(pos, vel)| pos.0 += vel.0);
     ::std::assert_eq!(world.get::<Pos>(a), ::std::option::Option::Some(&Pos(3)));
     ::std::assert_eq!(world.get::<Pos>(b), ::std::option::Option::Some(&Pos(10)));

@@ -27,7 +27,7 @@ fn main() {
 
     // A write and a read of different components.
     world
-        .query::<(&mut Pos, &Vel)>()
+        .query_mut::<(&mut Pos, &Vel)>()
         .for_each_mut(|(pos, vel)| pos.0 += vel.0);
     assert_eq!(world.get::<Pos>(a), Some(&Pos(11)));
     assert_eq!(world.get::<Pos>(b), Some(&Pos(22)));
@@ -44,7 +44,7 @@ fn main() {
 
     // `Has<T>` borrows nothing, so it goes with `&mut T`; it works on tags.
     world
-        .query::<(&mut Pos, Has<Pos>, Has<Frozen>)>()
+        .query_mut::<(&mut Pos, Has<Pos>, Has<Frozen>)>()
         .for_each_mut(|(pos, has_pos, frozen)| {
             assert!(has_pos);
             if frozen {
@@ -68,7 +68,7 @@ fn main() {
 
     // `Option<&mut T>` next to a different component, mutably and shared.
     world
-        .query::<(&Pos, Option<&mut Vel>)>()
+        .query_mut::<(&Pos, Option<&mut Vel>)>()
         .for_each_mut(|(pos, vel)| {
             if let Some(vel) = vel {
                 vel.0 += pos.0;
@@ -79,7 +79,7 @@ fn main() {
     assert_eq!(world.get::<Vel>(c), None);
 
     // `&mut` of two different components, next to `Entity` and a tag's `Has`.
-    let mut query = world.query::<(Entity, &mut Pos, &mut Vel, Has<Player>)>();
+    let mut query = world.query_mut::<(Entity, &mut Pos, &mut Vel, Has<Player>)>();
     assert_eq!(query.count(), 2);
     for (_entity, pos, vel, player) in query.iter_mut() {
         assert!(!player);
