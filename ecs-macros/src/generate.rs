@@ -14,7 +14,7 @@
 //! Everything is referred to by absolute path so that the user's names
 //! (a local `Option`, `Vec`, or `#![no_implicit_prelude]`) cannot interfere.
 
-use crate::parse::{flag_name, FieldModel, SchemaModel};
+use crate::parse::{flag_name, SchemaModel};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -47,14 +47,6 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
     let column_item = column_item(model, &column, &variants, &component_types);
     let resources_item = resources_item(model, &resources);
 
-    let messages = Messages::new(&schema_name, &model.components, &model.resources);
-    let (alias_messages, duplicate_messages, tag_messages) = (
-        &messages.query_alias,
-        &messages.bundle_duplicate,
-        &messages.tag_reference,
-    );
-    let (system_conflict_messages, resource_conflict_messages) =
-        (&messages.system_conflict, &messages.resource_conflict);
     let resources_ty = resources_type(model, &resources);
     let resource_names: Vec<&str> = model
         .resources
@@ -169,8 +161,11 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
                 type Resources = #resources_ty;
                 type ResourceSlots<'a> = (#(::ecs::__private::ResourceSlot<'a, #resource_types>,)*);
 
-                const NAME: &'static str = #schema_name;
-                const COMPONENT_NAMES: &'static [&'static str] = &[#(#component_names),*];
+                ::ecs::__private::schema_texts! {
+                    schema: #schema_name,
+                    components: [#(#component_names),*],
+                    resources: [#(#resource_names),*],
+                }
                 const DATA_BITS: u128 = {
                     let mut bits = 0u128;
                     #(
@@ -180,15 +175,6 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
                     )*
                     bits
                 };
-                const QUERY_ALIAS_MESSAGES: &'static [&'static str] = &[#(#alias_messages),*];
-                const BUNDLE_DUPLICATE_MESSAGES: &'static [&'static str] =
-                    &[#(#duplicate_messages),*];
-                const TAG_REFERENCE_MESSAGES: &'static [&'static str] = &[#(#tag_messages),*];
-                const RESOURCE_NAMES: &'static [&'static str] = &[#(#resource_names),*];
-                const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str] =
-                    &[#(#system_conflict_messages),*];
-                const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] =
-                    &[#(#resource_conflict_messages),*];
 
                 #[inline]
                 #[allow(unused_variables, clippy::unused_unit)]
@@ -385,59 +371,5 @@ fn resources_type(model: &SchemaModel, resources: &Ident) -> TokenStream {
         quote!(#resources)
     } else {
         quote!(#resources<#(#types),*>)
-    }
-}
-
-/// The compile-time messages, one per component, indexed by bit. A `const`
-/// panic cannot format, so each message is written out whole here.
-struct Messages {
-    query_alias: Vec<String>,
-    bundle_duplicate: Vec<String>,
-    tag_reference: Vec<String>,
-    system_conflict: Vec<String>,
-    resource_conflict: Vec<String>,
-}
-
-impl Messages {
-    fn new(schema: &str, components: &[FieldModel], resources: &[FieldModel]) -> Self {
-        let mut messages = Messages {
-            query_alias: Vec::new(),
-            bundle_duplicate: Vec::new(),
-            tag_reference: Vec::new(),
-            system_conflict: Vec::new(),
-            resource_conflict: Vec::new(),
-        };
-        for field in resources {
-            let ty = &field.type_name;
-            messages.resource_conflict.push(format!(
-                "this system takes resource `{ty}` of schema `{schema}` twice, and at least \
-                 once as `ResMut<{ty}>`; take it once, as `ResMut<{ty}>` if it is written"
-            ));
-        }
-        for field in components {
-            let ty = &field.type_name;
-            messages.query_alias.push(format!(
-                "this query borrows component `{ty}` of schema `{schema}` mutably and also \
-                 reads or writes it in another item; a query may name a `&mut {ty}` only once \
-                 and no other item may touch `{ty}`"
-            ));
-            messages.bundle_duplicate.push(format!(
-                "this bundle names component `{ty}` of schema `{schema}` more than once; \
-                 an entity holds at most one `{ty}`, so list it once"
-            ));
-            messages.system_conflict.push(format!(
-                "two parameters of this system can reach the same `{ty}` values of schema \
-                 `{schema}`, and at least one of them writes `{ty}`; read and write `{ty}` \
-                 through one query (e.g. a single `Query<&mut {ty}>`), or make the two \
-                 queries' entities disjoint: one must require a component (`With<C>` or \
-                 `&C`) that the other excludes (`Without<C>`)"
-            ));
-            messages.tag_reference.push(format!(
-                "`{ty}` is a tag of schema `{schema}` (a zero-sized component: a bit, no \
-                 column), so it cannot be borrowed as `&{ty}` or `&mut {ty}` in a query; use \
-                 `Has<{ty}>` for a bool, or the filters `With<{ty}>` / `Without<{ty}>`"
-            ));
-        }
-        messages
     }
 }
