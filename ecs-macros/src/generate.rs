@@ -14,7 +14,7 @@
 //! Everything is referred to by absolute path so that the user's names
 //! (a local `Option`, `Vec`, or `#![no_implicit_prelude]`) cannot interfere.
 
-use crate::parse::{flag_name, SchemaModel};
+use crate::model::SchemaModel;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -25,21 +25,16 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
     let resources = format_ident!("{}Resources", schema, span = model.span());
     let schema_name = schema.to_string();
 
-    let bits_ty = bits_type(model.components.len());
-    let bit_literals: Vec<Literal> = (0..model.components.len())
+    let bits_ty = bits_type(model.components().count());
+    let bit_literals: Vec<Literal> = (0..model.components().count())
         .map(|bit| Literal::u32_unsuffixed(bit as u32))
         .collect();
-    let component_types: Vec<&syn::Type> = model.components.iter().map(|f| f.ty).collect();
-    let component_names: Vec<&str> = model
-        .components
-        .iter()
-        .map(|f| f.type_name.as_str())
-        .collect();
-    let variants: Vec<&Ident> = model.components.iter().map(|f| f.ident).collect();
+    let component_types: Vec<&syn::Type> = model.components().map(|f| f.ty).collect();
+    let component_names: Vec<&str> = model.components().map(|f| f.type_name.as_str()).collect();
+    let variants: Vec<&Ident> = model.components().map(|f| f.ident).collect();
     let all_fields: Vec<&Ident> = model
-        .components
-        .iter()
-        .chain(&model.resources)
+        .components()
+        .chain(model.resources())
         .map(|f| f.ident)
         .collect();
 
@@ -48,48 +43,40 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
     let resources_item = resources_item(model, &resources);
 
     let resources_ty = resources_type(model, &resources);
-    let resource_names: Vec<&str> = model
-        .resources
-        .iter()
-        .map(|f| f.type_name.as_str())
-        .collect();
-    let resource_types: Vec<&syn::Type> = model.resources.iter().map(|f| f.ty).collect();
-    let resource_fields: Vec<&Ident> = model.resources.iter().map(|f| f.ident).collect();
+    let resource_names: Vec<&str> = model.resources().map(|f| f.type_name.as_str()).collect();
+    let resource_types: Vec<&syn::Type> = model.resources().map(|f| f.ty).collect();
+    let resource_fields: Vec<&Ident> = model.resources().map(|f| f.ident).collect();
 
-    let component_impls = model
-        .components
-        .iter()
-        .zip(&bit_literals)
-        .map(|(field, bit)| {
-            let ty = field.ty;
-            let variant = field.ident;
-            quote! {
-                #[automatically_derived]
-                impl ::ecs::Component<#schema> for #ty {
-                    const BIT: u32 = #bit;
+    let component_impls = model.components().zip(&bit_literals).map(|(field, bit)| {
+        let ty = field.ty;
+        let variant = field.ident;
+        quote! {
+            #[automatically_derived]
+            impl ::ecs::Component<#schema> for #ty {
+                const BIT: u32 = #bit;
 
-                    #[allow(unreachable_patterns)]
-                    #[inline]
-                    fn column(column: &#column) -> &::std::vec::Vec<Self> {
-                        match column {
-                            #column::#variant(values) => values,
-                            _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
-                        }
+                #[allow(unreachable_patterns)]
+                #[inline]
+                fn column(column: &#column) -> &::std::vec::Vec<Self> {
+                    match column {
+                        #column::#variant(values) => values,
+                        _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
                     }
+                }
 
-                    #[allow(unreachable_patterns)]
-                    #[inline]
-                    fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> {
-                        match column {
-                            #column::#variant(values) => values,
-                            _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
-                        }
+                #[allow(unreachable_patterns)]
+                #[inline]
+                fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> {
+                    match column {
+                        #column::#variant(values) => values,
+                        _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
                     }
                 }
             }
-        });
+        }
+    });
 
-    let resource_impls = model.resources.iter().enumerate().map(|(index, field)| {
+    let resource_impls = model.resources().enumerate().map(|(index, field)| {
         let ty = field.ty;
         let name = field.ident;
         let bit = Literal::u32_unsuffixed(index as u32);
@@ -222,8 +209,8 @@ fn mask_item(model: &SchemaModel, mask: &Ident, bits_ty: &Ident) -> TokenStream 
          Generated by `#[derive(Schema)]`; the mask algebra is in [`ecs::Mask`].",
         schema = model.ident
     );
-    let flags = model.components.iter().enumerate().map(|(bit, field)| {
-        let flag = format_ident!("{}", flag_name(field.ident), span = field.ident.span());
+    let flags = model.components().enumerate().map(|(bit, field)| {
+        let flag = format_ident!("{}", field.flag_name(), span = field.ident.span());
         let bit = Literal::u32_unsuffixed(bit as u32);
         let doc = format!("Component `{}` (field `{}`).", field.type_name, field.ident);
         quote! {
@@ -338,11 +325,11 @@ fn column_item(
 fn resources_item(model: &SchemaModel, resources: &Ident) -> TokenStream {
     let vis = model.vis;
     let schema = model.ident;
-    let params: Vec<Ident> = (0..model.resources.len())
+    let params: Vec<Ident> = (0..model.resources().count())
         .map(|i| format_ident!("R{}", i))
         .collect();
-    let defaults = model.resources.iter().map(|f| f.ty);
-    let names = model.resources.iter().map(|f| f.ident);
+    let defaults = model.resources().map(|f| f.ty);
+    let names = model.resources().map(|f| f.ident);
     let doc = format!(
         "The resources of schema [`{schema}`]: one field per `#[ecs(resource)]` field.\n\n\
          `World::new()` builds it with `Default` when every resource has one; otherwise \
@@ -366,8 +353,8 @@ fn resources_item(model: &SchemaModel, resources: &Ident) -> TokenStream {
 }
 
 fn resources_type(model: &SchemaModel, resources: &Ident) -> TokenStream {
-    let types = model.resources.iter().map(|f| f.ty);
-    if model.resources.is_empty() {
+    let types = model.resources().map(|f| f.ty);
+    if model.resources().next().is_none() {
         quote!(#resources)
     } else {
         quote!(#resources<#(#types),*>)
