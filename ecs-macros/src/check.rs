@@ -200,7 +200,7 @@ fn check_duplicate_types(model: &SchemaModel, errors: &mut Errors) {
 
 /// Whether two fields have the same type as written (an alias is not seen
 /// through; the compiler rejects that case as conflicting impls).
-fn same_type(a: &FieldModel, b: &FieldModel) -> bool {
+pub fn same_type(a: &FieldModel, b: &FieldModel) -> bool {
     a.ty.to_token_stream().to_string() == b.ty.to_token_stream().to_string()
 }
 

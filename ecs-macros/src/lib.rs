@@ -1,11 +1,13 @@
 //! The `#[derive(Schema)]` macro of the [`ecs`](https://docs.rs/ecs) crate.
 //!
-//! The derive runs in three stages: [`model`] reads the struct into a model
-//! that keeps the user's tokens, [`check`] runs every check on it (collecting
-//! every mistake, each at the user's tokens), and [`generate`] turns a model
+//! The derive runs in three stages: `model` reads the struct into a model
+//! that keeps the user's tokens, `check` runs every check on it (collecting
+//! every mistake, each at the user's tokens), and `generate` turns a model
 //! that passed into the archetype mask, the typed column storage and the
-//! per-type trait impls. See the `ecs` crate for the documentation of what the
-//! generated items mean.
+//! per-type trait impls. A model that failed yields its errors plus a
+//! stand-in (`generate::stand_in`) that keeps the user's code around the
+//! schema quiet, so the user sees the real mistakes and no follow-on errors.
+//! See the `ecs` crate for the documentation of what the generated items mean.
 
 mod check;
 mod errors;
@@ -22,8 +24,13 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
     let mut errors = errors::Errors::default();
     let model = model::SchemaModel::from_syn(&input, &mut errors);
     check::check(&model, &mut errors);
-    match errors.finish() {
-        None => generate::expand(&model).into(),
-        Some(error) => error.into_compile_error().into(),
-    }
+    let output = match errors.finish() {
+        None => generate::expand(&model),
+        Some(error) => {
+            let mut output = error.into_compile_error();
+            output.extend(generate::stand_in(&model));
+            output
+        }
+    };
+    output.into()
 }

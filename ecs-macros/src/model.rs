@@ -14,6 +14,7 @@ use syn::parse::ParseStream;
 
 /// The schema struct as written: its name, visibility and generics, its
 /// shape, its struct-level `#[ecs(...)]` keys and its named fields.
+#[derive(Clone)]
 pub struct SchemaModel<'a> {
     pub ident: &'a syn::Ident,
     pub vis: &'a syn::Visibility,
@@ -26,6 +27,7 @@ pub struct SchemaModel<'a> {
 }
 
 /// What the input is. Only a struct with named fields can be a schema.
+#[derive(Clone)]
 pub enum Shape {
     Named,
     Tuple,
@@ -35,6 +37,7 @@ pub enum Shape {
 }
 
 /// One named field of the schema struct.
+#[derive(Clone)]
 pub struct FieldModel<'a> {
     pub ident: &'a syn::Ident,
     pub ty: &'a syn::Type,

@@ -7,7 +7,7 @@
 //! * `PhysicsMask`, a `bitflags` type with one flag per component (`POS`,
 //!   `FROZEN`), backed by the narrowest unsigned integer that fits ([`mask`]);
 //! * `PhysicsColumn`, an enum with one `Vec<T>` variant per component, the only
-//!   column type a table of this schema ever holds ([`column`]);
+//!   column type a table of this schema ever holds ([`mod@column`]);
 //! * `PhysicsResources`, the struct of resources a `World<Physics>` owns
 //!   ([`resources`]);
 //! * `impl Schema for Physics` ([`schema`]), `impl Component<Physics>` for each
@@ -22,19 +22,20 @@ mod component;
 mod mask;
 mod resources;
 mod schema;
+mod stand_in;
 
 use crate::model::SchemaModel;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
+pub use stand_in::stand_in;
+
 /// All the items of a schema that passed every check.
 pub fn expand(model: &SchemaModel) -> TokenStream {
     let names = Names::new(model);
-    let mask_struct = mask::mask_struct(model, &names);
-    let mask_impls = mask::mask_impls(&names);
     let column_enum = column::column_enum(model, &names);
+    let mask_impls = mask::mask_impls(&names);
     let column_impl = column::column_impl(model, &names);
-    let resources_struct = resources::resources_struct(model, &names);
     let schema_impl = schema::schema_impl(model, &names);
     let component_impls = model
         .components()
@@ -45,18 +46,35 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
         .enumerate()
         .map(|(index, field)| resources::resource_impl(&names, index, field));
     let fields_are_declarations = fields_are_declarations(model);
+    let impls = quote! {
+        #mask_impls
+        #column_impl
+        #schema_impl
+        #(#component_impls)*
+        #(#resource_impls)*
+        #fields_are_declarations
+    };
+    items_and_impls(model, &names, column_enum, impls)
+}
+
+/// The items a user can name (the mask and the resources struct, with the
+/// hidden column enum between them), then the impls, kept out of the user's
+/// namespace in a `const _` block.
+fn items_and_impls(
+    model: &SchemaModel,
+    names: &Names,
+    column_enum: TokenStream,
+    impls: TokenStream,
+) -> TokenStream {
+    let mask_struct = mask::mask_struct(model, names);
+    let resources_struct = resources::resources_struct(model, names);
     quote! {
         #mask_struct
         #column_enum
         #resources_struct
 
         const _: () = {
-            #mask_impls
-            #column_impl
-            #schema_impl
-            #(#component_impls)*
-            #(#resource_impls)*
-            #fields_are_declarations
+            #impls
         };
     }
 }

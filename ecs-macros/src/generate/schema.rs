@@ -9,12 +9,10 @@ use quote::quote;
 pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
     let (schema, mask, column) = (names.schema, &names.mask, &names.column);
     let resources_ty = &names.resources_ty;
-    let schema_name = schema.to_string();
-    let component_names = model.components().map(|field| &field.type_name);
+    let schema_texts = schema_texts(model);
     let component_types: Vec<_> = model.components().map(|field| field.ty).collect();
     let variants = model.components().map(|field| field.ident);
     let component_bits: Vec<_> = (0..component_types.len()).map(bit_literal).collect();
-    let resource_names = model.resources().map(|field| &field.type_name);
     let resource_types = model.resources().map(|field| field.ty);
     let resource_fields = model.resources().map(|field| field.ident);
     quote! {
@@ -25,11 +23,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             type Resources = #resources_ty;
             type ResourceSlots<'a> = (#(::ecs::__private::ResourceSlot<'a, #resource_types>,)*);
 
-            ::ecs::__private::schema_texts! {
-                schema: #schema_name,
-                components: [#(#component_names),*],
-                resources: [#(#resource_names),*],
-            }
+            #schema_texts
             const DATA_BITS: u128 = {
                 let mut bits = 0u128;
                 #(
@@ -52,6 +46,21 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                     _ => ::ecs::__private::column_mismatch::<#schema>(bit),
                 }
             }
+        }
+    }
+}
+
+/// The text consts (name, type names, check messages): the derive passes the
+/// names, the runtime's `schema_texts!` words the messages.
+pub(super) fn schema_texts(model: &SchemaModel) -> TokenStream {
+    let schema_name = model.ident.to_string();
+    let component_names = model.components().map(|field| &field.type_name);
+    let resource_names = model.resources().map(|field| &field.type_name);
+    quote! {
+        ::ecs::__private::schema_texts! {
+            schema: #schema_name,
+            components: [#(#component_names),*],
+            resources: [#(#resource_names),*],
         }
     }
 }
