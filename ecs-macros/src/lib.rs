@@ -1,13 +1,18 @@
 //! The `#[derive(Schema)]` macro of the [`ecs`](https://docs.rs/ecs) crate.
 //!
-//! The derive runs in three stages: [`parse`] turns the struct into a checked
-//! model (collecting every mistake it finds, each at the user's tokens),
-//! and [`generate`] turns the model into the archetype mask, the typed column
-//! storage and the per-type trait impls. See the `ecs` crate for the
-//! documentation of what the generated items mean.
+//! The derive runs in three stages: `model` reads the struct into a model
+//! that keeps the user's tokens, `check` runs every check on it (collecting
+//! every mistake, each at the user's tokens), and `generate` turns a model
+//! that passed into the archetype mask, the typed column storage and the
+//! per-type trait impls. A model that failed yields its errors plus a
+//! stand-in (`generate::stand_in`) that keeps the user's code around the
+//! schema quiet, so the user sees the real mistakes and no follow-on errors.
+//! See the `ecs` crate for the documentation of what the generated items mean.
 
+mod check;
+mod errors;
 mod generate;
-mod parse;
+mod model;
 
 use proc_macro::TokenStream;
 
@@ -16,8 +21,16 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(Schema, attributes(ecs))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    match parse::SchemaModel::from_syn(&input) {
-        Ok(model) => generate::expand(&model).into(),
-        Err(error) => error.into_compile_error().into(),
-    }
+    let mut errors = errors::Errors::default();
+    let model = model::SchemaModel::from_syn(&input, &mut errors);
+    check::check(&model, &mut errors);
+    let output = match errors.finish() {
+        None => generate::expand(&model),
+        Some(error) => {
+            let mut output = error.into_compile_error();
+            output.extend(generate::stand_in(&model));
+            output
+        }
+    };
+    output.into()
 }

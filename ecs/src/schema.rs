@@ -56,6 +56,8 @@ pub trait Schema: Sized + 'static {
     const DATA_BITS: u128;
     /// Resource type names, indexed by [`Resource::BIT`].
     const RESOURCE_NAMES: &'static [&'static str];
+    // The messages of the compile-time checks, one per component bit (per
+    // resource bit for resource conflicts), written by `schema_texts!` below.
     #[doc(hidden)]
     const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
@@ -74,6 +76,64 @@ pub trait Schema: Sized + 'static {
     /// Every resource, each in a slot of its own, free to be borrowed.
     #[doc(hidden)]
     fn resource_slots(resources: &mut Self::Resources) -> Self::ResourceSlots<'_>;
+}
+
+/// The text consts of a derived `impl Schema`: the schema's name, its type
+/// names, and every message of the compile-time checks, which name the schema
+/// and the offending type. This is the one place where those messages are
+/// worded. A `const` panic cannot format, so each message is put together
+/// whole, per type, by `concat!`; `#[derive(Schema)]` passes only the names,
+/// as string literals, in bit order:
+///
+/// ```text
+/// impl Schema for Physics {
+///     ::ecs::__private::schema_texts! {
+///         schema: "Physics",
+///         components: ["Pos", "Vel"],
+///         resources: ["Tick"],
+///     }
+///     // ...
+/// }
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_texts {
+    (
+        schema: $schema:literal,
+        components: [$($component:literal),* $(,)?],
+        resources: [$($resource:literal),* $(,)?] $(,)?
+    ) => {
+        const NAME: &'static str = $schema;
+        const COMPONENT_NAMES: &'static [&'static str] = &[$($component),*];
+        const RESOURCE_NAMES: &'static [&'static str] = &[$($resource),*];
+        const QUERY_ALIAS_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "this query borrows component `", $component, "` of schema `", $schema,
+            "` mutably and also reads or writes it in another item; a query may name a `&mut ",
+            $component, "` only once and no other item may touch `", $component, "`"
+        )),*];
+        const BUNDLE_DUPLICATE_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "this bundle names component `", $component, "` of schema `", $schema,
+            "` more than once; an entity holds at most one `", $component, "`, so list it once"
+        )),*];
+        const TAG_REFERENCE_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "`", $component, "` is a tag of schema `", $schema, "` (a zero-sized component: \
+             a bit, no column), so it cannot be borrowed as `&", $component, "` or `&mut ",
+            $component, "` in a query; use `Has<", $component, ">` for a bool, or the filters \
+             `With<", $component, ">` / `Without<", $component, ">`"
+        )),*];
+        const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "two parameters of this system can reach the same `", $component,
+            "` values of schema `", $schema, "`, and at least one of them writes `", $component,
+            "`; read and write `", $component, "` through one query (e.g. a single `Query<&mut ",
+            $component, ">`), or make the two queries' entities disjoint: one must require a \
+             component (`With<C>` or `&C`) that the other excludes (`Without<C>`)"
+        )),*];
+        const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "this system takes resource `", $resource, "` of schema `", $schema,
+            "` twice, and at least once as `ResMut<", $resource, ">`; take it once, as `ResMut<",
+            $resource, ">` if it is written"
+        )),*];
+    };
 }
 
 /// A component type of schema `S`: gives the type its bit and its column.

@@ -1,0 +1,129 @@
+//! Code generation: a checked [`SchemaModel`] -> the schema's items, one
+//! function per item.
+//!
+//! For `struct Physics { pos: Pos, frozen: Frozen, #[ecs(resource)] tick: Tick }`
+//! this emits:
+//!
+//! * `PhysicsMask`, a `bitflags` type with one flag per component (`POS`,
+//!   `FROZEN`), backed by the narrowest unsigned integer that fits ([`mask`]);
+//! * `PhysicsColumn`, an enum with one `Vec<T>` variant per component, the only
+//!   column type a table of this schema ever holds ([`mod@column`]);
+//! * `PhysicsResources`, the struct of resources a `World<Physics>` owns
+//!   ([`resources`]);
+//! * `impl Schema for Physics` ([`schema`]), `impl Component<Physics>` for each
+//!   component type ([`component`]), `impl Resource<Physics>` for each resource
+//!   type ([`resources`]).
+//!
+//! Everything is referred to by absolute path so that the user's names
+//! (a local `Option`, `Vec`, or `#![no_implicit_prelude]`) cannot interfere.
+
+mod column;
+mod component;
+mod mask;
+mod resources;
+mod schema;
+mod stand_in;
+
+use crate::model::SchemaModel;
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+pub use stand_in::stand_in;
+
+/// All the items of a schema that passed every check.
+pub fn expand(model: &SchemaModel) -> TokenStream {
+    let names = Names::new(model);
+    let column_enum = column::column_enum(model, &names);
+    let mask_impls = mask::mask_impls(&names);
+    let column_impl = column::column_impl(model, &names);
+    let schema_impl = schema::schema_impl(model, &names);
+    let component_impls = model
+        .components()
+        .enumerate()
+        .map(|(bit, field)| component::component_impl(&names, bit, field));
+    let resource_impls = model
+        .resources()
+        .enumerate()
+        .map(|(index, field)| resources::resource_impl(&names, index, field));
+    let fields_are_declarations = fields_are_declarations(model);
+    let impls = quote! {
+        #mask_impls
+        #column_impl
+        #schema_impl
+        #(#component_impls)*
+        #(#resource_impls)*
+        #fields_are_declarations
+    };
+    items_and_impls(model, &names, column_enum, impls)
+}
+
+/// The items a user can name (the mask and the resources struct, with the
+/// hidden column enum between them), then the impls, kept out of the user's
+/// namespace in a `const _` block.
+fn items_and_impls(
+    model: &SchemaModel,
+    names: &Names,
+    column_enum: TokenStream,
+    impls: TokenStream,
+) -> TokenStream {
+    let mask_struct = mask::mask_struct(model, names);
+    let resources_struct = resources::resources_struct(model, names);
+    quote! {
+        #mask_struct
+        #column_enum
+        #resources_struct
+
+        const _: () = {
+            #impls
+        };
+    }
+}
+
+/// The names of the schema and of the items generated beside it.
+struct Names<'a> {
+    /// The schema struct: `Physics`.
+    schema: &'a Ident,
+    /// `PhysicsMask`.
+    mask: Ident,
+    /// `PhysicsColumn`.
+    column: Ident,
+    /// `PhysicsResources`, the struct's name.
+    resources: Ident,
+    /// `PhysicsResources<Tick, ...>`, the struct's type with the resource types.
+    resources_ty: TokenStream,
+    /// The mask's backing integer: `u8` ... `u128`.
+    bits: Ident,
+}
+
+impl<'a> Names<'a> {
+    fn new(model: &'a SchemaModel) -> Self {
+        let schema = model.ident;
+        let resources = format_ident!("{}Resources", schema, span = model.span());
+        Names {
+            schema,
+            mask: format_ident!("{}Mask", schema, span = model.span()),
+            column: format_ident!("{}Column", schema, span = model.span()),
+            resources_ty: resources::resources_type(model, &resources),
+            resources,
+            bits: mask::bits_type(model.components().count()),
+        }
+    }
+}
+
+/// A bit number, or a resource's index, as written in generated code.
+fn bit_literal(bit: usize) -> Literal {
+    Literal::u32_unsuffixed(bit as u32)
+}
+
+/// The schema struct is a list of types and is never built, so its fields are
+/// never read; this use keeps `dead_code` quiet about them.
+fn fields_are_declarations(model: &SchemaModel) -> TokenStream {
+    let schema = model.ident;
+    let fields = model.fields.iter().map(|field| field.ident);
+    quote! {
+        #[allow(dead_code)]
+        fn __fields_are_declarations(schema: &#schema) {
+            let _ = (#(&schema.#fields,)*);
+        }
+    }
+}

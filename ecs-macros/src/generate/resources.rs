@@ -1,0 +1,80 @@
+//! `PhysicsResources`, the struct of a world's resources, and
+//! `impl Resource<Physics> for Tick`, which finds one resource in it.
+
+use super::{bit_literal, Names};
+use crate::model::{FieldModel, SchemaModel};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+/// The resources struct is generic over its field types, with the schema's types
+/// as defaults, so that its derived `Default` has one bound per resource: it
+/// exists exactly when every resource type implements `Default`.
+pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStream {
+    let (vis, resources) = (model.vis, &names.resources);
+    let params: Vec<Ident> = (0..model.resources().count())
+        .map(|i| format_ident!("R{}", i))
+        .collect();
+    let defaults = model.resources().map(|field| field.ty);
+    let fields = model.resources().map(|field| field.ident);
+    let doc = format!(
+        "The resources of schema [`{schema}`]: one field per `#[ecs(resource)]` field.\n\n\
+         `World::new()` builds it with `Default` when every resource has one; otherwise \
+         pass it, filled in, to `World::with_resources`.",
+        schema = model.ident
+    );
+    let generics = if params.is_empty() {
+        quote!()
+    } else {
+        quote!(<#(#params = #defaults),*>)
+    };
+    quote! {
+        #[doc = #doc]
+        #[derive(::core::default::Default, ::core::fmt::Debug)]
+        #vis struct #resources #generics {
+            #(
+                #[allow(missing_docs)]
+                pub #fields: #params,
+            )*
+        }
+    }
+}
+
+/// `PhysicsResources<Tick, ...>`: the resources struct with the schema's types.
+pub(super) fn resources_type(model: &SchemaModel, resources: &Ident) -> TokenStream {
+    let types = model.resources().map(|field| field.ty);
+    if model.resources().next().is_none() {
+        quote!(#resources)
+    } else {
+        quote!(#resources<#(#types),*>)
+    }
+}
+
+/// The impl for the resource of `field`, the `index`-th resource of the schema.
+pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> TokenStream {
+    let (schema, resources_ty) = (names.schema, &names.resources_ty);
+    let (ty, name) = (field.ty, field.ident);
+    let (bit, slot) = (bit_literal(index), syn::Index::from(index));
+    quote! {
+        #[automatically_derived]
+        impl ::ecs::Resource<#schema> for #ty {
+            const BIT: u32 = #bit;
+
+            #[inline]
+            fn slot<'s, 'a>(
+                slots: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut ::ecs::__private::ResourceSlot<'a, Self> {
+                &mut slots.#slot
+            }
+
+            #[inline]
+            fn get(resources: &#resources_ty) -> &Self {
+                &resources.#name
+            }
+
+            #[inline]
+            fn get_mut(resources: &mut #resources_ty) -> &mut Self {
+                &mut resources.#name
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! `impl Schema for Physics`: the item types, the text consts (worded by the
+//! runtime's `schema_texts!`), the data bits, and the resource slots.
+
+use super::{bit_literal, Names};
+use crate::model::SchemaModel;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
+    let (schema, mask, column) = (names.schema, &names.mask, &names.column);
+    let resources_ty = &names.resources_ty;
+    let schema_texts = schema_texts(model);
+    let component_types: Vec<_> = model.components().map(|field| field.ty).collect();
+    let variants = model.components().map(|field| field.ident);
+    let component_bits: Vec<_> = (0..component_types.len()).map(bit_literal).collect();
+    let resource_types = model.resources().map(|field| field.ty);
+    let resource_fields = model.resources().map(|field| field.ident);
+    quote! {
+        #[automatically_derived]
+        impl ::ecs::Schema for #schema {
+            type Mask = #mask;
+            type Column = #column;
+            type Resources = #resources_ty;
+            type ResourceSlots<'a> = (#(::ecs::__private::ResourceSlot<'a, #resource_types>,)*);
+
+            #schema_texts
+            const DATA_BITS: u128 = {
+                let mut bits = 0u128;
+                #(
+                    if ::core::mem::size_of::<#component_types>() != 0 {
+                        bits |= 1u128 << #component_bits;
+                    }
+                )*
+                bits
+            };
+
+            #[inline]
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn resource_slots(resources: &mut #resources_ty) -> Self::ResourceSlots<'_> {
+                (#(::ecs::__private::ResourceSlot::Free(&mut resources.#resource_fields),)*)
+            }
+
+            fn new_column(bit: u32) -> #column {
+                match bit {
+                    #(#component_bits => #column::#variants(::std::vec::Vec::new()),)*
+                    _ => ::ecs::__private::column_mismatch::<#schema>(bit),
+                }
+            }
+        }
+    }
+}
+
+/// The text consts (name, type names, check messages): the derive passes the
+/// names, the runtime's `schema_texts!` words the messages.
+pub(super) fn schema_texts(model: &SchemaModel) -> TokenStream {
+    let schema_name = model.ident.to_string();
+    let component_names = model.components().map(|field| &field.type_name);
+    let resource_names = model.resources().map(|field| &field.type_name);
+    quote! {
+        ::ecs::__private::schema_texts! {
+            schema: #schema_name,
+            components: [#(#component_names),*],
+            resources: [#(#resource_names),*],
+        }
+    }
+}

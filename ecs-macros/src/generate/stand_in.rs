@@ -1,0 +1,258 @@
+//! The stand-in: what the derive emits beside its errors when a schema fails
+//! a check, so that the user sees those errors and nothing else.
+//!
+//! Without it, every use of the schema would fail too (`Physics: Schema` not
+//! satisfied, no `PhysicsMask`, `Pos` not a component of `Physics`, ...), and
+//! the one real mistake would drown among its follow-on errors. So the
+//! stand-in declares what the user's code can name: `impl Schema` (with the
+//! struct's own generics, whatever its shape), `PhysicsMask` with a flag per
+//! component that can have one, `PhysicsResources`, and `impl Component` /
+//! `impl Resource` for each field type (both, for a field whose key is
+//! unknown, since what it was meant to be is unknown). It is never run: the
+//! build fails on the errors beside it, so its bodies only need to type-check.
+
+use super::{bit_literal, items_and_impls, schema, Names};
+use crate::check::{same_type, MAX_COMPONENTS};
+use crate::model::{FieldModel, Role, SchemaModel};
+use proc_macro2::{TokenStream, TokenTree};
+use quote::quote;
+
+/// The items that keep the rest of the user's code quiet.
+pub fn stand_in(model: &SchemaModel) -> TokenStream {
+    let placed = placed_fields(model);
+    let names = Names::new(&placed);
+    let target = Target::new(model);
+    let column_enum = column_enum(&placed, &names);
+    let mask_impls = mask_impls(&names);
+    let schema_impl = schema_impl(&placed, &names, &target);
+    let kept = |role| kept_types(model, role);
+    let component_impls = kept(Role::Component)
+        .enumerate()
+        .map(|(bit, field)| component_impl(&names, &target, bit, field));
+    let resource_impls = kept(Role::Resource)
+        .enumerate()
+        .map(|(index, field)| resource_impl(&target, index, field));
+    let impls = quote! {
+        #mask_impls
+        #schema_impl
+        #(#component_impls)*
+        #(#resource_impls)*
+    };
+    items_and_impls(&placed, &names, column_enum, impls)
+}
+
+/// The schema cut down to what the mask and the resources struct can hold:
+/// the resources, and the components up to the widest mask whose flag name is
+/// not taken yet. A field whose role is unknown, or whose type names the
+/// struct's generic parameters, is left out.
+fn placed_fields<'a>(model: &SchemaModel<'a>) -> SchemaModel<'a> {
+    let mut placed: Vec<FieldModel> = Vec::new();
+    let mut flags: Vec<String> = Vec::new();
+    for field in model.fields.iter().filter(|f| !names_generics(model, f)) {
+        if field.role == Role::Component {
+            let flag = field.flag_name();
+            if flags.contains(&flag) || flags.len() == MAX_COMPONENTS {
+                continue;
+            }
+            flags.push(flag);
+        }
+        if field.role != Role::Unknown {
+            placed.push(field.clone());
+        }
+    }
+    SchemaModel {
+        fields: placed,
+        keys: Vec::new(),
+        ..model.clone()
+    }
+}
+
+/// The fields that get an impl of the trait of `role`, one per type: those of
+/// that role, and those whose role is unknown.
+fn kept_types<'m, 'a>(
+    model: &'m SchemaModel<'a>,
+    role: Role,
+) -> impl Iterator<Item = &'m FieldModel<'a>> {
+    let candidates = model.fields.iter().filter(move |field| {
+        (field.role == role || field.role == Role::Unknown) && !names_generics(model, field)
+    });
+    let mut seen: Vec<&FieldModel> = Vec::new();
+    candidates.filter(move |field| {
+        let first = !seen.iter().any(|earlier| same_type(earlier, field));
+        seen.push(field);
+        first
+    })
+}
+
+/// Whether `field`'s type names one of the struct's generic parameters (an
+/// impl for it could not be written outside the struct).
+fn names_generics(model: &SchemaModel, field: &FieldModel) -> bool {
+    let params: Vec<String> = model
+        .generics
+        .params
+        .iter()
+        .map(|param| match param {
+            syn::GenericParam::Type(param) => param.ident.to_string(),
+            syn::GenericParam::Lifetime(param) => param.lifetime.ident.to_string(),
+            syn::GenericParam::Const(param) => param.ident.to_string(),
+        })
+        .collect();
+    fn names_any(tokens: TokenStream, params: &[String]) -> bool {
+        tokens.into_iter().any(|token| match token {
+            TokenTree::Ident(ident) => params.iter().any(|param| ident == param),
+            TokenTree::Group(group) => names_any(group.stream(), params),
+            _ => false,
+        })
+    }
+    let ty = field.ty;
+    !params.is_empty() && names_any(quote!(#ty), &params)
+}
+
+/// The schema type the stand-in's impls are for, with the struct's generics:
+/// `impl<T> ... for Physics<T> where Physics<T>: 'static` (a schema is
+/// `'static`; the bound lets the impls hold whatever the parameters are).
+struct Target {
+    impl_generics: TokenStream,
+    schema: TokenStream,
+    where_clause: TokenStream,
+}
+
+impl Target {
+    fn new(model: &SchemaModel) -> Self {
+        let (impl_generics, ty_generics, _) = model.generics.split_for_impl();
+        let ident = model.ident;
+        let schema = quote!(#ident #ty_generics);
+        let mut generics = model.generics.clone();
+        if !generics.params.is_empty() {
+            let bound = syn::parse_quote!(#schema: 'static);
+            generics.make_where_clause().predicates.push(bound);
+        }
+        let where_clause = generics.where_clause.as_ref();
+        Target {
+            impl_generics: quote!(#impl_generics),
+            where_clause: quote!(#where_clause),
+            schema,
+        }
+    }
+}
+
+/// The column type: an enum without variants, since no table is ever built.
+fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
+    let (vis, column) = (model.vis, &names.column);
+    quote! {
+        #[doc(hidden)]
+        #vis enum #column {}
+
+        #[automatically_derived]
+        impl ::ecs::__private::Column for #column {
+            fn bit(&self) -> u32 { match *self {} }
+            fn len(&self) -> usize { match *self {} }
+            fn reserve(&mut self, _: usize) { match *self {} }
+            fn clear(&mut self) { match *self {} }
+            fn append(&mut self, _: &mut Self) { match *self {} }
+            fn reverse(&mut self) { match *self {} }
+            fn move_row(&mut self, _: usize, _: &mut Self) { match *self {} }
+        }
+    }
+}
+
+/// `Debug` and `Mask` for the mask, without the schema's data bits.
+fn mask_impls(names: &Names) -> TokenStream {
+    let (mask, bits) = (&names.mask, &names.bits);
+    let mask_name = mask.to_string();
+    quote! {
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #mask {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(#mask_name)
+            }
+        }
+
+        #[automatically_derived]
+        impl ::ecs::Mask for #mask {
+            type Bits = #bits;
+            const EMPTY: Self = Self::from_bits_retain(0);
+            const DATA: Self = Self::EMPTY;
+            const TAGS: Self = Self::EMPTY;
+            fn bits(self) -> #bits { ::core::unreachable!() }
+            fn from_bits_retain(_: #bits) -> Self { ::core::unreachable!() }
+        }
+    }
+}
+
+/// `impl Schema`, with the real names and messages and no resource slots.
+fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStream {
+    let Target {
+        impl_generics,
+        schema,
+        where_clause,
+    } = target;
+    let (mask, column, resources_ty) = (&names.mask, &names.column, &names.resources_ty);
+    let schema_texts = schema::schema_texts(model);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::ecs::Schema for #schema #where_clause {
+            type Mask = #mask;
+            type Column = #column;
+            type Resources = #resources_ty;
+            type ResourceSlots<'a> = ();
+
+            #schema_texts
+            const DATA_BITS: u128 = 0;
+
+            fn resource_slots(_: &mut #resources_ty) {}
+
+            fn new_column(_: u32) -> #column {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+/// `impl Component`, whose column is never there to be read.
+fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel) -> TokenStream {
+    let Target {
+        impl_generics,
+        schema,
+        where_clause,
+    } = target;
+    let (column, ty, bit) = (&names.column, field.ty, bit_literal(bit));
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::ecs::Component<#schema> for #ty #where_clause {
+            const BIT: u32 = #bit;
+            fn column(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
+            fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> { match *column {} }
+        }
+    }
+}
+
+/// `impl Resource`, whose value is never there to be read.
+fn resource_impl(target: &Target, index: usize, field: &FieldModel) -> TokenStream {
+    let Target {
+        impl_generics,
+        schema,
+        where_clause,
+    } = target;
+    let (ty, bit) = (field.ty, bit_literal(index));
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::ecs::Resource<#schema> for #ty #where_clause {
+            const BIT: u32 = #bit;
+
+            fn slot<'s, 'a>(
+                _: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut ::ecs::__private::ResourceSlot<'a, Self> {
+                ::core::unreachable!()
+            }
+
+            fn get(_: &<#schema as ::ecs::Schema>::Resources) -> &Self {
+                ::core::unreachable!()
+            }
+
+            fn get_mut(_: &mut <#schema as ::ecs::Schema>::Resources) -> &mut Self {
+                ::core::unreachable!()
+            }
+        }
+    }
+}

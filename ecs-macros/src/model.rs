@@ -1,0 +1,198 @@
+//! The model: `syn::DeriveInput` -> [`SchemaModel`], the schema as the user
+//! wrote it, before any check.
+//!
+//! Building the model rejects only what cannot be read at all (an `#[ecs(...)]`
+//! attribute that is not a list of keys); everything else, even an enum or an
+//! unknown key, is recorded as written for `check` to judge. The model borrows
+//! the user's syntax, so every error and generated item can carry the user's
+//! spans.
+
+use crate::errors::Errors;
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::parse::ParseStream;
+
+/// The schema struct as written: its name, visibility and generics, its
+/// shape, its struct-level `#[ecs(...)]` keys and its named fields.
+#[derive(Clone)]
+pub struct SchemaModel<'a> {
+    pub ident: &'a syn::Ident,
+    pub vis: &'a syn::Visibility,
+    pub generics: &'a syn::Generics,
+    pub shape: Shape,
+    /// The keys of `#[ecs(...)]` attributes on the struct itself.
+    pub keys: Vec<syn::Path>,
+    /// The named fields in order; empty unless `shape` is [`Shape::Named`].
+    pub fields: Vec<FieldModel<'a>>,
+}
+
+/// What the input is. Only a struct with named fields can be a schema.
+#[derive(Clone)]
+pub enum Shape {
+    Named,
+    Tuple,
+    Unit,
+    Enum(syn::token::Enum),
+    Union(syn::token::Union),
+}
+
+/// One named field of the schema struct.
+#[derive(Clone)]
+pub struct FieldModel<'a> {
+    pub ident: &'a syn::Ident,
+    pub ty: &'a syn::Type,
+    /// The type as the user wrote it, for messages (`Vec<u8>`, not `Vec < u8 >`).
+    pub type_name: String,
+    /// The keys of the field's `#[ecs(...)]` attributes.
+    pub keys: Vec<syn::Path>,
+    pub role: Role,
+}
+
+/// What a field declares, read from its keys.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// No key: a component, with a bit in the mask and (unless zero-sized) a column.
+    Component,
+    /// `#[ecs(resource)]`: a world-global singleton.
+    Resource,
+    /// A key the derive does not know, so what the user meant is unknown.
+    Unknown,
+}
+
+/// The only key a field may carry.
+const RESOURCE_KEY: &str = "resource";
+
+impl<'a> SchemaModel<'a> {
+    pub fn from_syn(input: &'a syn::DeriveInput, errors: &mut Errors) -> Self {
+        let (shape, fields) = match &input.data {
+            syn::Data::Struct(data) => match &data.fields {
+                syn::Fields::Named(named) => (Shape::Named, Some(&named.named)),
+                syn::Fields::Unnamed(_) => (Shape::Tuple, None),
+                syn::Fields::Unit => (Shape::Unit, None),
+            },
+            syn::Data::Enum(data) => (Shape::Enum(data.enum_token), None),
+            syn::Data::Union(data) => (Shape::Union(data.union_token), None),
+        };
+        let fields = fields.into_iter().flatten();
+        SchemaModel {
+            ident: &input.ident,
+            vis: &input.vis,
+            generics: &input.generics,
+            shape,
+            keys: ecs_keys(&input.attrs, |_| false, errors),
+            fields: fields
+                .map(|field| FieldModel::from_syn(field, errors))
+                .collect(),
+        }
+    }
+
+    /// The span the generated items are given: the schema's name.
+    pub fn span(&self) -> Span {
+        self.ident.span()
+    }
+
+    /// The component fields in bit order: bit `i` is the `i`-th of them.
+    pub fn components(&self) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
+        self.fields_in(Role::Component)
+    }
+
+    /// The resource fields, in the order of their resource bits.
+    pub fn resources(&self) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
+        self.fields_in(Role::Resource)
+    }
+
+    fn fields_in(&self, role: Role) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
+        self.fields.iter().filter(move |field| field.role == role)
+    }
+}
+
+impl<'a> FieldModel<'a> {
+    fn from_syn(field: &'a syn::Field, errors: &mut Errors) -> Self {
+        let keys = ecs_keys(&field.attrs, is_field_key, errors);
+        let role = if keys.iter().any(|key| !key.is_ident(RESOURCE_KEY)) {
+            Role::Unknown
+        } else if keys.is_empty() {
+            Role::Component
+        } else {
+            Role::Resource
+        };
+        FieldModel {
+            ident: field.ident.as_ref().expect("a named field has a name"),
+            ty: &field.ty,
+            type_name: type_name(&field.ty),
+            keys,
+            role,
+        }
+    }
+
+    /// The mask flag of a component field: its name in upper case (`pos` -> `POS`).
+    pub fn flag_name(&self) -> String {
+        self.ident
+            .to_string()
+            .trim_start_matches("r#")
+            .to_uppercase()
+    }
+}
+
+/// Whether `key` may appear in a field's `#[ecs(...)]`.
+pub fn is_field_key(key: &syn::Path) -> bool {
+    key.is_ident(RESOURCE_KEY)
+}
+
+/// The keys of every `#[ecs(...)]` attribute among `attrs`, in order. No known
+/// key takes a value; whatever follows an unknown key is skipped, so that
+/// `check` reports the key alone rather than a syntax error after it.
+fn ecs_keys(
+    attrs: &[syn::Attribute],
+    is_known: fn(&syn::Path) -> bool,
+    errors: &mut Errors,
+) -> Vec<syn::Path> {
+    let mut keys = Vec::new();
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident("ecs")) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            if !is_known(&meta.path) {
+                skip_to_comma(meta.input)?;
+            }
+            keys.push(meta.path);
+            Ok(())
+        });
+        if let Err(error) = parsed {
+            errors.push(error);
+        }
+    }
+    keys
+}
+
+/// Moves past the tokens up to the next top-level `,` (or the end).
+fn skip_to_comma(input: ParseStream) -> syn::Result<()> {
+    input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((token, next)) = rest.token_tree() {
+            match token {
+                proc_macro2::TokenTree::Punct(punct) if punct.as_char() == ',' => break,
+                _ => rest = next,
+            }
+        }
+        Ok(((), rest))
+    })
+}
+
+/// Renders a type the way a person writes it: `Vec<u8>`, `&'static str`.
+fn type_name(ty: &syn::Type) -> String {
+    let raw = ty.to_token_stream().to_string();
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' {
+            let prev = out.chars().last();
+            let next = chars.peek().copied();
+            let glue_prev = matches!(prev, Some('<' | ':' | '&' | '(' | '[' | '\''));
+            let glue_next = matches!(next, Some('<' | '>' | ':' | ',' | ')' | ']' | ';'));
+            if glue_prev || glue_next {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
