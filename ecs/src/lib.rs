@@ -102,8 +102,6 @@ pub mod __private {
     pub use crate::query::{MatchedTables, TableView};
     pub use crate::schema::Column;
     pub use crate::system::{Exclusive, SystemFn, SystemNode};
-    /// The slot of one resource; the derive's name for [`Lent`].
-    pub type ResourceSlot<'a, T> = Lent<'a, T>;
     pub use bitflags;
 
     use crate::mask::Mask;

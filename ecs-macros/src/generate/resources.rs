@@ -62,7 +62,7 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
             #[inline]
             fn slot<'s, 'a>(
                 slots: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
-            ) -> &'s mut ::ecs::__private::ResourceSlot<'a, Self> {
+            ) -> &'s mut ::ecs::__private::Lent<'a, Self> {
                 &mut slots.#slot
             }
 

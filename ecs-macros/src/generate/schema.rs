@@ -21,7 +21,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             type Mask = #mask;
             type Column = #column;
             type Resources = #resources_ty;
-            type ResourceSlots<'a> = (#(::ecs::__private::ResourceSlot<'a, #resource_types>,)*);
+            type ResourceSlots<'a> = (#(::ecs::__private::Lent<'a, #resource_types>,)*);
 
             #schema_texts
             const DATA_BITS: u128 = {
@@ -37,7 +37,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             #[inline]
             #[allow(unused_variables, clippy::unused_unit)]
             fn resource_slots(resources: &mut #resources_ty) -> Self::ResourceSlots<'_> {
-                (#(::ecs::__private::ResourceSlot::Free(&mut resources.#resource_fields),)*)
+                (#(::ecs::__private::Lent::Free(&mut resources.#resource_fields),)*)
             }
 
             fn new_column(bit: u32) -> #column {

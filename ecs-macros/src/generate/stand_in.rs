@@ -242,7 +242,7 @@ fn resource_impl(target: &Target, index: usize, field: &FieldModel) -> TokenStre
 
             fn slot<'s, 'a>(
                 _: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
-            ) -> &'s mut ::ecs::__private::ResourceSlot<'a, Self> {
+            ) -> &'s mut ::ecs::__private::Lent<'a, Self> {
                 ::core::unreachable!()
             }
 
