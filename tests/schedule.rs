@@ -155,10 +155,13 @@ fn commands_from_two_systems_apply_in_program_order() {
     }
     let mut world = World::<Physics>::new();
     let mut schedule = schedule();
-    // Neither observes the world, so they share a stage; their commands are
-    // still applied first's, then second's.
+    // Neither observes the world, but the ids second's spawns reserve depend
+    // on first's commands: second runs once they are applied.
     schedule.add(first).add(second);
-    assert!(schedule.describe().contains("in 1 stage"));
+    assert!(schedule.describe().contains("in 2 stages"));
+    assert!(schedule
+        .describe()
+        .contains("second waits for first: second records commands"));
     schedule.run(&mut world);
     let order: Vec<i64> = world
         .iter()

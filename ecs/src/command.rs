@@ -1,9 +1,8 @@
 //! [`Commands`]: structural changes a system records, applied after it.
 
 use crate::bundle::Bundle;
-use crate::entity::Entity;
-use crate::mask::Mask;
-use crate::schema::{Column, Component, Schema};
+use crate::entity::{Entities, Entity};
+use crate::schema::{Column, Schema};
 use core::fmt;
 
 /// A system parameter that records spawns, inserts, removals and despawns to
@@ -50,64 +49,111 @@ use core::fmt;
 /// ```
 pub struct Commands<'w, S: Schema> {
     queue: &'w mut CommandQueue<S>,
+    /// Where spawned entities get their ids, at record time.
+    entities: &'w Entities,
 }
 
+/// The recording methods every command recorder shares; each recorder adds
+/// its own `spawn`. The recorder has a `queue` field (a `CommandQueue`).
+macro_rules! recording_methods {
+    () => {
+        /// Records [`World::insert`](crate::World::insert) of `bundle` on
+        /// `entity`.
+        #[inline]
+        pub fn insert<B: $crate::Bundle<S>>(&mut self, entity: $crate::Entity, bundle: B) {
+            const { B::CHECK };
+            self.queue.record_insert(entity, bundle);
+        }
+
+        /// Records [`World::remove`](crate::World::remove) of component `C`
+        /// from `entity`; the removed value is dropped.
+        #[inline]
+        pub fn remove<C: $crate::Component<S>>(&mut self, entity: $crate::Entity) {
+            self.queue.record_remove::<(C,)>(entity);
+        }
+
+        /// Records [`World::remove_bundle`](crate::World::remove_bundle) of `B`
+        /// from `entity` (all of its components, or none if the entity lacks
+        /// one); the values are dropped.
+        #[inline]
+        pub fn remove_bundle<B: $crate::Bundle<S>>(&mut self, entity: $crate::Entity) {
+            const { B::CHECK };
+            self.queue.record_remove::<B>(entity);
+        }
+
+        /// Records [`World::despawn`](crate::World::despawn) of `entity`.
+        #[inline]
+        pub fn despawn(&mut self, entity: $crate::Entity) {
+            self.queue.record_despawn(entity);
+        }
+
+        /// Number of commands recorded and not applied yet.
+        pub fn len(&self) -> usize {
+            self.queue.len()
+        }
+
+        /// Whether no command is waiting.
+        pub fn is_empty(&self) -> bool {
+            self.queue.len() == 0
+        }
+    };
+}
+pub(crate) use recording_methods;
+
 impl<'w, S: Schema> Commands<'w, S> {
-    pub(crate) fn new(queue: &'w mut CommandQueue<S>) -> Self {
-        Commands { queue }
+    pub(crate) fn new(queue: &'w mut CommandQueue<S>, entities: &'w Entities) -> Self {
+        Commands { queue, entities }
     }
 
-    /// Records the spawn of an entity with the components of `bundle`.
+    /// Records the spawn of an entity with the components of `bundle`, and
+    /// returns the entity it will be once applied: it can be named in later
+    /// commands and stored in components right away.
     ///
-    /// The entity's handle is allocated when the command is applied, so that
-    /// it is the same whatever the timing of the threads.
+    /// The id is the one a spawn applied at this point of the program would
+    /// get, the same whatever the number of threads: the schedule runs
+    /// systems that record commands one after another, each once every
+    /// earlier system's commands are applied. Until then the entity is not
+    /// alive ([`World::is_alive`](crate::World::is_alive) is `false`).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq, Clone, Copy)] struct Owner(Entity);
+    /// #[derive(Debug, PartialEq, Clone, Copy)] struct Shot(Entity);
+    /// #[derive(Schema)] struct Game { pos: Pos, owner: Owner, shot: Shot }
+    ///
+    /// fn fire(gunners: Query<(Entity, &Pos), Without<Shot>>, mut commands: Commands<Game>) {
+    ///     for (gunner, pos) in gunners.iter() {
+    ///         let bullet = commands.spawn((Pos(pos.0), Owner(gunner)));
+    ///         commands.insert(gunner, (Shot(bullet),));
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::<Game>::new();
+    /// let gunner = world.spawn((Pos(3),));
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule.add(fire);
+    /// schedule.run(&mut world);
+    /// let Shot(bullet) = *world.get::<Shot>(gunner).unwrap();
+    /// assert_eq!(world.get::<Owner>(bullet), Some(&Owner(gunner)));
+    /// assert_eq!(world.get::<Pos>(bullet), Some(&Pos(3)));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
     #[inline]
-    pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) {
+    pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Entity {
         const { B::CHECK };
-        bundle.stage(self.queue.values.columns());
-        self.queue.ops.push(Command::Spawn(B::mask()));
+        let entity = match self.entities.reserve_entity() {
+            Ok(entity) => entity,
+            Err(error) => panic!("{error}"),
+        };
+        self.queue.record_spawn(Some(entity), bundle);
+        entity
     }
 
-    /// Records [`World::insert`](crate::World::insert) of `bundle` on `entity`.
-    #[inline]
-    pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) {
-        const { B::CHECK };
-        bundle.stage(self.queue.values.columns());
-        self.queue.ops.push(Command::Insert(entity, B::mask()));
-    }
-
-    /// Records [`World::remove`](crate::World::remove) of component `C` from `entity`; the removed
-    /// value is dropped.
-    #[inline]
-    pub fn remove<C: Component<S>>(&mut self, entity: Entity) {
-        self.queue
-            .ops
-            .push(Command::Remove(entity, S::Mask::EMPTY.with(C::BIT)));
-    }
-
-    /// Records [`World::remove_bundle`](crate::World::remove_bundle) of `B` from `entity` (all of its
-    /// components, or none if the entity lacks one); the values are dropped.
-    #[inline]
-    pub fn remove_bundle<B: Bundle<S>>(&mut self, entity: Entity) {
-        const { B::CHECK };
-        self.queue.ops.push(Command::Remove(entity, B::mask()));
-    }
-
-    /// Records [`World::despawn`](crate::World::despawn) of `entity`.
-    #[inline]
-    pub fn despawn(&mut self, entity: Entity) {
-        self.queue.ops.push(Command::Despawn(entity));
-    }
-
-    /// Number of commands recorded and not applied yet.
-    pub fn len(&self) -> usize {
-        self.queue.ops.len()
-    }
-
-    /// Whether no command is waiting.
-    pub fn is_empty(&self) -> bool {
-        self.queue.ops.is_empty()
-    }
+    recording_methods!();
 
     /// Moves every command of `other` after the commands recorded here.
     pub(crate) fn append(&mut self, other: &mut CommandQueue<S>) {
@@ -124,10 +170,48 @@ impl<S: Schema> fmt::Debug for Commands<'_, S> {
     }
 }
 
+/// The commands of one chunk of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// the methods of [`Commands`], except that [`ChunkCommands::spawn`] cannot
+/// tell the new entity's id. Chunks run in any order on any thread, so an id
+/// handed out while recording would depend on their timing; the id is
+/// given when the commands are applied, in chunk order, and so is the same
+/// on any number of threads.
+pub struct ChunkCommands<'a, S: Schema> {
+    queue: &'a mut CommandQueue<S>,
+}
+
+impl<'a, S: Schema> ChunkCommands<'a, S> {
+    pub(crate) fn new(queue: &'a mut CommandQueue<S>) -> Self {
+        ChunkCommands { queue }
+    }
+
+    /// Records the spawn of an entity with the components of `bundle`; its
+    /// id is given when the command is applied.
+    #[inline]
+    pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) {
+        const { B::CHECK };
+        self.queue.record_spawn(None, bundle);
+    }
+
+    recording_methods!();
+}
+
+impl<S: Schema> fmt::Debug for ChunkCommands<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChunkCommands")
+            .field("schema", &S::NAME)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
 /// One recorded command; the values of spawns and inserts wait in the
 /// queue's [`Staged`] columns.
 pub(crate) enum Command<S: Schema> {
-    Spawn(S::Mask),
+    /// A spawn, of the entity reserved for it or (`None`) of the entity the
+    /// next allocation gives.
+    Spawn(Option<Entity>, S::Mask),
     Insert(Entity, S::Mask),
     Remove(Entity, S::Mask),
     Despawn(Entity),
@@ -185,6 +269,33 @@ impl<S: Schema> Staged<S> {
 }
 
 impl<S: Schema> CommandQueue<S> {
+    /// Number of commands recorded.
+    pub(crate) fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    #[inline]
+    pub(crate) fn record_spawn<B: Bundle<S>>(&mut self, entity: Option<Entity>, bundle: B) {
+        bundle.stage(self.values.columns());
+        self.ops.push(Command::Spawn(entity, B::mask()));
+    }
+
+    #[inline]
+    pub(crate) fn record_insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) {
+        bundle.stage(self.values.columns());
+        self.ops.push(Command::Insert(entity, B::mask()));
+    }
+
+    #[inline]
+    pub(crate) fn record_remove<B: Bundle<S>>(&mut self, entity: Entity) {
+        self.ops.push(Command::Remove(entity, B::mask()));
+    }
+
+    #[inline]
+    pub(crate) fn record_despawn(&mut self, entity: Entity) {
+        self.ops.push(Command::Despawn(entity));
+    }
+
     /// Moves every command of `other` after the commands here.
     pub(crate) fn append(&mut self, other: &mut CommandQueue<S>) {
         if !other.values.columns.is_empty() {

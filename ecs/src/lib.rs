@@ -54,6 +54,7 @@ extern crate self as ecs;
 
 mod bundle;
 mod command;
+mod command_buffer;
 mod entity;
 mod lend;
 mod mask;
@@ -66,7 +67,8 @@ mod system;
 mod world;
 
 pub use bundle::Bundle;
-pub use command::Commands;
+pub use command::{ChunkCommands, Commands};
+pub use command_buffer::CommandBuffer;
 pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use mask::{BitIter, Mask, MaskBits};
@@ -76,7 +78,7 @@ pub use query::{
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
 pub use structure::Spawned;
-pub use system::{Access, IntoSystem, Res, ResMut, SystemParam};
+pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
@@ -87,8 +89,8 @@ pub struct ReadmeDoctests;
 /// The names most programs need: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Commands, Component, Entity, Has, Mask, NoSuchEntity, Query, Res, ResMut, Resource,
-        Schedule, Schema, With, Without, World,
+        ChunkCommands, CommandBuffer, Commands, Component, Entity, Has, Local, Mask, NoSuchEntity,
+        Query, Res, ResMut, Resource, Schedule, Schema, With, Without, World,
     };
 }
 

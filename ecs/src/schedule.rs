@@ -215,6 +215,10 @@ impl<S: Schema> Schedule<S> {
                         Reason::Commands => {
                             format!("{later} sees the entities that {earlier}'s commands change")
                         }
+                        Reason::Reservations => format!(
+                            "{later} records commands, after {earlier}'s are applied \
+                             (spawned ids follow program order)"
+                        ),
                         Reason::World { earlier_exclusive } => {
                             let exclusive = if earlier_exclusive { earlier } else { later };
                             format!("{exclusive} takes &mut World<{}>", S::NAME)
@@ -341,6 +345,7 @@ enum Reason {
     Component { bit: u32, earlier_writes: bool },
     Resource { bit: u32, earlier_writes: bool },
     Commands,
+    Reservations,
     World { earlier_exclusive: bool },
 }
 
@@ -365,6 +370,7 @@ impl Plan {
             let later = systems[i].access;
             let exclusive = later.iter().any(|access| access.world);
             let observes = later.iter().any(|access| access.observes_entities);
+            let records = later.iter().any(|access| access.commands);
             let mut stage = 0;
             if exclusive && i > 0 {
                 stage = applied_after[i - 1] + 1;
@@ -374,12 +380,19 @@ impl Plan {
                 if let Some(reason) = conflict(earlier, later) {
                     stage = stage.max(stage_of[j] + 1);
                     waits[i].push(Wait { on: j, reason });
-                } else if observes && earlier.iter().any(|access| access.commands) {
+                } else if earlier.iter().any(|access| access.commands) {
+                    // Commands change what a query sees, and the ids that
+                    // later spawns reserve: both must follow the earlier
+                    // commands, as in program order.
+                    let reason = if observes {
+                        Reason::Commands
+                    } else if records {
+                        Reason::Reservations
+                    } else {
+                        continue;
+                    };
                     stage = stage.max(applied_after[j] + 1);
-                    waits[i].push(Wait {
-                        on: j,
-                        reason: Reason::Commands,
-                    });
+                    waits[i].push(Wait { on: j, reason });
                 }
             }
             stage_of[i] = stage;

@@ -101,10 +101,31 @@ impl<S: Schema> EntityStore<S> {
 
 /// Spawning.
 impl<S: Schema> EntityStore<S> {
+    /// Makes the entities reserved since the last flush alive, with no
+    /// components. Every operation that allocates or frees entities calls it
+    /// first: the reservations were made against the free list as it was.
+    #[inline]
+    pub(crate) fn flush(&mut self) {
+        if self.entities.has_reserved() {
+            self.flush_reserved();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn flush_reserved(&mut self) {
+        let table = self.tables.get_mut(TableId::EMPTY);
+        self.entities.flush(|entity| EntityLocation {
+            table: TableId::EMPTY,
+            row: table.push_entity(entity),
+        });
+    }
+
     /// Creates an entity with the components of `bundle`, or fails (dropping
     /// the bundle) when no entity index is left.
     #[inline]
     pub(crate) fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
+        self.flush();
         let id = self.tables.insert_target(TableId::EMPTY, B::mask());
         let table = self.tables.get_mut(id);
         let row = TableRow(table.len() as u32);
@@ -132,6 +153,7 @@ impl<S: Schema> EntityStore<S> {
         B: Bundle<S>,
         I: Iterator<Item = B>,
     {
+        self.flush();
         let id = self.tables.insert_target(TableId::EMPTY, B::mask());
         let (additional, upper) = bundles.size_hint();
         let table = self.tables.get_mut(id);
@@ -177,6 +199,7 @@ impl<S: Schema> EntityStore<S> {
     ///
     /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
     pub(crate) fn spawn_staged(&mut self, mask: S::Mask, values: &mut Staged<S>) {
+        self.flush();
         let id = self.tables.insert_target(TableId::EMPTY, mask);
         let table = self.tables.get_mut(id);
         let row = TableRow(table.len() as u32);
@@ -461,6 +484,7 @@ impl<S: Schema> EntityStore<S> {
     /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is
     /// not alive: nothing changes.
     pub(crate) fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        self.flush();
         let location = self.entities.free(entity).ok_or(NoSuchEntity(entity))?;
         let table = self.tables.get_mut(location.table);
         let mask = table.mask();
@@ -474,6 +498,7 @@ impl<S: Schema> EntityStore<S> {
 
     /// Despawns every entity; see [`World::clear`](crate::World::clear).
     pub(crate) fn clear(&mut self) {
+        self.flush();
         let mut columns = Vec::new();
         for id in 0..self.tables.len() {
             let table = self.tables.get_mut(TableId(id as u32));

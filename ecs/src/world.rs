@@ -2,7 +2,7 @@
 
 use crate::bundle::Bundle;
 use crate::command::{Command, CommandQueue};
-use crate::entity::{EntitiesExhausted, Entity, NoSuchEntity};
+use crate::entity::{Entities, EntitiesExhausted, Entity, NoSuchEntity};
 use crate::lend::SplitWorld;
 use crate::mask::Mask;
 use crate::query::{MatchedTables, Query, QueryFilter, ReadOnlyQueryData, SchemaQuery};
@@ -206,6 +206,11 @@ impl<S: Schema> World<S> {
         SplitWorld::new(entities, tables, S::resource_slots(&mut self.resources))
     }
 
+    /// The entity slots, where commands reserve the ids of what they spawn.
+    pub(crate) fn entities(&self) -> &Entities {
+        self.store.entities()
+    }
+
     /// The tables, for bringing a query's matched tables up to date.
     pub(crate) fn tables(&self) -> &Tables<S> {
         self.store.tables()
@@ -215,8 +220,12 @@ impl<S: Schema> World<S> {
     /// each as the `World` operation of the same name, with a dead entity
     /// skipped (its values dropped).
     pub(crate) fn apply_commands(&mut self, queue: &mut CommandQueue<S>) {
+        // The entities reserved by spawns become alive (with no components
+        // yet); each spawn then inserts its bundle.
+        self.store.flush();
         queue.replay(|command, values| match command {
-            Command::Spawn(mask) => self.store.spawn_staged(mask, values),
+            Command::Spawn(None, mask) => self.store.spawn_staged(mask, values),
+            Command::Spawn(Some(entity), mask) => self.store.insert_staged(entity, mask, values),
             Command::Insert(entity, mask) => self.store.insert_staged(entity, mask, values),
             Command::Remove(entity, mask) => self.store.remove_staged(entity, mask),
             Command::Despawn(entity) => {

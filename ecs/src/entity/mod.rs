@@ -3,6 +3,7 @@
 use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::num::NonZeroU32;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// A handle to an entity of a [`World`](crate::World).
 ///
@@ -156,7 +157,14 @@ const NO_SLOT: u32 = u32::MAX;
 ///
 /// The free list runs through the dead slots themselves (last-in first-out),
 /// so freed entities cost no memory beyond their slots.
-#[derive(Clone, Debug)]
+///
+/// Entities can also be *reserved* through a shared borrow (by commands that
+/// must know the id of what they spawn): a reservation hands out the entity
+/// the next allocation would, walking the free list without changing it.
+/// Reserved entities are not alive until [`Entities::flush`] makes them so;
+/// every allocation and free flushes first, so the walk always sees the free
+/// list as it was when the reservations began.
+#[derive(Debug)]
 pub(crate) struct Entities {
     slots: Vec<Slot>,
     /// The most recently freed slot, or [`NO_SLOT`].
@@ -165,11 +173,40 @@ pub(crate) struct Entities {
     free_len: usize,
     /// Number of live entities.
     live: usize,
+    /// The entities reserved and not flushed yet.
+    reserved: Mutex<Reserved>,
+}
+
+/// The reservations since the last flush: the first `from_list` slots of the
+/// free list, then `fresh` new slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Reserved {
+    from_list: u32,
+    fresh: u32,
+    /// The next free-list slot to hand out ([`NO_SLOT`] at the list's end);
+    /// meaningful once `from_list` or `fresh` is non-zero.
+    next: u32,
+}
+
+impl Clone for Entities {
+    fn clone(&self) -> Self {
+        Entities {
+            slots: self.slots.clone(),
+            free: self.free,
+            free_len: self.free_len,
+            live: self.live,
+            reserved: Mutex::new(*lock(&self.reserved)),
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Default for Entities {
     fn default() -> Self {
-        Entities::EMPTY
+        Entities::new()
     }
 }
 
@@ -236,12 +273,98 @@ fn next_fresh_index(slot_count: usize) -> Result<u32, EntitiesExhausted> {
 
 impl Entities {
     /// No slots at all.
-    pub(crate) const EMPTY: Entities = Entities {
-        slots: Vec::new(),
-        free: NO_SLOT,
-        free_len: 0,
-        live: 0,
-    };
+    pub(crate) const fn new() -> Entities {
+        Entities {
+            slots: Vec::new(),
+            free: NO_SLOT,
+            free_len: 0,
+            live: 0,
+            reserved: Mutex::new(Reserved {
+                from_list: 0,
+                fresh: 0,
+                next: NO_SLOT,
+            }),
+        }
+    }
+
+    /// The entity the next allocation after the earlier reservations will
+    /// return, reserved: [`Entities::flush`] makes it alive. The same
+    /// sequence of reservations and allocations gives the same entities,
+    /// whatever thread reserves.
+    pub(crate) fn reserve_entity(&self) -> Result<Entity, EntitiesExhausted> {
+        let mut reserved = lock(&self.reserved);
+        if reserved.from_list == 0 && reserved.fresh == 0 {
+            reserved.next = self.free;
+        }
+        if reserved.next != NO_SLOT {
+            let index = reserved.next;
+            let Slot::Dead {
+                reuse: Some(generation),
+                next_free,
+            } = self.slots[index as usize]
+            else {
+                unreachable!("the free list holds only dead slots that are not retired")
+            };
+            reserved.next = next_free;
+            reserved.from_list += 1;
+            return Ok(Entity { index, generation });
+        }
+        let index = next_fresh_index(self.slots.len() + reserved.fresh as usize)?;
+        reserved.fresh += 1;
+        Ok(Entity {
+            index,
+            generation: NonZeroU32::MIN,
+        })
+    }
+
+    /// Whether entities were reserved since the last flush.
+    #[inline]
+    pub(crate) fn has_reserved(&mut self) -> bool {
+        let reserved = self
+            .reserved
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        reserved.from_list != 0 || reserved.fresh != 0
+    }
+
+    /// Makes every reserved entity alive, in reservation order, each at the
+    /// location `place` gives it.
+    pub(crate) fn flush(&mut self, mut place: impl FnMut(Entity) -> EntityLocation) {
+        let reserved = core::mem::take(
+            self.reserved
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for _ in 0..reserved.from_list {
+            let index = self.free;
+            let Slot::Dead {
+                reuse: Some(generation),
+                next_free,
+            } = self.slots[index as usize]
+            else {
+                unreachable!("a reservation took a slot of the free list")
+            };
+            self.free = next_free;
+            self.free_len -= 1;
+            let location = place(Entity { index, generation });
+            self.slots[index as usize] = Slot::Alive {
+                generation,
+                location,
+            };
+        }
+        for _ in 0..reserved.fresh {
+            let entity = Entity {
+                index: self.slots.len() as u32,
+                generation: NonZeroU32::MIN,
+            };
+            let location = place(entity);
+            self.slots.push(Slot::Alive {
+                generation: entity.generation,
+                location,
+            });
+        }
+        self.live += (reserved.from_list + reserved.fresh) as usize;
+    }
 
     /// Number of live entities.
     #[inline]
@@ -394,7 +517,7 @@ mod tests {
 
     #[test]
     fn a_fresh_run_is_consecutive_slots_at_consecutive_rows_and_can_be_undone() {
-        let mut entities = Entities::EMPTY;
+        let mut entities = Entities::new();
         let before = entities.alloc(at(0)).unwrap();
         let first = entities.alloc_fresh_run(TableId(3), 5, 4).unwrap();
         assert_eq!(first, 1);
@@ -420,7 +543,7 @@ mod tests {
 
     #[test]
     fn a_fresh_run_waits_for_freed_slots_and_refuses_to_run_out() {
-        let mut entities = Entities::EMPTY;
+        let mut entities = Entities::new();
         let e = entities.alloc(at(0)).unwrap();
         entities.free(e).unwrap();
         assert_eq!(entities.alloc_fresh_run(TableId(1), 0, 2), None);

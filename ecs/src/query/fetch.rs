@@ -271,7 +271,7 @@ pub struct EntityFetch<'a> {
 
 impl Default for EntityFetch<'_> {
     fn default() -> Self {
-        static NONE: Entities = Entities::EMPTY;
+        static NONE: Entities = Entities::new();
         EntityFetch {
             indices: &[],
             entities: &NONE,

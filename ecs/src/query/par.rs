@@ -2,7 +2,7 @@
 //! chunks, the chunks run on rayon's thread pool.
 
 use super::{Query, QueryData, ReadOnlyQueryData};
-use crate::command::{CommandQueue, Commands};
+use crate::command::{ChunkCommands, CommandQueue, Commands};
 use crate::schema::Schema;
 use rayon::prelude::*;
 
@@ -98,7 +98,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// [`Query::par_for_each_mut`] for a function that also records
     /// commands. Each chunk records into a buffer of its own; the buffers are
     /// then appended to `commands` in iteration order, so the commands are
-    /// the same, in the same order, as a sequential loop would record.
+    /// the same, in the same order, as a sequential loop would record. A
+    /// chunk records through [`ChunkCommands`], whose `spawn` does not return
+    /// the new entity: its id is given when the commands are applied, since
+    /// chunks record in any order.
     ///
     /// ```
     /// use ecs::prelude::*;
@@ -126,7 +129,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     where
         S: Schema,
         S::Column: Send,
-        Func: Fn(&mut Commands<'_, S>, Q::Item<'_>) + Send + Sync,
+        Func: Fn(&mut ChunkCommands<'_, S>, Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
         let total = self.count();
@@ -138,7 +141,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             .into_par_iter()
             .map(|(mut fetch, len)| {
                 let mut queue = CommandQueue::default();
-                let mut chunk_commands = Commands::new(&mut queue);
+                let mut chunk_commands = ChunkCommands::new(&mut queue);
                 for _ in 0..len {
                     f(&mut chunk_commands, Q::next(&mut fetch));
                 }

@@ -22,11 +22,12 @@ use std::sync::{Mutex, PoisonError};
 
 /// A parameter of a system: what it borrows from the world, declared as an
 /// [`Access`] constant, and how it is taken out of a world split among
-/// systems. Implemented by [`Query`], [`Res`], [`ResMut`] and [`Commands`].
+/// systems. Implemented by [`Query`], [`Res`], [`ResMut`], [`Commands`] and
+/// [`Local`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
-    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>` and `Commands<S>`; \
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>` and `Local<T>`; \
             a system that needs the whole world takes only `&mut World<S>`"
 )]
 pub trait SystemParam<S: Schema>: Sized {
@@ -228,8 +229,8 @@ where
         CommandQueue::default()
     }
 
-    fn fetch<'w>(state: &'w mut CommandQueue<S>, _: &mut SplitWorld<'w, S>) -> Commands<'w, S> {
-        Commands::new(state)
+    fn fetch<'w>(state: &'w mut CommandQueue<S>, world: &mut SplitWorld<'w, S>) -> Commands<'w, S> {
+        Commands::new(state, world.entities)
     }
 
     fn apply(state: &mut CommandQueue<S>, world: &mut World<S>) {
@@ -238,6 +239,68 @@ where
 
     fn discard(state: &mut CommandQueue<S>) {
         state.clear();
+    }
+}
+
+/// A system parameter holding state of the system's own: made with
+/// `Default` when the system is added, kept across runs, never shared (the
+/// same function added twice has two). It borrows nothing from the world, so
+/// it never makes a system wait.
+///
+/// ```
+/// use ecs::prelude::*;
+/// struct Pos(i64);
+/// #[derive(Default)] struct Log(Vec<u32>);
+/// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] log: Log }
+///
+/// fn count(mut runs: Local<u32>, mut log: ResMut<Log>) {
+///     *runs += 1;
+///     log.0.push(*runs);
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(count).add(count);
+/// schedule.run(&mut world);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Log>().0, [1, 1, 2, 2]);
+/// ```
+pub struct Local<'s, T>(&'s mut T);
+
+impl<T> Deref for Local<'_, T> {
+    type Target = T;
+
+    #[inline]
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
+impl<T> DerefMut for Local<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        self.0
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Local<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Local").field(self.0).finish()
+    }
+}
+
+impl<S: Schema, T: Default + Send + 'static> SystemParam<S> for Local<'_, T> {
+    type State = T;
+    type Item<'w> = Local<'w, T>;
+    const ACCESS: Access = Access::NONE;
+    const CHECK: () = ();
+
+    fn init() -> T {
+        T::default()
+    }
+
+    fn fetch<'w>(state: &'w mut T, _: &mut SplitWorld<'w, S>) -> Local<'w, T> {
+        Local(state)
     }
 }
 
@@ -276,7 +339,7 @@ const fn check_params<S: Schema>(params: &[Access]) {
     message = "`{Self}` cannot be a system: a system is a function of at most 8 parameters \
                that returns `()`",
     label = "not a system",
-    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>` and `Commands<S>`; \
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>` and `Local<T>`; \
             an exclusive system takes only `&mut World<S>`"
 )]
 pub trait SystemFn<Marker> {}
@@ -289,7 +352,7 @@ pub trait SystemFn<Marker> {}
     message = "`{Self}` is not a system of schema `{S}`",
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
-            (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`; up to 8), or a function \
+            (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`; up to 8), or a function \
             taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`"
 )]
 pub trait IntoSystem<S: Schema, Marker>: Sized {

@@ -1,0 +1,216 @@
+//! Commands that name what they spawn, commands recorded outside systems,
+//! and per-system state: the parts of structural change a system defers.
+
+use ecs::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pos(i64);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Owner(Entity);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Shot(Entity);
+#[derive(Debug, PartialEq)]
+struct Dead;
+#[derive(Debug, Default, PartialEq)]
+struct Spawned(Vec<Entity>);
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    owner: Owner,
+    shot: Shot,
+    dead: Dead,
+    #[ecs(resource)]
+    spawned: Spawned,
+}
+
+fn fire(gunners: Query<(Entity, &Pos), Without<Owner>>, mut commands: Commands<Game>) {
+    for (gunner, pos) in gunners.iter() {
+        let bullet = commands.spawn((Pos(pos.0 + 1), Owner(gunner)));
+        commands.insert(gunner, (Shot(bullet),));
+    }
+}
+
+#[test]
+fn a_spawned_entity_id_is_known_when_recorded_and_is_the_one_applied() {
+    let mut world = World::<Game>::new();
+    let gunners: Vec<Entity> = (0..5).map(|i| world.spawn((Pos(i * 10),))).collect();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(fire);
+    schedule.run(&mut world);
+    for &gunner in &gunners {
+        let Shot(bullet) = *world.get::<Shot>(gunner).unwrap();
+        assert_eq!(world.get::<Owner>(bullet), Some(&Owner(gunner)));
+        assert_eq!(
+            world.get::<Pos>(bullet).unwrap().0,
+            world.get::<Pos>(gunner).unwrap().0 + 1
+        );
+    }
+    assert_eq!(world.len(), 10);
+}
+
+#[test]
+fn spawned_ids_reuse_freed_slots_as_world_spawn_would() {
+    // The same spawns through the World API and through commands give the
+    // same ids, freed slots first, newest first.
+    let build = || {
+        let mut world = World::<Game>::new();
+        let all: Vec<Entity> = (0..6).map(|i| world.spawn((Pos(i),))).collect();
+        for &e in &all[1..4] {
+            world.despawn(e).unwrap();
+        }
+        world
+    };
+    let mut direct = build();
+    let expected: Vec<Entity> = (0..5).map(|i| direct.spawn((Pos(100 + i),))).collect();
+
+    fn spawn_five(mut commands: Commands<Game>, mut spawned: ResMut<Spawned>) {
+        for i in 0..5 {
+            spawned.0.push(commands.spawn((Pos(100 + i),)));
+        }
+    }
+    let mut world = build();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(spawn_five);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Spawned>().0, expected);
+    for (i, &e) in expected.iter().enumerate() {
+        assert_eq!(world.get::<Pos>(e), Some(&Pos(100 + i as i64)));
+    }
+}
+
+#[test]
+fn a_reserved_entity_is_not_alive_until_its_commands_are_applied() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(
+        |mut commands: Commands<Game>, mut spawned: ResMut<Spawned>| {
+            spawned.0.push(commands.spawn((Pos(1),)));
+        },
+    );
+    schedule.run(&mut world);
+    let first = world.resource::<Spawned>().0[0];
+    assert!(world.is_alive(first));
+
+    let mut buffer = CommandBuffer::<Game>::new();
+    let pending = buffer.commands(&world).spawn((Pos(2),));
+    assert!(!world.is_alive(pending));
+    assert_eq!(world.len(), 1);
+    buffer.apply(&mut world);
+    assert!(world.is_alive(pending));
+    assert_eq!(world.get::<Pos>(pending), Some(&Pos(2)));
+}
+
+#[test]
+fn commands_after_a_despawn_in_the_same_system_keep_their_reserved_ids() {
+    // The despawn frees a slot when applied, before the spawn is applied;
+    // the spawn keeps the id it was given when recorded.
+    let mut world = World::<Game>::new();
+    let victim = world.spawn((Pos(0),));
+    let mut buffer = CommandBuffer::<Game>::new();
+    let mut commands = buffer.commands(&world);
+    commands.despawn(victim);
+    let a = commands.spawn((Pos(1),));
+    let b = commands.spawn((Pos(2),));
+    buffer.apply(&mut world);
+    assert!(!world.is_alive(victim));
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(1)));
+    assert_eq!(world.get::<Pos>(b), Some(&Pos(2)));
+    assert_ne!(a.index(), victim.index());
+    // The freed slot is the next one handed out.
+    assert_eq!(world.spawn((Pos(3),)).index(), victim.index());
+}
+
+#[test]
+fn a_reserved_entity_whose_spawn_was_not_applied_becomes_an_empty_entity() {
+    let mut world = World::<Game>::new();
+    let mut buffer = CommandBuffer::<Game>::new();
+    let reserved = buffer.commands(&world).spawn((Pos(1),));
+    buffer.clear();
+    // The next structural change makes it alive, with no components, rather
+    // than handing its id out twice.
+    let other = world.spawn((Pos(2),));
+    assert_ne!(other, reserved);
+    assert!(world.is_alive(reserved));
+    assert_eq!(world.archetype(reserved), Some(GameMask::empty()));
+    world.despawn(reserved).unwrap();
+}
+
+#[test]
+fn a_command_buffer_applies_in_recording_order() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1),));
+    let b = world.spawn((Pos(2),));
+    let mut buffer = CommandBuffer::<Game>::new();
+    buffer.insert(a, (Dead,));
+    buffer.remove::<Pos>(a);
+    buffer.insert(a, (Pos(10),));
+    buffer.despawn(b);
+    buffer.spawn((Pos(3), Dead));
+    buffer.remove_bundle::<(Pos, Dead)>(a);
+    assert_eq!(buffer.len(), 6);
+    buffer.apply(&mut world);
+    assert!(buffer.is_empty());
+    assert_eq!(world.archetype(a), Some(GameMask::empty()));
+    assert!(!world.is_alive(b));
+    let dead: Vec<i64> = world
+        .query_filtered::<&Pos, With<Dead>>()
+        .iter()
+        .map(|pos| pos.0)
+        .collect();
+    assert_eq!(dead, [3]);
+    // A buffer can be used again.
+    buffer.despawn(a);
+    buffer.apply(&mut world);
+    assert_eq!(world.len(), 1);
+}
+
+#[test]
+fn chunk_commands_spawn_in_iteration_order_when_applied() {
+    fn split(mut all: Query<(Entity, &Pos)>, mut commands: Commands<Game>) {
+        all.par_for_each_mut_with(&mut commands, |commands, (entity, pos)| {
+            commands.spawn((Pos(pos.0 * 100), Owner(entity)));
+        });
+    }
+    let mut world = World::<Game>::new();
+    world.spawn_batch((0..1000).map(|i| (Pos(i),)));
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(split);
+    schedule.run(&mut world);
+    let children: Vec<(i64, Entity)> = world
+        .query_filtered::<(&Pos, &Owner), With<Owner>>()
+        .iter()
+        .map(|(pos, owner)| (pos.0, owner.0))
+        .collect();
+    assert_eq!(children.len(), 1000);
+    for (k, (pos, owner)) in children.iter().enumerate() {
+        assert_eq!(*pos, k as i64 * 100, "spawned in iteration order");
+        assert_eq!(world.get::<Pos>(*owner), Some(&Pos(k as i64)));
+    }
+}
+
+#[test]
+fn a_local_is_kept_across_runs_and_not_shared() {
+    fn tally(mut runs: Local<i64>, mut commands: Commands<Game>) {
+        *runs += 1;
+        commands.spawn((Pos(*runs),));
+    }
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(tally).add(tally);
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    let mut values: Vec<i64> = world.query::<&Pos>().iter().map(|p| p.0).collect();
+    values.sort();
+    assert_eq!(values, [1, 1, 2, 2, 3, 3]);
+}
+
+#[test]
+fn a_local_makes_no_system_wait() {
+    fn a(_: Local<u8>, _: Query<&mut Pos>) {}
+    fn b(_: Local<u8>, _: Res<Spawned>) {}
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(a).add(b);
+    assert!(schedule.describe().contains("stage 1: a, b\n"));
+}
