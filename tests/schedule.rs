@@ -569,3 +569,19 @@ fn commands_from_parallel_chunks_are_merged_in_iteration_order() {
     assert_eq!(spawned_in_order(2), (one.clone(), len));
     assert_eq!(spawned_in_order(4), (one, len));
 }
+
+#[test]
+fn describe_names_functions_closures_and_named_systems() {
+    fn step<T>(_: Query<&Pos>) {}
+    let mut schedule = schedule();
+    schedule
+        .add(inertia)
+        .add(|mut tick: ResMut<Tick>| tick.0 += 1)
+        .add_named("spawn wave", |mut commands: Commands<Physics>| {
+            commands.spawn((Pos(0),));
+        })
+        .add(step::<Frozen>);
+    let plan = schedule.describe();
+    assert!(plan.contains("stage 1: inertia, closure in describe_names_functions_closures_and_named_systems, spawn wave\n"), "{plan}");
+    assert!(plan.contains("step<schedule::Frozen>"), "{plan}");
+}

@@ -6,6 +6,7 @@ use crate::schema::Schema;
 use crate::system::{Access, IntoSystem, ParamSystem, SystemFn, SystemKind, SystemNode};
 use crate::world::World;
 use core::fmt;
+use std::borrow::Cow;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
@@ -114,6 +115,37 @@ impl<S: Schema> Schedule<S> {
         self
     }
 
+    /// [`Schedule::add`], with the name [`Schedule::describe`] shows for the
+    /// system (by default its function's name, or `closure in f` for a
+    /// closure written in `f`).
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// struct Pos(i64);
+    /// #[derive(Schema)] struct S { pos: Pos }
+    ///
+    /// let mut schedule = Schedule::<S>::new();
+    /// schedule
+    ///     .add_named("drift", |mut q: Query<&mut Pos>| q.for_each_mut(|p| p.0 += 1))
+    ///     .add(|q: Query<&Pos>| assert!(q.count() < 10));
+    /// let plan = schedule.describe();
+    /// assert!(plan.contains("stage 1: drift\n"), "{plan}");
+    /// assert!(plan.contains("stage 2: closure in main\n"), "{plan}");
+    /// ```
+    pub fn add_named<M, T>(&mut self, name: impl Into<Cow<'static, str>>, system: T) -> &mut Self
+    where
+        T: SystemFn<M> + IntoSystem<S, M>,
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
+        const { T::CHECK };
+        let mut system = system.into_system();
+        system.name = name.into();
+        self.systems.push(system);
+        self.plan = None;
+        self
+    }
+
     /// Runs every system once, in parallel where the result cannot differ
     /// from [`Schedule::run_sequential`].
     ///
@@ -184,7 +216,7 @@ impl<S: Schema> Schedule<S> {
     /// earlier system's commands, or an exclusive system.
     pub fn describe(&self) -> String {
         let plan = Plan::new::<S>(&self.systems);
-        let name = |i: usize| self.systems[i].name;
+        let name = |i: usize| &*self.systems[i].name;
         let mut out = format!(
             "Schedule<{}>: {} in {}\n",
             S::NAME,

@@ -18,6 +18,7 @@ use crate::world::World;
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
+use std::borrow::Cow;
 use std::sync::{Mutex, PoisonError};
 
 /// A parameter of a system: what it borrows from the world, declared as an
@@ -370,7 +371,7 @@ pub trait IntoSystem<S: Schema, Marker>: Sized {
 /// A system in a schedule: its name, its parameters' accesses and the code.
 #[doc(hidden)]
 pub struct SystemNode<S: Schema> {
-    pub(crate) name: &'static str,
+    pub(crate) name: Cow<'static, str>,
     pub(crate) access: &'static [Access],
     pub(crate) kind: SystemKind<S>,
 }
@@ -424,7 +425,7 @@ where
 
     fn into_system(self) -> SystemNode<S> {
         SystemNode {
-            name: short_name(core::any::type_name::<Func>()),
+            name: system_name(core::any::type_name::<Func>()),
             access: <Self as IntoSystem<S, Exclusive<S>>>::ACCESS,
             kind: SystemKind::Exclusive(Box::new(self)),
         }
@@ -435,13 +436,22 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// `crate::module::name` -> `name`; closures keep their full path, which is
-/// all that tells them apart.
-fn short_name(full: &'static str) -> &'static str {
-    if full.contains('{') || full.contains('<') {
-        return full;
+/// The name a system is shown by: its function's name without the module
+/// path (`game::physics::inertia` -> `inertia`, `game::step<game::Hero>` ->
+/// `step<game::Hero>`), or for a closure, the function it is written in
+/// (`game::main::{{closure}}` -> `closure in main`).
+/// [`Schedule::add_named`](crate::Schedule::add_named) gives any other name.
+pub(crate) fn system_name(full: &'static str) -> Cow<'static, str> {
+    fn last_segment(path: &str) -> &str {
+        path.rsplit("::").next().unwrap_or(path)
     }
-    full.rsplit("::").next().unwrap_or(full)
+    if let Some(at) = full.find("::{{closure}}") {
+        return Cow::Owned(format!("closure in {}", last_segment(&full[..at])));
+    }
+    match full.find('<') {
+        Some(at) => Cow::Owned(format!("{}{}", last_segment(&full[..at]), &full[at..])),
+        None => Cow::Borrowed(last_segment(full)),
+    }
 }
 
 macro_rules! impl_system {
@@ -471,7 +481,7 @@ macro_rules! impl_system {
 
             fn into_system(self) -> SystemNode<S> {
                 SystemNode {
-                    name: short_name(core::any::type_name::<Func>()),
+                    name: system_name(core::any::type_name::<Func>()),
                     access: <Self as IntoSystem<S, fn($($p,)*)>>::ACCESS,
                     kind: SystemKind::Params(Box::new(FunctionSystem::<Func, ($(Param<S, $p>,)*)> {
                         func: self,
