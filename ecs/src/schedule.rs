@@ -124,13 +124,16 @@ impl<S: Schema> Schedule<S> {
     /// struct Pos(i64);
     /// #[derive(Schema)] struct S { pos: Pos }
     ///
-    /// let mut schedule = Schedule::<S>::new();
-    /// schedule
-    ///     .add_named("drift", |mut q: Query<&mut Pos>| q.for_each_mut(|p| p.0 += 1))
-    ///     .add(|q: Query<&Pos>| assert!(q.count() < 10));
-    /// let plan = schedule.describe();
+    /// fn build() -> Schedule<S> {
+    ///     let mut schedule = Schedule::<S>::new();
+    ///     schedule
+    ///         .add_named("drift", |mut q: Query<&mut Pos>| q.for_each_mut(|p| p.0 += 1))
+    ///         .add(|q: Query<&Pos>| assert!(q.count() < 10));
+    ///     schedule
+    /// }
+    /// let plan = build().describe();
     /// assert!(plan.contains("stage 1: drift\n"), "{plan}");
-    /// assert!(plan.contains("stage 2: closure in main\n"), "{plan}");
+    /// assert!(plan.contains("stage 2: closure in build\n"), "{plan}");
     /// ```
     pub fn add_named<M, T>(&mut self, name: impl Into<Cow<'static, str>>, system: T) -> &mut Self
     where
