@@ -55,6 +55,7 @@ extern crate self as ecs;
 mod bundle;
 mod command;
 mod entity;
+mod entity_ref;
 mod lend;
 mod mask;
 mod query;
@@ -69,6 +70,7 @@ pub use bundle::Bundle;
 pub use command::Commands;
 pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
+pub use entity_ref::{EntityMut, EntityRef};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
     Has, Query, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, SchemaQuery, With, Without,
@@ -87,8 +89,8 @@ pub struct ReadmeDoctests;
 /// The names most programs need: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Commands, Component, Entity, Has, Mask, NoSuchEntity, Query, Res, ResMut, Resource,
-        Schedule, Schema, With, Without, World,
+        Commands, Component, Entity, EntityMut, EntityRef, Has, Mask, NoSuchEntity, Query, Res,
+        ResMut, Resource, Schedule, Schema, With, Without, World,
     };
 }
 
