@@ -73,7 +73,8 @@ pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Has, Query, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, SchemaQuery, With, Without,
+    Has, Query, QueryData, QueryEntityError, QueryFilter, QueryIter, QuerySingleError,
+    ReadOnlyQueryData, SchemaQuery, With, Without,
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
