@@ -56,6 +56,7 @@ mod bundle;
 mod command;
 mod command_buffer;
 mod entity;
+mod entity_ref;
 mod lend;
 mod mask;
 mod query;
@@ -71,9 +72,11 @@ pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
 pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
+pub use entity_ref::{EntityMut, EntityRef};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Has, Query, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, SchemaQuery, With, Without,
+    Has, Query, QueryData, QueryEntityError, QueryFilter, QueryIter, QuerySingleError,
+    ReadOnlyQueryData, SchemaQuery, With, Without,
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
@@ -89,8 +92,9 @@ pub struct ReadmeDoctests;
 /// The names most programs need: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        ChunkCommands, CommandBuffer, Commands, Component, Entity, Has, Local, Mask, NoSuchEntity,
-        Query, Res, ResMut, Resource, Schedule, Schema, With, Without, World,
+        ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut, EntityRef, Has,
+        Local, Mask, NoSuchEntity, Query, Res, ResMut, Resource, Schedule, Schema, With, Without,
+        World,
     };
 }
 

@@ -13,6 +13,7 @@
 use crate::bundle::{Bundle, NewRows, Placement, SpawnRows};
 use crate::command::Staged;
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
+use crate::entity_ref::{EntityMut, EntityRef};
 use crate::mask::Mask;
 use crate::schema::{Column, Component, Schema};
 use crate::storage::{Bins, Edge, EntityIndex, Table, TableId, TableMove, TableRow, Tables};
@@ -61,34 +62,44 @@ impl<S: Schema> EntityStore<S> {
         (&self.entities, self.tables.as_mut_slice())
     }
 
+    /// `entity`, its location looked up once; `None` if it is not alive.
+    #[inline]
+    pub(crate) fn entity(&self, entity: Entity) -> Option<EntityRef<'_, S>> {
+        let location = self.entities.location(entity)?;
+        let table = self.tables.get(location.table);
+        Some(EntityRef::new(
+            entity,
+            table,
+            location.row.index(),
+            &self.bins,
+        ))
+    }
+
+    /// `entity`, mutably, its location looked up once; `None` if it is not
+    /// alive.
+    #[inline]
+    pub(crate) fn entity_mut(&mut self, entity: Entity) -> Option<EntityMut<'_, S>> {
+        let location = self.entities.location(entity)?;
+        let table = self.tables.get_mut(location.table);
+        Some(EntityMut::new(
+            entity,
+            table,
+            location.row.index(),
+            &mut self.bins,
+        ))
+    }
+
     /// Component `C` of `entity`; `None` if the entity is not alive or lacks it.
     #[inline]
     pub(crate) fn get<C: Component<S>>(&self, entity: Entity) -> Option<&C> {
-        let location = self.entities.location(entity)?;
-        let table = self.tables.get(location.table);
-        if !table.mask().has(C::BIT) {
-            None
-        } else if S::Mask::DATA.has(C::BIT) {
-            C::column(table.column(C::BIT)).get(location.row.index())
-        } else {
-            // A tag: every value of a zero-sized type is the same.
-            self.bins.tag()
-        }
+        self.entity(entity)?.get()
     }
 
     /// Component `C` of `entity`, mutably; `None` if the entity is not alive or
     /// lacks it.
     #[inline]
     pub(crate) fn get_mut<C: Component<S>>(&mut self, entity: Entity) -> Option<&mut C> {
-        let location = self.entities.location(entity)?;
-        let table = self.tables.get_mut(location.table);
-        if !table.mask().has(C::BIT) {
-            None
-        } else if S::Mask::DATA.has(C::BIT) {
-            C::column_mut(table.column_mut(C::BIT)).get_mut(location.row.index())
-        } else {
-            self.bins.tag_mut()
-        }
+        self.entity_mut(entity)?.into_mut()
     }
 
     /// The archetype of `entity`, if it is alive.

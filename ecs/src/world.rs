@@ -3,6 +3,7 @@
 use crate::bundle::Bundle;
 use crate::command::{Command, CommandQueue};
 use crate::entity::{Entities, EntitiesExhausted, Entity, NoSuchEntity};
+use crate::entity_ref::{EntityMut, EntityRef};
 use crate::lend::SplitWorld;
 use crate::mask::Mask;
 use crate::query::{MatchedTables, Query, QueryFilter, ReadOnlyQueryData, SchemaQuery};
@@ -247,6 +248,37 @@ impl<S: Schema> World<S> {
     /// other value is still dropped.
     pub fn clear(&mut self) {
         self.store.clear();
+    }
+
+    /// `entity`, for reading several of its components: its table and row
+    /// are looked up once, here. `None` if it is not alive.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Vel(i64);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let a = world.spawn((Pos(1), Vel(2)));
+    /// let e = world.entity(a).unwrap();
+    /// assert_eq!((e.get::<Pos>(), e.get::<Vel>()), (Some(&Pos(1)), Some(&Vel(2))));
+    /// assert!(e.has::<Vel>());
+    /// assert_eq!(e.archetype(), SMask::POS | SMask::VEL);
+    ///
+    /// world.despawn(a).unwrap();
+    /// assert!(world.entity(a).is_none());
+    /// ```
+    #[inline]
+    pub fn entity(&self, entity: Entity) -> Option<EntityRef<'_, S>> {
+        self.store.entity(entity)
+    }
+
+    /// `entity`, for reading and writing several of its components; `None`
+    /// if it is not alive. See [`EntityMut`].
+    #[inline]
+    pub fn entity_mut(&mut self, entity: Entity) -> Option<EntityMut<'_, S>> {
+        self.store.entity_mut(entity)
     }
 
     /// Component `C` of `entity`; `None` if the entity is not alive or lacks it.

@@ -10,10 +10,12 @@
 
 mod fetch;
 mod filter;
+mod lookup;
 mod par;
 
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
 pub use filter::{QueryFilter, With, Without};
+pub use lookup::{QueryEntityError, QuerySingleError};
 
 use crate::entity::{Entities, Entity};
 use crate::lend::{Lent, SplitWorld};

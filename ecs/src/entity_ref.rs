@@ -1,0 +1,239 @@
+//! [`EntityRef`] and [`EntityMut`]: one live entity, its location looked up
+//! once, for reading (or writing) several of its components.
+
+use crate::entity::Entity;
+use crate::mask::Mask;
+use crate::schema::{Component, Schema};
+use crate::storage::{Bins, Table};
+use core::fmt;
+
+/// One live entity of a [`World`](crate::World), read-only: what
+/// [`World::entity`](crate::World::entity) returns.
+///
+/// The entity's table and row are looked up once, when it is made; each
+/// [`get`](EntityRef::get) is then a column index and a row. It borrows the
+/// world shared, so it is `Copy`, and any number of them may be held beside
+/// queries and other readers.
+///
+/// ```
+/// use ecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Pos(i64);
+/// #[derive(Debug, PartialEq)] struct Vel(i64);
+/// #[derive(Debug, PartialEq)] struct Frozen;
+/// #[derive(Schema)] struct Physics { pos: Pos, vel: Vel, frozen: Frozen }
+///
+/// let mut world = World::<Physics>::new();
+/// let a = world.spawn((Pos(1), Frozen));
+///
+/// let e = world.entity(a).unwrap();
+/// assert_eq!(e.id(), a);
+/// assert_eq!(e.get::<Pos>(), Some(&Pos(1)));
+/// assert_eq!(e.get::<Vel>(), None);
+/// assert!(e.has::<Frozen>() && !e.has::<Vel>());
+/// assert_eq!(e.archetype(), PhysicsMask::POS | PhysicsMask::FROZEN);
+/// assert_eq!(format!("{e:?}"), format!("EntityRef({a:?}: Pos, Frozen)"));
+/// ```
+pub struct EntityRef<'w, S: Schema> {
+    id: Entity,
+    /// The entity's table; its row is `row`.
+    table: &'w Table<S>,
+    row: usize,
+    /// For the entity's tags, which have no column.
+    bins: &'w Bins<S>,
+}
+
+impl<'w, S: Schema> EntityRef<'w, S> {
+    /// The view of live entity `id`, at `row` of `table`.
+    #[inline]
+    pub(crate) fn new(id: Entity, table: &'w Table<S>, row: usize, bins: &'w Bins<S>) -> Self {
+        EntityRef {
+            id,
+            table,
+            row,
+            bins,
+        }
+    }
+
+    /// The entity.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.id
+    }
+
+    /// Its component `C`; `None` if it lacks it. The reference lives as long
+    /// as the world's borrow, not just this `EntityRef`.
+    #[inline]
+    pub fn get<C: Component<S>>(&self) -> Option<&'w C> {
+        let (table, bins) = (self.table, self.bins);
+        if !table.mask().has(C::BIT) {
+            None
+        } else if S::Mask::DATA.has(C::BIT) {
+            C::column(table.column(C::BIT)).get(self.row)
+        } else {
+            // A tag: every value of a zero-sized type is the same.
+            bins.tag()
+        }
+    }
+
+    /// Whether it has component `C`.
+    #[inline]
+    pub fn has<C: Component<S>>(&self) -> bool {
+        self.archetype().has(C::BIT)
+    }
+
+    /// Its archetype: the set of its components.
+    #[inline]
+    pub fn archetype(&self) -> S::Mask {
+        self.table.mask()
+    }
+}
+
+impl<S: Schema> Clone for EntityRef<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S: Schema> Copy for EntityRef<'_, S> {}
+
+/// Written `EntityRef(3v1: Pos, Frozen)`: the entity and the names of its
+/// components, in bit order (`EntityRef(3v1: no components)` for none).
+impl<S: Schema> fmt::Debug for EntityRef<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_entity::<S>(f, "EntityRef", self.id, self.archetype())
+    }
+}
+
+/// One live entity of a [`World`](crate::World), for reading and writing
+/// its components: what [`World::entity_mut`](crate::World::entity_mut)
+/// returns. As [`EntityRef`], with [`get_mut`](EntityMut::get_mut) beside
+/// [`get`](EntityMut::get).
+///
+/// ```
+/// use ecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Pos(i64);
+/// #[derive(Debug, PartialEq)] struct Vel(i64);
+/// #[derive(Schema)] struct Physics { pos: Pos, vel: Vel }
+///
+/// let mut world = World::<Physics>::new();
+/// let a = world.spawn((Pos(1), Vel(2)));
+///
+/// let mut e = world.entity_mut(a).unwrap();
+/// let step = e.get::<Vel>().unwrap().0;
+/// e.get_mut::<Pos>().unwrap().0 += step;
+/// assert_eq!(world.get::<Pos>(a), Some(&Pos(3)));
+/// ```
+pub struct EntityMut<'w, S: Schema> {
+    id: Entity,
+    table: &'w mut Table<S>,
+    row: usize,
+    bins: &'w mut Bins<S>,
+}
+
+impl<'w, S: Schema> EntityMut<'w, S> {
+    /// The view of live entity `id`, at `row` of `table`.
+    #[inline]
+    pub(crate) fn new(
+        id: Entity,
+        table: &'w mut Table<S>,
+        row: usize,
+        bins: &'w mut Bins<S>,
+    ) -> Self {
+        EntityMut {
+            id,
+            table,
+            row,
+            bins,
+        }
+    }
+
+    /// The entity.
+    #[inline]
+    pub fn id(&self) -> Entity {
+        self.id
+    }
+
+    /// Its component `C`; `None` if it lacks it.
+    #[inline]
+    pub fn get<C: Component<S>>(&self) -> Option<&C> {
+        EntityRef::new(self.id, self.table, self.row, self.bins).get()
+    }
+
+    /// Its component `C`, mutably; `None` if it lacks it.
+    #[inline]
+    pub fn get_mut<C: Component<S>>(&mut self) -> Option<&mut C> {
+        EntityMut::new(self.id, &mut *self.table, self.row, &mut *self.bins).into_mut()
+    }
+
+    /// Its component `C`, mutably, for as long as the world's borrow: the
+    /// `EntityMut` is used up.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// struct Pos(i64);
+    /// #[derive(Schema)] struct S { pos: Pos }
+    ///
+    /// fn pos_of(world: &mut World<S>, e: Entity) -> Option<&mut Pos> {
+    ///     world.entity_mut(e)?.into_mut::<Pos>()
+    /// }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let a = world.spawn((Pos(1),));
+    /// pos_of(&mut world, a).unwrap().0 = 5;
+    /// assert_eq!(world.get::<Pos>(a).unwrap().0, 5);
+    /// ```
+    #[inline]
+    pub fn into_mut<C: Component<S>>(self) -> Option<&'w mut C> {
+        if !self.table.mask().has(C::BIT) {
+            None
+        } else if S::Mask::DATA.has(C::BIT) {
+            C::column_mut(self.table.column_mut(C::BIT)).get_mut(self.row)
+        } else {
+            self.bins.tag_mut()
+        }
+    }
+
+    /// Whether it has component `C`.
+    #[inline]
+    pub fn has<C: Component<S>>(&self) -> bool {
+        self.archetype().has(C::BIT)
+    }
+
+    /// Its archetype: the set of its components.
+    #[inline]
+    pub fn archetype(&self) -> S::Mask {
+        self.table.mask()
+    }
+}
+
+impl<'w, S: Schema> From<EntityMut<'w, S>> for EntityRef<'w, S> {
+    fn from(entity: EntityMut<'w, S>) -> Self {
+        EntityRef::new(entity.id, entity.table, entity.row, entity.bins)
+    }
+}
+
+/// Written `EntityMut(3v1: Pos, Vel)`, as [`EntityRef`].
+impl<S: Schema> fmt::Debug for EntityMut<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_entity::<S>(f, "EntityMut", self.id, self.archetype())
+    }
+}
+
+fn fmt_entity<S: Schema>(
+    f: &mut fmt::Formatter<'_>,
+    kind: &str,
+    id: Entity,
+    archetype: S::Mask,
+) -> fmt::Result {
+    write!(f, "{kind}({id:?}: ")?;
+    if archetype.is_empty() {
+        f.write_str("no components")?;
+    }
+    for (i, bit) in archetype.iter_bits().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        f.write_str(S::COMPONENT_NAMES[bit as usize])?;
+    }
+    f.write_str(")")
+}
