@@ -163,10 +163,7 @@ impl<'w, S: Schema> Commands<'w, S> {
 
 impl<S: Schema> fmt::Debug for Commands<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Commands")
-            .field("schema", &S::NAME)
-            .field("len", &self.len())
-            .finish()
+        self.queue.debug("Commands", f)
     }
 }
 
@@ -199,10 +196,7 @@ impl<'a, S: Schema> ChunkCommands<'a, S> {
 
 impl<S: Schema> fmt::Debug for ChunkCommands<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ChunkCommands")
-            .field("schema", &S::NAME)
-            .field("len", &self.len())
-            .finish()
+        self.queue.debug("ChunkCommands", f)
     }
 }
 
@@ -272,6 +266,14 @@ impl<S: Schema> CommandQueue<S> {
     /// Number of commands recorded.
     pub(crate) fn len(&self) -> usize {
         self.ops.len()
+    }
+
+    /// `Debug` of a recorder named `name` that records into this queue.
+    pub(crate) fn debug(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct(name)
+            .field("schema", &S::NAME)
+            .field("len", &self.len())
+            .finish()
     }
 
     #[inline]

@@ -88,9 +88,6 @@ impl<S: Schema> CommandBuffer<S> {
 
 impl<S: Schema> fmt::Debug for CommandBuffer<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CommandBuffer")
-            .field("schema", &S::NAME)
-            .field("len", &self.len())
-            .finish()
+        self.queue.debug("CommandBuffer", f)
     }
 }

@@ -298,13 +298,7 @@ impl Entities {
         }
         if reserved.next != NO_SLOT {
             let index = reserved.next;
-            let Slot::Dead {
-                reuse: Some(generation),
-                next_free,
-            } = self.slots[index as usize]
-            else {
-                unreachable!("the free list holds only dead slots that are not retired")
-            };
+            let (generation, next_free) = self.listed(index);
             reserved.next = next_free;
             reserved.from_list += 1;
             return Ok(Entity { index, generation });
@@ -336,16 +330,7 @@ impl Entities {
                 .unwrap_or_else(PoisonError::into_inner),
         );
         for _ in 0..reserved.from_list {
-            let index = self.free;
-            let Slot::Dead {
-                reuse: Some(generation),
-                next_free,
-            } = self.slots[index as usize]
-            else {
-                unreachable!("a reservation took a slot of the free list")
-            };
-            self.free = next_free;
-            self.free_len -= 1;
+            let (index, generation) = self.unlist_head();
             let location = place(Entity { index, generation });
             self.slots[index as usize] = Slot::Alive {
                 generation,
@@ -372,6 +357,31 @@ impl Entities {
         self.live
     }
 
+    /// The generation the next occupant of listed slot `index` gets, and the
+    /// next slot of the free list.
+    #[inline]
+    fn listed(&self, index: u32) -> (NonZeroU32, u32) {
+        match self.slots[index as usize] {
+            Slot::Dead {
+                reuse: Some(generation),
+                next_free,
+            } => (generation, next_free),
+            _ => unreachable!("the free list holds only dead slots that are not retired"),
+        }
+    }
+
+    /// Takes the first slot off the free list (which must not be empty):
+    /// its index and the generation its next occupant gets. The caller makes
+    /// the slot alive.
+    #[inline]
+    fn unlist_head(&mut self) -> (u32, NonZeroU32) {
+        let index = self.free;
+        let (generation, next_free) = self.listed(index);
+        self.free = next_free;
+        self.free_len -= 1;
+        (index, generation)
+    }
+
     /// Makes room for `additional` new slots.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.slots.reserve(additional.saturating_sub(self.free_len));
@@ -381,18 +391,8 @@ impl Entities {
     #[inline]
     pub(crate) fn alloc(&mut self, location: EntityLocation) -> Result<Entity, EntitiesExhausted> {
         let (index, generation) = if self.free != NO_SLOT {
-            let index = self.free;
-            let slot = &mut self.slots[index as usize];
-            let Slot::Dead {
-                reuse: Some(generation),
-                next_free,
-            } = *slot
-            else {
-                unreachable!("the free list holds only dead slots that are not retired")
-            };
-            self.free = next_free;
-            self.free_len -= 1;
-            *slot = Slot::Alive {
+            let (index, generation) = self.unlist_head();
+            self.slots[index as usize] = Slot::Alive {
                 generation,
                 location,
             };
