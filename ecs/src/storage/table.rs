@@ -469,16 +469,13 @@ impl<S: Schema> Tables<S> {
     /// Same tables, but the test of `from` is then a branch, which the
     /// processor predicts and goes on with the remembered tables before `from`
     /// (the entity's slot) has even been loaded, instead of waiting for slot,
-    /// then edge, then table, to learn where to write. add_remove's loop (a
+    /// then edge, then table, to learn where to write. That is the shape of a
     /// run of one migration, as when a system inserts a component into the
-    /// entities of a query, table by table) measured 198 µs without, 174 µs
-    /// with, against 121 µs for the hand-written baseline.
+    /// entities of a query, table by table.
     ///
     /// The run is required because entities whose tables come in random order
-    /// make that branch mispredict about every other time, which costs more
-    /// than the chain of loads: the same loop over entities of two tables in
-    /// random order took 345 µs when every remembered edge was trusted, 212 µs
-    /// with the run required, 200 µs with nothing remembered.
+    /// would make that branch mispredict about every other time, which costs
+    /// more than the chain of loads. docs/PERFORMANCE.md has the figures.
     #[inline]
     pub(crate) fn migration_insert(&mut self, from: TableId, bit: u32) -> Option<Edge> {
         self.recent_inserts[bit as usize % RECENT_EDGES].take::<S>(&self.insert_edges, from, bit)
