@@ -71,7 +71,8 @@ pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Has, Query, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, SchemaQuery, With, Without,
+    Has, Query, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, SchemaQuery, TableChunk,
+    TableEntities, TableEntitiesIter, With, Without,
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
