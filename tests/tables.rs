@@ -159,7 +159,7 @@ fn has_items_are_one_bool_per_table() {
 #[test]
 fn entity_slices_are_the_chunks_entities_with_their_generations() {
     let mut f = fixture();
-    let [e0, ..] = f.e;
+    let [e0, e1, _, e3, e4, _] = f.e;
     f.world.despawn(e0).unwrap();
     let reborn = f.world.spawn((Pos(-1), Vel(-1)));
     assert_eq!(reborn.index(), e0.index());
@@ -168,20 +168,21 @@ fn entity_slices_are_the_chunks_entities_with_their_generations() {
     f.world
         .query_filtered::<Entity, With<Vel>>()
         .for_each_table(|table, entities| {
+            let listed: Vec<Entity> = entities.iter().collect();
+            assert_eq!(listed.len(), table.len());
             assert_eq!(entities.len(), table.len());
-            assert_eq!(
-                entities.iter().collect::<Vec<_>>(),
-                table.entities().iter().collect::<Vec<_>>()
-            );
-            for row in 0..entities.len() {
-                assert_eq!(entities.get(row), table.entities().get(row));
+            assert_eq!(table.entities().iter().collect::<Vec<_>>(), listed);
+            let mut reversed: Vec<Entity> = entities.iter().rev().collect();
+            reversed.reverse();
+            assert_eq!(reversed, listed);
+            for (row, entity) in listed.iter().enumerate() {
+                assert_eq!(entities.get(row), Some(*entity));
             }
             assert_eq!(entities.get(entities.len()), None);
-            all.extend(entities);
+            all.extend(listed);
         });
-    assert!(all.contains(&reborn));
-    assert!(!all.contains(&e0));
-    assert_eq!(all.len(), 4);
+    // Despawning e0 moved e4 into its row; the reborn slot went to the end.
+    assert_eq!(all, [e4, reborn, e1, e3]);
 }
 
 #[test]
@@ -344,71 +345,88 @@ fn many() -> World<Sim> {
     world
 }
 
+/// Runs `f` on a rayon pool of `threads` threads.
+fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
 #[test]
 fn parallel_ranges_cover_every_row_exactly_once() {
     let mut world = many();
-    let ranges = Mutex::new(Vec::new());
-    world
-        .query::<(Entity, &Pos)>()
-        .par_for_each_table(|chunk, (entities, pos)| {
-            assert_eq!(pos.len(), chunk.len());
-            assert_eq!(entities.len(), chunk.len());
-            let entities: Vec<Entity> = entities.iter().collect();
-            ranges
-                .lock()
-                .unwrap()
-                .push((chunk.mask::<Sim>(), chunk.rows(), entities));
-        });
-    let mut ranges = ranges.into_inner().unwrap();
-    ranges.sort_by_key(|(mask, rows, _)| (*mask, rows.start));
-    assert!(
-        ranges.len() > 3,
-        "the big tables were not cut: {}",
-        ranges.len()
-    );
-    // Per table, the ranges tile its rows, in order and without overlap.
-    let mut seen: Vec<Entity> = Vec::new();
-    let mut next = BTreeMap::new();
-    for (mask, rows, entities) in &ranges {
-        let start = next.entry(*mask).or_insert(0);
-        assert_eq!(rows.start, *start, "gap or overlap in {mask:?}");
-        assert_eq!(rows.len(), entities.len());
-        *start = rows.end;
-        seen.extend(entities);
-    }
-    // Each range ended where the next began; the last ends at the table's end.
-    let moving = SimMask::POS | SimMask::VEL;
-    let table_ends = BTreeMap::from([
-        (moving, MANY as usize),
-        (moving | SimMask::FROZEN, (MANY / 3) as usize),
-        (moving | SimMask::ACC, 7),
-    ]);
-    assert_eq!(next, table_ends);
     let mut all = world.query::<Entity>().iter().collect::<Vec<_>>();
     all.sort();
-    seen.sort();
-    assert_eq!(seen, all);
+    for threads in [1, 2, 4] {
+        let ranges = Mutex::new(Vec::new());
+        on_threads(threads, || {
+            world
+                .query::<(Entity, &Pos)>()
+                .par_for_each_table(|chunk, (entities, pos)| {
+                    assert_eq!(pos.len(), chunk.len());
+                    assert_eq!(entities.len(), chunk.len());
+                    let entities: Vec<Entity> = entities.iter().collect();
+                    ranges
+                        .lock()
+                        .unwrap()
+                        .push((chunk.mask::<Sim>(), chunk.rows(), entities));
+                })
+        });
+        let mut ranges = ranges.into_inner().unwrap();
+        ranges.sort_by_key(|(mask, rows, _)| (*mask, rows.start));
+        assert!(
+            ranges.len() > 3,
+            "the big tables were not cut on {threads} threads: {} ranges",
+            ranges.len()
+        );
+        // Per table, the ranges tile its rows, in order and without overlap.
+        let mut seen: Vec<Entity> = Vec::new();
+        let mut next = BTreeMap::new();
+        for (mask, rows, entities) in &ranges {
+            let start = next.entry(*mask).or_insert(0);
+            assert_eq!(rows.start, *start, "gap or overlap in {mask:?}");
+            assert_eq!(rows.len(), entities.len());
+            *start = rows.end;
+            seen.extend(entities);
+        }
+        // The last range of each table ends at the table's end.
+        let moving = SimMask::POS | SimMask::VEL;
+        let table_ends = BTreeMap::from([
+            (moving, MANY as usize),
+            (moving | SimMask::FROZEN, (MANY / 3) as usize),
+            (moving | SimMask::ACC, 7),
+        ]);
+        assert_eq!(next, table_ends);
+        seen.sort();
+        assert_eq!(seen, all, "on {threads} threads");
+    }
 }
 
 #[test]
 fn parallel_mutable_ranges_visit_every_row_exactly_once() {
     let mut world = many();
-    world
-        .query::<(&mut Pos, &mut Vel)>()
-        .par_for_each_table_mut(|_, (pos, vel)| {
-            for (p, v) in pos.iter_mut().zip(vel) {
-                p.0 += 1_000_000;
-                v.0 += 1;
-            }
+    for threads in [1, 2, 4] {
+        on_threads(threads, || {
+            world
+                .query::<(&mut Pos, &mut Vel)>()
+                .par_for_each_table_mut(|_, (pos, vel)| {
+                    for (p, v) in pos.iter_mut().zip(vel) {
+                        p.0 += 1_000_000;
+                        v.0 += 1;
+                    }
+                })
         });
+    }
     let query = world.query::<&Vel>();
-    assert!(query.iter().all(|vel| vel.0 == 2));
+    assert!(query.iter().all(|vel| vel.0 == 4));
     let mut rows: Vec<i64> = world.query::<&Pos>().iter().map(|p| p.0).collect();
     rows.sort();
     let mut expected: Vec<i64> = (0..MANY)
         .chain(0..MANY / 3)
         .chain(0..7)
-        .map(|i| i + 1_000_000)
+        .map(|i| i + 3_000_000)
         .collect();
     expected.sort();
     assert_eq!(rows, expected);
