@@ -77,9 +77,10 @@ pub trait QueryData {
 /// A [`QueryData`] that reads only, so its query can be iterated through `&`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a read-only query: use `iter_mut()`, `for_each_mut`, \
-               `par_for_each_mut` or `get_mut`",
+               `for_each_table_mut`, `par_for_each_mut` or `get_mut`",
     label = "this query writes",
-    note = "`iter()`, `for_each`, `par_for_each` and `get` are for queries without `&mut` items"
+    note = "`iter()`, `for_each`, `for_each_table`, `par_for_each` and `get` are for queries \
+            without `&mut` items"
 )]
 pub trait ReadOnlyQueryData: QueryData {
     /// A shared fetch over the same rows.
