@@ -20,7 +20,7 @@ use rayon::prelude::*;
 /// the item slices: the table's archetype and the entities of the rows.
 ///
 /// Row `i` of every item slice belongs to entity `entities().get(i)`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct TableChunk<'a> {
     entities: TableEntities<'a>,
     /// The table's archetype, as the bits of its `S::Mask`.
@@ -88,6 +88,18 @@ impl<'a> TableChunk<'a> {
     #[inline]
     pub fn rows(&self) -> Range<usize> {
         self.first_row..self.first_row + self.len()
+    }
+}
+
+/// The schema, the archetype's bits and the rows; not the entities, which
+/// may be many.
+impl fmt::Debug for TableChunk<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableChunk")
+            .field("schema", &self.schema)
+            .field("mask", &format_args!("{:#b}", self.mask))
+            .field("rows", &self.rows())
+            .finish_non_exhaustive()
     }
 }
 
