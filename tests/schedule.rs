@@ -585,3 +585,50 @@ fn describe_names_functions_closures_and_named_systems() {
     assert!(plan.contains("stage 1: inertia, closure in describe_names_functions_closures_and_named_systems, spawn wave\n"), "{plan}");
     assert!(plan.contains("step<schedule::Frozen>"), "{plan}");
 }
+
+#[test]
+fn table_form_systems_follow_the_same_access_rules() {
+    fn inertia_by_table(mut movers: Query<(&mut Pos, &Vel), Without<Frozen>>) {
+        movers.for_each_table_mut(|_, (pos, vel)| {
+            for (p, v) in pos.iter_mut().zip(vel) {
+                p.0 += v.0;
+            }
+        });
+    }
+    fn sink_frozen_by_table(mut frozen: Query<&mut Pos, With<Frozen>>) {
+        frozen.par_for_each_table_mut(|_, pos| pos.iter_mut().for_each(|p| p.0 -= 1));
+    }
+    fn record_by_table(positions: Query<&Pos>, mut seen: ResMut<Seen>) {
+        seen.0.clear();
+        positions.for_each_table(|_, pos| seen.0.extend(pos.iter().map(|p| p.0)));
+        seen.0.sort();
+    }
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(1), Vel(10)));
+    world.spawn((Pos(2), Vel(20), Frozen));
+    world.spawn((Pos(3),));
+    let mut schedule = schedule();
+    schedule
+        .add(inertia_by_table)
+        .add(sink_frozen_by_table)
+        .add(record_by_table)
+        .add(inertia_by_table);
+    // Disjoint filters share a stage; a reader waits for the writers before
+    // it, and a writer for the reader before it, as for any query.
+    assert_eq!(
+        schedule.describe(),
+        "Schedule<Physics>: 4 systems in 3 stages\n\
+         \x20 stage 1: inertia_by_table, sink_frozen_by_table\n\
+         \x20 stage 2: record_by_table\n\
+         \x20   record_by_table waits for inertia_by_table: inertia_by_table writes Pos, which record_by_table reads\n\
+         \x20   record_by_table waits for sink_frozen_by_table: sink_frozen_by_table writes Pos, which record_by_table reads\n\
+         \x20 stage 3: inertia_by_table\n\
+         \x20   inertia_by_table waits for inertia_by_table: inertia_by_table writes Pos, which inertia_by_table reads\n\
+         \x20   inertia_by_table waits for record_by_table: inertia_by_table writes Pos, which record_by_table reads\n"
+    );
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [1, 3, 11]);
+    let mut positions: Vec<i64> = world.query::<&Pos>().iter().map(|p| p.0).collect();
+    positions.sort();
+    assert_eq!(positions, [1, 3, 21]);
+}

@@ -76,7 +76,7 @@ pub use entity_ref::{EntityMut, EntityRef};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
     Has, Query, QueryData, QueryEntityError, QueryFilter, QueryIter, QuerySingleError,
-    ReadOnlyQueryData, SchemaQuery, With, Without,
+    ReadOnlyQueryData, SchemaQuery, TableChunk, TableEntities, TableEntitiesIter, With, Without,
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};

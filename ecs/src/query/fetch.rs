@@ -2,6 +2,7 @@
 //! and per-table slice types) and [`SchemaQuery`] (masks and column lookup in
 //! a schema).
 
+use super::table::TableEntities;
 use crate::entity::{Entities, Entity};
 use crate::lend::Lent;
 use crate::mask::Mask;
@@ -13,10 +14,19 @@ use core::marker::PhantomData;
 /// `Option<Q>`, [`Entity`], [`Has<T>`], and tuples of these (up to 12).
 ///
 /// A query holds, for each matching table, a [`QueryData::Fetch`] (for `&T`, a
-/// `&[T]` column slice) and hands out [`QueryData::Item`]s (a `&T`) row by row.
+/// `&[T]` column slice) and hands out [`QueryData::Item`]s (a `&T`) row by row,
+/// or whole tables as [`QueryData::Slice`]s in the table form
+/// ([`Query::for_each_table_mut`](crate::Query::for_each_table_mut)).
 pub trait QueryData {
     /// What one entity yields: `&'a T` for `&T`, `bool` for `Has<T>`.
     type Item<'a>;
+    /// What one table (or one row range of a table) yields in the table form
+    /// ([`Query::for_each_table_mut`](crate::Query::for_each_table_mut)): `&'a [T]` for `&T`,
+    /// `&'a mut [T]` for `&mut T`, `Option<&'a [T]>` and `Option<&'a mut [T]>`
+    /// for optional items (`None` in tables without `T`), one `bool` for
+    /// `Has<T>`, a [`TableEntities`] for [`Entity`], and a tuple of these for
+    /// a tuple.
+    type Slice<'a>;
     /// What one table yields: `&'a [T]` for `&T`, `&'a mut [T]` for `&mut T`.
     /// Its default is the fetch of no rows.
     #[doc(hidden)]
@@ -49,6 +59,12 @@ pub trait QueryData {
         acc
     }
 
+    /// The fetch as the table form hands it out. A separate step from the
+    /// fetch, so that a fetch may one day carry more than its slices (change
+    /// ticks, say) without the table form's types changing.
+    #[doc(hidden)]
+    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a>;
+
     /// A shorter-lived fetch over the same rows.
     #[doc(hidden)]
     fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a>;
@@ -62,11 +78,11 @@ pub trait QueryData {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a read-only query: it writes a component",
     label = "this query writes",
-    note = "`world.query()`, `world.query_filtered()`, `iter()`, `for_each`, `par_for_each` \
-            and `get` are for queries without `&mut` items",
+    note = "`world.query()`, `world.query_filtered()`, `iter()`, `for_each`, `for_each_table`, \
+            `par_for_each` and `get` are for queries without `&mut` items",
     note = "to write, build the query with `world.query_mut()` or \
             `world.query_filtered_mut()` and use `iter_mut()`, `for_each_mut`, \
-            `par_for_each_mut` or `get_mut`"
+            `for_each_table_mut`, `par_for_each_mut` or `get_mut`"
 )]
 pub trait ReadOnlyQueryData: QueryData {
     /// A shared fetch over the same rows.
@@ -146,7 +162,13 @@ const fn tag_check<S: Schema>(bit: u32) {
 
 impl<T: 'static> QueryData for &T {
     type Item<'a> = &'a T;
+    type Slice<'a> = &'a [T];
     type Fetch<'a> = &'a [T];
+
+    #[inline(always)]
+    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        fetch
+    }
 
     #[inline(always)]
     fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
@@ -207,7 +229,13 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &T {
 
 impl<T: 'static> QueryData for &mut T {
     type Item<'a> = &'a mut T;
+    type Slice<'a> = &'a mut [T];
     type Fetch<'a> = &'a mut [T];
+
+    #[inline(always)]
+    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        fetch
+    }
 
     #[inline(always)]
     fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
@@ -260,65 +288,40 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
     }
 }
 
-/// The fetch of an [`Entity`] item: a table's entities by slot index, and
-/// the world's entities for their generations.
-#[doc(hidden)]
-#[derive(Clone, Copy)]
-pub struct EntityFetch<'a> {
-    indices: &'a [EntityIndex],
-    entities: &'a Entities,
-}
-
-impl Default for EntityFetch<'_> {
-    fn default() -> Self {
-        static NONE: Entities = Entities::new();
-        EntityFetch {
-            indices: &[],
-            entities: &NONE,
-        }
-    }
-}
-
 impl QueryData for Entity {
     type Item<'a> = Entity;
-    type Fetch<'a> = EntityFetch<'a>;
+    type Slice<'a> = TableEntities<'a>;
+    type Fetch<'a> = TableEntities<'a>;
+
+    #[inline(always)]
+    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        fetch
+    }
 
     #[inline(always)]
     fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
-        fetch.entities.entity(fetch.indices[row])
+        fetch.entity(row)
     }
 
     #[inline(always)]
     fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
-        let (first, rest) = fetch.indices.split_first().expect("query fetch exhausted");
-        fetch.indices = rest;
-        fetch.entities.entity(*first)
+        fetch.take_first().expect("query fetch exhausted")
     }
 
     #[inline(always)]
-    fn reborrow<'a>(fetch: &'a mut EntityFetch<'_>) -> EntityFetch<'a> {
+    fn reborrow<'a>(fetch: &'a mut TableEntities<'_>) -> TableEntities<'a> {
         *fetch
     }
 
     #[inline]
     fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
-        let (head, tail) = fetch.indices.split_at(mid);
-        (
-            EntityFetch {
-                indices: head,
-                ..fetch
-            },
-            EntityFetch {
-                indices: tail,
-                ..fetch
-            },
-        )
+        fetch.split_at(mid)
     }
 }
 
 impl ReadOnlyQueryData for Entity {
     #[inline(always)]
-    fn shared<'a>(fetch: &'a EntityFetch<'_>) -> EntityFetch<'a> {
+    fn shared<'a>(fetch: &'a TableEntities<'_>) -> TableEntities<'a> {
         *fetch
     }
 }
@@ -333,17 +336,20 @@ impl<S: Schema> SchemaQuery<S> for Entity {
     const LAST_COLUMN: u32 = NO_COLUMN;
 
     #[inline]
-    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> EntityFetch<'w> {
-        EntityFetch {
-            indices: table.entities,
-            entities: table.all_entities,
-        }
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> TableEntities<'w> {
+        TableEntities::new(table.entities, table.all_entities)
     }
 }
 
 impl<T: 'static> QueryData for Has<T> {
     type Item<'a> = bool;
+    type Slice<'a> = bool;
     type Fetch<'a> = bool;
+
+    #[inline(always)]
+    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        fetch
+    }
 
     #[inline(always)]
     fn get<'a>(fetch: Self::Fetch<'a>, _: usize) -> Self::Item<'a> {
@@ -390,7 +396,13 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for Has<T> {
 
 impl<Q: QueryData> QueryData for Option<Q> {
     type Item<'a> = Option<Q::Item<'a>>;
+    type Slice<'a> = Option<Q::Slice<'a>>;
     type Fetch<'a> = Option<Q::Fetch<'a>>;
+
+    #[inline(always)]
+    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        fetch.map(Q::slice)
+    }
 
     #[inline(always)]
     fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
@@ -452,7 +464,14 @@ macro_rules! impl_query_tuple {
         #[allow(non_snake_case, clippy::unused_unit)]
         impl<$($q: QueryData),*> QueryData for ($($q,)*) {
             type Item<'a> = ($($q::Item<'a>,)*);
+            type Slice<'a> = ($($q::Slice<'a>,)*);
             type Fetch<'a> = ($($q::Fetch<'a>,)*);
+
+            #[inline(always)]
+            fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+                let ($($q,)*) = fetch;
+                ($($q::slice($q),)*)
+            }
 
             #[inline(always)]
             fn get<'a>(fetch: Self::Fetch<'a>, _row: usize) -> Self::Item<'a> {

@@ -12,16 +12,18 @@ mod fetch;
 mod filter;
 mod lookup;
 mod par;
+mod table;
 
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
 pub use filter::{QueryFilter, With, Without};
 pub use lookup::{QueryEntityError, QuerySingleError};
+pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
 use crate::entity::{Entities, Entity};
 use crate::lend::{Lent, SplitWorld};
-use crate::mask::Mask;
+use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
-use crate::storage::{Table, TableId, Tables};
+use crate::storage::{EntityIndex, Table, TableId, Tables};
 use core::marker::PhantomData;
 use fetch::ViewColumns;
 
@@ -32,7 +34,8 @@ use fetch::ViewColumns;
 /// slices the query needs. Iterate it with [`Query::iter`] (read-only
 /// queries) or [`Query::iter_mut`], or with [`Query::for_each`] /
 /// [`Query::for_each_mut`], which run over the slices directly and are the
-/// fastest way through a query.
+/// fastest way through a query. [`Query::for_each_table_mut`] hands the
+/// slices themselves to a loop written by hand, one table at a time.
 ///
 /// ```
 /// use ecs::prelude::*;
@@ -58,13 +61,19 @@ use fetch::ViewColumns;
 pub struct Query<'w, Q: QueryData, F = ()> {
     entities: &'w Entities,
     tables: Vec<FetchedTable<'w, Q>>,
+    /// The schema of the world, by type name: a query's type leaves it out,
+    /// and [`TableChunk::mask`] checks what it is asked for against this.
+    schema: &'static str,
     filter: PhantomData<fn() -> F>,
 }
 
 /// One matching, non-empty table of a query.
 struct FetchedTable<'w, Q: QueryData> {
     id: TableId,
-    len: usize,
+    /// The table's archetype, as the bits of its `S::Mask`.
+    mask: u128,
+    /// The table's entities, one per row.
+    entities: &'w [EntityIndex],
     fetch: Q::Fetch<'w>,
 }
 
@@ -94,7 +103,6 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 continue;
             }
             let mask = table.mask();
-            let len = table.len();
             let (indices, columns) = table.split_mut();
             // A query whose items take columns in ascending order, each once,
             // walks the columns with a cursor; others go through slots, which
@@ -112,11 +120,17 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             };
             let mut view = TableView::new(mask, indices, entities, columns);
             let fetch = Q::fetch(&mut view);
-            fetched.push(FetchedTable { id, len, fetch });
+            fetched.push(FetchedTable {
+                id,
+                mask: mask.bits().to_u128(),
+                entities: indices,
+                fetch,
+            });
         }
         Query {
             entities,
             tables: fetched,
+            schema: core::any::type_name::<S>(),
             filter: PhantomData,
         }
     }
@@ -141,13 +155,15 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let fetch = Q::fetch(&mut view);
             fetched.push(FetchedTable {
                 id,
-                len: table.len(),
+                mask: table.mask().bits().to_u128(),
+                entities: table.entities(),
                 fetch,
             });
         }
         Query {
             entities,
             tables: fetched,
+            schema: core::any::type_name::<S>(),
             filter: PhantomData,
         }
     }
@@ -174,13 +190,15 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let fetch = Q::fetch(&mut view);
             fetched.push(FetchedTable {
                 id,
-                len: table.entities.len(),
+                mask: table.mask.bits().to_u128(),
+                entities: table.entities,
                 fetch,
             });
         }
         Query {
             entities: world.entities,
             tables: fetched,
+            schema: core::any::type_name::<S>(),
             filter: PhantomData,
         }
     }
@@ -195,9 +213,12 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     #[inline]
     pub fn for_each_mut(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
         for table in &mut self.tables {
-            Q::fold(Q::reborrow(&mut table.fetch), table.len, (), |(), item| {
-                f(item)
-            });
+            Q::fold(
+                Q::reborrow(&mut table.fetch),
+                table.entities.len(),
+                (),
+                |(), item| f(item),
+            );
         }
     }
 
@@ -209,7 +230,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 
     /// Number of matching entities.
     pub fn count(&self) -> usize {
-        self.tables.iter().map(|table| table.len).sum()
+        self.tables.iter().map(|table| table.entities.len()).sum()
     }
 
     /// Whether no entity matches.
@@ -252,7 +273,12 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: ReadOnlyQueryData,
     {
         for table in &self.tables {
-            Q::fold(Q::shared(&table.fetch), table.len, (), |(), item| f(item));
+            Q::fold(
+                Q::shared(&table.fetch),
+                table.entities.len(),
+                (),
+                |(), item| f(item),
+            );
         }
     }
 
@@ -318,11 +344,11 @@ impl<'a, 'w, Q: QueryData> QueryIter<'a, 'w, Q> {
         let (len, fetch) = match &mut self.tables {
             IterSource::Shared(tables, shared) => {
                 let table = tables.next()?;
-                (table.len, shared(&table.fetch))
+                (table.entities.len(), shared(&table.fetch))
             }
             IterSource::Exclusive(tables) => {
                 let table = tables.next()?;
-                (table.len, Q::reborrow(&mut table.fetch))
+                (table.entities.len(), Q::reborrow(&mut table.fetch))
             }
         };
         self.fetch = fetch;
@@ -332,8 +358,12 @@ impl<'a, 'w, Q: QueryData> QueryIter<'a, 'w, Q> {
 
     fn rows_after_current(&self) -> usize {
         match &self.tables {
-            IterSource::Shared(tables, _) => tables.as_slice().iter().map(|t| t.len).sum(),
-            IterSource::Exclusive(tables) => tables.as_slice().iter().map(|t| t.len).sum(),
+            IterSource::Shared(tables, _) => {
+                tables.as_slice().iter().map(|t| t.entities.len()).sum()
+            }
+            IterSource::Exclusive(tables) => {
+                tables.as_slice().iter().map(|t| t.entities.len()).sum()
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 /// Chunks per thread: enough for rayon to balance uneven work, few enough
 /// that the per-chunk overhead stays small.
-const CHUNKS_PER_THREAD: usize = 8;
+pub(super) const CHUNKS_PER_THREAD: usize = 8;
 
 /// Cuts `tables` (fetches with their row counts) into chunks of about equal
 /// size, in iteration order.
@@ -75,7 +75,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         let tables = self
             .tables
             .iter_mut()
-            .map(|table| (Q::reborrow(&mut table.fetch), table.len));
+            .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()));
         run_chunks::<Q>(chunks::<Q>(tables, total), f);
     }
 
@@ -91,7 +91,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         let tables = self
             .tables
             .iter()
-            .map(|table| (Q::shared(&table.fetch), table.len));
+            .map(|table| (Q::shared(&table.fetch), table.entities.len()));
         run_chunks::<Q>(chunks::<Q>(tables, total), f);
     }
 
@@ -136,7 +136,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         let tables = self
             .tables
             .iter_mut()
-            .map(|table| (Q::reborrow(&mut table.fetch), table.len));
+            .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()));
         let queues: Vec<CommandQueue<S>> = chunks::<Q>(tables, total)
             .into_par_iter()
             .map(|(mut fetch, len)| {

@@ -1,0 +1,493 @@
+//! The table form of a query: one call per matching table (in the parallel
+//! forms, per row range of a table) with the table's archetype, its entities
+//! and one slice per query item. This is the Zig model's system signature:
+//! the user writes the loop over whole columns, and can branch once per
+//! table rather than once per entity.
+
+use super::par::CHUNKS_PER_THREAD;
+use super::{Query, QueryData, ReadOnlyQueryData};
+use crate::entity::{Entities, Entity};
+use crate::mask::Mask;
+use crate::schema::Schema;
+use crate::storage::EntityIndex;
+use core::fmt;
+use core::iter::FusedIterator;
+use core::ops::Range;
+use rayon::prelude::*;
+
+/// One matching table of a [`Query`], or a row range of one, as the table
+/// form ([`Query::for_each_table_mut`] and its siblings) hands it out beside
+/// the item slices: the table's archetype and the entities of the rows.
+///
+/// Row `i` of every item slice belongs to entity `entities().get(i)`.
+#[derive(Clone, Copy)]
+pub struct TableChunk<'a> {
+    entities: TableEntities<'a>,
+    /// The table's archetype, as the bits of its `S::Mask`.
+    mask: u128,
+    /// The schema's type name (see [`Query`]'s field of the same name).
+    schema: &'static str,
+    first_row: usize,
+}
+
+impl<'a> TableChunk<'a> {
+    /// The archetype of the chunk's table: every component its entities
+    /// have, asked for by the query or not. `S` is the world's schema, which
+    /// a query's type leaves out, hence the turbofish:
+    /// `chunk.mask::<Physics>().contains(PhysicsMask::FROZEN)`.
+    ///
+    /// # Panics
+    ///
+    /// If `S` is not the schema of the world the query came from.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// struct Pos(i32);
+    /// struct Frozen;
+    /// #[derive(Schema)] struct S { pos: Pos, frozen: Frozen }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn((Pos(1),));
+    /// world.spawn((Pos(2), Frozen));
+    /// let mut masks = Vec::new();
+    /// world.query::<&Pos>().for_each_table(|table, _| masks.push(table.mask::<S>()));
+    /// assert_eq!(masks, [SMask::POS, SMask::POS | SMask::FROZEN]);
+    /// ```
+    #[inline]
+    pub fn mask<S: Schema>(&self) -> S::Mask {
+        let asked = core::any::type_name::<S>();
+        assert!(
+            asked == self.schema,
+            "TableChunk::mask::<{asked}>() on a query of a World<{}>: name the world's schema",
+            self.schema
+        );
+        S::Mask::from_u128(self.mask)
+    }
+
+    /// The entities of the chunk's rows, in row order.
+    #[inline]
+    pub fn entities(&self) -> TableEntities<'a> {
+        self.entities
+    }
+
+    /// Number of rows: the length of every item slice.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the chunk has no row; never true for a chunk a query hands
+    /// out, since queries skip empty tables.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// The rows of its table that the chunk holds: `0..len()` for the
+    /// sequential forms, one range of the table for the parallel ones.
+    #[inline]
+    pub fn rows(&self) -> Range<usize> {
+        self.first_row..self.first_row + self.len()
+    }
+}
+
+/// The schema, the archetype's bits and the rows; not the entities, which
+/// may be many.
+impl fmt::Debug for TableChunk<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableChunk")
+            .field("schema", &self.schema)
+            .field("mask", &format_args!("{:#b}", self.mask))
+            .field("rows", &self.rows())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The entities of a table's rows (or of a row range), in row order: the
+/// [`TableChunk::entities`] of a chunk, and the slice of an [`Entity`] item
+/// in the table form. A view of the table: it yields each [`Entity`] with
+/// its generation, read from the world, as it goes.
+#[derive(Clone, Copy)]
+pub struct TableEntities<'a> {
+    /// The rows' entities, by slot index.
+    indices: &'a [EntityIndex],
+    /// The world's entities, for the generations.
+    entities: &'a Entities,
+}
+
+impl<'a> TableEntities<'a> {
+    #[inline]
+    pub(crate) fn new(indices: &'a [EntityIndex], entities: &'a Entities) -> Self {
+        TableEntities { indices, entities }
+    }
+
+    /// Number of rows.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// Whether there is no row.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    /// The entity of row `row`; `None` past the end.
+    #[inline]
+    pub fn get(&self, row: usize) -> Option<Entity> {
+        let index = *self.indices.get(row)?;
+        Some(self.entities.entity(index))
+    }
+
+    /// The entities in row order.
+    #[inline]
+    pub fn iter(&self) -> TableEntitiesIter<'a> {
+        TableEntitiesIter {
+            indices: self.indices.iter(),
+            entities: self.entities,
+        }
+    }
+
+    /// The entity of row `row`, which must exist.
+    #[inline]
+    pub(crate) fn entity(&self, row: usize) -> Entity {
+        self.entities.entity(self.indices[row])
+    }
+
+    /// The first row's entity, dropping it from the view.
+    #[inline]
+    pub(crate) fn take_first(&mut self) -> Option<Entity> {
+        let (first, rest) = self.indices.split_first()?;
+        self.indices = rest;
+        Some(self.entities.entity(*first))
+    }
+
+    /// Rows `..mid` and `mid..`.
+    #[inline]
+    pub(crate) fn split_at(self, mid: usize) -> (Self, Self) {
+        let (head, tail) = self.indices.split_at(mid);
+        (
+            TableEntities {
+                indices: head,
+                ..self
+            },
+            TableEntities {
+                indices: tail,
+                ..self
+            },
+        )
+    }
+}
+
+/// No rows.
+impl Default for TableEntities<'_> {
+    fn default() -> Self {
+        static NONE: Entities = Entities::new();
+        TableEntities {
+            indices: &[],
+            entities: &NONE,
+        }
+    }
+}
+
+impl fmt::Debug for TableEntities<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> IntoIterator for TableEntities<'a> {
+    type Item = Entity;
+    type IntoIter = TableEntitiesIter<'a>;
+
+    #[inline]
+    fn into_iter(self) -> TableEntitiesIter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &TableEntities<'a> {
+    type Item = Entity;
+    type IntoIter = TableEntitiesIter<'a>;
+
+    #[inline]
+    fn into_iter(self) -> TableEntitiesIter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over a [`TableEntities`], in row order.
+#[derive(Clone)]
+pub struct TableEntitiesIter<'a> {
+    indices: core::slice::Iter<'a, EntityIndex>,
+    entities: &'a Entities,
+}
+
+impl Iterator for TableEntitiesIter<'_> {
+    type Item = Entity;
+
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        let index = *self.indices.next()?;
+        Some(self.entities.entity(index))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.indices.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for TableEntitiesIter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Entity> {
+        let index = *self.indices.next_back()?;
+        Some(self.entities.entity(index))
+    }
+}
+
+impl ExactSizeIterator for TableEntitiesIter<'_> {}
+
+impl FusedIterator for TableEntitiesIter<'_> {}
+
+/// Rows a parallel call gets at least (unless its table is shorter): the
+/// table form is for loops that vectorize, which want long runs, and each
+/// call costs a rayon task.
+const MIN_CHUNK_ROWS: usize = 256;
+
+/// Parallel chunks start at multiples of this many rows, so that a
+/// `chunks_exact(n)` loop with `n` dividing it leaves a remainder only at
+/// the end of a table.
+const CHUNK_ROW_MULTIPLE: usize = 64;
+
+/// A row range of one table, on its way to a parallel call.
+struct Piece<'a, Q: QueryData> {
+    fetch: Q::Fetch<'a>,
+    entities: &'a [EntityIndex],
+    mask: u128,
+    first_row: usize,
+}
+
+impl<'a, Q: QueryData> Piece<'a, Q> {
+    /// Rows `..mid` and `mid..`.
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (head_fetch, tail_fetch) = Q::split_at(self.fetch, mid);
+        let (head, tail) = self.entities.split_at(mid);
+        (
+            Piece {
+                fetch: head_fetch,
+                entities: head,
+                mask: self.mask,
+                first_row: self.first_row,
+            },
+            Piece {
+                fetch: tail_fetch,
+                entities: tail,
+                mask: self.mask,
+                first_row: self.first_row + mid,
+            },
+        )
+    }
+}
+
+/// Cuts whole tables into row ranges for the parallel table forms: of
+/// about `total / (threads * CHUNKS_PER_THREAD)` rows, at least
+/// [`MIN_CHUNK_ROWS`], a multiple of [`CHUNK_ROW_MULTIPLE`]; the last range
+/// of a table takes what is left. Every row is in exactly one range.
+fn pieces<'a, Q: QueryData>(
+    tables: impl Iterator<Item = Piece<'a, Q>>,
+    total: usize,
+) -> Vec<Piece<'a, Q>> {
+    let size = (total / (rayon::current_num_threads() * CHUNKS_PER_THREAD))
+        .max(MIN_CHUNK_ROWS)
+        .next_multiple_of(CHUNK_ROW_MULTIPLE);
+    let mut pieces = Vec::new();
+    for mut piece in tables {
+        while piece.entities.len() > size {
+            let (head, tail) = piece.split_at(size);
+            pieces.push(head);
+            piece = tail;
+        }
+        pieces.push(piece);
+    }
+    pieces
+}
+
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
+    /// Calls `f` once per matching table with the table's slices, mutably:
+    /// a [`TableChunk`] (the table's archetype and its entities in row
+    /// order) and one slice per query item ([`QueryData::Slice`]: `&mut [T]`
+    /// for `&mut T`, `&[T]` for `&T`, `Option<…>` for an optional item, one
+    /// `bool` per table for `Has<T>`, [`TableEntities`] for `Entity`). Empty
+    /// tables are skipped; filters select tables as for any other form.
+    ///
+    /// This is the form for loops written by hand: over two columns at once,
+    /// in `chunks_exact` steps the compiler turns into SIMD code, with an
+    /// early exit or a branch on the archetype taken once per table.
+    ///
+    /// For a loop to vectorize, hand the slices on to a function that takes
+    /// them as arguments, as `advance` does below: rustc tells LLVM that a
+    /// function's `&mut` and `&` arguments do not overlap, and slices that
+    /// arrive in the closure's tuple lose that fact, so the same loop written
+    /// in the closure body runs one value at a time.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// #[derive(Clone, Copy)] struct Pos(f32);
+    /// #[derive(Clone, Copy)] struct Vel(f32);
+    /// struct Slow;
+    /// #[derive(Schema)] struct Physics { pos: Pos, vel: Vel, slow: Slow }
+    ///
+    /// /// Eight entities per step: the chunks have a known length, so the
+    /// /// body has no bounds checks and becomes vector adds; then the rest.
+    /// fn advance(pos: &mut [Pos], vel: &[Vel], dt: f32) {
+    ///     let mut pos8 = pos.chunks_exact_mut(8);
+    ///     let mut vel8 = vel.chunks_exact(8);
+    ///     for (p, v) in (&mut pos8).zip(&mut vel8) {
+    ///         for i in 0..8 {
+    ///             p[i].0 += v[i].0 * dt;
+    ///         }
+    ///     }
+    ///     for (p, v) in pos8.into_remainder().iter_mut().zip(vel8.remainder()) {
+    ///         p.0 += v.0 * dt;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::<Physics>::new();
+    /// world.spawn_batch((0..100).map(|_| (Pos(0.0), Vel(2.0))));
+    /// let slow = world.spawn((Pos(0.0), Vel(2.0), Slow));
+    ///
+    /// world.query_mut::<(&mut Pos, &Vel)>().for_each_table_mut(|table, (pos, vel)| {
+    ///     // One branch per table, not per entity.
+    ///     let slow = table.mask::<Physics>().contains(PhysicsMask::SLOW);
+    ///     advance(pos, vel, if slow { 0.5 } else { 1.0 });
+    /// });
+    ///
+    /// assert_eq!(world.get::<Pos>(slow).unwrap().0, 1.0);
+    /// assert_eq!(world.query::<&Pos>().iter().filter(|p| p.0 == 2.0).count(), 100);
+    /// ```
+    pub fn for_each_table_mut(&mut self, mut f: impl FnMut(TableChunk<'_>, Q::Slice<'_>)) {
+        let (entities, schema) = (self.entities, self.schema);
+        for table in &mut self.tables {
+            let chunk = TableChunk {
+                entities: TableEntities::new(table.entities, entities),
+                mask: table.mask,
+                schema,
+                first_row: 0,
+            };
+            f(chunk, Q::slice(Q::reborrow(&mut table.fetch)));
+        }
+    }
+
+    /// Calls `f` once per matching table of a read-only query with the
+    /// table's slices (`&[T]` for `&T`); see [`Query::for_each_table_mut`].
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// struct Hp(u32);
+    /// struct Boss;
+    /// #[derive(Schema)] struct Game { hp: Hp, boss: Boss }
+    ///
+    /// let mut world = World::<Game>::new();
+    /// world.spawn_batch((0..10).map(|i| (Hp(i),)));
+    /// let boss = world.spawn((Hp(500), Boss));
+    ///
+    /// // The weakest entity of each table, and whether it is a boss.
+    /// let mut weakest = Vec::new();
+    /// world.query::<(Entity, &Hp, Has<Boss>)>().for_each_table(|_, (entities, hp, boss)| {
+    ///     let row = (0..hp.len()).min_by_key(|&row| hp[row].0).unwrap();
+    ///     weakest.push((entities.get(row).unwrap(), boss));
+    /// });
+    /// assert_eq!(weakest.len(), 2);
+    /// assert_eq!(weakest[1], (boss, true));
+    /// ```
+    pub fn for_each_table(&self, mut f: impl FnMut(TableChunk<'_>, Q::Slice<'_>))
+    where
+        Q: ReadOnlyQueryData,
+    {
+        for table in &self.tables {
+            let chunk = TableChunk {
+                entities: TableEntities::new(table.entities, self.entities),
+                mask: table.mask,
+                schema: self.schema,
+                first_row: 0,
+            };
+            f(chunk, Q::slice(Q::shared(&table.fetch)));
+        }
+    }
+
+    /// [`Query::for_each_table_mut`] on rayon's thread pool: large tables
+    /// are cut into row ranges ([`TableChunk::rows`]) and `f` is called once
+    /// per range, the ranges in parallel. Each row is in exactly one range.
+    /// Ranges hold a few hundred rows at least (unless the table is
+    /// shorter) and start at multiples of 64 rows, so a `chunks_exact(n)`
+    /// loop with `n` dividing 64 has a remainder only at a table's end.
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// struct Pos(f32);
+    /// struct Vel(f32);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn_batch((0..100_000).map(|i| (Pos(0.0), Vel(i as f32))));
+    /// world.query_mut::<(&mut Pos, &Vel)>().par_for_each_table_mut(|_, (pos, vel)| {
+    ///     for (p, v) in pos.iter_mut().zip(vel) {
+    ///         p.0 += v.0;
+    ///     }
+    /// });
+    /// assert!(world.query::<(&Pos, &Vel)>().iter().all(|(p, v)| p.0 == v.0));
+    /// ```
+    pub fn par_for_each_table_mut<Func>(&mut self, f: Func)
+    where
+        Func: Fn(TableChunk<'_>, Q::Slice<'_>) + Send + Sync,
+        for<'a> Q::Fetch<'a>: Send,
+    {
+        let total = self.count();
+        let tables = self.tables.iter_mut().map(|table| Piece::<Q> {
+            fetch: Q::reborrow(&mut table.fetch),
+            entities: table.entities,
+            mask: table.mask,
+            first_row: 0,
+        });
+        run_pieces(pieces(tables, total), self.entities, self.schema, f);
+    }
+
+    /// [`Query::for_each_table`] on rayon's thread pool, for read-only
+    /// queries; see [`Query::par_for_each_table_mut`].
+    pub fn par_for_each_table<Func>(&self, f: Func)
+    where
+        Q: ReadOnlyQueryData,
+        Func: Fn(TableChunk<'_>, Q::Slice<'_>) + Send + Sync,
+        for<'a> Q::Fetch<'a>: Send,
+    {
+        let tables = self.tables.iter().map(|table| Piece::<Q> {
+            fetch: Q::shared(&table.fetch),
+            entities: table.entities,
+            mask: table.mask,
+            first_row: 0,
+        });
+        run_pieces(pieces(tables, self.count()), self.entities, self.schema, f);
+    }
+}
+
+/// Calls `f` with every piece, the pieces on rayon's pool.
+fn run_pieces<'a, Q: QueryData>(
+    pieces: Vec<Piece<'a, Q>>,
+    entities: &'a Entities,
+    schema: &'static str,
+    f: impl Fn(TableChunk<'_>, Q::Slice<'_>) + Send + Sync,
+) where
+    Q::Fetch<'a>: Send,
+{
+    pieces.into_par_iter().for_each(|piece| {
+        let chunk = TableChunk {
+            entities: TableEntities::new(piece.entities, entities),
+            mask: piece.mask,
+            schema,
+            first_row: piece.first_row,
+        };
+        f(chunk, Q::slice(piece.fetch));
+    });
+}
