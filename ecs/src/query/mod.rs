@@ -77,6 +77,22 @@ struct FetchedTable<'w, Q: QueryData> {
     fetch: Q::Fetch<'w>,
 }
 
+impl<'w, Q: QueryData> FetchedTable<'w, Q> {
+    /// The query's items' columns, taken out of `view` of table `id`.
+    #[inline]
+    fn new<S: Schema>(id: TableId, mut view: TableView<'_, 'w, S>) -> Self
+    where
+        Q: SchemaQuery<S>,
+    {
+        FetchedTable {
+            id,
+            mask: view.mask.bits().to_u128(),
+            entities: view.entities,
+            fetch: Q::fetch(&mut view),
+        }
+    }
+}
+
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Builds the query over the tables `matched` (ascending ids).
     pub(crate) fn new<S: Schema>(
@@ -118,18 +134,18 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 slots.extend(columns.iter_mut().map(Lent::Free));
                 ViewColumns::Slots(&mut slots)
             };
-            let mut view = TableView::new(mask, indices, entities, columns);
-            let fetch = Q::fetch(&mut view);
-            fetched.push(FetchedTable {
+            fetched.push(FetchedTable::new(
                 id,
-                mask: mask.bits().to_u128(),
-                entities: indices,
-                fetch,
-            });
+                TableView::new(mask, indices, entities, columns),
+            ));
         }
+        Query::from_tables::<S>(entities, fetched)
+    }
+
+    fn from_tables<S: Schema>(entities: &'w Entities, tables: Vec<FetchedTable<'w, Q>>) -> Self {
         Query {
             entities,
-            tables: fetched,
+            tables,
             schema: core::any::type_name::<S>(),
             filter: PhantomData,
         }
@@ -151,21 +167,12 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 continue;
             }
             let columns = ViewColumns::Shared(table.columns());
-            let mut view = TableView::new(table.mask(), table.entities(), entities, columns);
-            let fetch = Q::fetch(&mut view);
-            fetched.push(FetchedTable {
+            fetched.push(FetchedTable::new(
                 id,
-                mask: table.mask().bits().to_u128(),
-                entities: table.entities(),
-                fetch,
-            });
+                TableView::new(table.mask(), table.entities(), entities, columns),
+            ));
         }
-        Query {
-            entities,
-            tables: fetched,
-            schema: core::any::type_name::<S>(),
-            filter: PhantomData,
-        }
+        Query::from_tables::<S>(entities, fetched)
     }
 
     /// Builds the query over the tables `matched` of a world taken apart for

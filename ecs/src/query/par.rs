@@ -71,12 +71,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let total = self.count();
-        let tables = self
-            .tables
-            .iter_mut()
-            .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()));
-        run_chunks::<Q>(chunks::<Q>(tables, total), f);
+        run_chunks::<Q>(self.exclusive_chunks(), f);
     }
 
     /// Calls `f` with every item of a read-only query on rayon's thread
@@ -132,12 +127,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(&mut ChunkCommands<'_, S>, Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let total = self.count();
-        let tables = self
-            .tables
-            .iter_mut()
-            .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()));
-        let queues: Vec<CommandQueue<S>> = chunks::<Q>(tables, total)
+        let queues: Vec<CommandQueue<S>> = self
+            .exclusive_chunks()
             .into_par_iter()
             .map(|(mut fetch, len)| {
                 let mut queue = CommandQueue::default();
@@ -151,5 +142,15 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         for mut queue in queues {
             commands.append(&mut queue);
         }
+    }
+
+    /// The query's rows, mutably, cut into chunks for the pool.
+    fn exclusive_chunks(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
+        let total = self.count();
+        let tables = self
+            .tables
+            .iter_mut()
+            .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()));
+        chunks::<Q>(tables, total)
     }
 }
