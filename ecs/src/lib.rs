@@ -71,7 +71,8 @@ pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Has, Query, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, SchemaQuery, With, Without,
+    Has, Or, Query, QueryData, QueryFilter, QueryIter, ReadOnlyQueryData, SchemaQuery,
+    TableCondition, With, Without,
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
@@ -87,7 +88,7 @@ pub struct ReadmeDoctests;
 /// The names most programs need: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Commands, Component, Entity, Has, Mask, NoSuchEntity, Query, Res, ResMut, Resource,
+        Commands, Component, Entity, Has, Mask, NoSuchEntity, Or, Query, Res, ResMut, Resource,
         Schedule, Schema, With, Without, World,
     };
 }
