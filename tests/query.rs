@@ -481,10 +481,6 @@ fn tuples_of_filters_must_all_hold() {
         entities::<(Without<Pos>, Without<Vel>)>(&mut f.world),
         [f.e6]
     );
-    assert_eq!(
-        entities::<(With<Frozen>, Without<Frozen>)>(&mut f.world),
-        []
-    );
     assert_eq!(entities::<()>(&mut f.world), sorted(f.all().to_vec()));
     let movers: Vec<(i64, i64)> = sorted(
         f.world

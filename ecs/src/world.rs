@@ -347,6 +347,9 @@ impl<S: Schema> World<S> {
     /// Every entity that matches the read-only query `Q` and filter `F`
     /// ([`With`](crate::With), [`Without`](crate::Without),
     /// [`Or`](crate::Or), or a tuple of them); see [`World::query`].
+    ///
+    /// A query and filter that can never match, such as `(&Pos,
+    /// Without<Pos>)`, fail to compile.
     #[inline]
     pub fn query_filtered<Q, F>(&self) -> Query<'_, Q, F>
     where
@@ -354,6 +357,7 @@ impl<S: Schema> World<S> {
         F: QueryFilter<S>,
     {
         const { Q::CHECK };
+        const { QueryReach::<S, Q, F>::CHECK };
         self.query_shared()
     }
 
@@ -385,6 +389,7 @@ impl<S: Schema> World<S> {
     #[inline]
     pub fn query_filtered_mut<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
         const { Q::CHECK };
+        const { QueryReach::<S, Q, F>::CHECK };
         self.query_exclusive()
     }
 

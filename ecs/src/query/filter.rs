@@ -327,6 +327,15 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
     } else {
         &[]
     };
+
+    /// Fails to evaluate (a compile error naming the component) if no table
+    /// can ever match: the query requires a component it also excludes.
+    pub const CHECK: () = {
+        if Self::CONDITIONS.is_empty() {
+            let bit = Self::CONDITIONS.contradicted().trailing_zeros();
+            panic!("{}", S::NEVER_MATCHES_MESSAGES[bit as usize]);
+        }
+    };
 }
 
 #[cfg(test)]

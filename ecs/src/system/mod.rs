@@ -81,7 +81,10 @@ where
         observes_entities: true,
         ..Access::NONE
     };
-    const CHECK: () = Q::CHECK;
+    const CHECK: () = {
+        let () = Q::CHECK;
+        QueryReach::<S, Q, F>::CHECK
+    };
 
     fn init() -> MatchedTables {
         MatchedTables::default()
