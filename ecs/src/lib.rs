@@ -57,6 +57,7 @@ mod command;
 mod entity;
 mod lend;
 mod mask;
+mod misuse;
 mod query;
 mod schedule;
 mod schema;
@@ -76,6 +77,9 @@ pub use query::{
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
+// Named in the compiler's messages about a type that is not a component.
+#[doc(hidden)]
+pub use misuse::KnownToSchema;
 pub use structure::Spawned;
 pub use system::{Access, IntoSystem, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
@@ -100,6 +104,7 @@ pub mod __private {
     pub use crate::bundle::Placement;
     pub use crate::command::CommandQueue;
     pub use crate::lend::{Lent, SplitWorld};
+    pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};
     pub use crate::query::{MatchedTables, TableView};
     pub use crate::schema::Column;
     pub use crate::system::{Exclusive, SystemFn, SystemNode};
