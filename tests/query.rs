@@ -426,6 +426,54 @@ fn tuples_of_twelve_items() {
     assert_eq!(on, Some(&name("five")));
 }
 
+#[test]
+fn nested_tuples_take_more_than_twelve_items() {
+    let mut f = Fixture::new();
+    type Inner<'a> = (&'a mut Pos, &'a Vel, &'a Acc, &'a Hp);
+    type Fifteen<'a> = (
+        Entity,
+        Inner<'a>,
+        (&'a Name, Has<Frozen>, Has<Player>),
+        (Option<&'a Acc>, (Option<&'a Vel>, Has<Pos>)),
+        Option<&'a Name>,
+        Has<Acc>,
+        Has<Hp>,
+    );
+    let mut query = f.world.query_mut::<Fifteen>();
+    let mut seen = Vec::new();
+    query.for_each_mut(
+        |(e, (p, v, a, h), (n, fr, pl), (_, (ov, hp)), on, ha, hh)| {
+            p.0 += v.0 + a.0 + i64::from(h.0);
+            seen.push((
+                e,
+                n.0.clone(),
+                fr,
+                pl,
+                ov.map(|v| v.0),
+                hp,
+                on.is_some(),
+                ha,
+                hh,
+            ));
+        },
+    );
+    assert_eq!(
+        seen,
+        [(
+            f.e5,
+            "five".to_string(),
+            true,
+            true,
+            Some(51),
+            true,
+            true,
+            true,
+            true
+        )]
+    );
+    assert_eq!(f.world.get::<Pos>(f.e5), Some(&Pos(50 + 51 + 52 + 53)));
+}
+
 // ---------------------------------------------------------------- filters
 
 #[test]
