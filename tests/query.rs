@@ -426,6 +426,54 @@ fn tuples_of_twelve_items() {
     assert_eq!(on, Some(&name("five")));
 }
 
+#[test]
+fn nested_tuples_take_more_than_twelve_items() {
+    let mut f = Fixture::new();
+    type Inner<'a> = (&'a mut Pos, &'a Vel, &'a Acc, &'a Hp);
+    type Fifteen<'a> = (
+        Entity,
+        Inner<'a>,
+        (&'a Name, Has<Frozen>, Has<Player>),
+        (Option<&'a Acc>, (Option<&'a Vel>, Has<Pos>)),
+        Option<&'a Name>,
+        Has<Acc>,
+        Has<Hp>,
+    );
+    let mut query = f.world.query_mut::<Fifteen>();
+    let mut seen = Vec::new();
+    query.for_each_mut(
+        |(e, (p, v, a, h), (n, fr, pl), (_, (ov, hp)), on, ha, hh)| {
+            p.0 += v.0 + a.0 + i64::from(h.0);
+            seen.push((
+                e,
+                n.0.clone(),
+                fr,
+                pl,
+                ov.map(|v| v.0),
+                hp,
+                on.is_some(),
+                ha,
+                hh,
+            ));
+        },
+    );
+    assert_eq!(
+        seen,
+        [(
+            f.e5,
+            "five".to_string(),
+            true,
+            true,
+            Some(51),
+            true,
+            true,
+            true,
+            true
+        )]
+    );
+    assert_eq!(f.world.get::<Pos>(f.e5), Some(&Pos(50 + 51 + 52 + 53)));
+}
+
 // ---------------------------------------------------------------- filters
 
 #[test]
@@ -481,10 +529,6 @@ fn tuples_of_filters_must_all_hold() {
         entities::<(Without<Pos>, Without<Vel>)>(&mut f.world),
         [f.e6]
     );
-    assert_eq!(
-        entities::<(With<Frozen>, Without<Frozen>)>(&mut f.world),
-        []
-    );
     assert_eq!(entities::<()>(&mut f.world), sorted(f.all().to_vec()));
     let movers: Vec<(i64, i64)> = sorted(
         f.world
@@ -494,6 +538,129 @@ fn tuples_of_filters_must_all_hold() {
             .collect(),
     );
     assert_eq!(movers, [(0, 1), (70, 71)]);
+}
+
+/// The entities filter `F` selects, and those whose archetype satisfies
+/// `keep`, worked out without queries: they must be the same.
+fn selects<F: QueryFilter<Sim>>(world: &mut World<Sim>, keep: impl Fn(SimMask) -> bool) {
+    let expected: Vec<Entity> = sorted(
+        world
+            .iter()
+            .filter(|&e| keep(world.archetype(e).unwrap()))
+            .collect(),
+    );
+    assert_eq!(
+        entities::<F>(world),
+        expected,
+        "{}",
+        std::any::type_name::<F>()
+    );
+}
+
+#[test]
+fn or_matches_entities_that_match_any_branch_each_once() {
+    let mut f = Fixture::new();
+    assert_eq!(
+        entities::<Or<(With<Acc>, With<Player>)>>(&mut f.world),
+        sorted(vec![f.e3, f.e4, f.e5])
+    );
+    assert_eq!(
+        entities::<Or<(With<Frozen>, Without<Vel>)>>(&mut f.world),
+        sorted(vec![f.e1, f.e2, f.e5, f.e6])
+    );
+    assert_eq!(
+        entities::<Or<(Without<Pos>, Without<Vel>)>>(&mut f.world),
+        sorted(vec![f.e2, f.e4, f.e6])
+    );
+    // One branch is that branch; the same branch twice is still that branch.
+    assert_eq!(
+        entities::<Or<(With<Acc>,)>>(&mut f.world),
+        sorted(vec![f.e3, f.e5])
+    );
+    assert_eq!(
+        entities::<Or<(With<Acc>, With<Acc>)>>(&mut f.world),
+        sorted(vec![f.e3, f.e5])
+    );
+}
+
+#[test]
+fn or_branches_can_be_tuples_and_nested_ors() {
+    let mut f = Fixture::new();
+    assert_eq!(
+        entities::<Or<((With<Pos>, Without<Vel>), (With<Player>, Without<Frozen>))>>(&mut f.world),
+        sorted(vec![f.e2, f.e4])
+    );
+    assert_eq!(
+        entities::<Or<(With<Acc>, Or<(With<Frozen>, Without<Pos>)>)>>(&mut f.world),
+        sorted(vec![f.e1, f.e3, f.e4, f.e5, f.e6])
+    );
+    let has = |m: SimMask, c: SimMask| m.contains(c);
+    selects::<Or<(With<Hp>, (Without<Acc>, Or<(With<Player>, Without<Vel>)>))>>(
+        &mut f.world,
+        |m| {
+            has(m, SimMask::HP)
+                || (!has(m, SimMask::ACC) && (has(m, SimMask::PLAYER) || !has(m, SimMask::VEL)))
+        },
+    );
+    selects::<Or<(Or<(With<Name>, With<Frozen>)>, Or<(Without<Pos>,)>)>>(&mut f.world, |m| {
+        has(m, SimMask::NAME) || has(m, SimMask::FROZEN) || !has(m, SimMask::POS)
+    });
+}
+
+#[test]
+fn or_inside_a_tuple_must_hold_with_the_rest_of_the_tuple() {
+    let mut f = Fixture::new();
+    assert_eq!(
+        entities::<(Or<(With<Acc>, With<Frozen>)>, Without<Player>)>(&mut f.world),
+        sorted(vec![f.e1, f.e3])
+    );
+    // Two `Or`s in a tuple: each must hold.
+    assert_eq!(
+        entities::<(
+            Or<(With<Acc>, With<Player>)>,
+            Or<(With<Frozen>, Without<Pos>)>
+        )>(&mut f.world),
+        sorted(vec![f.e4, f.e5])
+    );
+    let has = |m: SimMask, c: SimMask| m.contains(c);
+    selects::<(
+        Or<(With<Pos>, With<Player>)>,
+        Or<(Without<Vel>, With<Acc>, With<Frozen>)>,
+        Without<Hp>,
+    )>(&mut f.world, |m| {
+        (has(m, SimMask::POS) || has(m, SimMask::PLAYER))
+            && (!has(m, SimMask::VEL) || has(m, SimMask::ACC) || has(m, SimMask::FROZEN))
+            && !has(m, SimMask::HP)
+    });
+}
+
+#[test]
+fn or_filters_narrow_the_items_required_components() {
+    let mut f = Fixture::new();
+    // `&Pos` is required whatever the branch: e4 (a player without Pos) is out.
+    let positions: Vec<i64> = sorted(
+        f.world
+            .query_filtered::<&Pos, Or<(With<Acc>, With<Player>)>>()
+            .iter()
+            .map(|p| p.0)
+            .collect(),
+    );
+    assert_eq!(positions, [30, 50]);
+    // A branch that contradicts the items drops out; the others stay.
+    let positions: Vec<i64> = sorted(
+        f.world
+            .query_filtered::<&Pos, Or<(Without<Pos>, With<Acc>)>>()
+            .iter()
+            .map(|p| p.0)
+            .collect(),
+    );
+    assert_eq!(positions, [30, 50]);
+    // Writing through an `Or` touches exactly the matching entities.
+    f.world
+        .query_filtered_mut::<&mut Pos, Or<(With<Frozen>, Without<Vel>)>>()
+        .for_each_mut(|p| p.0 = -p.0);
+    let positions: Vec<i64> = sorted(f.world.query::<&Pos>().iter().map(|p| p.0).collect());
+    assert_eq!(positions, [-50, -20, -10, 0, 30, 70]);
 }
 
 #[test]
@@ -923,6 +1090,61 @@ fn a_filtered_query_cache_admits_new_matching_tables_only() {
     assert!(world
         .query_filtered::<&Pos, (With<Vel>, Without<Frozen>)>()
         .contains(e));
+}
+
+#[test]
+fn an_or_query_sees_tables_created_after_it_first_ran() {
+    type Either = Or<(With<Acc>, (With<Player>, Without<Frozen>))>;
+    let mut world = World::<Sim>::new();
+    let a = world.spawn((Pos(1), Acc(1)));
+    let shared =
+        |world: &World<Sim>| sorted(world.query_filtered::<Entity, Either>().iter().collect());
+    let exclusive = |world: &mut World<Sim>| {
+        let mut found: Vec<Entity> = Vec::new();
+        world
+            .query_filtered_mut::<(Entity, &mut Pos), Either>()
+            .for_each_mut(|(e, _)| found.push(e));
+        sorted(found)
+    };
+    assert_eq!(shared(&world), [a]);
+    assert_eq!(exclusive(&mut world), [a]);
+
+    // New tables: one per branch, one matching neither.
+    let b = world.spawn((Pos(2), Player));
+    let c = world.spawn((Pos(3), Acc(3), Hp(3)));
+    let d = world.spawn((Pos(4), Player, Frozen));
+    assert_eq!(shared(&world), sorted(vec![a, b, c]));
+    assert_eq!(exclusive(&mut world), sorted(vec![a, b, c]));
+    // A table by migration: `d` loses its `Frozen` and joins.
+    world.remove::<Frozen>(d).unwrap();
+    // An entity in a table already matched.
+    let e = world.spawn((Pos(5), Acc(5)));
+    assert_eq!(exclusive(&mut world), sorted(vec![a, b, c, d, e]));
+    assert_eq!(shared(&world), sorted(vec![a, b, c, d, e]));
+    world.insert(b, (Frozen,)).unwrap();
+    assert_eq!(shared(&world), sorted(vec![a, c, d, e]));
+    assert_eq!(exclusive(&mut world), sorted(vec![a, c, d, e]));
+}
+
+#[test]
+fn or_queries_that_name_the_same_branches_agree() {
+    let mut f = Fixture::new();
+    f.world.spawn((Hp(1), Player));
+    let one = entities::<Or<(With<Hp>, With<Frozen>)>>(&mut f.world);
+    // The other order, then a new table, then the first order again: each
+    // sees every table, whichever of them warmed the cache.
+    assert_eq!(entities::<Or<(With<Frozen>, With<Hp>)>>(&mut f.world), one);
+    let g = f.world.spawn((Hp(2), Acc(2)));
+    let mut with_g = one.clone();
+    with_g.push(g);
+    assert_eq!(
+        entities::<Or<(With<Hp>, With<Frozen>)>>(&mut f.world),
+        sorted(with_g.clone())
+    );
+    assert_eq!(
+        entities::<Or<(With<Frozen>, With<Hp>)>>(&mut f.world),
+        sorted(with_g)
+    );
 }
 
 #[test]

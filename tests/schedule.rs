@@ -361,6 +361,59 @@ fn queries_with_disjoint_filters_share_a_stage() {
 }
 
 #[test]
+fn systems_with_or_filters_wait_only_where_their_entities_can_meet() {
+    type MovingOrFrozen = Or<(With<Vel>, With<Frozen>)>;
+    type FrozenOrNowhere = Or<(With<Frozen>, Without<Pos>)>;
+    // Everything that moves or is frozen ...
+    fn push(mut q: Query<&mut Pos, MovingOrFrozen>) {
+        q.for_each_mut(|pos| pos.0 += 1);
+    }
+    // ... and everything else: no entity is reached by both.
+    fn rest(mut q: Query<&mut Pos, (Without<Vel>, Without<Frozen>)>) {
+        q.for_each_mut(|pos| pos.0 += 100);
+    }
+    // A frozen entity without `Vel` is reached by `push` as well.
+    fn still(mut q: Query<&mut Pos, Without<Vel>>) {
+        q.for_each_mut(|pos| pos.0 *= 2);
+    }
+    // Inside one system: `Or` on one side, each branch disjoint from the other.
+    fn split(
+        mut odd: Query<&mut Vel, FrozenOrNowhere>,
+        mut plain: Query<&mut Vel, (With<Pos>, Without<Frozen>)>,
+    ) {
+        odd.for_each_mut(|vel| vel.0 -= 1);
+        plain.for_each_mut(|vel| vel.0 += 1);
+    }
+    let mut world = World::<Physics>::new();
+    let mover = world.spawn((Pos(0), Vel(0)));
+    let ice = world.spawn((Pos(0), Frozen));
+    let rock = world.spawn((Pos(0),));
+    let drifter = world.spawn((Vel(0),));
+    let mut schedule = schedule();
+    schedule.add(push).add(rest).add(still).add(split);
+    let plan = schedule.describe();
+    assert!(
+        plan.starts_with(
+            "Schedule<Physics>: 4 systems in 2 stages\n\
+             \x20 stage 1: push, rest, split\n\
+             \x20 stage 2: still\n"
+        ),
+        "{plan}"
+    );
+    assert!(plan.contains("still waits for push"), "{plan}");
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Pos>(mover), Some(&Pos(1)));
+    assert_eq!(world.get::<Pos>(ice), Some(&Pos(2)), "pushed, then doubled");
+    assert_eq!(
+        world.get::<Pos>(rock),
+        Some(&Pos(200)),
+        "rest, then doubled"
+    );
+    assert_eq!(world.get::<Vel>(mover), Some(&Vel(1)));
+    assert_eq!(world.get::<Vel>(drifter), Some(&Vel(-1)));
+}
+
+#[test]
 fn a_system_sees_tables_created_since_its_last_run() {
     let mut world = World::<Physics>::new();
     world.spawn((Pos(1),));

@@ -21,6 +21,7 @@ pub fn check(model: &SchemaModel, errors: &mut Errors) {
     check_component_count(model, errors);
     check_resource_count(model, errors);
     check_duplicate_types(model, errors);
+    check_sized_fields(model, errors);
 }
 
 /// A schema is a struct with named fields: each field names a component.
@@ -206,4 +207,27 @@ pub fn same_type(a: &FieldModel, b: &FieldModel) -> bool {
 
 fn path_string(path: &syn::Path) -> String {
     path.to_token_stream().to_string().replace(' ', "")
+}
+
+/// A component or resource is stored by value, so its size must be known.
+/// Only the last field can be unsized as far as the struct goes; the compiler
+/// itself rejects an unsized field anywhere else, at the field, so this check
+/// stays quiet there to leave one error per mistake.
+fn check_sized_fields(model: &SchemaModel, errors: &mut Errors) {
+    let Some(last) = model.fields.last() else {
+        return;
+    };
+    if last.is_unsized() {
+        errors.at(
+            last.ty,
+            format_args!(
+                "field `{}` of schema `{}` has type `{ty}`, whose size is not known at \
+                 compile time; components and resources are stored by value, so give it \
+                 a type of known size, such as `Box<{ty}>`",
+                last.ident,
+                model.ident,
+                ty = last.type_name,
+            ),
+        );
+    }
 }

@@ -25,6 +25,11 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
     let model = model::SchemaModel::from_syn(&input, &mut errors);
     check::check(&model, &mut errors);
     let output = match errors.finish() {
+        // An unsized field before the last is the compiler's own error, at
+        // the field: stand in, so that the generated code adds no other.
+        None if model.fields.iter().any(model::FieldModel::is_unsized) => {
+            generate::stand_in(&model)
+        }
         None => generate::expand(&model),
         Some(error) => {
             let mut output = error.into_compile_error();

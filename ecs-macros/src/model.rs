@@ -125,6 +125,22 @@ impl<'a> FieldModel<'a> {
         }
     }
 
+    /// Whether the field's type is written as one whose size is not known at
+    /// compile time (`dyn Shape`, `[u8]`, `str`). A type whose name hides
+    /// that (an alias) is not seen through.
+    pub fn is_unsized(&self) -> bool {
+        fn unsized_type(ty: &syn::Type) -> bool {
+            match ty {
+                syn::Type::TraitObject(_) | syn::Type::Slice(_) => true,
+                syn::Type::Paren(inner) => unsized_type(&inner.elem),
+                syn::Type::Group(inner) => unsized_type(&inner.elem),
+                syn::Type::Path(path) => path.qself.is_none() && path.path.is_ident("str"),
+                _ => false,
+            }
+        }
+        unsized_type(self.ty)
+    }
+
     /// The mask flag of a component field: its name in upper case (`pos` -> `POS`).
     pub fn flag_name(&self) -> String {
         self.ident

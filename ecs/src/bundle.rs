@@ -2,12 +2,14 @@
 
 use crate::entity::{Entities, EntityLocation};
 use crate::mask::Mask;
+use crate::misuse::Misuse;
 use crate::schema::{Component, Schema};
 use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow};
 
 /// A tuple of distinct components of schema `S`: what [`World::spawn`],
 /// [`World::insert`] and [`World::remove_bundle`] take. Implemented for tuples
-/// of up to 12 components (and `()`, the empty bundle).
+/// of up to 12 components (and `()`, the empty bundle); bundles do not nest,
+/// so more components are added by a second `insert`.
 ///
 /// Naming one component twice, as in `(Pos(0), Pos(1))`, fails to compile.
 ///
@@ -299,3 +301,48 @@ impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I);
 impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J);
 impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K);
 impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L);
+
+/// Never implemented: the bound of the [`Bundle`] impls of tuples past 12
+/// components, which never apply, so that such a bundle fails with this
+/// message rather than with "not a bundle".
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a bundle takes at most 12 components, and this one has more",
+    label = "more than 12 components",
+    note = "bundles do not nest: spawn (or insert) up to 12 components, then `insert` the \
+            rest, e.g. `world.insert(entity, (M, N))`"
+)]
+pub trait BundleTooLong<S> {}
+
+macro_rules! bundle_too_long {
+    ($($c:ident),+) => {
+        impl<S: Schema, $($c: 'static),+> Bundle<S> for ($($c,)+)
+        where
+            Misuse: BundleTooLong<S>,
+        {
+            const BITS: u128 = 0;
+            const CHECK: () = ();
+
+            fn place(self, _: &mut Placement<'_, S>) {
+                unreachable!("a misuse impl never applies")
+            }
+
+            fn take(_: &mut Placement<'_, S>) -> Self {
+                unreachable!("a misuse impl never applies")
+            }
+
+            fn stage(self, _: &mut [S::Column]) {
+                unreachable!("a misuse impl never applies")
+            }
+
+            fn extend<Bundles: Iterator<Item = Self>>(_: Bundles, _: &mut SpawnRows<'_, S>) {
+                unreachable!("a misuse impl never applies")
+            }
+        }
+    };
+}
+
+bundle_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+bundle_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
+bundle_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
+bundle_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);

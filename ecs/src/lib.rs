@@ -59,6 +59,7 @@ mod entity;
 mod entity_ref;
 mod lend;
 mod mask;
+mod misuse;
 mod query;
 mod schedule;
 mod schema;
@@ -75,11 +76,15 @@ pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Has, Query, QueryData, QueryEntityError, QueryFilter, QueryIter, QuerySingleError,
-    ReadOnlyQueryData, SchemaQuery, TableChunk, TableEntities, TableEntitiesIter, With, Without,
+    Has, Or, Query, QueryData, QueryEntityError, QueryFilter, QueryIter, QuerySingleError,
+    ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition, TableEntities, TableEntitiesIter,
+    With, Without,
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
+// Named in the compiler's messages about a type that is not a component.
+#[doc(hidden)]
+pub use misuse::KnownToSchema;
 pub use structure::Spawned;
 pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
@@ -93,8 +98,8 @@ pub struct ReadmeDoctests;
 pub mod prelude {
     pub use crate::{
         ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut, EntityRef, Has,
-        Local, Mask, NoSuchEntity, Query, Res, ResMut, Resource, Schedule, Schema, With, Without,
-        World,
+        Local, Mask, NoSuchEntity, Or, Query, Res, ResMut, Resource, Schedule, Schema, With,
+        Without, World,
     };
 }
 
@@ -105,6 +110,7 @@ pub mod __private {
     pub use crate::bundle::Placement;
     pub use crate::command::CommandQueue;
     pub use crate::lend::{Lent, SplitWorld};
+    pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};
     pub use crate::query::{MatchedTables, TableView};
     pub use crate::schema::Column;
     pub use crate::system::{Exclusive, SystemFn, SystemNode};

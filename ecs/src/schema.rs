@@ -68,6 +68,8 @@ pub trait Schema: Sized + 'static {
     const BUNDLE_DUPLICATE_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const TAG_REFERENCE_MESSAGES: &'static [&'static str];
+    #[doc(hidden)]
+    const NEVER_MATCHES_MESSAGES: &'static [&'static str];
 
     /// An empty column for component `bit`.
     #[doc(hidden)]
@@ -120,6 +122,11 @@ macro_rules! __schema_texts {
              a bit, no column), so it cannot be borrowed as `&", $component, "` or `&mut ",
             $component, "` in a query; use `Has<", $component, ">` for a bool, or the filters \
              `With<", $component, ">` / `Without<", $component, ">`"
+        )),*];
+        const NEVER_MATCHES_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "this query can never match: it requires component `", $component, "` of schema `",
+            $schema, "` (by `&", $component, "`, `&mut ", $component, "` or `With<", $component,
+            ">`) and excludes it (by `Without<", $component, ">`); remove one of the two"
         )),*];
         const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "two parameters of this system can reach the same `", $component,

@@ -6,9 +6,9 @@ use crate::entity::{Entities, EntitiesExhausted, Entity, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::lend::SplitWorld;
 use crate::mask::Mask;
-use crate::query::{MatchedTables, Query, QueryFilter, ReadOnlyQueryData, SchemaQuery};
+use crate::query::{Query, QueryCache, QueryFilter, QueryReach, ReadOnlyQueryData, SchemaQuery};
 use crate::schema::{Component, Resource, Schema};
-use crate::storage::{MaskMap, TableId, Tables};
+use crate::storage::{TableId, Tables};
 use crate::structure::{EntityStore, Spawned};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
@@ -47,14 +47,11 @@ pub struct World<S: Schema> {
     /// The entities and their components; every structural change goes
     /// through it.
     store: EntityStore<S>,
-    /// The tables matching each `(required, excluded)` pair of masks queried
-    /// so far; behind a lock so that queries of a shared world keep it too.
+    /// The tables matching each query's conditions, for every query made so
+    /// far; behind a lock so that queries of a shared world keep it too.
     queries: RwLock<QueryCache<S>>,
     resources: S::Resources,
 }
-
-/// The tables matching each `(required, excluded)` pair of masks.
-type QueryCache<S> = MaskMap<(<S as Schema>::Mask, <S as Schema>::Mask), MatchedTables>;
 
 impl<S: Schema> World<S>
 where
@@ -389,8 +386,11 @@ impl<S: Schema> World<S> {
     }
 
     /// Every entity that matches the read-only query `Q` and filter `F`
-    /// ([`With`](crate::With), [`Without`](crate::Without), or a tuple of
-    /// them); see [`World::query`].
+    /// ([`With`](crate::With), [`Without`](crate::Without),
+    /// [`Or`](crate::Or), or a tuple of them); see [`World::query`].
+    ///
+    /// A query and filter that can never match, such as `(&Pos,
+    /// Without<Pos>)`, fail to compile.
     #[inline]
     pub fn query_filtered<Q, F>(&self) -> Query<'_, Q, F>
     where
@@ -398,6 +398,7 @@ impl<S: Schema> World<S> {
         F: QueryFilter<S>,
     {
         const { Q::CHECK };
+        const { QueryReach::<S, Q, F>::CHECK };
         self.query_shared()
     }
 
@@ -429,6 +430,7 @@ impl<S: Schema> World<S> {
     #[inline]
     pub fn query_filtered_mut<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
         const { Q::CHECK };
+        const { QueryReach::<S, Q, F>::CHECK };
         self.query_exclusive()
     }
 
@@ -437,8 +439,7 @@ impl<S: Schema> World<S> {
         Q: SchemaQuery<S> + ReadOnlyQueryData,
         F: QueryFilter<S>,
     {
-        let required = S::Mask::from_u128(Q::REQUIRED | F::REQUIRED);
-        let excluded = S::Mask::from_u128(F::EXCLUDED);
+        let conditions = const { QueryReach::<S, Q, F>::CONDITIONS.as_slice() };
         let tables = self.store.tables();
         let build = |matched: &[TableId]| {
             Query::new_shared(self.store.entities(), tables.as_slice(), matched)
@@ -447,26 +448,25 @@ impl<S: Schema> World<S> {
         // suffices, and readers on other threads do not wait for each other.
         {
             let queries = self.queries.read().unwrap_or_else(PoisonError::into_inner);
-            if let Some(matched) = queries.get(&(required, excluded)) {
+            if let Some(matched) = queries.get(conditions) {
                 if matched.is_current(tables) {
                     return build(matched.tables());
                 }
             }
         }
         let mut queries = self.queries.write().unwrap_or_else(PoisonError::into_inner);
-        let matched = queries.entry((required, excluded)).or_default();
-        build(matched.update(tables, required, excluded))
+        build(queries.entry(conditions).update(tables, conditions))
     }
 
     fn query_exclusive<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
-        let required = S::Mask::from_u128(Q::REQUIRED | F::REQUIRED);
-        let excluded = S::Mask::from_u128(F::EXCLUDED);
+        let conditions = const { QueryReach::<S, Q, F>::CONDITIONS.as_slice() };
         let queries = self
             .queries
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        let matched = queries.entry((required, excluded)).or_default();
-        let matched = matched.update(self.store.tables(), required, excluded);
+        let matched = queries
+            .entry(conditions)
+            .update(self.store.tables(), conditions);
         let (entities, tables) = self.store.lend();
         Query::new(entities, tables, matched)
     }

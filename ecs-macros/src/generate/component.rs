@@ -1,10 +1,11 @@
 //! `impl Component<Physics> for Pos`: a component's bit, and its variant of
-//! the column enum.
+//! the column enum; and `impl Resource<Physics> for Pos`, which never applies
+//! and says, when `Pos` is used as a resource, that it is a component.
 
 use super::{bit_literal, Names};
 use crate::model::FieldModel;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 /// The impl for the component of `field`, whose bit is `bit`.
 pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> TokenStream {
@@ -31,6 +32,41 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
                     #column::#variant(values) => values,
                     _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
                 }
+            }
+        }
+    }
+}
+
+/// The impl that makes `ResMut<Pos>` or `world.resource::<Pos>()` fail with
+/// "`Pos` is a component of schema `Physics`, not a resource" rather than
+/// with advice to make it a resource too. Its bound never holds (`for<'a>`
+/// keeps the compiler from rejecting a bound on concrete types that is
+/// always false), so the impl never applies. Spanned at the field's type, so
+/// that the compiler points there, not at the derive.
+pub(super) fn not_a_resource_impl(names: &Names, field: &FieldModel) -> TokenStream {
+    let (schema, resources_ty) = (names.schema, &names.resources_ty);
+    let ty = field.ty;
+    quote_spanned! {syn::spanned::Spanned::span(ty)=>
+        #[automatically_derived]
+        impl ::ecs::Resource<#schema> for #ty
+        where
+            for<'a> ::ecs::__private::Misuse:
+                ::ecs::__private::ComponentIsNotAResource<#schema, #ty>,
+        {
+            const BIT: u32 = u32::MAX;
+
+            fn slot<'s, 'a>(
+                _: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut ::ecs::__private::Lent<'a, Self> {
+                ::core::unreachable!()
+            }
+
+            fn get(_: &#resources_ty) -> &Self {
+                ::core::unreachable!()
+            }
+
+            fn get_mut(_: &mut #resources_ty) -> &mut Self {
+                ::core::unreachable!()
             }
         }
     }

@@ -45,6 +45,9 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
         .resources()
         .enumerate()
         .map(|(index, field)| resources::resource_impl(&names, index, field));
+    let not_a_resource_impls = model
+        .components()
+        .map(|field| component::not_a_resource_impl(&names, field));
     let fields_are_declarations = fields_are_declarations(model);
     let impls = quote! {
         #mask_impls
@@ -52,6 +55,7 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
         #schema_impl
         #(#component_impls)*
         #(#resource_impls)*
+        #(#not_a_resource_impls)*
         #fields_are_declarations
     };
     items_and_impls(model, &names, column_enum, impls)

@@ -1,5 +1,6 @@
 //! `PhysicsResources`, the struct of a world's resources, and
-//! `impl Resource<Physics> for Tick`, which finds one resource in it.
+//! `impl Resource<Physics> for Tick`, which finds one resource in it and marks
+//! it as no component (so that using it as one says it is a resource).
 
 use super::{bit_literal, Names};
 use crate::model::{FieldModel, SchemaModel};
@@ -55,6 +56,11 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
     let (ty, name) = (field.ty, field.ident);
     let (bit, slot) = (bit_literal(index), syn::Index::from(index));
     quote! {
+        #[automatically_derived]
+        impl ::ecs::__private::NotAComponent<#schema> for #ty {
+            type Because = ::ecs::__private::IsAResource;
+        }
+
         #[automatically_derived]
         impl ::ecs::Resource<#schema> for #ty {
             const BIT: u32 = #bit;

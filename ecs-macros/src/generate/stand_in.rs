@@ -32,23 +32,31 @@ pub fn stand_in(model: &SchemaModel) -> TokenStream {
     let resource_impls = kept(Role::Resource)
         .enumerate()
         .map(|(index, field)| resource_impl(&target, index, field));
-    let impls = quote! {
-        #mask_impls
-        #schema_impl
-        #(#component_impls)*
-        #(#resource_impls)*
+    // A struct whose last field is unsized is unsized itself, and no trait
+    // with the schema as a parameter can be implemented for it: the user's
+    // code that names the schema fails however the stand-in looks.
+    let impls = if model.fields.last().is_some_and(FieldModel::is_unsized) {
+        mask_impls
+    } else {
+        quote! {
+            #mask_impls
+            #schema_impl
+            #(#component_impls)*
+            #(#resource_impls)*
+        }
     };
     items_and_impls(&placed, &names, column_enum, impls)
 }
 
 /// The schema cut down to what the mask and the resources struct can hold:
 /// the resources, and the components up to the widest mask whose flag name is
-/// not taken yet. A field whose role is unknown, or whose type names the
-/// struct's generic parameters, is left out.
+/// not taken yet. A field whose role is unknown, whose type names the
+/// struct's generic parameters, or whose type is unsized, is left out.
 fn placed_fields<'a>(model: &SchemaModel<'a>) -> SchemaModel<'a> {
     let mut placed: Vec<FieldModel> = Vec::new();
     let mut flags: Vec<String> = Vec::new();
-    for field in model.fields.iter().filter(|f| !names_generics(model, f)) {
+    let placeable = |f: &&FieldModel| !names_generics(model, f) && !f.is_unsized();
+    for field in model.fields.iter().filter(placeable) {
         if field.role == Role::Component {
             let flag = field.flag_name();
             if flags.contains(&flag) || flags.len() == MAX_COMPONENTS {
@@ -74,7 +82,9 @@ fn kept_types<'m, 'a>(
     role: Role,
 ) -> impl Iterator<Item = &'m FieldModel<'a>> {
     let candidates = model.fields.iter().filter(move |field| {
-        (field.role == role || field.role == Role::Unknown) && !names_generics(model, field)
+        (field.role == role || field.role == Role::Unknown)
+            && !names_generics(model, field)
+            && !field.is_unsized()
     });
     let mut seen: Vec<&FieldModel> = Vec::new();
     candidates.filter(move |field| {

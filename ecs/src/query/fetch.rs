@@ -6,6 +6,7 @@ use super::table::TableEntities;
 use crate::entity::{Entities, Entity};
 use crate::lend::Lent;
 use crate::mask::Mask;
+use crate::misuse::Misuse;
 use crate::schema::{Component, Schema};
 use crate::storage::EntityIndex;
 use core::marker::PhantomData;
@@ -96,8 +97,8 @@ pub trait ReadOnlyQueryData: QueryData {
     message = "`{Self}` is not a query of schema `{S}`",
     label = "not a query of `{S}`",
     note = "a query item is `&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`, `Entity`, \
-            `Has<T>` with `T` a component of `{S}`, or a tuple of up to 12 of them; \
-            resources are not queried but read with `world.resource::<T>()`"
+            `Has<T>` with `T` a component of `{S}`, or a tuple of up to 12 of them (tuples \
+            nest); resources are not queried but read with `world.resource::<T>()`"
 )]
 pub trait SchemaQuery<S: Schema>: QueryData {
     /// Components a table must have.
@@ -588,6 +589,79 @@ impl_query_tuple!(A, B, C, D, E, F, G, H, I);
 impl_query_tuple!(A, B, C, D, E, F, G, H, I, J);
 impl_query_tuple!(A, B, C, D, E, F, G, H, I, J, K);
 impl_query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// Never implemented: the bound of the [`SchemaQuery`] impls of tuples past
+/// 12 items, which never apply, so that such a query fails with this message
+/// rather than with "not a query".
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a query tuple takes at most 12 items, and this one has more",
+    label = "more than 12 items",
+    note = "tuples nest: group the items, e.g. `((&A, &B, &C), &D)`, and each item comes \
+            grouped the same way: `((a, b, c), d)`"
+)]
+pub trait QueryTupleTooLong<Q> {}
+
+macro_rules! query_tuple_too_long {
+    ($($q:ident),*) => {
+        // Unbounded, so that only the `SchemaQuery` bound fails (once, with
+        // the message) and a method called on the query adds no error. No
+        // query of this type can be built without `SchemaQuery`.
+        impl<$($q: QueryData),*> QueryData for ($($q,)*) {
+            type Item<'a> = ();
+            type Fetch<'a> = ();
+            type Slice<'a> = ();
+
+            fn get<'a>(_: Self::Fetch<'a>, _: usize) -> Self::Item<'a> {
+                unreachable!("a misuse impl never applies")
+            }
+
+            fn slice<'a>(_: Self::Fetch<'a>) -> Self::Slice<'a> {
+                unreachable!("a misuse impl never applies")
+            }
+
+            fn next<'a>(_: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+                unreachable!("a misuse impl never applies")
+            }
+
+            fn reborrow<'a>(_: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
+                unreachable!("a misuse impl never applies")
+            }
+
+            fn split_at<'a>(_: Self::Fetch<'a>, _: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+                unreachable!("a misuse impl never applies")
+            }
+        }
+
+        impl<$($q: QueryData),*> ReadOnlyQueryData for ($($q,)*) {
+            fn shared<'a>(_: &'a Self::Fetch<'_>) -> Self::Fetch<'a> {
+                unreachable!("a misuse impl never applies")
+            }
+        }
+
+        impl<S: Schema, $($q: QueryData),*> SchemaQuery<S> for ($($q,)*)
+        where
+            Misuse: QueryTupleTooLong<Self>,
+        {
+            const REQUIRED: u128 = 0;
+            const READS: u128 = 0;
+            const WRITES: u128 = 0;
+            const CHECK: () = ();
+            const ORDERED: bool = true;
+            const FIRST_COLUMN: u32 = NO_COLUMN;
+            const LAST_COLUMN: u32 = NO_COLUMN;
+
+            fn fetch<'w>(_: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w> {
+                unreachable!("a misuse impl never applies")
+            }
+        }
+    };
+}
+
+query_tuple_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M);
+query_tuple_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M, N);
+query_tuple_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O);
+query_tuple_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
 
 /// One table's entity list and columns, being handed out to a query's items:
 /// each column at most once mutably, or any number of times shared.

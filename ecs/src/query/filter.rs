@@ -1,22 +1,35 @@
 //! Query filters: conditions on a table's archetype that select tables without
 //! borrowing anything.
+//!
+//! Every filter, however nested, is kept as a short list of
+//! [`TableCondition`]s, any one of which admits a table (its disjunctive
+//! normal form): `With<A>` is one condition, a tuple joins the conditions of
+//! its members pairwise, and an [`Or`] lists those of its branches. A filter
+//! without `Or` is one condition, matched as `mask & required == required &&
+//! mask & excluded == 0`.
 
+use super::fetch::SchemaQuery;
 use crate::schema::{Component, Schema};
 use core::marker::PhantomData;
 
-/// A condition on the archetype: [`With<T>`], [`Without<T>`], `()` (no
-/// condition) and tuples of filters (all must hold, up to 12).
+/// A condition on the archetype: [`With<T>`], [`Without<T>`], [`Or`] of
+/// filters, `()` (no condition) and tuples of filters (all must hold, up to
+/// 12; tuples nest).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a query filter of schema `{S}`",
     label = "not a filter of `{S}`",
     note = "a filter is `With<T>` or `Without<T>` with `T` a component of `{S}`, \
-            or a tuple of up to 12 filters"
+            `Or<(F1, F2, ...)>`, or a tuple of up to 12 filters (tuples nest)"
 )]
 pub trait QueryFilter<S: Schema> {
-    /// Components a table must have.
+    /// Components every matching table has.
     const REQUIRED: u128;
-    /// Components a table must not have.
+    /// Components no matching table has.
     const EXCLUDED: u128;
+    /// The conditions any one of which admits a table: one for a filter
+    /// without [`Or`].
+    #[doc(hidden)]
+    const CONDITIONS: Conditions;
 }
 
 /// Filter: only entities that have component `T` (a tag or a data component).
@@ -25,14 +38,58 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// Filter: only entities that do not have component `T`.
 pub struct Without<T>(PhantomData<fn() -> T>);
 
+/// Filter: only entities that match at least one of the filters of the tuple
+/// `T` (up to 12; each a [`With`], a [`Without`], a tuple, or another `Or`).
+///
+/// ```
+/// use ecs::prelude::*;
+/// #[derive(Debug)] struct Pos(i64);
+/// #[derive(Debug)] struct Vel(i64);
+/// #[derive(Debug)] struct Player;
+/// #[derive(Debug)] struct Frozen;
+/// #[derive(Schema)] struct Game { pos: Pos, vel: Vel, player: Player, frozen: Frozen }
+///
+/// let mut world = World::<Game>::new();
+/// let mover = world.spawn((Pos(0), Vel(1)));
+/// let player = world.spawn((Pos(0), Player));
+/// let frozen_player = world.spawn((Pos(0), Player, Frozen));
+/// world.spawn((Pos(0),));
+///
+/// // Everything that moves or is a player.
+/// let found: Vec<Entity> =
+///     world.query_filtered::<Entity, Or<(With<Vel>, With<Player>)>>().iter().collect();
+/// assert_eq!(found, [mover, player, frozen_player]);
+///
+/// // Branches are filters themselves: movers, and players that are not frozen.
+/// let active = world
+///     .query_filtered::<Entity, Or<(With<Vel>, (With<Player>, Without<Frozen>))>>()
+///     .count();
+/// assert_eq!(active, 2);
+/// ```
+///
+/// Two queries of one system may both write a component when no entity can
+/// match both: `Query<&mut Pos, Or<(With<Vel>, With<Player>)>>` beside
+/// `Query<&mut Pos, (Without<Vel>, Without<Player>)>` compiles, while beside
+/// `Query<&mut Pos, Without<Vel>>` (a player without `Vel` matches both) it
+/// does not.
+pub struct Or<T>(PhantomData<fn() -> T>);
+
 impl<S: Schema, T: Component<S>> QueryFilter<S> for With<T> {
     const REQUIRED: u128 = 1 << T::BIT;
     const EXCLUDED: u128 = 0;
+    const CONDITIONS: Conditions = Conditions::one(TableCondition {
+        required: 1 << T::BIT,
+        excluded: 0,
+    });
 }
 
 impl<S: Schema, T: Component<S>> QueryFilter<S> for Without<T> {
     const REQUIRED: u128 = 0;
     const EXCLUDED: u128 = 1 << T::BIT;
+    const CONDITIONS: Conditions = Conditions::one(TableCondition {
+        required: 0,
+        excluded: 1 << T::BIT,
+    });
 }
 
 macro_rules! impl_filter_tuple {
@@ -40,20 +97,319 @@ macro_rules! impl_filter_tuple {
         impl<S: Schema, $($f: QueryFilter<S>),*> QueryFilter<S> for ($($f,)*) {
             const REQUIRED: u128 = 0 $(| $f::REQUIRED)*;
             const EXCLUDED: u128 = 0 $(| $f::EXCLUDED)*;
+            const CONDITIONS: Conditions = Conditions::ALL $(.and(&$f::CONDITIONS))*;
         }
     };
 }
 
+macro_rules! impl_or {
+    ($($f:ident),+) => {
+        impl<S: Schema, $($f: QueryFilter<S>),+> QueryFilter<S> for Or<($($f,)+)> {
+            const REQUIRED: u128 = Self::CONDITIONS.required();
+            const EXCLUDED: u128 = Self::CONDITIONS.excluded();
+            const CONDITIONS: Conditions = Conditions::NONE $(.or(&$f::CONDITIONS))+;
+        }
+    };
+}
+
+macro_rules! impl_filters {
+    ($($f:ident),*) => {
+        impl_filter_tuple!($($f),*);
+        impl_or!($($f),*);
+    };
+}
+
 impl_filter_tuple!();
-impl_filter_tuple!(A);
-impl_filter_tuple!(A, B);
-impl_filter_tuple!(A, B, C);
-impl_filter_tuple!(A, B, C, D);
-impl_filter_tuple!(A, B, C, D, E);
-impl_filter_tuple!(A, B, C, D, E, F);
-impl_filter_tuple!(A, B, C, D, E, F, G);
-impl_filter_tuple!(A, B, C, D, E, F, G, H);
-impl_filter_tuple!(A, B, C, D, E, F, G, H, I);
-impl_filter_tuple!(A, B, C, D, E, F, G, H, I, J);
-impl_filter_tuple!(A, B, C, D, E, F, G, H, I, J, K);
-impl_filter_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+impl_filters!(A);
+impl_filters!(A, B);
+impl_filters!(A, B, C);
+impl_filters!(A, B, C, D);
+impl_filters!(A, B, C, D, E);
+impl_filters!(A, B, C, D, E, F);
+impl_filters!(A, B, C, D, E, F, G);
+impl_filters!(A, B, C, D, E, F, G, H);
+impl_filters!(A, B, C, D, E, F, G, H, I);
+impl_filters!(A, B, C, D, E, F, G, H, I, J);
+impl_filters!(A, B, C, D, E, F, G, H, I, J, K);
+impl_filters!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// One way for a table to match a query: its archetype has every component
+/// of `required` and none of `excluded` (bits as in the schema's mask).
+///
+/// A query reaches the tables that satisfy any one of its conditions: one
+/// for a filter without [`Or`], one per branch (after distributing tuples
+/// over branches) with it. See [`Access::any_of`](crate::Access::any_of).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TableCondition {
+    /// Components the table must have.
+    pub required: u128,
+    /// Components the table must not have.
+    pub excluded: u128,
+}
+
+impl TableCondition {
+    /// Whether a table of archetype `mask` (as bits) satisfies it.
+    #[inline]
+    pub const fn matches(self, mask: u128) -> bool {
+        mask & self.required == self.required && mask & self.excluded == 0
+    }
+
+    /// Whether no archetype satisfies both: one requires a component the
+    /// other excludes. Exact for conditions that are each satisfiable.
+    pub const fn is_disjoint(self, other: TableCondition) -> bool {
+        self.required & other.excluded != 0 || other.required & self.excluded != 0
+    }
+}
+
+/// The most conditions a filter may have once its tuples are distributed
+/// over its `Or` branches: `(Or<(A, B)>, Or<(C, D)>)` has four.
+pub(crate) const MAX_CONDITIONS: usize = 16;
+
+/// A filter as the list of [`TableCondition`]s any one of which admits a
+/// table, built at compile time. Conditions that no archetype satisfies
+/// (`(With<A>, Without<A>)`) are dropped, and their clashing components kept
+/// for the message of a query that can never match.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct Conditions {
+    len: usize,
+    items: [TableCondition; MAX_CONDITIONS],
+    /// Components both required and excluded by a dropped condition.
+    contradicted: u128,
+}
+
+const TOO_MANY_CONDITIONS: &str = "this query filter has more than 16 alternatives once its \
+                                   tuples are multiplied out over its `Or` branches (a tuple of \
+                                   two `Or`s of four branches each has 16); split the query in two";
+
+impl Conditions {
+    /// Matches every table: the one condition that asks nothing.
+    pub const ALL: Conditions = Conditions::one(TableCondition {
+        required: 0,
+        excluded: 0,
+    });
+
+    /// Matches no table: no condition.
+    pub const NONE: Conditions = Conditions {
+        len: 0,
+        items: [TableCondition {
+            required: 0,
+            excluded: 0,
+        }; MAX_CONDITIONS],
+        contradicted: 0,
+    };
+
+    /// Exactly `condition`.
+    pub const fn one(condition: TableCondition) -> Conditions {
+        Conditions::NONE.with(condition)
+    }
+
+    /// The conditions, in the order the filter names them.
+    #[inline]
+    pub const fn as_slice(&self) -> &[TableCondition] {
+        self.items.split_at(self.len).0
+    }
+
+    /// How many conditions there are.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no table can match.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Components that made a dropped condition impossible; when no condition
+    /// is left, why the filter matches nothing.
+    pub const fn contradicted(&self) -> u128 {
+        self.contradicted
+    }
+
+    /// Components every condition requires (none if there is no condition).
+    pub const fn required(&self) -> u128 {
+        let mut i = 0;
+        let mut all = if self.len == 0 { 0 } else { u128::MAX };
+        while i < self.len {
+            all &= self.items[i].required;
+            i += 1;
+        }
+        all
+    }
+
+    /// Components every condition excludes (none if there is no condition).
+    pub const fn excluded(&self) -> u128 {
+        let mut i = 0;
+        let mut all = if self.len == 0 { 0 } else { u128::MAX };
+        while i < self.len {
+            all &= self.items[i].excluded;
+            i += 1;
+        }
+        all
+    }
+
+    /// Tables that satisfy a condition of either.
+    pub const fn or(&self, other: &Conditions) -> Conditions {
+        let mut result = *self;
+        result.contradicted |= other.contradicted;
+        let mut i = 0;
+        while i < other.len {
+            result = result.with(other.items[i]);
+            i += 1;
+        }
+        result
+    }
+
+    /// Tables that satisfy a condition of each: every pair joined.
+    pub const fn and(&self, other: &Conditions) -> Conditions {
+        let mut result = Conditions::NONE;
+        result.contradicted = self.contradicted | other.contradicted;
+        let mut i = 0;
+        while i < self.len {
+            let mut j = 0;
+            while j < other.len {
+                let (a, b) = (self.items[i], other.items[j]);
+                result = result.with(TableCondition {
+                    required: a.required | b.required,
+                    excluded: a.excluded | b.excluded,
+                });
+                j += 1;
+            }
+            i += 1;
+        }
+        result
+    }
+
+    /// These and `condition`, unless no table can satisfy it or it is
+    /// already listed.
+    const fn with(mut self, condition: TableCondition) -> Conditions {
+        let clash = condition.required & condition.excluded;
+        if clash != 0 {
+            self.contradicted |= clash;
+            return self;
+        }
+        let mut i = 0;
+        while i < self.len {
+            if self.items[i].required == condition.required
+                && self.items[i].excluded == condition.excluded
+            {
+                return self;
+            }
+            i += 1;
+        }
+        if self.len == MAX_CONDITIONS {
+            panic!("{}", TOO_MANY_CONDITIONS);
+        }
+        self.items[self.len] = condition;
+        self.len += 1;
+        self
+    }
+}
+
+/// The tables query `Q` with filter `F` reaches in schema `S`: its items'
+/// required components joined with the filter's conditions.
+#[doc(hidden)]
+#[allow(clippy::type_complexity)]
+pub struct QueryReach<S, Q, F>(PhantomData<fn() -> (S, Q, F)>);
+
+impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
+    /// The conditions any one of which admits a table.
+    pub const CONDITIONS: &'static Conditions = &Conditions::one(TableCondition {
+        required: Q::REQUIRED,
+        excluded: 0,
+    })
+    .and(&F::CONDITIONS);
+
+    /// The conditions as a list, empty when there is only one (see
+    /// [`Access::any_of`](crate::Access::any_of)).
+    pub const ANY_OF: &'static [TableCondition] = if Self::CONDITIONS.len() > 1 {
+        Self::CONDITIONS.as_slice()
+    } else {
+        &[]
+    };
+
+    /// Fails to evaluate (a compile error naming the component) if no table
+    /// can ever match: the query requires a component it also excludes.
+    pub const CHECK: () = {
+        if Self::CONDITIONS.is_empty() {
+            let bit = Self::CONDITIONS.contradicted().trailing_zeros();
+            panic!("{}", S::NEVER_MATCHES_MESSAGES[bit as usize]);
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Conditions, TableCondition};
+
+    const A: u128 = 1;
+    const B: u128 = 2;
+    const C: u128 = 4;
+
+    fn with(bits: u128) -> Conditions {
+        Conditions::one(TableCondition {
+            required: bits,
+            excluded: 0,
+        })
+    }
+
+    fn without(bits: u128) -> Conditions {
+        Conditions::one(TableCondition {
+            required: 0,
+            excluded: bits,
+        })
+    }
+
+    fn pairs(conditions: &Conditions) -> Vec<(u128, u128)> {
+        conditions
+            .as_slice()
+            .iter()
+            .map(|c| (c.required, c.excluded))
+            .collect()
+    }
+
+    #[test]
+    fn a_tuple_of_ors_distributes_over_the_branches() {
+        let either = with(A).or(&with(B));
+        let conditions = either.and(&without(C).or(&with(C)));
+        assert_eq!(pairs(&conditions), [(A, C), (A | C, 0), (B, C), (B | C, 0)]);
+    }
+
+    #[test]
+    fn impossible_conditions_are_dropped_and_remembered() {
+        let conditions = with(A).or(&with(B)).and(&without(A));
+        assert_eq!(pairs(&conditions), [(B, A)]);
+        assert_eq!(conditions.contradicted(), A);
+        let never = with(A).and(&without(A));
+        assert!(never.is_empty());
+        assert_eq!(never.contradicted(), A);
+    }
+
+    #[test]
+    fn repeated_conditions_are_listed_once() {
+        let conditions = with(A).or(&with(A)).or(&Conditions::ALL.and(&with(A)));
+        assert_eq!(pairs(&conditions), [(A, 0)]);
+    }
+
+    #[test]
+    fn the_summary_is_what_every_condition_shares() {
+        let conditions = with(A | B)
+            .and(&without(C))
+            .or(&with(A).and(&without(C | B)));
+        assert_eq!(conditions.required(), A);
+        assert_eq!(conditions.excluded(), C);
+        assert_eq!(Conditions::NONE.required(), 0);
+    }
+
+    #[test]
+    fn a_condition_matches_masks_with_all_required_and_no_excluded() {
+        let condition = TableCondition {
+            required: A,
+            excluded: B,
+        };
+        assert!(condition.matches(A));
+        assert!(condition.matches(A | C));
+        assert!(!condition.matches(A | B));
+        assert!(!condition.matches(C));
+    }
+}

@@ -3,10 +3,13 @@
 //! A query is written as a type: `world.query_mut::<(Entity, &mut Pos, Option<&Vel>)>()`.
 //! Its item types give the components it reads and writes (the
 //! [`SchemaQuery`] consts `REQUIRED`, `READS`, `WRITES`), and an optional
-//! filter ([`With`], [`Without`]) adds conditions on the archetype. A table
-//! matches when `mask & REQUIRED == REQUIRED && mask & EXCLUDED == 0`; the world
-//! caches the matching tables per pair of masks and extends the list as new
-//! tables appear.
+//! filter ([`With`], [`Without`], [`Or`], tuples) adds conditions on the
+//! archetype. Query and filter together are a list of [`TableCondition`]s; a
+//! table matches when it satisfies one of them. Without `Or` there is one,
+//! and a table matches when `mask & REQUIRED == REQUIRED && mask & EXCLUDED
+//! == 0`. The world caches the matching tables per list of conditions (per
+//! pair of masks when there is one) and extends the list as new tables
+//! appear.
 
 mod fetch;
 mod filter;
@@ -15,7 +18,8 @@ mod par;
 mod table;
 
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
-pub use filter::{QueryFilter, With, Without};
+pub(crate) use filter::QueryReach;
+pub use filter::{Or, QueryFilter, TableCondition, With, Without};
 pub use lookup::{QueryEntityError, QuerySingleError};
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
@@ -23,7 +27,7 @@ use crate::entity::{Entities, Entity};
 use crate::lend::{Lent, SplitWorld};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
-use crate::storage::{EntityIndex, Table, TableId, Tables};
+use crate::storage::{EntityIndex, MaskMap, Table, TableId, Tables};
 use core::marker::PhantomData;
 use fetch::ViewColumns;
 
@@ -416,8 +420,8 @@ impl<'a, 'w, Q: QueryData> Iterator for QueryIter<'a, 'w, Q> {
 
 impl<Q: QueryData> ExactSizeIterator for QueryIter<'_, '_, Q> {}
 
-/// The tables matching one `(required, excluded)` pair, kept up to date as
-/// tables are created.
+/// The tables matching one query's list of [`TableCondition`]s, kept up to
+/// date as tables are created.
 #[derive(Default)]
 #[doc(hidden)]
 pub struct MatchedTables {
@@ -438,19 +442,82 @@ impl MatchedTables {
         self.seen == tables.len()
     }
 
+    /// Tests the tables created since the last update against `conditions`
+    /// (a table matches when it satisfies any one of them).
     pub(crate) fn update<S: Schema>(
         &mut self,
         tables: &Tables<S>,
-        required: S::Mask,
-        excluded: S::Mask,
+        conditions: &[TableCondition],
     ) -> &[TableId] {
-        for (id, table) in tables.iter().enumerate().skip(self.seen) {
-            let mask = table.mask();
-            if mask.contains(required) && mask.intersection(excluded).is_empty() {
-                self.tables.push(TableId(id as u32));
+        let new = tables.iter().enumerate().skip(self.seen);
+        match conditions {
+            // Without `Or`: the two mask tests, as the masks' own type.
+            [condition] => {
+                let required = S::Mask::from_u128(condition.required);
+                let excluded = S::Mask::from_u128(condition.excluded);
+                for (id, table) in new {
+                    let mask = table.mask();
+                    if mask.contains(required) && mask.intersection(excluded).is_empty() {
+                        self.tables.push(TableId(id as u32));
+                    }
+                }
+            }
+            _ => {
+                for (id, table) in new {
+                    let mask = table.mask().bits().to_u128();
+                    if conditions.iter().any(|condition| condition.matches(mask)) {
+                        self.tables.push(TableId(id as u32));
+                    }
+                }
             }
         }
         self.seen = tables.len();
         &self.tables
+    }
+}
+
+/// The world's [`MatchedTables`], one per list of conditions queried so far.
+/// A list of one condition (a query without `Or`, by far the most common) is
+/// keyed by its two masks, which is cheaper to hash than the list.
+pub(crate) struct QueryCache<S: Schema> {
+    by_masks: MaskMap<(S::Mask, S::Mask), MatchedTables>,
+    by_conditions: MaskMap<&'static [TableCondition], MatchedTables>,
+}
+
+impl<S: Schema> Default for QueryCache<S> {
+    fn default() -> Self {
+        QueryCache {
+            by_masks: MaskMap::default(),
+            by_conditions: MaskMap::default(),
+        }
+    }
+}
+
+impl<S: Schema> QueryCache<S> {
+    /// The tables matched so far for `conditions`, if it was queried before.
+    #[inline]
+    pub(crate) fn get(&self, conditions: &'static [TableCondition]) -> Option<&MatchedTables> {
+        match conditions {
+            [condition] => self.by_masks.get(&Self::masks(condition)),
+            _ => self.by_conditions.get(conditions),
+        }
+    }
+
+    /// The tables matched so far for `conditions`, made empty if it was never
+    /// queried.
+    #[inline]
+    pub(crate) fn entry(&mut self, conditions: &'static [TableCondition]) -> &mut MatchedTables {
+        match conditions {
+            [condition] => self.by_masks.entry(Self::masks(condition)).or_default(),
+            _ => self.by_conditions.entry(conditions).or_default(),
+        }
+    }
+
+    #[inline]
+    fn masks(condition: &TableCondition) -> (S::Mask, S::Mask) {
+        (
+            S::Mask::from_u128(condition.required),
+            S::Mask::from_u128(condition.excluded),
+        )
     }
 }

@@ -1,14 +1,17 @@
 //! [`Access`]: what a system parameter reads and writes, as masks.
 
+use crate::query::TableCondition;
+
 /// What one system parameter can touch, as bit masks over the schema's
 /// components and resources. Queries know theirs at compile time, so two
 /// parameters of one system are checked against each other by `const`
 /// evaluation, and the schedule compares systems with the same rules.
 ///
 /// Two accesses *conflict* on a component when one writes it and the other
-/// reads or writes it, unless their table conditions are disjoint: one
-/// requires a component the other excludes (`With<Vel>` against
-/// `Without<Vel>`), so no entity is reached by both.
+/// reads or writes it, unless no entity is reached by both: one requires a
+/// component the other excludes (`With<Vel>` against `Without<Vel>`), or,
+/// for queries with [`Or`](crate::Or), every condition of one is disjoint
+/// in that way from every condition of the other.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
     /// Components read through `&T`.
@@ -19,6 +22,11 @@ pub struct Access {
     pub required: u128,
     /// Components no reached entity has.
     pub excluded: u128,
+    /// The reached entities exactly, when `required` and `excluded` alone do
+    /// not say it: those matching any one of these conditions (a query with
+    /// an [`Or`](crate::Or) filter). Empty otherwise; when not empty,
+    /// `required` and `excluded` are what all of them share.
+    pub any_of: &'static [TableCondition],
     /// Resources read (`Res<T>`).
     pub resource_reads: u128,
     /// Resources written (`ResMut<T>`).
@@ -39,6 +47,7 @@ impl Access {
         writes: 0,
         required: 0,
         excluded: 0,
+        any_of: &[],
         resource_reads: 0,
         resource_writes: 0,
         observes_entities: false,
@@ -47,9 +56,49 @@ impl Access {
     };
 
     /// Whether no entity can be reached by both: one requires a component
-    /// the other excludes.
+    /// the other excludes, or, with [`Access::any_of`], that holds for every
+    /// pair of their conditions.
     pub const fn disjoint_entities(&self, other: &Access) -> bool {
-        self.required & other.excluded != 0 || other.required & self.excluded != 0
+        if self.required & other.excluded != 0 || other.required & self.excluded != 0 {
+            return true;
+        }
+        if self.any_of.is_empty() && other.any_of.is_empty() {
+            return false;
+        }
+        // Each condition is satisfiable on its own (the filter dropped those
+        // that are not), so two are disjoint exactly when one requires what
+        // the other excludes; the reaches are disjoint when every pair is.
+        let mut i = 0;
+        while i < self.condition_count() {
+            let mut j = 0;
+            while j < other.condition_count() {
+                if !self.condition(i).is_disjoint(other.condition(j)) {
+                    return false;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    const fn condition_count(&self) -> usize {
+        if self.any_of.is_empty() {
+            1
+        } else {
+            self.any_of.len()
+        }
+    }
+
+    const fn condition(&self, i: usize) -> TableCondition {
+        if self.any_of.is_empty() {
+            TableCondition {
+                required: self.required,
+                excluded: self.excluded,
+            }
+        } else {
+            self.any_of[i]
+        }
     }
 
     /// The components both can reach with at least one of them writing.
@@ -69,7 +118,7 @@ impl Access {
 
 #[cfg(test)]
 mod tests {
-    use super::Access;
+    use super::{Access, TableCondition};
 
     const POS: u128 = 1;
     const VEL: u128 = 2;
@@ -108,6 +157,67 @@ mod tests {
         // Excluding something else proves nothing.
         let without_other = query(0, POS, 0, 4);
         assert_eq!(with_vel.component_conflicts(&without_other), POS);
+    }
+
+    const A: u128 = 8;
+    const B: u128 = 16;
+
+    fn condition(required: u128, excluded: u128) -> TableCondition {
+        TableCondition { required, excluded }
+    }
+
+    /// A query writing `Pos` that reaches the tables of any of `conditions`,
+    /// summarized as the filter does: what every condition shares.
+    fn write_pos_where_any(conditions: Vec<TableCondition>) -> Access {
+        let conditions: &'static [TableCondition] = conditions.leak();
+        Access {
+            writes: POS,
+            required: conditions.iter().fold(!0, |all, c| all & c.required),
+            excluded: conditions.iter().fold(!0, |all, c| all & c.excluded),
+            any_of: conditions,
+            observes_entities: true,
+            ..Access::NONE
+        }
+    }
+
+    #[test]
+    fn or_overlaps_what_any_branch_overlaps() {
+        // `Query<&mut Pos, Or<(With<A>, With<B>)>>` against
+        // `Query<&mut Pos, Without<A>>`: an entity with B and without A is
+        // reached by both.
+        let a_or_b = write_pos_where_any(vec![condition(POS | A, 0), condition(POS | B, 0)]);
+        let without_a = query(0, POS, 0, A);
+        assert!(!a_or_b.disjoint_entities(&without_a));
+        assert!(!without_a.disjoint_entities(&a_or_b));
+        assert_eq!(a_or_b.component_conflicts(&without_a), POS);
+        assert_eq!(without_a.component_conflicts(&a_or_b), POS);
+    }
+
+    #[test]
+    fn or_is_disjoint_from_what_every_branch_is_disjoint_from() {
+        // `Or<(With<A>, With<B>)>` against `(Without<A>, Without<B>)`.
+        let a_or_b = write_pos_where_any(vec![condition(POS | A, 0), condition(POS | B, 0)]);
+        let neither = query(0, POS, 0, A | B);
+        assert!(a_or_b.disjoint_entities(&neither));
+        assert!(neither.disjoint_entities(&a_or_b));
+        assert_eq!(a_or_b.component_conflicts(&neither), 0);
+        // Two `Or`s: `Or<(With<A>, With<B>)>` against
+        // `Or<((Without<A>, Without<B>), (Without<Pos>,))>`.
+        let other = write_pos_where_any(vec![condition(POS, A | B), condition(0, POS)]);
+        assert!(a_or_b.disjoint_entities(&other));
+        // ... but not against `Or<(Without<A>, Without<B>)>`: an entity with
+        // A and without B is reached by both.
+        let other = write_pos_where_any(vec![condition(POS, A), condition(POS, B)]);
+        assert!(!a_or_b.disjoint_entities(&other));
+    }
+
+    #[test]
+    fn what_all_branches_share_proves_disjointness_alone() {
+        // `Or<((With<A>, With<B>), (With<A>, Without<B>))>` requires A
+        // whatever the branch, so it is disjoint from `Without<A>`.
+        let always_a = write_pos_where_any(vec![condition(POS | A | B, 0), condition(POS | A, B)]);
+        assert_eq!(always_a.required, POS | A);
+        assert!(always_a.disjoint_entities(&query(0, POS, 0, A)));
     }
 
     #[test]

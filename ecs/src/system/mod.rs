@@ -12,7 +12,7 @@ pub use access::Access;
 
 use crate::command::{CommandQueue, Commands};
 use crate::lend::SplitWorld;
-use crate::query::{MatchedTables, Query, QueryFilter, SchemaQuery};
+use crate::query::{MatchedTables, Query, QueryFilter, QueryReach, SchemaQuery};
 use crate::schema::{Resource, Schema};
 use crate::world::World;
 use core::fmt;
@@ -77,24 +77,23 @@ where
     const ACCESS: Access = Access {
         reads: Q::READS,
         writes: Q::WRITES,
-        required: Q::REQUIRED | F::REQUIRED,
-        excluded: F::EXCLUDED,
+        required: QueryReach::<S, Q, F>::CONDITIONS.required(),
+        excluded: QueryReach::<S, Q, F>::CONDITIONS.excluded(),
+        any_of: QueryReach::<S, Q, F>::ANY_OF,
         observes_entities: true,
         ..Access::NONE
     };
-    const CHECK: () = Q::CHECK;
+    const CHECK: () = {
+        let () = Q::CHECK;
+        QueryReach::<S, Q, F>::CHECK
+    };
 
     fn init() -> MatchedTables {
         MatchedTables::default()
     }
 
     fn prepare(state: &mut MatchedTables, world: &World<S>) {
-        use crate::mask::Mask;
-        state.update(
-            world.tables(),
-            S::Mask::from_u128(Q::REQUIRED | F::REQUIRED),
-            S::Mask::from_u128(F::EXCLUDED),
-        );
+        state.update(world.tables(), QueryReach::<S, Q, F>::CONDITIONS.as_slice());
     }
 
     fn fetch<'w>(state: &'w mut MatchedTables, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
