@@ -389,6 +389,21 @@ pub struct MatchedTables {
     seen: usize,
 }
 
+/// By hand, for a `clone_from` that keeps the target's list (world snapshots).
+impl Clone for MatchedTables {
+    fn clone(&self) -> Self {
+        MatchedTables {
+            tables: self.tables.clone(),
+            seen: self.seen,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.tables.clone_from(&source.tables);
+        self.seen = source.seen;
+    }
+}
+
 impl MatchedTables {
     /// The matching tables found so far, ascending.
     pub(crate) fn tables(&self) -> &[TableId] {
