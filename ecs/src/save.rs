@@ -153,7 +153,7 @@ macro_rules! __schema_serde_resources {
 }
 
 #[cfg(feature = "serde")]
-pub(crate) use with_serde::bounded;
+pub(crate) use with_serde::{bounded, Bounded};
 #[cfg(feature = "serde")]
 pub use with_serde::{load_rows, LoadColumn};
 

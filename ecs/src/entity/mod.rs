@@ -112,7 +112,7 @@ pub(crate) struct EntityLocation {
 
 /// One slot of [`Entities`]: 12 bytes (the generation's zero niche tells the
 /// states apart, as a unit test checks).
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Slot {
     /// An entity lives here: its generation, and where its components are.
     Alive {

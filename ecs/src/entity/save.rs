@@ -7,13 +7,14 @@
 //! checks that they give each live entity exactly one.
 
 use super::{Entities, EntityLocation, Reserved, Slot, MAX_INDEX, NO_SLOT};
-use crate::save::bounded;
+use crate::save::Bounded;
 use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
+use core::marker::PhantomData;
 use core::num::NonZeroU32;
 use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
 use serde::ser::{SerializeTuple, Serializer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 
 impl Serialize for Entities {
@@ -78,39 +79,49 @@ impl<'de> Visitor<'de> for EntitiesSeed {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SavedEntities, A::Error> {
         let missing = || A::Error::custom("the entity part of the save is cut short");
-        let raw = seq
-            .next_element_seed(bounded::<(u8, u32, u32)>(
-                MAX_INDEX as usize + 1,
-                "entity slots",
-            ))?
+        let slots = seq
+            .next_element_seed(Bounded {
+                min: 0,
+                max: MAX_INDEX as usize + 1,
+                seed: SlotSeed,
+                what: "entity slots",
+                marker: PhantomData,
+            })?
             .ok_or_else(missing)?;
         let free = seq.next_element::<u32>()?.ok_or_else(missing)?;
         let from_list = seq.next_element::<u32>()?.ok_or_else(missing)?;
         let fresh = seq.next_element::<u32>()?.ok_or_else(missing)?;
-        let mut slots = Vec::with_capacity(raw.len());
-        for (index, (kind, a, b)) in raw.into_iter().enumerate() {
-            slots.push(match (kind, NonZeroU32::new(a)) {
-                (0, Some(generation)) if b == 0 => Slot::Alive {
-                    generation,
-                    location: UNPLACED,
-                },
-                (1, reuse) => Slot::Dead {
-                    reuse,
-                    next_free: b,
-                },
-                _ => {
-                    return Err(A::Error::custom(format!(
-                        "entity slot {index} is neither alive (with a non-zero generation) nor dead"
-                    )))
-                }
-            });
-        }
         Ok(SavedEntities {
             slots,
             free,
             from_list,
             fresh,
         })
+    }
+}
+
+/// One slot, `(kind, a, b)`, read straight into a [`Slot`].
+#[derive(Clone, Copy)]
+struct SlotSeed;
+
+impl<'de> DeserializeSeed<'de> for SlotSeed {
+    type Value = Slot;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot, D::Error> {
+        let (kind, a, b) = <(u8, u32, u32)>::deserialize(deserializer)?;
+        match (kind, NonZeroU32::new(a)) {
+            (0, Some(generation)) if b == 0 => Ok(Slot::Alive {
+                generation,
+                location: UNPLACED,
+            }),
+            (1, reuse) => Ok(Slot::Dead {
+                reuse,
+                next_free: b,
+            }),
+            _ => Err(D::Error::custom(
+                "an entity slot is neither alive (with a non-zero generation) nor dead",
+            )),
+        }
     }
 }
 

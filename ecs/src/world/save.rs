@@ -19,7 +19,7 @@
 use super::World;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
-use crate::save::{bounded, LoadColumn};
+use crate::save::{bounded, Bounded, LoadColumn};
 use crate::schema::{Column, Schema};
 use crate::storage::{Bins, EntityIndex, TableId, Tables};
 use crate::structure::EntityStore;
@@ -379,7 +379,13 @@ where
         }
         let mask = S::Mask::from_u128(bits);
         let indices = seq
-            .next_element_seed(bounded::<u32>(self.slots, "entities of a table"))?
+            .next_element_seed(Bounded {
+                min: 0,
+                max: self.slots,
+                seed: IndexSeed,
+                what: "entities of a table",
+                marker: PhantomData,
+            })?
             .ok_or_else(cut)?;
         let rows = indices.len();
         let columns = seq
@@ -389,11 +395,19 @@ where
                 marker: PhantomData,
             })?
             .ok_or_else(cut)?;
-        Ok((
-            mask,
-            indices.into_iter().map(EntityIndex).collect(),
-            columns,
-        ))
+        Ok((mask, indices, columns))
+    }
+}
+
+/// One row's entity, read straight into an [`EntityIndex`].
+#[derive(Clone, Copy)]
+struct IndexSeed;
+
+impl<'de> DeserializeSeed<'de> for IndexSeed {
+    type Value = EntityIndex;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<EntityIndex, D::Error> {
+        u32::deserialize(deserializer).map(EntityIndex)
     }
 }
 
