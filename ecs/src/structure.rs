@@ -43,6 +43,25 @@ impl<S: Schema> Default for EntityStore<S> {
     }
 }
 
+impl<S: Schema> Clone for EntityStore<S>
+where
+    S::Column: Clone,
+{
+    fn clone(&self) -> Self {
+        EntityStore {
+            entities: self.entities.clone(),
+            tables: self.tables.clone(),
+            bins: self.bins.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.entities.clone_from(&source.entities);
+        self.tables.clone_from(&source.tables);
+        self.bins.clone_from(&source.bins);
+    }
+}
+
 /// Reading.
 impl<S: Schema> EntityStore<S> {
     #[inline]
@@ -53,6 +72,22 @@ impl<S: Schema> EntityStore<S> {
     #[inline]
     pub(crate) fn tables(&self) -> &Tables<S> {
         &self.tables
+    }
+
+    /// The tag bins (whose trash is empty between operations).
+    pub(crate) fn bins(&self) -> &Bins<S> {
+        &self.bins
+    }
+
+    /// A store of parts that the caller has checked to keep its invariants
+    /// (a loaded save).
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(entities: Entities, tables: Tables<S>, bins: Bins<S>) -> Self {
+        EntityStore {
+            entities,
+            tables,
+            bins,
+        }
     }
 
     /// The entity slots, shared, and the tables, to be lent out column by

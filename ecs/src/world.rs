@@ -13,6 +13,10 @@ use crate::structure::{EntityStore, Spawned};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
+#[cfg(feature = "serde")]
+mod save;
+mod snapshot;
+
 /// All entities and resources of schema `S`.
 ///
 /// Entities with the same set of components (the same archetype) share a

@@ -36,6 +36,7 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
     let column_enum = column::column_enum(model, &names);
     let mask_impls = mask::mask_impls(&names);
     let column_impl = column::column_impl(model, &names);
+    let column_conditional_impls = column::column_conditional_impls(model, &names);
     let schema_impl = schema::schema_impl(model, &names);
     let component_impls = model
         .components()
@@ -52,6 +53,7 @@ pub fn expand(model: &SchemaModel) -> TokenStream {
     let impls = quote! {
         #mask_impls
         #column_impl
+        #column_conditional_impls
         #schema_impl
         #(#component_impls)*
         #(#resource_impls)*

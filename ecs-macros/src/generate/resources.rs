@@ -28,6 +28,7 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
     } else {
         quote!(<#(#params = #defaults),*>)
     };
+    let conditional_impls = resources_impls(model, names, &params);
     quote! {
         #[doc = #doc]
         #[derive(::core::default::Default, ::core::fmt::Debug)]
@@ -36,6 +37,53 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
                 #[allow(missing_docs)]
                 pub #fields: #params,
             )*
+        }
+
+        const _: () = {
+            #conditional_impls
+        };
+    }
+}
+
+/// `Clone` (with a field-by-field `clone_from`), `StableHash` and, through
+/// the runtime's `schema_serde_resources!`, the serde traits, each bounded on
+/// the resource types: derived by hand because a derive would not give
+/// `clone_from`, and serde is the runtime's optional dependency.
+fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> TokenStream {
+    let resources = &names.resources;
+    let fields: Vec<_> = model.resources().map(|field| field.ident).collect();
+    let indices = (0..fields.len()).map(bit_literal);
+    let count = proc_macro2::Literal::usize_unsuffixed(fields.len());
+    quote! {
+        #[automatically_derived]
+        impl<#(#params: ::core::clone::Clone),*> ::core::clone::Clone for #resources<#(#params),*> {
+            #[inline]
+            fn clone(&self) -> Self {
+                #resources {
+                    #(#fields: ::core::clone::Clone::clone(&self.#fields),)*
+                }
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn clone_from(&mut self, source: &Self) {
+                #(::core::clone::Clone::clone_from(&mut self.#fields, &source.#fields);)*
+            }
+        }
+
+        #[automatically_derived]
+        impl<#(#params: ::ecs::StableHash),*> ::ecs::StableHash for #resources<#(#params),*> {
+            #[inline]
+            #[allow(unused_variables)]
+            fn stable_hash(&self, hasher: &mut ::ecs::StableHasher) {
+                #(::ecs::StableHash::stable_hash(&self.#fields, hasher);)*
+            }
+        }
+
+        ::ecs::__private::schema_serde_resources! {
+            resources: #resources,
+            count: #count,
+            fields: [#(#fields: #params = #indices),*],
         }
     }
 }

@@ -163,6 +163,16 @@ fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
             fn reverse(&mut self) { match *self {} }
             fn move_row(&mut self, _: usize, _: &mut Self) { match *self {} }
         }
+
+        #[automatically_derived]
+        impl ::core::clone::Clone for #column {
+            fn clone(&self) -> Self { match *self {} }
+        }
+
+        #[automatically_derived]
+        impl ::ecs::StableHash for #column {
+            fn stable_hash(&self, _: &mut ::ecs::StableHasher) { match *self {} }
+        }
     }
 }
 

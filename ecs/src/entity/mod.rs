@@ -5,6 +5,11 @@ use core::fmt;
 use core::num::NonZeroU32;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+#[cfg(feature = "serde")]
+mod save;
+#[cfg(feature = "serde")]
+pub(crate) use save::{EntitiesSeed, SavedEntities};
+
 /// A handle to an entity of a [`World`](crate::World).
 ///
 /// An entity is an `index` (a slot, reused after the entity is despawned) and a
@@ -107,7 +112,7 @@ pub(crate) struct EntityLocation {
 
 /// One slot of [`Entities`]: 12 bytes (the generation's zero niche tells the
 /// states apart, as a unit test checks).
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Slot {
     /// An entity lives here: its generation, and where its components are.
     Alive {
@@ -197,6 +202,49 @@ impl Clone for Entities {
             live: self.live,
             reserved: Mutex::new(*lock(&self.reserved)),
         }
+    }
+
+    /// Keeps the target's slot vector: a ring of snapshots allocates nothing.
+    fn clone_from(&mut self, source: &Self) {
+        self.slots.clone_from(&source.slots);
+        self.free = source.free;
+        self.free_len = source.free_len;
+        self.live = source.live;
+        *self
+            .reserved
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner) = *lock(&source.reserved);
+    }
+}
+
+/// Every slot as it is (generation, location or place in the free list),
+/// the free list's head and the pending reservations: all that decides which
+/// entities exist and which the next spawns get.
+impl crate::checksum::StableHash for Entities {
+    fn stable_hash(&self, hasher: &mut crate::checksum::StableHasher) {
+        hasher.write_word(self.slots.len() as u64);
+        for slot in &self.slots {
+            match *slot {
+                Slot::Alive {
+                    generation,
+                    location,
+                } => {
+                    hasher.write_word(1);
+                    hasher.write_word(u64::from(generation.get()));
+                    hasher.write_word(u64::from(location.table.0));
+                    hasher.write_word(u64::from(location.row.0));
+                }
+                Slot::Dead { reuse, next_free } => {
+                    hasher.write_word(2);
+                    hasher.write_word(u64::from(reuse.map_or(0, NonZeroU32::get)));
+                    hasher.write_word(u64::from(next_free));
+                }
+            }
+        }
+        hasher.write_word(u64::from(self.free));
+        let reserved = *lock(&self.reserved);
+        hasher.write_word(u64::from(reserved.from_list));
+        hasher.write_word(u64::from(reserved.fresh));
     }
 }
 

@@ -430,6 +430,21 @@ pub struct MatchedTables {
     seen: usize,
 }
 
+/// By hand, for a `clone_from` that keeps the target's list (world snapshots).
+impl Clone for MatchedTables {
+    fn clone(&self) -> Self {
+        MatchedTables {
+            tables: self.tables.clone(),
+            seen: self.seen,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.tables.clone_from(&source.tables);
+        self.seen = source.seen;
+    }
+}
+
 impl MatchedTables {
     /// The matching tables found so far, ascending.
     pub(crate) fn tables(&self) -> &[TableId] {
@@ -489,6 +504,39 @@ impl<S: Schema> Default for QueryCache<S> {
         QueryCache {
             by_masks: MaskMap::default(),
             by_conditions: MaskMap::default(),
+        }
+    }
+}
+
+impl<S: Schema> Clone for QueryCache<S> {
+    fn clone(&self) -> Self {
+        QueryCache {
+            by_masks: self.by_masks.clone(),
+            by_conditions: self.by_conditions.clone(),
+        }
+    }
+
+    /// Keeps each entry's list of tables where the key is in both caches:
+    /// `HashMap::clone_from` would clone the values anew.
+    fn clone_from(&mut self, source: &Self) {
+        clone_map_from(&mut self.by_masks, &source.by_masks);
+        clone_map_from(&mut self.by_conditions, &source.by_conditions);
+    }
+}
+
+/// `target.clone_from(source)`, reusing the values of the keys both have.
+fn clone_map_from<K, V>(target: &mut MaskMap<K, V>, source: &MaskMap<K, V>)
+where
+    K: Copy + Eq + core::hash::Hash,
+    V: Clone,
+{
+    target.retain(|key, _| source.contains_key(key));
+    for (key, value) in source {
+        match target.get_mut(key) {
+            Some(kept) => kept.clone_from(value),
+            None => {
+                target.insert(*key, value.clone());
+            }
         }
     }
 }

@@ -33,7 +33,29 @@ impl<S: Schema> Default for Bins<S> {
     }
 }
 
+impl<S: Schema> Clone for Bins<S>
+where
+    S::Column: Clone,
+{
+    fn clone(&self) -> Self {
+        Bins {
+            tags: self.tags.clone(),
+            trash: self.trash.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        super::clone_slice_from(&mut self.tags, &source.tags);
+        super::clone_slice_from(&mut self.trash, &source.trash);
+    }
+}
+
 impl<S: Schema> Bins<S> {
+    /// The tag bags, by bit (empty for data components).
+    pub(crate) fn tags(&self) -> &[S::Column] {
+        &self.tags
+    }
+
     /// Keeps a value of tag `C` for an entity that now has it.
     #[inline]
     pub(crate) fn push_tag<C: Component<S>>(&mut self, value: C) {

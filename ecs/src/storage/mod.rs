@@ -7,7 +7,7 @@ mod table;
 
 pub(crate) use bins::Bins;
 pub(crate) use hash::MaskMap;
-pub(crate) use table::{Edge, Table, TableMove, Tables};
+pub(crate) use table::{clone_slice_from, Edge, Table, TableMove, Tables};
 
 /// Index of a table in [`Tables`]. Tables are never removed, so an id stays
 /// valid for the world's life; ids grow in creation order.

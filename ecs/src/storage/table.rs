@@ -212,6 +212,41 @@ impl<S: Schema> Table<S> {
     }
 }
 
+/// A copy with the same rows in the same order; `clone_from` keeps the
+/// target's allocations (the columns' `Vec`s) where the shapes agree.
+impl<S: Schema> Clone for Table<S>
+where
+    S::Column: Clone,
+{
+    fn clone(&self) -> Self {
+        Table {
+            mask: self.mask,
+            entities: self.entities.clone(),
+            columns: self.columns.clone(),
+            multi_edges: self.multi_edges.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.mask = source.mask;
+        self.entities.clone_from(&source.entities);
+        clone_slice_from(&mut self.columns, &source.columns);
+        self.multi_edges.clone_from(&source.multi_edges);
+    }
+}
+
+/// `target.clone_from(source)` for a boxed slice, element by element (each
+/// keeping its allocation) when the lengths agree.
+pub(crate) fn clone_slice_from<T: Clone>(target: &mut Box<[T]>, source: &[T]) {
+    if target.len() == source.len() {
+        for (to, from) in target.iter_mut().zip(source) {
+            to.clone_from(from);
+        }
+    } else {
+        *target = source.into();
+    }
+}
+
 /// Where a move of one row between tables left things: the row's new place
 /// in the destination table, and the entity swapped into the row it left
 /// (`None` when it was the source table's last row). The caller must record
@@ -327,6 +362,33 @@ impl RecentEdge {
             run,
         };
         Some(edge)
+    }
+}
+
+/// The same tables under the same ids, with the same cached edges.
+impl<S: Schema> Clone for Tables<S>
+where
+    S::Column: Clone,
+{
+    fn clone(&self) -> Self {
+        Tables {
+            tables: self.tables.clone(),
+            by_mask: self.by_mask.clone(),
+            insert_edges: self.insert_edges.clone(),
+            remove_edges: self.remove_edges.clone(),
+            recent_inserts: self.recent_inserts,
+            recent_removes: self.recent_removes,
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        // `Vec::clone_from` calls `Table::clone_from` on the tables both have.
+        self.tables.clone_from(&source.tables);
+        self.by_mask.clone_from(&source.by_mask);
+        self.insert_edges.clone_from(&source.insert_edges);
+        self.remove_edges.clone_from(&source.remove_edges);
+        self.recent_inserts = source.recent_inserts;
+        self.recent_removes = source.recent_removes;
     }
 }
 

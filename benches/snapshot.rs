@@ -1,0 +1,144 @@
+//! Snapshots of a 100,000-entity world with simple_iter's four components.
+//!
+//! * `snapshot`: `World::clone_from` into a world of the same shape (what a
+//!   rollback ring does every frame) against the floor, `clone_from` of the
+//!   same four component `Vec`s into pre-allocated ones.
+//! * `save_load` (feature `serde`: `cargo bench -p ecs-benches --features
+//!   serde --bench snapshot`): save the world with postcard and load it back,
+//!   against saving and loading the same four `Vec`s directly.
+
+#![cfg_attr(not(feature = "serde"), allow(dead_code))]
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use ecs::prelude::*;
+use std::hint::black_box;
+
+const ENTITIES: usize = 100_000;
+
+#[derive(Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Transform([[f32; 4]; 4]);
+
+#[derive(Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Position([f32; 3]);
+
+#[derive(Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Rotation([f32; 3]);
+
+#[derive(Clone, Copy)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Velocity([f32; 3]);
+
+#[derive(Schema)]
+struct Bench {
+    transform: Transform,
+    position: Position,
+    rotation: Rotation,
+    velocity: Velocity,
+}
+
+fn transform(i: usize) -> Transform {
+    let mut m = [[0.0; 4]; 4];
+    for (k, row) in m.iter_mut().enumerate() {
+        row[k] = 1.0 + i as f32;
+    }
+    Transform(m)
+}
+
+fn row(i: usize) -> (Transform, Position, Rotation, Velocity) {
+    let x = i as f32;
+    (
+        transform(i),
+        Position([x, 0.0, 0.0]),
+        Rotation([1.0, x, 0.0]),
+        Velocity([1.0, 0.0, x]),
+    )
+}
+
+fn world() -> World<Bench> {
+    let mut world = World::new();
+    world.spawn_batch((0..ENTITIES).map(row));
+    world
+}
+
+/// The same values as four `Vec`s.
+#[derive(Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Baseline {
+    transforms: Vec<Transform>,
+    positions: Vec<Position>,
+    rotations: Vec<Rotation>,
+    velocities: Vec<Velocity>,
+}
+
+fn baseline() -> Baseline {
+    let rows: Vec<_> = (0..ENTITIES).map(row).collect();
+    Baseline {
+        transforms: rows.iter().map(|r| r.0).collect(),
+        positions: rows.iter().map(|r| r.1).collect(),
+        rotations: rows.iter().map(|r| r.2).collect(),
+        velocities: rows.iter().map(|r| r.3).collect(),
+    }
+}
+
+fn snapshot(c: &mut Criterion) {
+    let mut group = c.benchmark_group("snapshot");
+
+    let source = world();
+    let mut target = world();
+    group.bench_function("ecs_clone_from", |b| {
+        b.iter(|| {
+            target.clone_from(black_box(&source));
+            black_box(&mut target);
+        })
+    });
+
+    let source = baseline();
+    let mut target = baseline();
+    group.bench_function("baseline", |b| {
+        b.iter(|| {
+            let source = black_box(&source);
+            target.transforms.clone_from(&source.transforms);
+            target.positions.clone_from(&source.positions);
+            target.rotations.clone_from(&source.rotations);
+            target.velocities.clone_from(&source.velocities);
+            black_box(&mut target);
+        })
+    });
+
+    group.finish();
+}
+
+#[cfg(feature = "serde")]
+fn save_load(c: &mut Criterion) {
+    let mut group = c.benchmark_group("save_load");
+    group.sample_size(20);
+
+    let source = world();
+    group.bench_function("ecs_postcard", |b| {
+        b.iter(|| {
+            let bytes = postcard::to_stdvec(black_box(&source)).unwrap();
+            let loaded: World<Bench> = postcard::from_bytes(&bytes).unwrap();
+            black_box(loaded)
+        })
+    });
+
+    let source = baseline();
+    group.bench_function("baseline_postcard", |b| {
+        b.iter(|| {
+            let bytes = postcard::to_stdvec(black_box(&source)).unwrap();
+            let loaded: Baseline = postcard::from_bytes(&bytes).unwrap();
+            black_box(loaded)
+        })
+    });
+
+    group.finish();
+}
+
+#[cfg(not(feature = "serde"))]
+fn save_load(_: &mut Criterion) {}
+
+criterion_group!(benches, snapshot, save_load);
+criterion_main!(benches);

@@ -1,0 +1,261 @@
+//! Save and load (feature `serde`): the pieces the generated code and the
+//! world's `Serialize`/`Deserialize` share.
+//!
+//! `#[derive(Schema)]` cannot test this crate's features (a `cfg` in
+//! generated code tests the user's crate), so it always calls the two macros
+//! below, and they expand to the serde impls with the feature and to nothing
+//! without it.
+//!
+//! Loading trusts no length in the input: sequences are read element by
+//! element into vectors that grow as the data arrives (at most 1 MiB is
+//! reserved ahead), and every count is checked against what the world
+//! already read (rows against the table's entity list, tag values against the
+//! entities that have the tag, entity indices against the slots).
+
+/// With the feature: `Serialize` for the column enum (its values as a
+/// sequence, the component known from the table's mask) and `LoadColumn`,
+/// each bounded on every component type (see the `Clone` impl of the column).
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_serde_columns {
+    (column: $column:ident, components: [$($variant:ident: $ty:ty),* $(,)?] $(,)?) => {
+        #[automatically_derived]
+        impl $crate::__private::serde::Serialize for $column
+        where
+            $(for<'__ecs> $ty: $crate::__private::serde::Serialize,)*
+        {
+            fn serialize<__S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                match self {
+                    $(Self::$variant(values) => serializer.collect_seq(values),)*
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl $crate::__private::LoadColumn for $column
+        where
+            $(for<'__de> $ty: $crate::__private::serde::Deserialize<'__de>,)*
+        {
+            fn load<'__de, __D: $crate::__private::serde::Deserializer<'__de>>(
+                bit: u32,
+                rows: usize,
+                deserializer: __D,
+            ) -> ::core::result::Result<Self, __D::Error> {
+                let mut next = 0u32;
+                $(
+                    if bit == next {
+                        return $crate::__private::load_rows::<$ty, __D>(rows, deserializer)
+                            .map(Self::$variant);
+                    }
+                    next += 1;
+                )*
+                let _ = next;
+                ::core::result::Result::Err($crate::__private::serde::de::Error::custom(
+                    "no such component bit",
+                ))
+            }
+        }
+    };
+}
+
+/// Without the feature: nothing.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_serde_columns {
+    ($($anything:tt)*) => {};
+}
+
+/// With the feature: `Serialize` and `Deserialize` for the resources struct,
+/// as a tuple of its fields in order, bounded on each field's type.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_serde_resources {
+    (
+        resources: $resources:ident,
+        count: $count:literal,
+        fields: [$($field:ident: $param:ident = $index:literal),* $(,)?] $(,)?
+    ) => {
+        #[automatically_derived]
+        impl<$($param: $crate::__private::serde::Serialize),*>
+            $crate::__private::serde::Serialize for $resources<$($param),*>
+        {
+            fn serialize<__S: $crate::__private::serde::Serializer>(
+                &self,
+                serializer: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                use $crate::__private::serde::ser::SerializeTuple;
+                #[allow(unused_mut)]
+                let mut tuple = serializer.serialize_tuple($count)?;
+                $(tuple.serialize_element(&self.$field)?;)*
+                tuple.end()
+            }
+        }
+
+        #[automatically_derived]
+        impl<'__de, $($param: $crate::__private::serde::Deserialize<'__de>),*>
+            $crate::__private::serde::Deserialize<'__de> for $resources<$($param),*>
+        {
+            fn deserialize<__D: $crate::__private::serde::Deserializer<'__de>>(
+                deserializer: __D,
+            ) -> ::core::result::Result<Self, __D::Error> {
+                struct Fields<$($param),*>(::core::marker::PhantomData<($($param,)*)>);
+
+                impl<'__de, $($param: $crate::__private::serde::Deserialize<'__de>),*>
+                    $crate::__private::serde::de::Visitor<'__de> for Fields<$($param),*>
+                {
+                    type Value = $resources<$($param),*>;
+
+                    fn expecting(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.write_str(::core::concat!("the resources of a world (", ::core::stringify!($resources), ")"))
+                    }
+
+                    #[allow(unused_mut, unused_variables)]
+                    fn visit_seq<__A: $crate::__private::serde::de::SeqAccess<'__de>>(
+                        self,
+                        mut seq: __A,
+                    ) -> ::core::result::Result<Self::Value, __A::Error> {
+                        ::core::result::Result::Ok($resources {
+                            $($field: match seq.next_element()? {
+                                ::core::option::Option::Some(value) => value,
+                                ::core::option::Option::None => {
+                                    return ::core::result::Result::Err(
+                                        $crate::__private::serde::de::Error::invalid_length(
+                                            $index, &self,
+                                        ),
+                                    )
+                                }
+                            },)*
+                        })
+                    }
+                }
+
+                deserializer.deserialize_tuple($count, Fields(::core::marker::PhantomData))
+            }
+        }
+    };
+}
+
+/// Without the feature: nothing.
+#[cfg(not(feature = "serde"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_serde_resources {
+    ($($anything:tt)*) => {};
+}
+
+#[cfg(feature = "serde")]
+pub(crate) use with_serde::{bounded, Bounded};
+#[cfg(feature = "serde")]
+pub use with_serde::{load_rows, LoadColumn};
+
+#[cfg(feature = "serde")]
+mod with_serde {
+    use core::fmt;
+    use core::marker::PhantomData;
+    use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
+    use serde::Deserialize;
+
+    /// A column type that can be read back from a save: implemented by the
+    /// generated column enum when every component is `Deserialize`.
+    #[doc(hidden)]
+    pub trait LoadColumn: Sized {
+        /// The column of component `bit`, exactly `rows` values long.
+        fn load<'de, D: Deserializer<'de>>(
+            bit: u32,
+            rows: usize,
+            deserializer: D,
+        ) -> Result<Self, D::Error>;
+    }
+
+    /// The most a load reserves ahead of the data: 1 MiB per vector.
+    const AHEAD_BYTES: usize = 1 << 20;
+
+    /// Room to reserve for `count` values of `T` before they are read.
+    pub(crate) fn cautious<T>(count: usize) -> usize {
+        count.min(AHEAD_BYTES / size_of::<T>().max(1))
+    }
+
+    /// A sequence of exactly `rows` values of `T`.
+    #[doc(hidden)]
+    pub fn load_rows<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        rows: usize,
+        deserializer: D,
+    ) -> Result<Vec<T>, D::Error> {
+        deserializer.deserialize_seq(Bounded::<T, _> {
+            min: rows,
+            max: rows,
+            seed: PhantomData,
+            what: "values of a column",
+            marker: PhantomData,
+        })
+    }
+
+    /// A sequence of `min..=max` elements read with copies of `seed`, into a
+    /// vector grown as they arrive.
+    pub(crate) struct Bounded<T, Seed> {
+        pub(crate) min: usize,
+        pub(crate) max: usize,
+        pub(crate) seed: Seed,
+        pub(crate) what: &'static str,
+        pub(crate) marker: PhantomData<T>,
+    }
+
+    impl<'de, T, Seed> Visitor<'de> for Bounded<T, Seed>
+    where
+        Seed: DeserializeSeed<'de, Value = T> + Clone,
+    {
+        type Value = Vec<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "{} to {} {}", self.min, self.max, self.what)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut values = Vec::with_capacity(cautious::<T>(self.min));
+            while values.len() < self.max {
+                match seq.next_element_seed(self.seed.clone())? {
+                    Some(value) => values.push(value),
+                    None => break,
+                }
+            }
+            if values.len() < self.min {
+                return Err(A::Error::invalid_length(values.len(), &self));
+            }
+            if values.len() == self.max && seq.next_element_seed(self.seed.clone())?.is_some() {
+                return Err(A::Error::invalid_length(self.max + 1, &self));
+            }
+            Ok(values)
+        }
+    }
+
+    impl<'de, T, Seed> DeserializeSeed<'de> for Bounded<T, Seed>
+    where
+        Seed: DeserializeSeed<'de, Value = T> + Clone,
+    {
+        type Value = Vec<T>;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<T>, D::Error> {
+            deserializer.deserialize_seq(self)
+        }
+    }
+
+    /// A sequence of at most `max` values of `T`.
+    pub(crate) fn bounded<T>(max: usize, what: &'static str) -> Bounded<T, PhantomData<T>> {
+        Bounded {
+            min: 0,
+            max,
+            seed: PhantomData,
+            what,
+            marker: PhantomData,
+        }
+    }
+}

@@ -1,0 +1,535 @@
+//! `Serialize` and `Deserialize` for [`World`] (feature `serde`).
+//!
+//! A save is a tuple of six parts, in this order:
+//!
+//! 1. the format tag, [`FORMAT`];
+//! 2. the header: the schema's name, its component names in bit order, its
+//!    data bits (which components carry data rather than being tags) and its
+//!    resource names. Loading compares it with the target schema first and
+//!    names the difference;
+//! 3. the entity slots (see `entity/save.rs`);
+//! 4. the tables, in id order: `(mask, entity indices, columns)`, one column
+//!    per data component of the mask, in bit order;
+//! 5. the tag values, one sequence per tag bit;
+//! 6. the resources, as a tuple in field order.
+//!
+//! The caches (migration edges, matched tables) are not saved: a loaded
+//! world rebuilds them as it goes, with the same results.
+
+use super::World;
+use crate::entity::{Entities, EntitiesSeed, SavedEntities};
+use crate::mask::{Mask, MaskBits};
+use crate::save::{bounded, Bounded, LoadColumn};
+use crate::schema::{Column, Schema};
+use crate::storage::{Bins, EntityIndex, TableId, Tables};
+use crate::structure::EntityStore;
+use core::fmt;
+use core::marker::PhantomData;
+use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
+use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
+use serde::{Deserialize, Serialize};
+use std::sync::RwLock;
+
+/// The first part of every save: marks the data as a world of this crate, in
+/// this layout.
+const FORMAT: u32 = 0xec5_0001;
+
+/// Saves the whole world: entities with their generations and free-list
+/// order, tables in order with their rows, tag values and resources, with a
+/// header naming the schema. Exists when every component and resource is
+/// `Serialize`.
+///
+/// ```
+/// use ecs::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)] struct Pos(f32);
+/// #[derive(Clone, Default, Serialize, Deserialize)] struct Frame(u64);
+/// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] frame: Frame }
+///
+/// let mut world = World::<Game>::new();
+/// let e = world.spawn((Pos(1.5),));
+/// let json = serde_json::to_string(&world).unwrap();
+/// let loaded: World<Game> = serde_json::from_str(&json).unwrap();
+/// assert_eq!(loaded.get::<Pos>(e), Some(&Pos(1.5)));
+/// ```
+impl<S: Schema> Serialize for World<S>
+where
+    S::Column: Serialize,
+    S::Resources: Serialize,
+{
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        let mut tuple = serializer.serialize_tuple(6)?;
+        tuple.serialize_element(&FORMAT)?;
+        tuple.serialize_element(&(S::NAME, S::COMPONENT_NAMES, S::DATA_BITS, S::RESOURCE_NAMES))?;
+        tuple.serialize_element(self.store.entities())?;
+        tuple.serialize_element(&SaveTables(self.store.tables()))?;
+        tuple.serialize_element(&SaveTags(self.store.bins()))?;
+        tuple.serialize_element(&self.resources)?;
+        tuple.end()
+    }
+}
+
+struct SaveTables<'w, S: Schema>(&'w Tables<S>);
+
+impl<S: Schema> Serialize for SaveTables<'_, S>
+where
+    S::Column: Serialize,
+{
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for table in self.0.iter() {
+            let indices = SaveIndices(table.entities());
+            let columns = SaveColumns(table.columns());
+            seq.serialize_element(&(table.mask().bits().to_u128(), indices, columns))?;
+        }
+        seq.end()
+    }
+}
+
+struct SaveIndices<'w>(&'w [EntityIndex]);
+
+impl Serialize for SaveIndices<'_> {
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        serializer.collect_seq(self.0.iter().map(|index| index.0))
+    }
+}
+
+/// Columns as a tuple: their number follows from the table's mask.
+struct SaveColumns<'w, C>(&'w [C]);
+
+impl<C: Serialize> Serialize for SaveColumns<'_, C> {
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        let mut tuple = serializer.serialize_tuple(self.0.len())?;
+        for column in self.0 {
+            tuple.serialize_element(column)?;
+        }
+        tuple.end()
+    }
+}
+
+struct SaveTags<'w, S: Schema>(&'w Bins<S>);
+
+impl<S: Schema> Serialize for SaveTags<'_, S>
+where
+    S::Column: Serialize,
+{
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        let tags = self.0.tags();
+        let bags = S::Mask::TAGS.iter_bits().map(|bit| &tags[bit as usize]);
+        let mut tuple = serializer.serialize_tuple(S::Mask::TAGS.bits().count_ones() as usize)?;
+        for bag in bags {
+            tuple.serialize_element(bag)?;
+        }
+        tuple.end()
+    }
+}
+
+/// Loads a save made by the `Serialize` impl, exactly, after checking it:
+/// a save of another schema, or one that is truncated, corrupted or made up,
+/// is an error (the format's, with a message saying what is wrong), never a
+/// panic and never a world that breaks an invariant. No vector is sized by a
+/// length read from the input before the data is there.
+impl<'de, S: Schema> Deserialize<'de> for World<S>
+where
+    S::Column: LoadColumn,
+    S::Resources: Deserialize<'de>,
+{
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_tuple(6, WorldVisitor::<S>(PhantomData))
+    }
+}
+
+struct WorldVisitor<S>(PhantomData<S>);
+
+impl<'de, S: Schema> Visitor<'de> for WorldVisitor<S>
+where
+    S::Column: LoadColumn,
+    S::Resources: Deserialize<'de>,
+{
+    type Value = World<S>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a saved World<{}>", S::NAME)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World<S>, A::Error> {
+        let cut = |part: &str| A::Error::custom(format!("the save is cut short before its {part}"));
+        let format = seq.next_element::<u32>()?.ok_or_else(|| cut("format"))?;
+        if format != FORMAT {
+            return Err(A::Error::custom(format!(
+                "not a saved world of this version of `ecs` (format tag {format:#x}, expected \
+                 {FORMAT:#x})"
+            )));
+        }
+        seq.next_element_seed(HeaderSeed::<S>(PhantomData))?
+            .ok_or_else(|| cut("header"))?;
+        let entities = seq
+            .next_element_seed(EntitiesSeed)?
+            .ok_or_else(|| cut("entities"))?;
+        let tables = seq
+            .next_element_seed(TablesSeed::<S> {
+                slots: entities.slot_count(),
+                marker: PhantomData,
+            })?
+            .ok_or_else(|| cut("tables"))?;
+        let tags = seq
+            .next_element_seed(TagsSeed { tables: &tables })?
+            .ok_or_else(|| cut("tags"))?;
+        let resources = seq
+            .next_element::<S::Resources>()?
+            .ok_or_else(|| cut("resources"))?;
+        let entities = restore_entities(entities, &tables).map_err(A::Error::custom)?;
+        let mut bins = Bins::<S>::default();
+        let (bags, _) = bins.tags_and_trash_mut();
+        for (bit, bag) in S::Mask::TAGS.iter_bits().zip(tags) {
+            bags[bit as usize] = bag;
+        }
+        Ok(World {
+            store: EntityStore::from_parts(entities, tables, bins),
+            queries: RwLock::default(),
+            resources,
+        })
+    }
+}
+
+fn restore_entities<S: Schema>(
+    saved: SavedEntities,
+    tables: &Tables<S>,
+) -> Result<Entities, String> {
+    let rows = tables
+        .iter()
+        .enumerate()
+        .map(|(id, table)| (TableId(id as u32), table.entities()));
+    Entities::restore(saved, rows)
+}
+
+/// Checks that the header names schema `S`, as it is now.
+struct HeaderSeed<S>(PhantomData<S>);
+
+impl<'de, S: Schema> DeserializeSeed<'de> for HeaderSeed<S> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_tuple(4, self)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the header of a saved world")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let cut = || A::Error::custom("the save is cut short in its header");
+        let name: String = seq.next_element()?.ok_or_else(cut)?;
+        let components = seq
+            .next_element_seed(bounded::<String>(128, "component names"))?
+            .ok_or_else(cut)?;
+        let data_bits: u128 = seq.next_element()?.ok_or_else(cut)?;
+        let resources = seq
+            .next_element_seed(bounded::<String>(1 << 16, "resource names"))?
+            .ok_or_else(cut)?;
+        let same_names = name == S::NAME
+            && components.iter().eq(S::COMPONENT_NAMES)
+            && resources.iter().eq(S::RESOURCE_NAMES);
+        if !same_names {
+            return Err(A::Error::custom(format!(
+                "the save holds a world of schema `{name}` (components: {}; resources: {}), \
+                 not of schema `{}` (components: {}; resources: {})",
+                list(components.iter()),
+                list(resources.iter()),
+                S::NAME,
+                list(S::COMPONENT_NAMES.iter()),
+                list(S::RESOURCE_NAMES.iter()),
+            )));
+        }
+        if data_bits != S::DATA_BITS {
+            let differ = (0..S::COMPONENT_NAMES.len())
+                .filter(|bit| (data_bits ^ S::DATA_BITS) >> bit & 1 == 1)
+                .map(|bit| S::COMPONENT_NAMES[bit]);
+            return Err(A::Error::custom(format!(
+                "the save's schema `{name}` has the same components, but these are tags \
+                 (zero-sized) in one and carry data in the other: {}",
+                list(differ)
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn list<T: AsRef<str>>(names: impl Iterator<Item = T>) -> String {
+    let names: Vec<T> = names.collect();
+    if names.is_empty() {
+        return "none".into();
+    }
+    names
+        .iter()
+        .map(|name| format!("`{}`", name.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads the tables, checking each mask (components of the schema only, no
+/// two tables alike, the empty archetype first) and each column's length.
+struct TablesSeed<S> {
+    /// The number of entity slots: every row names one of them.
+    slots: usize,
+    marker: PhantomData<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for TablesSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = Tables<S>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Tables<S>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for TablesSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = Tables<S>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the tables of a saved world")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Tables<S>, A::Error> {
+        let mut tables = Tables::<S>::default();
+        let mut count = 0usize;
+        let all = u128::MAX >> (128 - S::COMPONENT_NAMES.len());
+        loop {
+            let seed = TableSeed::<S> {
+                slots: self.slots,
+                all,
+                marker: PhantomData,
+            };
+            let Some((mask, entities, columns)) = seq.next_element_seed(seed)? else {
+                break;
+            };
+            if count == 0 && mask != S::Mask::EMPTY {
+                return Err(A::Error::custom(
+                    "the first table of a saved world must be the empty archetype's",
+                ));
+            }
+            if count >= u32::MAX as usize - 1 {
+                return Err(A::Error::custom("more tables than table ids"));
+            }
+            if count > 0 && tables.get_or_create(mask) != TableId(count as u32) {
+                return Err(A::Error::custom(format!(
+                    "two tables of the save have the archetype {mask:?}"
+                )));
+            }
+            let (rows, slots) = tables.get_mut(TableId(count as u32)).rows_mut();
+            *rows = entities;
+            for (slot, column) in slots.iter_mut().zip(columns) {
+                *slot = column;
+            }
+            count += 1;
+        }
+        if count == 0 {
+            return Err(A::Error::custom("a saved world has at least one table"));
+        }
+        Ok(tables)
+    }
+}
+
+struct TableSeed<S> {
+    slots: usize,
+    all: u128,
+    marker: PhantomData<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for TableSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = (S::Mask, Vec<EntityIndex>, Vec<S::Column>);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_tuple(3, self)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for TableSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = (S::Mask, Vec<EntityIndex>, Vec<S::Column>);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a table of a saved world")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let cut = || A::Error::custom("the save is cut short in a table");
+        let bits: u128 = seq.next_element()?.ok_or_else(cut)?;
+        if bits & !self.all != 0 {
+            return Err(A::Error::custom(format!(
+                "a table's archetype {bits:#x} has bits of no component of schema `{}`",
+                S::NAME
+            )));
+        }
+        let mask = S::Mask::from_u128(bits);
+        let indices = seq
+            .next_element_seed(Bounded {
+                min: 0,
+                max: self.slots,
+                seed: IndexSeed,
+                what: "entities of a table",
+                marker: PhantomData,
+            })?
+            .ok_or_else(cut)?;
+        let rows = indices.len();
+        let columns = seq
+            .next_element_seed(ColumnsSeed::<S> {
+                mask,
+                rows,
+                marker: PhantomData,
+            })?
+            .ok_or_else(cut)?;
+        Ok((mask, indices, columns))
+    }
+}
+
+/// One row's entity, read straight into an [`EntityIndex`].
+#[derive(Clone, Copy)]
+struct IndexSeed;
+
+impl<'de> DeserializeSeed<'de> for IndexSeed {
+    type Value = EntityIndex;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<EntityIndex, D::Error> {
+        u32::deserialize(deserializer).map(EntityIndex)
+    }
+}
+
+/// The columns of one table: one per data component of `mask`, each `rows`
+/// long.
+struct ColumnsSeed<S: Schema> {
+    mask: S::Mask,
+    rows: usize,
+    marker: PhantomData<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for ColumnsSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = Vec<S::Column>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        let count = self.mask.count();
+        deserializer.deserialize_tuple(count, self)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for ColumnsSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = Vec<S::Column>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the columns of a table of archetype {:?}", self.mask)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut columns = Vec::new();
+        for bit in self.mask.intersection(S::Mask::DATA).iter_bits() {
+            let seed = ColumnSeed::<S> {
+                bit,
+                rows: self.rows,
+                marker: PhantomData,
+            };
+            let column = seq.next_element_seed(seed)?.ok_or_else(|| {
+                A::Error::custom(format!(
+                    "a table of archetype {:?} lacks its `{}` column",
+                    self.mask,
+                    S::COMPONENT_NAMES[bit as usize]
+                ))
+            })?;
+            debug_assert_eq!(column.len(), self.rows);
+            columns.push(column);
+        }
+        Ok(columns)
+    }
+}
+
+/// One column: component `bit`, exactly `rows` values.
+struct ColumnSeed<S> {
+    bit: u32,
+    rows: usize,
+    marker: PhantomData<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for ColumnSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = S::Column;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Column, D::Error> {
+        S::Column::load(self.bit, self.rows, deserializer)
+    }
+}
+
+/// The tag values: for each tag bit, one per entity of the tables that have
+/// it.
+struct TagsSeed<'t, S: Schema> {
+    tables: &'t Tables<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for TagsSeed<'_, S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = Vec<S::Column>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_tuple(S::Mask::TAGS.bits().count_ones() as usize, self)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for TagsSeed<'_, S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = Vec<S::Column>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the tag values of a saved world")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut bags = Vec::new();
+        for bit in S::Mask::TAGS.iter_bits() {
+            let rows = self
+                .tables
+                .iter()
+                .filter(|table| table.mask().has(bit))
+                .map(|table| table.len())
+                .sum();
+            let seed = ColumnSeed::<S> {
+                bit,
+                rows,
+                marker: PhantomData,
+            };
+            let bag = seq.next_element_seed(seed)?.ok_or_else(|| {
+                A::Error::custom(format!(
+                    "the save lacks the values of tag `{}`",
+                    S::COMPONENT_NAMES[bit as usize]
+                ))
+            })?;
+            bags.push(bag);
+        }
+        Ok(bags)
+    }
+}

@@ -1,0 +1,433 @@
+//! Save and load (feature `serde`): a world goes through any serde format and
+//! comes back exact; a save of another schema is an error that says what
+//! differs; a truncated, corrupted or made-up save is an error, never a panic
+//! and never a world that breaks an invariant (fuzzed below).
+//!
+//! `cargo test -p ecs-tests --features serde --test save`
+
+use ecs::prelude::*;
+use ecs::{StableHash, StableHasher};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use support::Rng;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Pos(f32, f32);
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Vel(f64);
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Name(String);
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+struct Frozen;
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+struct Frame(u64);
+
+impl StableHash for Pos {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        (self.0, self.1).stable_hash(hasher);
+    }
+}
+impl StableHash for Vel {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+impl StableHash for Name {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+impl StableHash for Frozen {
+    fn stable_hash(&self, _: &mut StableHasher) {}
+}
+impl StableHash for Frame {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    vel: Vel,
+    name: Name,
+    frozen: Frozen,
+    #[ecs(resource)]
+    frame: Frame,
+}
+
+/// The same components under another schema, one renamed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Speed(f64);
+#[derive(Schema)]
+struct Other {
+    pos: Pos,
+    speed: Speed,
+    name: Name,
+    frozen: Frozen,
+    #[ecs(resource)]
+    frame: Frame,
+}
+
+fn churned(seed: u64, steps: usize) -> World<Game> {
+    let mut rng = Rng::new(seed);
+    let mut world = World::<Game>::new();
+    let mut alive: Vec<Entity> = Vec::new();
+    for step in 0..steps {
+        let x = rng.below(1000) as f32 / 7.0;
+        match rng.below(6) {
+            0 | 1 => alive.push(world.spawn((Pos(x, -x), Vel(f64::from(x))))),
+            2 => alive.push(world.spawn((Name(format!("e{step}")), Frozen))),
+            3 | 4 if !alive.is_empty() => {
+                let e = alive.swap_remove(rng.below(alive.len() as u64) as usize);
+                world.despawn(e).unwrap();
+            }
+            5 if !alive.is_empty() => {
+                let e = *rng.pick(&alive);
+                world.insert(e, (Frozen, Vel(-1.0))).unwrap();
+            }
+            _ => {}
+        }
+    }
+    world.resource_mut::<Frame>().0 = seed;
+    world
+}
+
+type Row = (Entity, Option<Pos>, Option<Vel>, Option<Name>, bool);
+
+fn contents(world: &World<Game>) -> Vec<Row> {
+    world
+        .query::<(
+            Entity,
+            Option<&Pos>,
+            Option<&Vel>,
+            Option<&Name>,
+            Has<Frozen>,
+        )>()
+        .iter()
+        .map(|(e, p, v, n, f)| (e, p.cloned(), v.cloned(), n.cloned(), f))
+        .collect()
+}
+
+fn assert_exact(loaded: &mut World<Game>, original: &mut World<Game>) {
+    let (a, b) = (contents(loaded), contents(original));
+    if let Some(i) = (0..a.len().min(b.len())).find(|&i| a[i] != b[i]) {
+        panic!(
+            "row {i} differs: {:?} != {:?} ({} vs {} rows)",
+            a[i],
+            b[i],
+            a.len(),
+            b.len()
+        );
+    }
+    assert_eq!(a.len(), b.len());
+    assert_eq!(loaded.describe(), original.describe());
+    assert_eq!(loaded.checksum(), original.checksum());
+    assert_eq!(loaded.resource::<Frame>(), original.resource::<Frame>());
+    for i in 0..50 {
+        let e = original.spawn((Pos(i as f32, 0.0),));
+        assert_eq!(loaded.spawn((Pos(i as f32, 0.0),)), e);
+    }
+    assert_eq!(loaded.checksum(), original.checksum());
+}
+
+#[test]
+fn a_world_round_trips_exactly_through_postcard_and_json() {
+    let mut world = churned(1, 4000);
+    let json = serde_json::to_string(&world).unwrap();
+    let mut from_json: World<Game> = serde_json::from_str(&json).unwrap();
+    let bytes = postcard::to_stdvec(&world).unwrap();
+    let mut loaded: World<Game> = postcard::from_bytes(&bytes).unwrap();
+    assert_exact(&mut from_json, &mut world.clone());
+    assert_exact(&mut loaded, &mut world);
+}
+
+#[test]
+fn pending_reservations_survive_a_save() {
+    let mut world = churned(2, 1000);
+    let mut buffer = CommandBuffer::<Game>::new();
+    let reserved: Vec<Entity> = (0..4)
+        .map(|_| buffer.commands(&world).spawn((Vel(1.0),)))
+        .collect();
+    let bytes = postcard::to_stdvec(&world).unwrap();
+    let mut loaded: World<Game> = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.checksum(), world.checksum());
+    let next = buffer.commands(&loaded).spawn((Vel(2.0),));
+    assert_eq!(buffer.commands(&world).spawn((Vel(2.0),)), next);
+    assert!(!reserved.contains(&next));
+    assert_eq!(loaded.spawn((Frozen,)), world.spawn((Frozen,)));
+    assert!(reserved.iter().all(|&e| loaded.is_alive(e)));
+}
+
+#[test]
+fn a_save_of_another_schema_says_what_differs() {
+    let world = churned(3, 100);
+    let json = serde_json::to_string(&world).unwrap();
+    let error = serde_json::from_str::<World<Other>>(&json)
+        .expect_err("a Game save is not an Other world")
+        .to_string();
+    assert!(
+        error.contains("schema `Game`")
+            && error.contains("`Vel`")
+            && error.contains("schema `Other`")
+            && error.contains("`Speed`"),
+        "{error}"
+    );
+    // Through postcard, which keeps no message, it is an error all the same.
+    let bytes = postcard::to_stdvec(&world).unwrap();
+    assert!(postcard::from_bytes::<World<Other>>(&bytes).is_err());
+}
+
+/// The save as JSON, edited by `edit`, then loaded: the error's message.
+fn load_edited(edit: impl FnOnce(&mut Value)) -> String {
+    let mut world = churned(4, 300);
+    // A free list of a few slots.
+    for e in world.iter().step_by(7).take(5).collect::<Vec<_>>() {
+        world.despawn(e).unwrap();
+    }
+    let mut buffer = CommandBuffer::<Game>::new();
+    buffer.commands(&world).spawn((Vel(1.0),));
+    let mut value = serde_json::to_value(&world).unwrap();
+    edit(&mut value);
+    match serde_json::from_value::<World<Game>>(value) {
+        Ok(_) => panic!("the edited save loaded"),
+        Err(error) => error.to_string(),
+    }
+}
+
+fn slots(save: &mut Value) -> &mut Vec<Value> {
+    save[2][0].as_array_mut().unwrap()
+}
+
+fn expect(error: String, words: &str) {
+    assert!(error.contains(words), "{error:?} does not say {words:?}");
+}
+
+#[test]
+fn every_broken_invariant_is_rejected_with_its_reason() {
+    expect(load_edited(|s| s[0] = json!(7)), "format tag");
+    expect(
+        load_edited(|s| s[1][2] = json!(0b1111)),
+        "tags (zero-sized) in one and carry data in the other: `Frozen`",
+    );
+    // An alive slot with generation zero.
+    expect(
+        load_edited(|s| {
+            let slot = slots(s).iter_mut().find(|v| v[0] == 0).unwrap();
+            slot[1] = json!(0);
+        }),
+        "neither alive",
+    );
+    // A live entity in two rows: the first row of a table copied over the
+    // first row of another.
+    expect(
+        load_edited(|s| {
+            let tables = s[3].as_array_mut().unwrap();
+            let first = tables
+                .iter()
+                .find(|t| !t[1].as_array().unwrap().is_empty())
+                .unwrap()[1][0]
+                .clone();
+            let other = tables
+                .iter_mut()
+                .filter(|t| !t[1].as_array().unwrap().is_empty())
+                .nth(1)
+                .unwrap();
+            other[1][0] = first;
+        }),
+        "in two table rows",
+    );
+    // A row naming a dead slot.
+    expect(
+        load_edited(|s| {
+            let dead = slots(s).iter().position(|v| v[0] == 1).unwrap();
+            let table = s[3]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|t| !t[1].as_array().unwrap().is_empty())
+                .unwrap();
+            table[1][0] = json!(dead);
+        }),
+        "not alive",
+    );
+    // A live slot in no table: the last row of a table dropped, with its
+    // values.
+    expect(
+        load_edited(|s| {
+            let table = s[3]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|t| t[1].as_array().unwrap().len() > 1 && t[0] == json!(3))
+                .unwrap();
+            table[1].as_array_mut().unwrap().pop();
+            for column in table[2].as_array_mut().unwrap() {
+                column.as_array_mut().unwrap().pop();
+            }
+        }),
+        "in no table",
+    );
+    // A column one value short.
+    expect(
+        load_edited(|s| {
+            let table = s[3]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|t| t[0] == json!(3))
+                .unwrap();
+            table[2][0].as_array_mut().unwrap().pop();
+        }),
+        "values of a column",
+    );
+    // A free list that loops back on itself.
+    expect(
+        load_edited(|s| {
+            let head = s[2][1].clone();
+            let slot = &mut slots(s)[head.as_u64().unwrap() as usize];
+            slot[2] = head;
+        }),
+        "reaches it twice",
+    );
+    // A dead slot waiting for reuse but left out of the list.
+    expect(
+        load_edited(|s| {
+            let head = s[2][1].as_u64().unwrap() as usize;
+            let next = slots(s)[head][2].clone();
+            s[2][1] = next;
+        }),
+        "outside the free list",
+    );
+    expect(load_edited(|s| s[2][2] = json!(1_000_000)), "reservations");
+    expect(
+        load_edited(|s| s[3][0] = json!([1, [], [[]]])),
+        "the empty archetype",
+    );
+    expect(
+        load_edited(|s| {
+            let tables = s[3].as_array_mut().unwrap();
+            let copy = tables[1].clone();
+            tables.push(copy);
+        }),
+        "two tables",
+    );
+    expect(
+        load_edited(|s| s[3][1][0] = json!(1u32 << 9)),
+        "bits of no component",
+    );
+    expect(
+        load_edited(|s| {
+            s[4][0].as_array_mut().unwrap().push(Value::Null);
+        }),
+        "values of a column",
+    );
+    expect(load_edited(|s| s[5] = json!([])), "resources");
+    expect(
+        load_edited(|s| {
+            s.as_array_mut().unwrap().pop();
+        }),
+        "cut short",
+    );
+}
+
+#[test]
+fn every_truncation_of_a_save_is_an_error() {
+    let world = churned(5, 200);
+    let bytes = postcard::to_stdvec(&world).unwrap();
+    for len in 0..bytes.len() {
+        assert!(
+            postcard::from_bytes::<World<Game>>(&bytes[..len]).is_err(),
+            "a save cut to {len} of {} bytes loaded",
+            bytes.len()
+        );
+    }
+}
+
+/// Uses every part of a loaded world, so that a broken invariant would
+/// panic: reads every entity, moves some, despawns all, spawns again.
+fn exercise(mut world: World<Game>) {
+    let _ = world.checksum();
+    let entities: Vec<Entity> = world.iter().collect();
+    assert_eq!(entities.len(), world.len());
+    for (i, &e) in entities.iter().enumerate() {
+        assert!(world.entity(e).is_some());
+        match i % 3 {
+            0 => world.insert(e, (Vel(1.0),)).unwrap(),
+            1 => drop(world.remove::<Frozen>(e).unwrap()),
+            _ => drop(world.remove::<Pos>(e).unwrap()),
+        }
+    }
+    let copy = world.clone();
+    // Twice: the first despawn makes pending reservations alive.
+    for _ in 0..2 {
+        for e in world.iter().collect::<Vec<_>>() {
+            world.despawn(e).unwrap();
+        }
+    }
+    assert!(world.is_empty());
+    for _ in 0..entities.len() + 3 {
+        world.spawn((Pos(0.0, 0.0), Frozen));
+    }
+    drop(copy);
+}
+
+#[test]
+fn the_loader_survives_random_and_mutated_saves() {
+    let cases: u64 = std::env::var("ECS_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300_000);
+    let seeds: Vec<Vec<u8>> = (0..8)
+        .map(|seed| {
+            let world = churned(100 + seed, 20 + 10 * seed as usize);
+            if seed % 2 == 0 {
+                let mut buffer = CommandBuffer::<Game>::new();
+                buffer.commands(&world).spawn((Vel(1.0),));
+            }
+            postcard::to_stdvec(&world).unwrap()
+        })
+        .collect();
+    let mut rng = Rng::new(0xf022);
+    let mut loaded = 0u64;
+    let mut input = Vec::new();
+    for case in 0..cases {
+        input.clear();
+        if case % 8 == 0 {
+            // Random bytes, often starting with the right format tag.
+            let len = rng.below(64) as usize;
+            input.extend((0..len).map(|_| rng.next_u64() as u8));
+            if rng.chance(1, 2) {
+                let tag = postcard::to_stdvec(&0xec5_0001u32).unwrap();
+                input.splice(0..0, tag);
+            }
+        } else {
+            let seed: &Vec<u8> = rng.pick(&seeds);
+            input.extend_from_slice(seed);
+            for _ in 0..=rng.below(4) {
+                let at = rng.below(input.len() as u64) as usize;
+                match rng.below(5) {
+                    0 => input[at] = rng.next_u64() as u8,
+                    1 => input[at] ^= 1 << rng.below(8),
+                    2 => input[at] = input[at].wrapping_add(1),
+                    3 => {
+                        input.remove(at);
+                    }
+                    _ => input.insert(at, rng.next_u64() as u8),
+                }
+                if input.is_empty() {
+                    break;
+                }
+            }
+        }
+        if let Ok(world) = postcard::from_bytes::<World<Game>>(&input) {
+            loaded += 1;
+            exercise(world);
+        }
+    }
+    // Mutations of values (a float's bits, a name's letter) still load.
+    assert!(
+        loaded > 0,
+        "no mutated save loaded: the fuzzer tests nothing"
+    );
+}

@@ -1,0 +1,341 @@
+//! Exact snapshots: `World::clone` and `clone_from` copy everything that
+//! decides what the world does next (entities, generations, free-slot order,
+//! pending reservations, tables and row order, tags, resources), `clone_from`
+//! reuses the target's allocations, and `World::checksum` tells worlds apart
+//! by every value, float components included.
+
+use ecs::prelude::*;
+use ecs::{StableHash, StableHasher};
+use support::Rng;
+
+#[derive(Clone, Debug, PartialEq)]
+struct Pos(f32, f32);
+#[derive(Clone, Debug, PartialEq)]
+struct Vel(f64);
+#[derive(Clone, Debug, PartialEq)]
+struct Name(String);
+#[derive(Clone, Debug, PartialEq, Default)]
+struct Frozen;
+#[derive(Clone, Debug, PartialEq, Default)]
+struct Frame(u64);
+#[derive(Clone, Debug, PartialEq, Default)]
+struct Log(Vec<String>);
+
+impl StableHash for Pos {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        (self.0, self.1).stable_hash(hasher);
+    }
+}
+impl StableHash for Vel {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+impl StableHash for Name {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+impl StableHash for Frozen {
+    fn stable_hash(&self, _: &mut StableHasher) {}
+}
+impl StableHash for Frame {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+impl StableHash for Log {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    vel: Vel,
+    name: Name,
+    frozen: Frozen,
+    #[ecs(resource)]
+    frame: Frame,
+    #[ecs(resource)]
+    log: Log,
+}
+
+/// A world after `steps` random spawns, despawns, inserts and removes.
+fn churned(seed: u64, steps: usize) -> (World<Game>, Vec<Entity>) {
+    let mut rng = Rng::new(seed);
+    let mut world = World::<Game>::new();
+    let mut alive: Vec<Entity> = Vec::new();
+    for step in 0..steps {
+        let x = rng.below(1000) as f32 / 7.0;
+        match rng.below(6) {
+            0 | 1 => alive.push(world.spawn((Pos(x, -x), Vel(f64::from(x) * 0.5)))),
+            2 => alive.push(world.spawn((Pos(x, x), Name(format!("e{step}")), Frozen))),
+            3 if !alive.is_empty() => {
+                let e = alive.swap_remove(rng.below(alive.len() as u64) as usize);
+                world.despawn(e).unwrap();
+            }
+            4 if !alive.is_empty() => {
+                let e = *rng.pick(&alive);
+                world.insert(e, (Frozen, Vel(1.0))).unwrap();
+            }
+            5 if !alive.is_empty() => {
+                let e = *rng.pick(&alive);
+                world.remove::<Pos>(e).unwrap();
+            }
+            _ => {}
+        }
+    }
+    world.resource_mut::<Frame>().0 = steps as u64;
+    world.resource_mut::<Log>().0.push("churned".into());
+    (world, alive)
+}
+
+/// Everything observable, in iteration order.
+type Row = (Entity, Option<Pos>, Option<Vel>, Option<Name>, bool);
+
+fn contents(world: &World<Game>) -> Vec<Row> {
+    world
+        .query::<(
+            Entity,
+            Option<&Pos>,
+            Option<&Vel>,
+            Option<&Name>,
+            Has<Frozen>,
+        )>()
+        .iter()
+        .map(|(e, p, v, n, f)| (e, p.cloned(), v.cloned(), n.cloned(), f))
+        .collect()
+}
+
+#[test]
+fn a_clone_iterates_in_the_same_order_with_the_same_generations() {
+    let (world, alive) = churned(1, 3000);
+    let copy = world.clone();
+    assert_eq!(contents(&copy), contents(&world));
+    assert_eq!(
+        copy.iter().collect::<Vec<_>>(),
+        world.iter().collect::<Vec<_>>()
+    );
+    assert_eq!(copy.describe(), world.describe());
+    for e in &alive {
+        assert!(copy.is_alive(*e));
+    }
+    assert!(
+        alive.iter().any(|e| e.generation().get() > 1),
+        "churn reused slots"
+    );
+    assert_eq!(copy.resource::<Log>(), world.resource::<Log>());
+    assert_eq!(copy.checksum(), world.checksum());
+}
+
+#[test]
+fn the_next_spawns_return_the_same_entities_after_churn() {
+    let (mut world, mut alive) = churned(2, 3000);
+    // Leave a long free list, in an order of its own.
+    let mut rng = Rng::new(12);
+    for _ in 0..alive.len() / 2 {
+        let e = alive.swap_remove(rng.below(alive.len() as u64) as usize);
+        world.despawn(e).unwrap();
+    }
+    let mut copy = world.clone();
+    let mut target = churned(99, 100).0;
+    target.clone_from(&world);
+    for i in 0..200 {
+        let bundle = || (Pos(i as f32, 0.0),);
+        let expected = world.spawn(bundle());
+        assert_eq!(copy.spawn(bundle()), expected);
+        assert_eq!(target.spawn(bundle()), expected);
+        if i % 3 == 0 {
+            world.despawn(expected).unwrap();
+            copy.despawn(expected).unwrap();
+            target.despawn(expected).unwrap();
+        }
+    }
+    assert_eq!(copy.checksum(), world.checksum());
+    assert_eq!(target.checksum(), world.checksum());
+}
+
+#[test]
+fn pending_reservations_are_copied() {
+    let (mut world, _) = churned(3, 500);
+    let mut buffer = CommandBuffer::<Game>::new();
+    let reserved: Vec<Entity> = (0..5)
+        .map(|_| buffer.commands(&world).spawn((Vel(2.0),)))
+        .collect();
+    let mut copy = world.clone();
+    let mut target = World::<Game>::new();
+    target.clone_from(&world);
+    // A reservation made now continues after the copied ones.
+    let next = buffer.commands(&copy).spawn((Vel(3.0),));
+    assert_eq!(buffer.commands(&target).spawn((Vel(3.0),)), next);
+    assert!(!reserved.contains(&next));
+    // The first plain spawn flushes the reservations: all get the same ids.
+    assert_eq!(copy.spawn((Pos(0.0, 0.0),)), target.spawn((Pos(0.0, 0.0),)));
+    assert!(reserved
+        .iter()
+        .all(|&e| copy.is_alive(e) && target.is_alive(e)));
+    assert_eq!(copy.checksum(), target.checksum());
+    world.spawn((Pos(0.0, 0.0),));
+    assert!(reserved.iter().all(|&e| world.is_alive(e)));
+}
+
+#[test]
+fn clone_from_into_a_world_of_another_shape_is_exact() {
+    let (source, _) = churned(4, 2000);
+    for seed in [5, 6, 7] {
+        let (mut target, _) = churned(seed, 500 * seed as usize);
+        target.clone_from(&source);
+        assert_eq!(contents(&target), contents(&source));
+        assert_eq!(target.describe(), source.describe());
+        assert_eq!(target.checksum(), source.checksum());
+        // The query caches agree too: a filtered query sees the same rows.
+        let frozen = |w: &World<Game>| {
+            w.query_filtered::<Entity, With<Frozen>>()
+                .iter()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(frozen(&target), frozen(&source));
+    }
+}
+
+#[test]
+fn a_restored_world_runs_on_exactly_as_the_original() {
+    let (mut world, _) = churned(8, 1000);
+    let snapshot = world.clone();
+    let step = |world: &mut World<Game>| {
+        let mut rng = Rng::new(world.resource::<Frame>().0);
+        let movers: Vec<Entity> = world.query_filtered::<Entity, With<Vel>>().iter().collect();
+        for e in movers.iter().take(20) {
+            if rng.chance(1, 2) {
+                world.despawn(*e).unwrap();
+            } else {
+                world.spawn((Pos(1.0, 2.0),));
+            }
+        }
+        world
+            .query_mut::<(&mut Pos, &Vel)>()
+            .for_each_mut(|(p, v)| p.0 += v.0 as f32);
+        world.resource_mut::<Frame>().0 += 1;
+    };
+    let mut checksums = Vec::new();
+    for _ in 0..10 {
+        step(&mut world);
+        checksums.push(world.checksum());
+    }
+    let mut replay = World::<Game>::new();
+    replay.clone_from(&snapshot);
+    for expected in checksums {
+        step(&mut replay);
+        assert_eq!(replay.checksum(), expected);
+    }
+}
+
+#[test]
+fn clone_from_a_world_of_the_same_shape_keeps_every_allocation() {
+    let (world, _) = churned(9, 3000);
+    let mut ring: Vec<World<Game>> = (0..3).map(|_| world.clone()).collect();
+    let mut world = world;
+    // Change values, not shape: the same tables, rows and slots.
+    world.query_mut::<&mut Pos>().for_each_mut(|p| p.0 = -p.0);
+    let before: Vec<Vec<*const ()>> = ring.iter().map(addresses).collect();
+    for snapshot in &mut ring {
+        snapshot.clone_from(&world);
+    }
+    let after: Vec<Vec<*const ()>> = ring.iter().map(addresses).collect();
+    assert_eq!(before, after);
+    assert_eq!(ring[0].checksum(), world.checksum());
+}
+
+/// Where the world's vectors live: each column's values, read through the
+/// public API (the first value of each table's column), and the entity list
+/// through iteration.
+fn addresses(world: &World<Game>) -> Vec<*const ()> {
+    let mut out = Vec::new();
+    let mut last_table = None;
+    for e in world.iter() {
+        let table = world.archetype(e);
+        if table != last_table {
+            last_table = table;
+            if let Some(p) = world.get::<Pos>(e) {
+                out.push(p as *const Pos as *const ());
+            }
+            if let Some(v) = world.get::<Vel>(e) {
+                out.push(v as *const Vel as *const ());
+            }
+            if let Some(n) = world.get::<Name>(e) {
+                // The `String`s themselves are reallocated: `derive(Clone)`
+                // gives no `clone_from` that would reuse them.
+                out.push(n as *const Name as *const ());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_checksum_sees_every_kind_of_change() {
+    let (world, alive) = churned(10, 2000);
+    let base = world.checksum();
+    let changed = |change: &dyn Fn(&mut World<Game>)| {
+        let mut copy = world.clone();
+        change(&mut copy);
+        copy.checksum()
+    };
+    let e = *alive
+        .iter()
+        .find(|&&e| world.has::<Pos>(e))
+        .expect("an entity with Pos");
+    let sums = [
+        changed(&|w| w.get_mut::<Pos>(e).unwrap().0 += 1e-3),
+        changed(&|w| w.get_mut::<Pos>(e).unwrap().1 = -w.get::<Pos>(e).unwrap().1),
+        changed(&|w| w.resource_mut::<Frame>().0 += 1),
+        changed(&|w| w.resource_mut::<Log>().0.clear()),
+        changed(&|w| {
+            w.despawn(e).unwrap();
+        }),
+        changed(&|w| {
+            w.spawn((Pos(0.0, 0.0),));
+        }),
+        changed(&|w| w.insert(e, (Name("renamed".into()),)).unwrap()),
+        changed(&|w| {
+            // Same entities and values, another free-list order.
+            let a = w.spawn((Vel(0.0),));
+            let b = w.spawn((Vel(0.0),));
+            w.despawn(a).unwrap();
+            w.despawn(b).unwrap();
+        }),
+    ];
+    for (i, sum) in sums.iter().enumerate() {
+        assert_ne!(*sum, base, "change {i} went unseen");
+    }
+    // -0.0 and 0.0 compare equal as floats, but are different states.
+    let mut zero = World::<Game>::new();
+    let z = zero.spawn((Vel(0.0),));
+    let plus = zero.checksum();
+    zero.get_mut::<Vel>(z).unwrap().0 = -0.0;
+    assert_ne!(zero.checksum(), plus);
+}
+
+#[test]
+fn the_checksum_is_the_same_in_every_process() {
+    // Written down from one run: any process, any machine, gives it.
+    let (world, _) = churned(11, 500);
+    assert_eq!(world.checksum(), FIXED);
+}
+
+const FIXED: u64 = 10993626018425943587;
+
+#[test]
+fn a_world_whose_components_are_not_clone_still_works() {
+    struct Handle(#[allow(dead_code)] std::fs::File);
+    #[derive(Schema)]
+    struct Files {
+        handle: Handle,
+        pos: Pos,
+    }
+    let mut world = World::<Files>::new();
+    let e = world.spawn((Pos(1.0, 2.0),));
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(1.0, 2.0)));
+}
