@@ -1,13 +1,13 @@
 //! [`Schedule`]: systems run in program order, in parallel where that cannot
 //! change the result.
 
-use crate::lend::SplitWorld;
+use crate::lend::{SplitBuffers, SplitWorld};
 use crate::schema::Schema;
 use crate::system::{Access, IntoSystem, ParamSystem, SystemFn, SystemKind, SystemNode};
 use crate::world::World;
 use core::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 /// An ordered list of systems for worlds of schema `S`.
 ///
@@ -70,6 +70,8 @@ pub struct Schedule<S: Schema> {
     systems: Vec<SystemNode<S>>,
     /// Computed at the first run after a change.
     plan: Option<Plan>,
+    /// The memory of the world's split, reused by every run.
+    buffers: SplitBuffers<S>,
 }
 
 impl<S: Schema> Default for Schedule<S> {
@@ -77,6 +79,7 @@ impl<S: Schema> Default for Schedule<S> {
         Schedule {
             systems: Vec::new(),
             plan: None,
+            buffers: SplitBuffers::default(),
         }
     }
 }
@@ -130,7 +133,7 @@ impl<S: Schema> Schedule<S> {
             .take()
             .unwrap_or_else(|| Plan::new::<S>(&self.systems));
         let result = catch_unwind(AssertUnwindSafe(|| {
-            execute(&mut self.systems, &plan.stages, world)
+            execute(&mut self.systems, &plan.stages, world, &mut self.buffers)
         }));
         self.plan = Some(plan);
         self.finish(result);
@@ -146,7 +149,7 @@ impl<S: Schema> Schedule<S> {
     {
         let result = catch_unwind(AssertUnwindSafe(|| {
             for system in &mut self.systems {
-                run_alone(system, world);
+                run_alone(system, world, &mut self.buffers);
                 apply(system, world);
             }
         }));
@@ -248,8 +251,12 @@ impl<S: Schema> fmt::Debug for Schedule<S> {
 
 /// Runs the stages in order, applying commands in program order as soon as
 /// every system up to them has run.
-fn execute<S: Schema>(systems: &mut [SystemNode<S>], stages: &[Vec<usize>], world: &mut World<S>)
-where
+fn execute<S: Schema>(
+    systems: &mut [SystemNode<S>],
+    stages: &[Vec<usize>],
+    world: &mut World<S>,
+    buffers: &mut SplitBuffers<S>,
+) where
     S::Column: Send + Sync,
     for<'a> S::ResourceSlots<'a>: Send,
 {
@@ -257,9 +264,9 @@ where
     let mut applied = 0;
     for stage in stages {
         if let [only] = stage[..] {
-            run_alone(&mut systems[only], world);
+            run_alone(&mut systems[only], world, buffers);
         } else {
-            run_together(systems, stage, world);
+            run_together(systems, stage, world, buffers);
         }
         for &i in stage {
             done[i] = true;
@@ -272,11 +279,18 @@ where
 }
 
 /// Runs one system with the whole world to itself.
-fn run_alone<S: Schema>(system: &mut SystemNode<S>, world: &mut World<S>) {
+fn run_alone<S: Schema>(
+    system: &mut SystemNode<S>,
+    world: &mut World<S>,
+    buffers: &mut SplitBuffers<S>,
+) {
     match &mut system.kind {
         SystemKind::Params(system) => {
             system.prepare(world);
-            system.run(&Mutex::new(world.split()));
+            let split = Mutex::new(world.split(buffers));
+            system.run(&split);
+            let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
+            split.reclaim(buffers);
         }
         SystemKind::Exclusive(system) => system(world),
     }
@@ -284,8 +298,12 @@ fn run_alone<S: Schema>(system: &mut SystemNode<S>, world: &mut World<S>) {
 
 /// Runs the systems of `stage` (none exclusive, their accesses disjoint) at
 /// the same time, each on its part of the split world.
-fn run_together<S: Schema>(systems: &mut [SystemNode<S>], stage: &[usize], world: &mut World<S>)
-where
+fn run_together<S: Schema>(
+    systems: &mut [SystemNode<S>],
+    stage: &[usize],
+    world: &mut World<S>,
+    buffers: &mut SplitBuffers<S>,
+) where
     S::Column: Send + Sync,
     for<'a> S::ResourceSlots<'a>: Send,
 {
@@ -301,13 +319,13 @@ where
             }
         }
     }
-    let split: Mutex<SplitWorld<'_, S>> = Mutex::new(world.split());
-    let split = &split;
+    let split: Mutex<SplitWorld<'_, S>> = Mutex::new(world.split(buffers));
     let mut members = members.into_iter();
     let first = members.next();
     // The body runs on this thread (no hand-off to the pool and back); only
     // the other systems are sent to the pool.
     rayon::in_place_scope(|scope| {
+        let split = &split;
         for system in members {
             scope.spawn(move |_| system.run(split));
         }
@@ -315,6 +333,8 @@ where
             system.run(split);
         }
     });
+    let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
+    split.reclaim(buffers);
 }
 
 fn apply<S: Schema>(system: &mut SystemNode<S>, world: &mut World<S>) {
