@@ -4,7 +4,9 @@
 //!
 //! A counting allocator counts the allocations of the current thread; each
 //! measurement runs the schedule on a one-thread rayon pool, from inside it,
-//! so that everything the run does happens on the counted thread.
+//! so that everything the run does happens on the counted thread. (On more
+//! threads, a parallel stage also allocates one rayon job per helper
+//! thread: a cost per thread, not per table or system.)
 
 use ecs::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -72,6 +74,8 @@ struct E;
 struct F;
 #[derive(Default)]
 struct Tick(u64);
+#[derive(Default)]
+struct Frames(u64);
 
 #[derive(Schema)]
 struct Many {
@@ -83,6 +87,8 @@ struct Many {
     f: F,
     #[ecs(resource)]
     tick: Tick,
+    #[ecs(resource)]
+    frames: Frames,
 }
 
 /// A world whose entities all have `A`, spread over `tables` tables (at
@@ -120,6 +126,10 @@ fn count(mut tick: ResMut<Tick>) {
     tick.0 += 1;
 }
 
+fn next_frame(mut frames: ResMut<Frames>) {
+    frames.0 += 1;
+}
+
 fn grow(mut q: Query<&mut A>) {
     q.for_each_mut(|a| a.0 += 1);
 }
@@ -151,32 +161,67 @@ fn allocations_per_run(mut run: impl FnMut() + Send) -> u64 {
     })
 }
 
-#[test]
-fn a_warm_run_sequential_of_resource_systems_allocates_nothing() {
-    let mut world = world(32);
-    let mut schedule = Schedule::<Many>::new();
-    for _ in 0..16 {
-        schedule.add(read_tick).add(count);
+/// How a measurement runs the schedule.
+#[derive(Clone, Copy, Debug)]
+enum Run {
+    Sequential,
+    /// `run`, deciding for itself (on one thread: on the calling thread).
+    Adaptive,
+    /// `run`, every stage of several systems through the parallel path.
+    Parallel,
+}
+
+const RUNS: [Run; 3] = [Run::Sequential, Run::Adaptive, Run::Parallel];
+
+fn run(how: Run, schedule: &mut Schedule<Many>, world: &mut World<Many>) {
+    match how {
+        Run::Sequential => schedule.run_sequential(world),
+        Run::Adaptive => schedule.force_parallel(None).run(world),
+        Run::Parallel => schedule.force_parallel(Some(true)).run(world),
     }
-    let allocations = allocations_per_run(|| schedule.run_sequential(&mut world));
-    assert_eq!(allocations, 0);
-    assert_eq!(world.resource::<Tick>().0, 13 * 16);
 }
 
 #[test]
-fn the_allocations_of_a_warm_run_sequential_do_not_grow_with_tables() {
-    let per_run = |tables: u32| {
-        let mut world = world(tables);
+fn a_warm_run_of_resource_systems_allocates_nothing() {
+    for how in RUNS {
+        let mut world = world(32);
         let mut schedule = Schedule::<Many>::new();
-        schedule.add(grow).add(copy_a).add(sum_c).add(count);
-        allocations_per_run(|| schedule.run_sequential(&mut world))
-    };
-    let few = per_run(4);
-    let many = per_run(32);
-    assert_eq!(
-        few, many,
-        "4 tables: {few} allocations a run, 32 tables: {many}"
-    );
-    // What is left is each query's own list of tables, one per query.
-    assert!(many <= 3, "{many} allocations a run");
+        for _ in 0..8 {
+            schedule
+                .add(read_tick)
+                .add(read_tick)
+                .add(next_frame)
+                .add(count);
+        }
+        // Stages of several systems.
+        let plan = schedule.describe();
+        assert!(
+            plan.contains("stage 1: read_tick, read_tick, next_frame\n"),
+            "{plan}"
+        );
+        assert!(plan.contains("stage 2: count, next_frame\n"), "{plan}");
+        let allocations = allocations_per_run(|| run(how, &mut schedule, &mut world));
+        assert_eq!(allocations, 0, "{how:?}");
+        assert_eq!(world.resource::<Tick>().0, 13 * 8, "{how:?}");
+    }
+}
+
+#[test]
+fn the_allocations_of_a_warm_run_do_not_grow_with_tables() {
+    for how in RUNS {
+        let per_run = |tables: u32| {
+            let mut world = world(tables);
+            let mut schedule = Schedule::<Many>::new();
+            schedule.add(grow).add(copy_a).add(sum_c).add(count);
+            allocations_per_run(|| run(how, &mut schedule, &mut world))
+        };
+        let few = per_run(4);
+        let many = per_run(32);
+        assert_eq!(
+            few, many,
+            "{how:?}: 4 tables: {few} allocations a run, 32 tables: {many}"
+        );
+        // What is left is each query's own list of tables, one per query.
+        assert!(many <= 3, "{how:?}: {many} allocations a run");
+    }
 }

@@ -9,6 +9,7 @@
 
 mod split;
 
+pub(crate) use split::recycle;
 pub use split::{SplitBuffers, SplitWorld};
 
 /// One column or resource being lent out: free, lent to readers, or lent to

@@ -178,7 +178,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
 /// allocation (std collects a `vec::IntoIter` in place when the element
 /// layouts match, which is what makes a warm split allocation-free; should
 /// that ever stop, this still works and merely allocates).
-fn recycle<T, U>(mut items: Vec<T>) -> Vec<U> {
+pub(crate) fn recycle<T, U>(mut items: Vec<T>) -> Vec<U> {
     items.clear();
     items
         .into_iter()
