@@ -34,8 +34,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// the runs before: a stage of small systems runs on the calling thread,
 /// since waking another thread would cost more than it saves, and a stage
 /// whose work, spread over the threads, saves more than a hand-off costs
-/// (about 50 µs) runs in parallel, the calling thread taking its share.
-/// The first run after [`Schedule::add`] measures, on the calling thread.
+/// (about 50 µs) runs in parallel, the calling thread taking its share. A
+/// stage with a system that never ran runs on the calling thread, to time it.
 ///
 /// [`Schedule::describe`] shows which systems may run together, why the
 /// others wait, and how each stage ran the last time.

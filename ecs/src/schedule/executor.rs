@@ -110,12 +110,11 @@ impl<S: Schema> Default for Executor<S> {
 }
 
 impl<S: Schema> Executor<S> {
-    /// Forgets the measurements and stage runs: the systems or the plan
-    /// changed. Keeps the memory of the buffers.
+    /// Makes room for `systems` systems in `stages` stages, after systems
+    /// were added: forgets how the stages ran, keeps what each system
+    /// measured (systems are only ever appended, so indices stay).
     pub(super) fn reset(&mut self, systems: usize, stages: usize) {
-        self.last.clear();
         self.last.resize_with(systems, || AtomicU64::new(0));
-        self.before.clear();
         self.before.resize(systems, 0);
         self.done.clear();
         self.done.resize(systems, false);
