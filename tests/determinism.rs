@@ -4,12 +4,19 @@
 //!
 //! Each seed builds a random world, then runs the same eight systems
 //! (conflicting and disjoint ones, commands recorded sequentially and from
-//! parallel chunks, resources, an exclusive system) for many frames four
+//! parallel chunks, resources, an exclusive system) for many frames several
 //! ways: a hand-written sequential version that calls the `World` API
 //! directly, `Schedule::run_sequential`, and `Schedule::run` on rayon pools
-//! of 1, 2 and 4 threads. After every frame, a checksum over every entity id
-//! and every component and resource value, in iteration order, must be the
-//! same for all of them. Replay one seed with `ECS_DETERMINISM_SEED=<n>`.
+//! of 1, 2 and 4 threads, with the executor deciding for itself, made to
+//! hand every stage to the pool, or made to change its mind at random from
+//! frame to frame. After every frame, a checksum over every entity id and
+//! every component and resource value, in iteration order, must be the same
+//! for all of them. Replay one seed with `ECS_DETERMINISM_SEED=<n>`.
+//!
+//! The last tests give the executor a reason of its own to change its mind:
+//! systems whose work grows a thousandfold and shrinks again, so that their
+//! stage runs on the calling thread, then on the pool, then on the calling
+//! thread again.
 
 use ecs::prelude::*;
 use support::Rng;
@@ -420,24 +427,44 @@ fn by_hand(seed: u64) -> Vec<u64> {
         .collect()
 }
 
-/// The checksum after each frame, run by the schedule.
-fn scheduled(seed: u64, threads: Option<usize>) -> Vec<u64> {
+/// How a test has the executor choose, for [`scheduled`].
+#[derive(Clone, Copy, Debug)]
+enum Executor {
+    /// `run_sequential`.
+    Sequential,
+    /// `run`, left to decide from its measurements.
+    Adaptive,
+    /// `run`, every stage of several systems handed to the pool.
+    Parallel,
+    /// `run`, each frame made to go parallel, inline, or decide, at random
+    /// (seeded).
+    Flipping(u64),
+}
+
+/// The checksum after each frame, run by the schedule on a pool of
+/// `threads` threads.
+fn scheduled(seed: u64, threads: usize, executor: Executor) -> Vec<u64> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
     let mut world = random_world(seed);
     let mut schedule = schedule();
+    let mut flips = Rng::new(match executor {
+        Executor::Flipping(seed) => seed,
+        _ => 0,
+    });
     let mut frames = Vec::new();
-    let mut frame = |world: &mut World<Sim>| match threads {
-        None => schedule.run_sequential(world),
-        Some(_) => schedule.run(world),
-    };
     for _ in 0..FRAMES {
-        match threads {
-            Some(n) => rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .unwrap()
-                .install(|| frame(&mut world)),
-            None => frame(&mut world),
-        }
+        pool.install(|| match executor {
+            Executor::Sequential => schedule.run_sequential(&mut world),
+            Executor::Adaptive => schedule.force_parallel(None).run(&mut world),
+            Executor::Parallel => schedule.force_parallel(Some(true)).run(&mut world),
+            Executor::Flipping(_) => {
+                let choice = [None, Some(true), Some(false)][flips.below(3) as usize];
+                schedule.force_parallel(choice).run(&mut world)
+            }
+        });
         frames.push(checksum(&world));
     }
     frames
@@ -463,10 +490,25 @@ fn parallel_runs_equal_program_order_on_any_number_of_threads() {
     for seed in seeds() {
         let expected = by_hand(seed);
         let what = format!("seed {seed}: run_sequential");
-        assert_same_frames(&scheduled(seed, None), &expected, &what);
+        assert_same_frames(&scheduled(seed, 1, Executor::Sequential), &expected, &what);
         for threads in [1, 2, 4] {
-            let what = format!("seed {seed}: run on {threads} threads");
-            assert_same_frames(&scheduled(seed, Some(threads)), &expected, &what);
+            for executor in [Executor::Adaptive, Executor::Parallel] {
+                let what = format!("seed {seed}: run on {threads} threads, {executor:?}");
+                let frames = scheduled(seed, threads, executor);
+                assert_same_frames(&frames, &expected, &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn runs_equal_program_order_when_the_executor_changes_its_mind_every_frame() {
+    for seed in seeds() {
+        let expected = by_hand(seed);
+        for threads in [1, 2, 4] {
+            let executor = Executor::Flipping(seed ^ threads as u64);
+            let what = format!("seed {seed}: run on {threads} threads, {executor:?}");
+            assert_same_frames(&scheduled(seed, threads, executor), &expected, &what);
         }
     }
 }
@@ -514,6 +556,164 @@ fn the_runs_compared_are_not_trivial() {
                 !world.is_alive(link.0) || world.has::<Age>(link.0),
                 "seed {seed}: a follower names {:?}, which is not a leader",
                 link.0
+            );
+        }
+    }
+}
+
+// ---- work that grows and shrinks ---------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Left(u64);
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Right(u64);
+#[derive(Debug, PartialEq)]
+struct Mark;
+/// The frame number, which sets how much work the grinders do.
+#[derive(Debug, Default, PartialEq)]
+struct Frame(u64);
+/// One hash of the world per frame, written by `tally`.
+#[derive(Debug, Default, PartialEq)]
+struct Tallies(Vec<u64>);
+
+#[derive(Schema)]
+struct Load {
+    left: Left,
+    right: Right,
+    mark: Mark,
+    #[ecs(resource)]
+    frame: Frame,
+    #[ecs(resource)]
+    tallies: Tallies,
+}
+
+const LOAD_FRAMES: u64 = 20;
+
+/// The frames in which the grinders work hard.
+const HEAVY: core::ops::Range<u64> = 3..15;
+
+/// Rounds of mixing per entity in frame `frame`: one outside [`HEAVY`],
+/// 4,000 in it, so the grinders' stage costs a few microseconds, then a
+/// millisecond or more (far more than a hand-off, in debug and release
+/// builds alike), then microseconds again.
+fn rounds(frame: u64) -> u64 {
+    if HEAVY.contains(&frame) {
+        4_000
+    } else {
+        1
+    }
+}
+
+fn mix(mut x: u64, rounds: u64) -> u64 {
+    for _ in 0..rounds {
+        x ^= x >> 31;
+        x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    x
+}
+
+/// Shares a stage with `grind_right`, added before it; its commands are
+/// applied after both.
+fn grind_left(mut q: Query<(Entity, &mut Left)>, frame: Res<Frame>, mut commands: Commands<Load>) {
+    for (entity, left) in q.iter_mut() {
+        left.0 = mix(left.0, rounds(frame.0));
+        if left.0 % 5 == 0 {
+            commands.insert(entity, (Mark,));
+        } else if left.0 % 5 == 1 {
+            commands.remove::<Mark>(entity);
+        }
+    }
+}
+
+fn grind_right(mut q: Query<&mut Right>, frame: Res<Frame>) {
+    q.for_each_mut(|right| right.0 = mix(right.0, rounds(frame.0)));
+}
+
+fn advance(mut frame: ResMut<Frame>) {
+    frame.0 += 1;
+}
+
+fn tally(q: Query<(&Left, &Right, Has<Mark>)>, mut tallies: ResMut<Tallies>) {
+    let mut hash = 0;
+    for (left, right, marked) in q.iter() {
+        hash = mix(
+            hash ^ left.0 ^ right.0.rotate_left(17) ^ u64::from(marked),
+            1,
+        );
+    }
+    tallies.0.push(hash);
+}
+
+fn load_world() -> World<Load> {
+    let mut world = World::<Load>::new();
+    world.spawn_batch((0..50u64).map(|i| (Left(i), Right(i * 3))));
+    world.spawn_batch((0..50u64).map(|i| (Left(i + 7), Right(i), Mark)));
+    world
+}
+
+fn load_schedule() -> Schedule<Load> {
+    let mut schedule = Schedule::new();
+    // grind_right first: grind_left's commands would make any later
+    // query wait for them.
+    schedule
+        .add(grind_right)
+        .add(grind_left)
+        .add(advance)
+        .add(tally);
+    schedule
+}
+
+/// Whether the grinders' stage ran on the pool in the last run.
+fn grinders_ran_in_parallel(schedule: &Schedule<Load>) -> bool {
+    let described = schedule.describe();
+    let line = described
+        .lines()
+        .find(|line| line.contains("stage 1: grind_right, grind_left ("))
+        .unwrap_or_else(|| panic!("no stage of the grinders in\n{described}"));
+    line.contains("(parallel last run: ")
+}
+
+#[test]
+fn runs_equal_program_order_when_growing_work_makes_a_stage_go_parallel_and_back() {
+    let mut world = load_world();
+    let mut schedule = load_schedule();
+    for _ in 0..LOAD_FRAMES {
+        schedule.run_sequential(&mut world);
+    }
+    let expected = world.resource::<Tallies>().0.clone();
+    assert_eq!(expected.len(), LOAD_FRAMES as usize);
+
+    for threads in [1, 2, 4] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut world = load_world();
+        let mut schedule = load_schedule();
+        let mut parallel = Vec::new();
+        for _ in 0..LOAD_FRAMES {
+            pool.install(|| schedule.run(&mut world));
+            parallel.push(grinders_ran_in_parallel(&schedule));
+        }
+        assert_eq!(world.resource::<Tallies>().0, expected, "{threads} threads");
+        // The first run measures, on the calling thread.
+        assert!(!parallel[0], "{threads} threads: {parallel:?}");
+        if threads == 1 {
+            assert!(!parallel.contains(&true), "{parallel:?}");
+        } else {
+            // A millisecond of work in each of two systems: the stage goes
+            // parallel once the executor has seen it (a stage this small is
+            // timed on one run in four, and goes parallel after two runs
+            // timed big), and back once the work is gone.
+            let heavy = HEAVY.start as usize..HEAVY.end as usize;
+            let light = HEAVY.end as usize + 2..LOAD_FRAMES as usize;
+            assert!(
+                parallel[heavy].contains(&true),
+                "{threads} threads: {parallel:?}"
+            );
+            assert!(
+                parallel[light].contains(&false),
+                "{threads} threads: {parallel:?}"
             );
         }
     }

@@ -274,10 +274,10 @@ fn an_exclusive_system_sees_every_earlier_change_and_its_own_at_once() {
     assert_eq!(
         schedule.describe(),
         "Schedule<Physics>: 3 systems in 3 stages\n\
-         \x20 stage 1: spawn_one\n\
-         \x20 stage 2: roll\n\
+         \x20 stage 1: spawn_one (inline last run: one system)\n\
+         \x20 stage 2: roll (inline last run: one system)\n\
          \x20   roll waits for spawn_one: roll takes &mut World<Physics>\n\
-         \x20 stage 3: inertia\n\
+         \x20 stage 3: inertia (inline last run: one system)\n\
          \x20   inertia waits for spawn_one: inertia sees the entities that spawn_one's commands change\n\
          \x20   inertia waits for roll: roll takes &mut World<Physics>\n"
     );
@@ -330,6 +330,70 @@ fn describe_names_the_component_or_resource_each_wait_is_for() {
          \x20   write_vel waits for read_vel: write_vel writes Vel, which read_vel reads\n\
          \x20   read_tick waits for count: count writes Tick, which read_tick reads\n"
     );
+}
+
+#[test]
+fn describe_says_how_each_stage_ran_last_time_and_why() {
+    fn read_vel(_: Query<&Vel>) {}
+    fn read_tick(_: Res<Tick>) {}
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(1), Vel(2)));
+    let mut schedule = schedule();
+    schedule
+        .add(inertia)
+        .add(read_vel)
+        .add(count)
+        .add(read_tick);
+    let before = "Schedule<Physics>: 4 systems in 2 stages\n\
+                  \x20 stage 1: inertia, read_vel, count\n\
+                  \x20 stage 2: read_tick\n\
+                  \x20   read_tick waits for count: count writes Tick, which read_tick reads\n";
+    assert_eq!(schedule.describe(), before);
+    let stage_1 = |schedule: &Schedule<Physics>| {
+        let described = schedule.describe();
+        let line = described.lines().nth(1).unwrap().to_owned();
+        assert!(
+            line.starts_with("  stage 1: inertia, read_vel, count ("),
+            "{described}"
+        );
+        assert!(
+            described.contains("  stage 2: read_tick (inline last run: one system)\n"),
+            "{described}"
+        );
+        line
+    };
+    // The first run times the systems, on the calling thread.
+    schedule.run(&mut world);
+    let line = stage_1(&schedule);
+    assert!(line.starts_with("  stage 1: inertia, read_vel, count (inline last run: "));
+    assert!(line.ends_with(" of work, first measurement)"), "{line}");
+    schedule.force_parallel(Some(true)).run(&mut world);
+    let line = stage_1(&schedule);
+    assert!(line.contains("(parallel last run: "), "{line}");
+    assert!(line.ends_with(" of work, forced)"), "{line}");
+    schedule.force_parallel(Some(false)).run(&mut world);
+    let line = stage_1(&schedule);
+    assert!(line.contains("(inline last run: "), "{line}");
+    assert!(line.ends_with(" of work, forced)"), "{line}");
+    // A world of one entity is far too small to share, whatever the
+    // number of threads.
+    schedule.force_parallel(None);
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    let line = stage_1(&schedule);
+    assert!(
+        line.ends_with(" of work, too little to share)") || line.ends_with(" of work, one thread)"),
+        "{line}"
+    );
+    // A change to the schedule forgets how it ran.
+    schedule.add(count);
+    assert!(!schedule.describe().contains("last run"));
+    assert_eq!(
+        world.get::<Vel>(world.iter().next().unwrap()),
+        Some(&Vel(2))
+    );
+    assert_eq!(world.resource::<Tick>().0, 6);
 }
 
 #[test]
@@ -485,6 +549,19 @@ fn run_sequential_and_run_agree() {
 
 #[test]
 fn a_panicking_system_propagates_and_loses_nothing() {
+    panic_in_a_stage_of_three(None);
+}
+
+#[test]
+fn a_panic_lets_the_rest_of_its_stage_run_on_the_pool_or_on_the_calling_thread() {
+    panic_in_a_stage_of_three(Some(true));
+    panic_in_a_stage_of_three(Some(false));
+}
+
+/// A stage of three systems, the second of which panics, run by `run` made
+/// to choose `force`: the panic reaches the caller, the other two systems
+/// have run, and the commands are dropped, never applied.
+fn panic_in_a_stage_of_three(force: Option<bool>) {
     let log = DropLog::new();
     let mut world = World::<Physics>::new();
     for id in 0..10 {
@@ -509,6 +586,7 @@ fn a_panicking_system_propagates_and_loses_nothing() {
             }
         });
     assert!(schedule.describe().contains("3 systems in 1 stage"));
+    schedule.force_parallel(force);
     let panic = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
     let message = panic.unwrap_err();
     assert_eq!(message.downcast_ref::<&str>(), Some(&"system failed"));

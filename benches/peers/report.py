@@ -145,11 +145,12 @@ def print_text(summary, meta):
     print(f"# {meta['caption']}")
     for workload, best, rows in summary:
         print(f"\n{workload}")
-        print(f"  {'contender':<16}{'median':>12}{'÷ baseline':>13}{'÷ best peer':>14}")
+        width = max([16] + [len(name) + 1 for name, *_ in rows])
+        print(f"  {'contender':<{width}}{'median':>12}{'÷ baseline':>13}{'÷ best peer':>14}")
         for name, t, vs_base, vs_peer in rows:
             b = fmt_ratio(vs_base) if vs_base is not None else "-"
             p = fmt_ratio(vs_peer) if vs_peer is not None else ""
-            print(f"  {name:<16}{fmt_time(t):>12}{b:>13}{p:>14}")
+            print(f"  {name:<{width}}{fmt_time(t):>12}{b:>13}{p:>14}")
         if best:
             print(f"  best peer: {best[0]}")
         if not any(kind(n) == "ours" for n, *_ in rows):

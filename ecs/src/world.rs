@@ -4,7 +4,7 @@ use crate::bundle::Bundle;
 use crate::command::{Command, CommandQueue};
 use crate::entity::{Entities, EntitiesExhausted, Entity, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
-use crate::lend::SplitWorld;
+use crate::lend::{SplitBuffers, SplitWorld};
 use crate::mask::Mask;
 use crate::query::{Query, QueryCache, QueryFilter, QueryReach, ReadOnlyQueryData, SchemaQuery};
 use crate::schema::{Component, Resource, Schema};
@@ -202,10 +202,12 @@ impl<S: Schema> World<S> {
     }
 
     /// The world taken apart for the systems of one stage: every column and
-    /// resource in a slot of its own.
-    pub(crate) fn split(&mut self) -> SplitWorld<'_, S> {
+    /// resource in a slot of its own, in vectors taken from `buffers` (give
+    /// them back with [`SplitWorld::reclaim`]).
+    pub(crate) fn split(&mut self, buffers: &mut SplitBuffers<S>) -> SplitWorld<'_, S> {
         let (entities, tables) = self.store.lend();
-        SplitWorld::new(entities, tables, S::resource_slots(&mut self.resources))
+        let resources = S::resource_slots(&mut self.resources);
+        SplitWorld::new(entities, tables, resources, buffers)
     }
 
     /// The entity slots, where commands reserve the ids of what they spawn.

@@ -2,7 +2,9 @@
 //! group per workload; see the package's `src/` for the contenders.
 
 use criterion::{criterion_group, criterion_main};
-use ecs_peers::{add_remove, frag_iter, heavy_compute, schedule, simple_insert, simple_iter};
+use ecs_peers::{
+    add_remove, frag_iter, frame, heavy_compute, schedule, simple_insert, simple_iter,
+};
 
 criterion_group!(
     benches,
@@ -12,5 +14,6 @@ criterion_group!(
     add_remove::bench,
     heavy_compute::bench,
     schedule::bench,
+    frame::bench,
 );
 criterion_main!(benches);

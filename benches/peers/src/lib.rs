@@ -12,6 +12,7 @@
 
 pub mod add_remove;
 pub mod frag_iter;
+pub mod frame;
 pub mod heavy_compute;
 pub mod schedule;
 pub mod shared;

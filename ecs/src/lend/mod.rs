@@ -9,7 +9,8 @@
 
 mod split;
 
-pub use split::SplitWorld;
+pub(crate) use split::recycle;
+pub use split::{SplitBuffers, SplitWorld};
 
 /// One column or resource being lent out: free, lent to readers, or lent to
 /// one writer.

@@ -1,5 +1,10 @@
-//! [`SplitWorld`]: every table's columns and every resource of one world in
-//! [`Lent`] slots, for the systems of one stage.
+//! [`SplitWorld`]: the tables and resources of one world, lent out in
+//! [`Lent`] slots to the systems of one stage.
+//!
+//! A split costs nothing up front and nothing per table of the world: a table
+//! is taken apart into column slots only when a system first asks for it, and
+//! the slots live in vectors the caller keeps between splits
+//! ([`SplitBuffers`]), so a warm schedule allocates nothing to split its world.
 
 use super::Lent;
 use crate::entity::Entities;
@@ -12,49 +17,171 @@ use crate::storage::{EntityIndex, Table, TableId};
 #[doc(hidden)]
 pub struct SplitWorld<'w, S: Schema> {
     pub(crate) entities: &'w Entities,
-    /// Indexed by [`TableId`].
-    pub(crate) tables: Vec<LentTable<'w, S>>,
+    /// The tables nobody asked for yet, as runs of consecutive ids, ascending.
+    unlent: Vec<Unlent<'w, S>>,
+    /// The tables taken apart so far, ascending by id.
+    lent: Vec<LentTable<'w, S>>,
+    /// The column slots of every table in `lent`, each table's in one run.
+    columns: Vec<Lent<'w, S::Column>>,
     pub(crate) resources: S::ResourceSlots<'w>,
 }
 
+/// Consecutive tables, not taken apart yet; the first has id `first`.
+struct Unlent<'w, S: Schema> {
+    first: u32,
+    tables: &'w mut [Table<S>],
+}
+
 /// One table taken apart: its archetype, its entities (shared by everyone)
-/// and a slot per column, in the table's column order.
-pub(crate) struct LentTable<'w, S: Schema> {
+/// and where its column slots sit in [`SplitWorld::columns`].
+struct LentTable<'w, S: Schema> {
+    id: TableId,
+    mask: S::Mask,
+    /// The table's entities, by slot index.
+    entities: &'w [EntityIndex],
+    /// `columns[start..end]` of the split world: one slot per column, in the
+    /// table's column order.
+    start: u32,
+    end: u32,
+}
+
+/// What a query takes a table's columns from: the table's archetype, its
+/// entities and its column slots.
+pub(crate) struct TableSlots<'s, 'w, S: Schema> {
     pub(crate) mask: S::Mask,
     /// The table's entities, by slot index.
     pub(crate) entities: &'w [EntityIndex],
-    pub(crate) columns: Vec<Lent<'w, S::Column>>,
+    pub(crate) columns: &'s mut [Lent<'w, S::Column>],
+}
+
+/// The vectors of a [`SplitWorld`], kept empty between splits so that the
+/// next split reuses their memory.
+#[doc(hidden)]
+pub struct SplitBuffers<S: Schema> {
+    unlent: Vec<Unlent<'static, S>>,
+    lent: Vec<LentTable<'static, S>>,
+    columns: Vec<Lent<'static, S::Column>>,
+}
+
+impl<S: Schema> Default for SplitBuffers<S> {
+    fn default() -> Self {
+        SplitBuffers {
+            unlent: Vec::new(),
+            lent: Vec::new(),
+            columns: Vec::new(),
+        }
+    }
 }
 
 impl<'w, S: Schema> SplitWorld<'w, S> {
-    /// Lends out `tables` and `resources`.
+    /// Lends out `tables` and `resources`, in vectors taken from `buffers`;
+    /// [`SplitWorld::reclaim`] gives them back.
     pub(crate) fn new(
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         resources: S::ResourceSlots<'w>,
+        buffers: &mut SplitBuffers<S>,
     ) -> Self {
+        let mut unlent = recycle(core::mem::take(&mut buffers.unlent));
+        if !tables.is_empty() {
+            unlent.push(Unlent { first: 0, tables });
+        }
         SplitWorld {
             entities,
-            tables: tables.iter_mut().map(LentTable::new).collect(),
+            unlent,
+            lent: recycle(core::mem::take(&mut buffers.lent)),
+            columns: recycle(core::mem::take(&mut buffers.columns)),
             resources,
         }
     }
 
-    /// The slots of table `id`.
+    /// Ends the split, putting its (emptied) vectors back into `buffers`.
+    pub(crate) fn reclaim(self, buffers: &mut SplitBuffers<S>) {
+        buffers.unlent = recycle(self.unlent);
+        buffers.lent = recycle(self.lent);
+        buffers.columns = recycle(self.columns);
+    }
+
+    /// The slots of table `id`, taking the table apart on the first call.
     #[inline]
-    pub(crate) fn table(&mut self, id: TableId) -> &mut LentTable<'w, S> {
-        &mut self.tables[id.index()]
+    pub(crate) fn table(&mut self, id: TableId) -> TableSlots<'_, 'w, S> {
+        let index = match self.lent.binary_search_by_key(&id, |table| table.id) {
+            Ok(index) => index,
+            Err(index) => {
+                self.lend(id, index);
+                index
+            }
+        };
+        let table = &self.lent[index];
+        TableSlots {
+            mask: table.mask,
+            entities: table.entities,
+            columns: &mut self.columns[table.start as usize..table.end as usize],
+        }
+    }
+
+    /// Takes table `id` out of its run of unlent tables and puts it, as
+    /// slots, at `index` of `lent`.
+    #[cold]
+    fn lend(&mut self, id: TableId, index: usize) {
+        // The last run starting at or before `id`; it holds `id`, since a
+        // table leaves `unlent` only to enter `lent`.
+        let run = self.unlent.partition_point(|run| run.first <= id.0) - 1;
+        let Unlent { first, tables } = self.unlent.remove(run);
+        let (before, from) = tables.split_at_mut((id.0 - first) as usize);
+        let (table, after) = from
+            .split_first_mut()
+            .expect("a table id of this world, not lent yet");
+        let mut at = run;
+        if !before.is_empty() {
+            self.unlent.insert(
+                at,
+                Unlent {
+                    first,
+                    tables: before,
+                },
+            );
+            at += 1;
+        }
+        if !after.is_empty() {
+            self.unlent.insert(
+                at,
+                Unlent {
+                    first: id.0 + 1,
+                    tables: after,
+                },
+            );
+        }
+        let mask = table.mask();
+        let (entities, columns) = table.split_mut();
+        let start = self.columns.len() as u32;
+        self.columns.extend(columns.iter_mut().map(Lent::Free));
+        let end = self.columns.len() as u32;
+        self.lent.insert(
+            index,
+            LentTable {
+                id,
+                mask,
+                entities,
+                start,
+                end,
+            },
+        );
     }
 }
 
-impl<'w, S: Schema> LentTable<'w, S> {
-    fn new(table: &'w mut Table<S>) -> Self {
-        let mask = table.mask();
-        let (entities, columns) = table.split_mut();
-        LentTable {
-            mask,
-            entities,
-            columns: columns.iter_mut().map(Lent::Free).collect(),
-        }
-    }
+/// An empty vector with `items`'s memory, for elements of the same type
+/// under other lifetimes.
+///
+/// A vector of borrows cannot outlive what they borrow, but its memory can:
+/// cleared, it holds no borrow, and collecting it through `map` reuses its
+/// allocation (std collects a `vec::IntoIter` in place when the element
+/// layouts match, which is what makes a warm split allocation-free; should
+/// that ever stop, this still works and merely allocates).
+pub(crate) fn recycle<T, U>(mut items: Vec<T>) -> Vec<U> {
+    items.clear();
+    items
+        .into_iter()
+        .map(|_| unreachable!("the vector was cleared"))
+        .collect()
 }

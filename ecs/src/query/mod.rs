@@ -196,7 +196,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 table.mask,
                 table.entities,
                 all_entities,
-                ViewColumns::Slots(&mut table.columns),
+                ViewColumns::Slots(table.columns),
             );
             let fetch = Q::fetch(&mut view);
             fetched.push(FetchedTable {

@@ -1,0 +1,341 @@
+//! Whole frames of many systems: does `Schedule::run` earn its threads?
+//!
+//! Three workloads, each a criterion group with `Schedule::run`,
+//! `Schedule::run_sequential` and a hand-written baseline:
+//!
+//! * `frame_small_systems`: 8 components `C0..C7` of one `f32`; 10,000
+//!   entities in 4 archetypes of 4, 4, 8 and 4 components; system *k* of 64
+//!   runs `for_each_mut` over `(&mut C[k % 8], &C[(k + 3) % 8])` doing
+//!   `w += r * 0.5` (8 functions, each added 8 times). Every system is a few
+//!   hundred nanoseconds of work: handing one to another thread costs more
+//!   than it saves.
+//! * `frame_trivial_systems`: 64 systems that only read one resource, on an
+//!   empty world: the executor's own cost per system.
+//! * `frame_heavy_systems`: 8 systems on disjoint components, each
+//!   `heavy_compute`-sized (1,000 entities, 100 4x4 inversions each): here
+//!   parallelism must pay, about 2x on two cores.
+//!
+//! The targets (issue 15): `run` within 1.1x of `run_sequential` on the two
+//! small workloads, at least 1.7x faster on the heavy one with two cores.
+//! `benches/peers` runs the same three on bevy_ecs.
+
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
+use ecs::prelude::*;
+use rayon::prelude::*;
+use std::hint::black_box;
+use support::Mat4;
+
+// ---- frame_small_systems ------------------------------------------------
+
+const SMALL_ENTITIES: usize = 10_000;
+
+#[derive(Clone, Copy)]
+struct C0(f32);
+#[derive(Clone, Copy)]
+struct C1(f32);
+#[derive(Clone, Copy)]
+struct C2(f32);
+#[derive(Clone, Copy)]
+struct C3(f32);
+#[derive(Clone, Copy)]
+struct C4(f32);
+#[derive(Clone, Copy)]
+struct C5(f32);
+#[derive(Clone, Copy)]
+struct C6(f32);
+#[derive(Clone, Copy)]
+struct C7(f32);
+
+#[derive(Schema)]
+struct Small {
+    c0: C0,
+    c1: C1,
+    c2: C2,
+    c3: C3,
+    c4: C4,
+    c5: C5,
+    c6: C6,
+    c7: C7,
+}
+
+/// System `k % 8` of the frame: `C[k] += C[(k + 3) % 8] * 0.5`.
+macro_rules! small_system {
+    ($name:ident, $w:ident, $r:ident) => {
+        fn $name(mut q: Query<(&mut $w, &$r)>) {
+            q.for_each_mut(|(w, r)| w.0 += r.0 * 0.5);
+        }
+    };
+}
+
+small_system!(s0, C0, C3);
+small_system!(s1, C1, C4);
+small_system!(s2, C2, C5);
+small_system!(s3, C3, C6);
+small_system!(s4, C4, C7);
+small_system!(s5, C5, C0);
+small_system!(s6, C6, C1);
+small_system!(s7, C7, C2);
+
+fn small_world() -> World<Small> {
+    let n = SMALL_ENTITIES / 4;
+    let mut world = World::new();
+    world.spawn_batch((0..n).map(|_| (C0(1.0), C1(1.0), C2(1.0), C3(1.0))));
+    world.spawn_batch((0..n).map(|_| (C4(1.0), C5(1.0), C6(1.0), C7(1.0))));
+    world.spawn_batch((0..n).map(|_| {
+        (
+            C0(1.0),
+            C1(1.0),
+            C2(1.0),
+            C3(1.0),
+            C4(1.0),
+            C5(1.0),
+            C6(1.0),
+            C7(1.0),
+        )
+    }));
+    world.spawn_batch((0..n).map(|_| (C1(1.0), C3(1.0), C5(1.0), C7(1.0))));
+    world
+}
+
+fn small_schedule() -> Schedule<Small> {
+    let mut schedule = Schedule::new();
+    for _ in 0..8 {
+        schedule
+            .add(s0)
+            .add(s1)
+            .add(s2)
+            .add(s3)
+            .add(s4)
+            .add(s5)
+            .add(s6)
+            .add(s7);
+    }
+    schedule
+}
+
+/// The four archetypes as plain columns, `None` where one lacks a component.
+struct SmallBaseline {
+    tables: Vec<[Option<Vec<f32>>; 8]>,
+}
+
+fn small_baseline() -> SmallBaseline {
+    let n = SMALL_ENTITIES / 4;
+    let table = |has: [bool; 8]| has.map(|has| has.then(|| vec![1.0f32; n]));
+    SmallBaseline {
+        tables: vec![
+            table([true, true, true, true, false, false, false, false]),
+            table([false, false, false, false, true, true, true, true]),
+            table([true; 8]),
+            table([false, true, false, true, false, true, false, true]),
+        ],
+    }
+}
+
+impl SmallBaseline {
+    fn frame(&mut self) {
+        for k in 0..64 {
+            let (w, r) = (k % 8, (k + 3) % 8);
+            for table in &mut self.tables {
+                let [Some(ws), Some(rs)] = table.get_disjoint_mut([w, r]).unwrap() else {
+                    continue;
+                };
+                for (w, r) in ws.iter_mut().zip(rs.iter()) {
+                    *w += r * 0.5;
+                }
+            }
+        }
+    }
+}
+
+fn small_systems(c: &mut Criterion) {
+    let mut group = c.benchmark_group("frame_small_systems");
+    // Build the global thread pool outside the timed region.
+    rayon::broadcast(|_| ());
+    let mut world = small_world();
+    let mut schedule = small_schedule();
+    bench_runs(&mut group, &mut world, &mut schedule);
+    let mut base = small_baseline();
+    group.bench_function("baseline", |b| {
+        b.iter(|| {
+            base.frame();
+            black_box(&mut base);
+        })
+    });
+    group.finish();
+}
+
+/// `ecs_run` and `ecs_run_sequential` of `schedule` on `world`.
+fn bench_runs<S: Schema>(
+    group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    world: &mut World<S>,
+    schedule: &mut Schedule<S>,
+) where
+    S::Column: Send + Sync,
+    for<'a> S::ResourceSlots<'a>: Send,
+{
+    // A first run outside timing: the plan, the matched tables, and the
+    // executor's first measurements.
+    schedule.run(world);
+    group.bench_function("ecs_run", |b| {
+        b.iter(|| {
+            schedule.run(world);
+            black_box(&mut *world);
+        })
+    });
+    group.bench_function("ecs_run_sequential", |b| {
+        b.iter(|| {
+            schedule.run_sequential(world);
+            black_box(&mut *world);
+        })
+    });
+}
+
+// ---- frame_trivial_systems ----------------------------------------------
+
+#[derive(Default)]
+struct Counter(u64);
+
+#[derive(Schema)]
+struct Trivial {
+    c0: C0,
+    #[ecs(resource)]
+    counter: Counter,
+}
+
+fn read_counter(counter: Res<Counter>) {
+    black_box(counter.0);
+}
+
+fn trivial_systems(c: &mut Criterion) {
+    let mut group = c.benchmark_group("frame_trivial_systems");
+    rayon::broadcast(|_| ());
+    let mut world = World::<Trivial>::new();
+    let mut schedule = Schedule::new();
+    for _ in 0..64 {
+        schedule.add(read_counter);
+    }
+    bench_runs(&mut group, &mut world, &mut schedule);
+    let counter = Counter(0);
+    group.bench_function("baseline", |b| {
+        b.iter(|| {
+            for _ in 0..64 {
+                black_box(black_box(&counter).0);
+            }
+        })
+    });
+    group.finish();
+}
+
+// ---- frame_heavy_systems ------------------------------------------------
+
+const HEAVY_ENTITIES: usize = 1_000;
+
+#[derive(Clone, Copy)]
+struct M0(Mat4);
+#[derive(Clone, Copy)]
+struct M1(Mat4);
+#[derive(Clone, Copy)]
+struct M2(Mat4);
+#[derive(Clone, Copy)]
+struct M3(Mat4);
+#[derive(Clone, Copy)]
+struct M4(Mat4);
+#[derive(Clone, Copy)]
+struct M5(Mat4);
+#[derive(Clone, Copy)]
+struct M6(Mat4);
+#[derive(Clone, Copy)]
+struct M7(Mat4);
+
+#[derive(Schema)]
+struct Heavy {
+    m0: M0,
+    m1: M1,
+    m2: M2,
+    m3: M3,
+    m4: M4,
+    m5: M5,
+    m6: M6,
+    m7: M7,
+}
+
+/// `heavy_compute`'s per-entity work: 100 inversions, each undoing the last.
+#[inline]
+fn invert_100(m: &mut Mat4) {
+    for _ in 0..100 {
+        *m = m.inverse().unwrap_or(*m);
+    }
+}
+
+macro_rules! heavy_system {
+    ($name:ident, $m:ident) => {
+        fn $name(mut q: Query<&mut $m>) {
+            q.for_each_mut(|m| invert_100(&mut m.0));
+        }
+    };
+}
+
+heavy_system!(h0, M0);
+heavy_system!(h1, M1);
+heavy_system!(h2, M2);
+heavy_system!(h3, M3);
+heavy_system!(h4, M4);
+heavy_system!(h5, M5);
+heavy_system!(h6, M6);
+heavy_system!(h7, M7);
+
+fn heavy_world() -> World<Heavy> {
+    let mut world = World::new();
+    world.spawn_batch((0..HEAVY_ENTITIES).map(|i| {
+        let m = Mat4::rotation_z(i as f32 * 0.001);
+        (M0(m), M1(m), M2(m), M3(m), M4(m), M5(m), M6(m), M7(m))
+    }));
+    world
+}
+
+fn heavy_systems(c: &mut Criterion) {
+    let mut group = c.benchmark_group("frame_heavy_systems");
+    // About 30 ms a sequential frame: a few iterations per sample.
+    group.sampling_mode(SamplingMode::Flat).sample_size(20);
+    rayon::broadcast(|_| ());
+    let mut world = heavy_world();
+    let mut schedule = Schedule::new();
+    schedule
+        .add(h0)
+        .add(h1)
+        .add(h2)
+        .add(h3)
+        .add(h4)
+        .add(h5)
+        .add(h6)
+        .add(h7);
+    bench_runs(&mut group, &mut world, &mut schedule);
+    // Floors: the eight loops over plain vectors, one after another and as
+    // eight rayon tasks.
+    let mut base: Vec<Vec<Mat4>> = (0..8)
+        .map(|_| {
+            (0..HEAVY_ENTITIES)
+                .map(|i| Mat4::rotation_z(i as f32 * 0.001))
+                .collect()
+        })
+        .collect();
+    group.bench_function("baseline_sequential", |b| {
+        b.iter(|| {
+            for column in &mut base {
+                column.iter_mut().for_each(invert_100);
+            }
+            black_box(&mut base);
+        })
+    });
+    group.bench_function("baseline_rayon", |b| {
+        b.iter(|| {
+            base.par_iter_mut()
+                .for_each(|column| column.iter_mut().for_each(invert_100));
+            black_box(&mut base);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, small_systems, trivial_systems, heavy_systems);
+criterion_main!(benches);

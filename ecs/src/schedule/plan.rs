@@ -1,0 +1,123 @@
+//! [`Plan`]: which systems of a schedule may run at the same time, and why
+//! the others wait.
+
+use crate::schema::Schema;
+use crate::system::{Access, SystemNode};
+
+/// Which systems run in which stage, and why each waits.
+pub(super) struct Plan {
+    /// System indices per stage, in program order.
+    pub(super) stages: Vec<Vec<usize>>,
+    /// Per system: the earlier systems it must run after.
+    pub(super) waits: Vec<Vec<Wait>>,
+}
+
+pub(super) struct Wait {
+    pub(super) on: usize,
+    pub(super) reason: Reason,
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum Reason {
+    Component { bit: u32, earlier_writes: bool },
+    Resource { bit: u32, earlier_writes: bool },
+    Commands,
+    Reservations,
+    World { earlier_exclusive: bool },
+}
+
+impl Plan {
+    /// Places each system in the earliest stage where running it cannot
+    /// change the result of running the systems in program order:
+    ///
+    /// * after every earlier system it conflicts with;
+    /// * after the stage where the commands of an earlier system are applied,
+    ///   if it could observe them (it queries the world) — commands are
+    ///   applied in program order, so that is once every system up to that
+    ///   one has run;
+    /// * an exclusive system, after everything before it (and everything
+    ///   after it conflicts with it).
+    pub(super) fn new<S: Schema>(systems: &[SystemNode<S>]) -> Plan {
+        let n = systems.len();
+        let mut stage_of = vec![0usize; n];
+        // The stage after which the commands of systems ..=i are applied.
+        let mut applied_after = vec![0usize; n];
+        let mut waits: Vec<Vec<Wait>> = (0..n).map(|_| Vec::new()).collect();
+        for i in 0..n {
+            let later = systems[i].access;
+            let exclusive = later.iter().any(|access| access.world);
+            let observes = later.iter().any(|access| access.observes_entities);
+            let records = later.iter().any(|access| access.commands);
+            let mut stage = 0;
+            if exclusive && i > 0 {
+                stage = applied_after[i - 1] + 1;
+            }
+            for j in 0..i {
+                let earlier = systems[j].access;
+                if let Some(reason) = conflict(earlier, later) {
+                    stage = stage.max(stage_of[j] + 1);
+                    waits[i].push(Wait { on: j, reason });
+                } else if earlier.iter().any(|access| access.commands) {
+                    // Commands change what a query sees, and the ids that
+                    // later spawns reserve: both must follow the earlier
+                    // commands, as in program order.
+                    let reason = if observes {
+                        Reason::Commands
+                    } else if records {
+                        Reason::Reservations
+                    } else {
+                        continue;
+                    };
+                    stage = stage.max(applied_after[j] + 1);
+                    waits[i].push(Wait { on: j, reason });
+                }
+            }
+            stage_of[i] = stage;
+            applied_after[i] = if i == 0 {
+                stage
+            } else {
+                stage.max(applied_after[i - 1])
+            };
+        }
+        let stages_len = stage_of.iter().map(|&stage| stage + 1).max().unwrap_or(0);
+        let mut stages = vec![Vec::new(); stages_len];
+        for (i, &stage) in stage_of.iter().enumerate() {
+            stages[stage].push(i);
+        }
+        Plan { stages, waits }
+    }
+}
+
+/// Why two systems (their parameters' accesses) cannot run at once, if so.
+fn conflict(earlier: &[Access], later: &[Access]) -> Option<Reason> {
+    // Checked apart from the pairs below: a system without parameters has
+    // no accesses to pair with, but it still may not run beside an
+    // exclusive system.
+    let exclusive = |accesses: &[Access]| accesses.iter().any(|access| access.world);
+    if exclusive(earlier) || exclusive(later) {
+        return Some(Reason::World {
+            earlier_exclusive: exclusive(earlier),
+        });
+    }
+    for a in earlier {
+        for b in later {
+            let components = a.component_conflicts(b);
+            if components != 0 {
+                let bit = components.trailing_zeros();
+                return Some(Reason::Component {
+                    bit,
+                    earlier_writes: a.writes & (1 << bit) != 0,
+                });
+            }
+            let resources = a.resource_conflicts(b);
+            if resources != 0 {
+                let bit = resources.trailing_zeros();
+                return Some(Reason::Resource {
+                    bit,
+                    earlier_writes: a.resource_writes & (1 << bit) != 0,
+                });
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,227 @@
+//! A warm schedule's run costs no allocation per table or per system: the
+//! world is split for the systems in memory the schedule keeps from one run
+//! to the next, and only the tables a system asks for are taken apart.
+//!
+//! A counting allocator counts the allocations of the current thread; each
+//! measurement runs the schedule on a one-thread rayon pool, from inside it,
+//! so that everything the run does happens on the counted thread. (On more
+//! threads, a parallel stage also allocates one rayon job per helper
+//! thread: a cost per thread, not per table or system.)
+
+use ecs::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// The system allocator, counting each thread's allocations.
+struct Counting;
+
+thread_local! {
+    // `const`-initialised and without `Drop`: using it allocates nothing and
+    // registers nothing, so the allocator may.
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count_one() {
+    ALLOCATIONS.with(|count| count.set(count.get() + 1));
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments
+// unchanged, so `System`'s guarantees are this allocator's; the counter is
+// only bookkeeping beside them and never touches the memory.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count_one();
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, which
+        // is `System::alloc`'s.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count_one();
+        // SAFETY: as in `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by this allocator, that is by
+        // `System`, with `layout`, as the caller guarantees.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count_one();
+        // SAFETY: `ptr` was allocated by `System` with `layout`, and
+        // `new_size` is valid for it, as the caller guarantees.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+#[derive(Clone, Copy)]
+struct A(u32);
+#[derive(Clone, Copy)]
+struct B(u32);
+#[derive(Clone, Copy)]
+struct C(u32);
+// Tags: they make tables without adding columns.
+#[derive(Clone, Copy)]
+struct D;
+#[derive(Clone, Copy)]
+struct E;
+#[derive(Clone, Copy)]
+struct F;
+#[derive(Default)]
+struct Tick(u64);
+#[derive(Default)]
+struct Frames(u64);
+
+#[derive(Schema)]
+struct Many {
+    a: A,
+    b: B,
+    c: C,
+    d: D,
+    e: E,
+    f: F,
+    #[ecs(resource)]
+    tick: Tick,
+    #[ecs(resource)]
+    frames: Frames,
+}
+
+/// A world whose entities all have `A`, spread over `tables` tables (at
+/// most 32): entity `i` also has the components of the bits of `i % tables`.
+fn world(tables: u32) -> World<Many> {
+    let mut world = World::<Many>::new();
+    for i in 0..tables * 3 {
+        let entity = world.spawn((A(i),));
+        let bits = i % tables;
+        let has = |bit: u32| bits & (1 << bit) != 0;
+        if has(0) {
+            world.insert(entity, (B(1),)).unwrap();
+        }
+        if has(1) {
+            world.insert(entity, (C(2),)).unwrap();
+        }
+        if has(2) {
+            world.insert(entity, (D,)).unwrap();
+        }
+        if has(3) {
+            world.insert(entity, (E,)).unwrap();
+        }
+        if has(4) {
+            world.insert(entity, (F,)).unwrap();
+        }
+    }
+    world
+}
+
+fn read_tick(tick: Res<Tick>) {
+    assert!(tick.0 < u64::MAX);
+}
+
+fn count(mut tick: ResMut<Tick>) {
+    tick.0 += 1;
+}
+
+fn next_frame(mut frames: ResMut<Frames>) {
+    frames.0 += 1;
+}
+
+fn grow(mut q: Query<&mut A>) {
+    q.for_each_mut(|a| a.0 += 1);
+}
+
+fn copy_a(mut q: Query<(&mut B, &A)>) {
+    q.for_each_mut(|(b, a)| b.0 = a.0);
+}
+
+fn sum_c(q: Query<(&C, &A)>, mut tick: ResMut<Tick>) {
+    tick.0 += q.iter().map(|(c, _)| u64::from(c.0)).sum::<u64>();
+}
+
+/// Allocations `run` makes on this thread, on average over 10 calls, after
+/// 3 calls to warm up; on a one-thread pool.
+fn allocations_per_run(mut run: impl FnMut() + Send) -> u64 {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        for _ in 0..3 {
+            run();
+        }
+        let before = ALLOCATIONS.with(Cell::get);
+        for _ in 0..10 {
+            run();
+        }
+        (ALLOCATIONS.with(Cell::get) - before) / 10
+    })
+}
+
+/// How a measurement runs the schedule.
+#[derive(Clone, Copy, Debug)]
+enum Run {
+    Sequential,
+    /// `run`, deciding for itself (on one thread: on the calling thread).
+    Adaptive,
+    /// `run`, every stage of several systems through the parallel path.
+    Parallel,
+}
+
+const RUNS: [Run; 3] = [Run::Sequential, Run::Adaptive, Run::Parallel];
+
+fn run(how: Run, schedule: &mut Schedule<Many>, world: &mut World<Many>) {
+    match how {
+        Run::Sequential => schedule.run_sequential(world),
+        Run::Adaptive => schedule.force_parallel(None).run(world),
+        Run::Parallel => schedule.force_parallel(Some(true)).run(world),
+    }
+}
+
+#[test]
+fn a_warm_run_of_resource_systems_allocates_nothing() {
+    for how in RUNS {
+        let mut world = world(32);
+        let mut schedule = Schedule::<Many>::new();
+        for _ in 0..8 {
+            schedule
+                .add(read_tick)
+                .add(read_tick)
+                .add(next_frame)
+                .add(count);
+        }
+        // Stages of several systems.
+        let plan = schedule.describe();
+        assert!(
+            plan.contains("stage 1: read_tick, read_tick, next_frame\n"),
+            "{plan}"
+        );
+        assert!(plan.contains("stage 2: count, next_frame\n"), "{plan}");
+        let allocations = allocations_per_run(|| run(how, &mut schedule, &mut world));
+        assert_eq!(allocations, 0, "{how:?}");
+        assert_eq!(world.resource::<Tick>().0, 13 * 8, "{how:?}");
+    }
+}
+
+#[test]
+fn the_allocations_of_a_warm_run_do_not_grow_with_tables() {
+    for how in RUNS {
+        let per_run = |tables: u32| {
+            let mut world = world(tables);
+            let mut schedule = Schedule::<Many>::new();
+            schedule.add(grow).add(copy_a).add(sum_c).add(count);
+            allocations_per_run(|| run(how, &mut schedule, &mut world))
+        };
+        let few = per_run(4);
+        let many = per_run(32);
+        assert_eq!(
+            few, many,
+            "{how:?}: 4 tables: {few} allocations a run, 32 tables: {many}"
+        );
+        // What is left is each query's own list of tables, one per query.
+        assert!(many <= 3, "{how:?}: {many} allocations a run");
+    }
+}
