@@ -559,3 +559,50 @@ fn single_bit<M: Mask>(mask: M) -> Option<u32> {
 fn edge_index<S: Schema>(from: TableId, bit: u32) -> usize {
     from.index() * S::COMPONENT_NAMES.len() + bit as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Marked;
+
+    #[derive(crate::Schema)]
+    struct Rows {
+        marked: Marked,
+    }
+
+    #[test]
+    fn a_move_reports_the_entity_swapped_into_the_row_it_left_and_none_for_the_last_row() {
+        let mut from = Table::<Rows>::new(RowsMask::EMPTY);
+        let mut to = Table::<Rows>::new(RowsMask::MARKED);
+        for index in [7, 8, 9] {
+            from.push_entity(EntityIndex(index));
+        }
+        let moved = from.move_entity(TableRow(0), &mut to);
+        assert_eq!(
+            moved,
+            TableMove {
+                row: TableRow(0),
+                swapped: Some(EntityIndex(9)),
+            }
+        );
+        assert_eq!(from.entities(), [EntityIndex(9), EntityIndex(8)]);
+        // The last row leaves: nothing takes its place.
+        let moved = from.move_entity(TableRow(1), &mut to);
+        assert_eq!(
+            moved,
+            TableMove {
+                row: TableRow(1),
+                swapped: None,
+            }
+        );
+        let moved = from.move_entity(TableRow(0), &mut to);
+        assert_eq!(moved.swapped, None);
+        assert_eq!(from.len(), 0);
+        assert_eq!(
+            to.entities(),
+            [EntityIndex(7), EntityIndex(8), EntityIndex(9)]
+        );
+    }
+}
