@@ -62,6 +62,23 @@ fn a_later_system_sees_what_an_earlier_one_wrote() {
 }
 
 #[test]
+fn a_system_query_whose_filter_repeats_a_fetched_component_still_requires_it() {
+    fn record_with_pos(positions: Query<&Pos, With<Pos>>, mut seen: ResMut<Seen>) {
+        seen.0 = positions.iter().map(|pos| pos.0).collect();
+        seen.0.sort();
+    }
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(2), Vel(10)));
+    world.spawn((Vel(20),));
+    world.spawn((Frozen,));
+    world.spawn((Pos(1),));
+    let mut schedule = schedule();
+    schedule.add(record_with_pos);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [1, 2]);
+}
+
+#[test]
 fn an_earlier_system_does_not_see_what_a_later_one_writes() {
     let mut world = World::<Physics>::new();
     world.spawn((Pos(1), Vel(10)));
