@@ -564,6 +564,31 @@ mod tests {
     }
 
     #[test]
+    fn a_clone_has_the_same_live_entities_free_list_and_reservations() {
+        let mut original = Entities::default();
+        let all: Vec<Entity> = (0..4).map(|row| original.alloc(at(row)).unwrap()).collect();
+        original.free(all[1]).unwrap();
+        original.free(all[2]).unwrap();
+        let reserved = original.reserve_entity().unwrap();
+        let mut copy = original.clone();
+        assert_eq!(copy.len(), original.len());
+        for &e in &all {
+            assert_eq!(copy.location(e), original.location(e));
+        }
+        assert!(copy.has_reserved() && original.has_reserved());
+        for entities in [&mut original, &mut copy] {
+            entities.flush(|e| {
+                assert_eq!(e, reserved);
+                at(7)
+            });
+        }
+        assert_eq!(copy.location(reserved), Some(at(7)));
+        assert_eq!(copy.alloc(at(8)), original.alloc(at(8)));
+        assert_eq!(copy.alloc(at(9)), original.alloc(at(9)));
+        assert_eq!(copy.len(), original.len());
+    }
+
+    #[test]
     fn freed_index_is_reused_with_a_new_generation() {
         let mut entities = Entities::default();
         let a = entities.alloc(at(0)).unwrap();
