@@ -589,6 +589,30 @@ mod tests {
     }
 
     #[test]
+    fn a_flush_makes_reservations_alive_and_uses_up_the_freed_slots_they_took() {
+        let mut entities = Entities::default();
+        assert!(!entities.has_reserved());
+        let a = entities.alloc(at(0)).unwrap();
+        entities.free(a).unwrap();
+        let reused = entities.reserve_entity().unwrap();
+        let fresh = entities.reserve_entity().unwrap();
+        assert_eq!(reused.index(), a.index());
+        assert_eq!(fresh.index(), 1);
+        assert!(entities.has_reserved());
+        let mut row = 0;
+        entities.flush(|_| {
+            row += 1;
+            at(row)
+        });
+        assert!(!entities.has_reserved());
+        assert_eq!(entities.location(reused), Some(at(1)));
+        assert_eq!(entities.location(fresh), Some(at(2)));
+        assert_eq!(entities.len(), 2);
+        // No freed slot is left waiting, so a fresh run may be allocated.
+        assert_eq!(entities.alloc_fresh_run(TableId(1), 0, 2), Some(2));
+    }
+
+    #[test]
     fn freed_index_is_reused_with_a_new_generation() {
         let mut entities = Entities::default();
         let a = entities.alloc(at(0)).unwrap();
