@@ -36,6 +36,10 @@ struct Model {
     d: D,
 }
 
+#[allow(
+    clippy::duplicate_mod,
+    reason = "the harness is compiled once per schema"
+)]
 #[path = "model/harness.rs"]
 mod harness;
 

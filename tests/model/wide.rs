@@ -20,6 +20,10 @@ support::schema_with_fillers! {
     }
 }
 
+#[allow(
+    clippy::duplicate_mod,
+    reason = "the harness is compiled once per schema"
+)]
 #[path = "harness.rs"]
 mod harness;
 

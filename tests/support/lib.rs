@@ -311,24 +311,6 @@ impl Mat4 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::Mat4;
-
-    #[test]
-    fn inverse_times_matrix_is_identity() {
-        let m = Mat4::rotation_z(0.7);
-        let product = m.mul(&m.inverse().unwrap());
-        for (i, row) in product.0.iter().enumerate() {
-            for (j, &cell) in row.iter().enumerate() {
-                let expected = if i == j { 1.0 } else { 0.0 };
-                assert!((cell - expected).abs() < 1e-5, "{product:?}");
-            }
-        }
-        assert_eq!(Mat4([[0.0; 4]; 4]).inverse(), None);
-    }
-}
-
 /// Declares a schema struct (deriving `ecs::Schema`) that starts with two
 /// filler components per pair of field names given in brackets, one carrying
 /// data (`Filler<N>`, a `u64`) and one a tag (`FillerTag<N>`), followed by
@@ -379,4 +361,22 @@ macro_rules! schema_with_fillers {
             [$($rest)*] { $($fields)* }
         );
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mat4;
+
+    #[test]
+    fn inverse_times_matrix_is_identity() {
+        let m = Mat4::rotation_z(0.7);
+        let product = m.mul(&m.inverse().unwrap());
+        for (i, row) in product.0.iter().enumerate() {
+            for (j, &cell) in row.iter().enumerate() {
+                let expected = if i == j { 1.0 } else { 0.0 };
+                assert!((cell - expected).abs() < 1e-5, "{product:?}");
+            }
+        }
+        assert_eq!(Mat4([[0.0; 4]; 4]).inverse(), None);
+    }
 }
