@@ -190,6 +190,33 @@ fn chunk_commands_spawn_in_iteration_order_when_applied() {
 }
 
 #[test]
+fn commands_debug_names_the_schema_and_counts_the_recorded_commands() {
+    use std::sync::Mutex;
+    static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    fn record(mut one: Query<&Pos>, mut commands: Commands<Game>) {
+        commands.spawn((Pos(1),));
+        commands.spawn((Pos(2),));
+        SEEN.lock().unwrap().push(format!("{commands:?}"));
+        one.par_for_each_mut_with(&mut commands, |commands, _| {
+            commands.spawn((Pos(3),));
+            SEEN.lock().unwrap().push(format!("{commands:?}"));
+        });
+    }
+    let mut world = World::<Game>::new();
+    world.spawn((Pos(0),));
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(record);
+    schedule.run(&mut world);
+    assert_eq!(
+        *SEEN.lock().unwrap(),
+        [
+            r#"Commands { schema: "Game", len: 2 }"#,
+            r#"ChunkCommands { schema: "Game", len: 1 }"#,
+        ]
+    );
+}
+
+#[test]
 fn a_local_is_kept_across_runs_and_not_shared() {
     fn tally(mut runs: Local<i64>, mut commands: Commands<Game>) {
         *runs += 1;
