@@ -166,6 +166,28 @@ fn a_command_buffer_applies_in_recording_order() {
 }
 
 #[test]
+fn a_cleared_command_buffer_applies_nothing_and_says_so_in_debug() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1),));
+    let mut buffer = CommandBuffer::<Game>::new();
+    buffer.despawn(a);
+    buffer.spawn((Pos(2),));
+    assert_eq!(
+        format!("{buffer:?}"),
+        r#"CommandBuffer { schema: "Game", len: 2 }"#
+    );
+    buffer.clear();
+    assert!(buffer.is_empty());
+    assert_eq!(
+        format!("{buffer:?}"),
+        r#"CommandBuffer { schema: "Game", len: 0 }"#
+    );
+    buffer.apply(&mut world);
+    assert!(world.is_alive(a));
+    assert_eq!(world.len(), 1);
+}
+
+#[test]
 fn chunk_commands_spawn_in_iteration_order_when_applied() {
     fn split(mut all: Query<(Entity, &Pos)>, mut commands: Commands<Game>) {
         all.par_for_each_mut_with(&mut commands, |commands, (entity, pos)| {
