@@ -51,6 +51,14 @@ fn count(mut tick: ResMut<Tick>) {
 }
 
 #[test]
+fn len_and_is_empty_count_the_systems_added() {
+    let mut schedule = schedule();
+    assert_eq!((schedule.len(), schedule.is_empty()), (0, true));
+    schedule.add(inertia).add(count);
+    assert_eq!((schedule.len(), schedule.is_empty()), (2, false));
+}
+
+#[test]
 fn a_later_system_sees_what_an_earlier_one_wrote() {
     let mut world = World::<Physics>::new();
     world.spawn((Pos(1), Vel(10)));
