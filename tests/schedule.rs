@@ -51,11 +51,14 @@ fn count(mut tick: ResMut<Tick>) {
 }
 
 #[test]
-fn len_and_is_empty_count_the_systems_added() {
+fn len_and_is_empty_count_the_systems_added_and_debug_describes_them() {
     let mut schedule = schedule();
     assert_eq!((schedule.len(), schedule.is_empty()), (0, true));
     schedule.add(inertia).add(count);
     assert_eq!((schedule.len(), schedule.is_empty()), (2, false));
+    // Debug is the description of the plan.
+    assert_eq!(format!("{schedule:?}"), schedule.describe());
+    assert!(!schedule.describe().is_empty());
 }
 
 #[test]
