@@ -62,6 +62,36 @@ fn len_and_is_empty_count_the_systems_added_and_debug_describes_them() {
 }
 
 #[test]
+fn describe_says_which_of_two_conflicting_systems_writes() {
+    fn push_vel(mut vels: Query<&mut Vel>) {
+        vels.for_each_mut(|vel| vel.0 += 1);
+    }
+    fn read_vel(vels: Query<&Vel>) {
+        vels.for_each(|_| ());
+    }
+    fn read_tick(_: Res<Tick>) {}
+    let mut schedule = schedule();
+    // Vel is component bit 1, Tick resource bit 0; the writer is the
+    // earlier system of one pair and the later of the other.
+    schedule
+        .add(push_vel)
+        .add(read_vel)
+        .add(read_tick)
+        .add(count);
+    let description = schedule.describe();
+    assert!(
+        description.contains("read_vel waits for push_vel: push_vel writes ")
+            && description.contains(", which read_vel reads"),
+        "{description}"
+    );
+    assert!(
+        description.contains("count waits for read_tick: count writes ")
+            && description.contains(", which read_tick reads"),
+        "{description}"
+    );
+}
+
+#[test]
 fn a_later_system_sees_what_an_earlier_one_wrote() {
     let mut world = World::<Physics>::new();
     world.spawn((Pos(1), Vel(10)));
