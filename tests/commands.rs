@@ -166,6 +166,28 @@ fn a_command_buffer_applies_in_recording_order() {
 }
 
 #[test]
+fn a_cleared_command_buffer_applies_nothing_and_says_so_in_debug() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1),));
+    let mut buffer = CommandBuffer::<Game>::new();
+    buffer.despawn(a);
+    buffer.spawn((Pos(2),));
+    assert_eq!(
+        format!("{buffer:?}"),
+        r#"CommandBuffer { schema: "Game", len: 2 }"#
+    );
+    buffer.clear();
+    assert!(buffer.is_empty());
+    assert_eq!(
+        format!("{buffer:?}"),
+        r#"CommandBuffer { schema: "Game", len: 0 }"#
+    );
+    buffer.apply(&mut world);
+    assert!(world.is_alive(a));
+    assert_eq!(world.len(), 1);
+}
+
+#[test]
 fn chunk_commands_spawn_in_iteration_order_when_applied() {
     fn split(mut all: Query<(Entity, &Pos)>, mut commands: Commands<Game>) {
         all.par_for_each_mut_with(&mut commands, |commands, (entity, pos)| {
@@ -187,6 +209,33 @@ fn chunk_commands_spawn_in_iteration_order_when_applied() {
         assert_eq!(*pos, k as i64 * 100, "spawned in iteration order");
         assert_eq!(world.get::<Pos>(*owner), Some(&Pos(k as i64)));
     }
+}
+
+#[test]
+fn commands_debug_names_the_schema_and_counts_the_recorded_commands() {
+    use std::sync::Mutex;
+    static SEEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    fn record(mut one: Query<&Pos>, mut commands: Commands<Game>) {
+        commands.spawn((Pos(1),));
+        commands.spawn((Pos(2),));
+        SEEN.lock().unwrap().push(format!("{commands:?}"));
+        one.par_for_each_mut_with(&mut commands, |commands, _| {
+            commands.spawn((Pos(3),));
+            SEEN.lock().unwrap().push(format!("{commands:?}"));
+        });
+    }
+    let mut world = World::<Game>::new();
+    world.spawn((Pos(0),));
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(record);
+    schedule.run(&mut world);
+    assert_eq!(
+        *SEEN.lock().unwrap(),
+        [
+            r#"Commands { schema: "Game", len: 2 }"#,
+            r#"ChunkCommands { schema: "Game", len: 1 }"#,
+        ]
+    );
 }
 
 #[test]

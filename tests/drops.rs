@@ -683,6 +683,35 @@ fn a_panicking_overwrite_during_a_migrating_insert_leaves_the_world_consistent()
 }
 
 #[test]
+fn a_command_that_panics_drops_the_commands_after_it_and_leaves_the_buffer_reusable() {
+    let log = DropLog::new();
+    let mut world = World::<Drops>::new();
+    let e = world.spawn((A(log.track(1)), Fuse::new(log.track(2), true)));
+    let mut buffer = CommandBuffer::<Drops>::new();
+    // The overwrite drops the armed fuse, which panics; the spawn after it
+    // never runs, and its value must be dropped as the panic leaves apply.
+    buffer.insert(e, (Fuse::new(log.track(3), false),));
+    buffer.spawn((A(log.track(4)),));
+    let result = catch_unwind(AssertUnwindSafe(|| buffer.apply(&mut world)));
+    assert!(result.is_err(), "the old fuse's drop panicked");
+    assert_eq!(
+        log.times_dropped(4),
+        1,
+        "the value of the spawn not applied"
+    );
+    assert_eq!(log.times_dropped(1), 0);
+    // The buffer is empty and records anew.
+    buffer.spawn((A(log.track(5)),));
+    buffer.apply(&mut world);
+    let mut ids: Vec<u64> = world.query::<&A>().iter().map(|a| a.0.id()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 5]);
+    assert_eq!(id_a(&world, e), Some(1));
+    drop(world);
+    assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5]);
+}
+
+#[test]
 fn a_panicking_drop_while_the_world_drops_still_drops_everything_else() {
     let log = DropLog::new();
     let tags = Tags::start();

@@ -515,6 +515,35 @@ fn with_and_without_a_data_component() {
 }
 
 #[test]
+fn a_filter_that_repeats_a_fetched_component_still_requires_it() {
+    let mut f = Fixture::new();
+    let with_pos = sorted(vec![f.e0, f.e1, f.e2, f.e3, f.e5, f.e7]);
+    let shared: Vec<(Entity, i64)> = f
+        .world
+        .query_filtered::<(Entity, &Pos), With<Pos>>()
+        .iter()
+        .map(|(e, p)| (e, p.0))
+        .collect();
+    assert_eq!(sorted(shared.iter().map(|&(e, _)| e).collect()), with_pos);
+    for (e, p) in shared {
+        assert_eq!(f.world.get::<Pos>(e), Some(&Pos(p)));
+    }
+    let mut exclusive = Vec::new();
+    f.world
+        .query_filtered_mut::<(Entity, &mut Pos), (With<Pos>, With<Pos>)>()
+        .for_each_mut(|(e, p)| {
+            p.0 += 1;
+            exclusive.push(e);
+        });
+    assert_eq!(sorted(exclusive), with_pos);
+    assert_eq!(f.world.get::<Pos>(f.e2), Some(&Pos(21)));
+    assert_eq!(
+        f.world.query_filtered::<&Pos, With<Pos>>().iter().count(),
+        6
+    );
+}
+
+#[test]
 fn tuples_of_filters_must_all_hold() {
     let mut f = Fixture::new();
     assert_eq!(

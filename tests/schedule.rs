@@ -51,6 +51,47 @@ fn count(mut tick: ResMut<Tick>) {
 }
 
 #[test]
+fn len_and_is_empty_count_the_systems_added_and_debug_describes_them() {
+    let mut schedule = schedule();
+    assert_eq!((schedule.len(), schedule.is_empty()), (0, true));
+    schedule.add(inertia).add(count);
+    assert_eq!((schedule.len(), schedule.is_empty()), (2, false));
+    // Debug is the description of the plan.
+    assert_eq!(format!("{schedule:?}"), schedule.describe());
+    assert!(!schedule.describe().is_empty());
+}
+
+#[test]
+fn describe_says_which_of_two_conflicting_systems_writes() {
+    fn push_vel(mut vels: Query<&mut Vel>) {
+        vels.for_each_mut(|vel| vel.0 += 1);
+    }
+    fn read_vel(vels: Query<&Vel>) {
+        vels.for_each(|_| ());
+    }
+    fn read_tick(_: Res<Tick>) {}
+    let mut schedule = schedule();
+    // Vel is component bit 1, Tick resource bit 0; the writer is the
+    // earlier system of one pair and the later of the other.
+    schedule
+        .add(push_vel)
+        .add(read_vel)
+        .add(read_tick)
+        .add(count);
+    let description = schedule.describe();
+    assert!(
+        description.contains("read_vel waits for push_vel: push_vel writes ")
+            && description.contains(", which read_vel reads"),
+        "{description}"
+    );
+    assert!(
+        description.contains("count waits for read_tick: count writes ")
+            && description.contains(", which read_tick reads"),
+        "{description}"
+    );
+}
+
+#[test]
 fn a_later_system_sees_what_an_earlier_one_wrote() {
     let mut world = World::<Physics>::new();
     world.spawn((Pos(1), Vel(10)));
@@ -59,6 +100,23 @@ fn a_later_system_sees_what_an_earlier_one_wrote() {
     schedule.add(inertia).add(record_positions);
     schedule.run(&mut world);
     assert_eq!(world.resource::<Seen>().0, [2, 11]);
+}
+
+#[test]
+fn a_system_query_whose_filter_repeats_a_fetched_component_still_requires_it() {
+    fn record_with_pos(positions: Query<&Pos, With<Pos>>, mut seen: ResMut<Seen>) {
+        seen.0 = positions.iter().map(|pos| pos.0).collect();
+        seen.0.sort();
+    }
+    let mut world = World::<Physics>::new();
+    world.spawn((Pos(2), Vel(10)));
+    world.spawn((Vel(20),));
+    world.spawn((Frozen,));
+    world.spawn((Pos(1),));
+    let mut schedule = schedule();
+    schedule.add(record_with_pos);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [1, 2]);
 }
 
 #[test]

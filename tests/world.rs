@@ -3,7 +3,7 @@
 //! swap-remove fix-up of the entity moved into a vacated row.
 
 use ecs::prelude::*;
-use ecs::{Description, TableDescription};
+use ecs::{Description, EntitiesExhausted, TableDescription};
 use std::collections::HashSet;
 use std::num::NonZeroU32;
 
@@ -211,6 +211,26 @@ fn spawn_batch_of_nothing_spawns_nothing() {
     let spawned: Vec<Entity> = world.spawn_batch(std::iter::empty::<(Pos,)>()).collect();
     assert!(spawned.is_empty());
     assert!(world.is_empty());
+}
+
+#[test]
+fn spawn_batch_of_empty_bundles_spawns_entities_without_components() {
+    let mut world = World::<Game>::new();
+    let exact: Vec<Entity> = world.spawn_batch((0..4).map(|_| ())).collect();
+    // Without an exact size hint the entities are allocated one by one.
+    let inexact: Vec<Entity> = world
+        .spawn_batch((0..9).filter(|i| i % 3 == 0).map(|_| ()))
+        .collect();
+    assert_eq!(exact.len(), 4);
+    assert_eq!(inexact.len(), 3);
+    assert_eq!(world.len(), 7);
+    let all: Vec<Entity> = exact.iter().chain(&inexact).copied().collect();
+    assert_eq!(all.iter().collect::<HashSet<_>>().len(), 7, "distinct");
+    for &e in &all {
+        assert!(world.is_alive(e));
+        assert_eq!(world.archetype(e), Some(GameMask::EMPTY));
+    }
+    assert_eq!(entities_in_order(&world), all);
 }
 
 #[test]
@@ -1311,6 +1331,193 @@ fn one_component_migrations_stay_right_when_remembered_edges_collide() {
     assert_eq!(world.len(), 11);
 }
 
+// ---------------------------------------------------------------- more than 64 components
+
+#[derive(Clone, Debug, PartialEq)]
+struct Far(u64);
+#[derive(Clone, Debug, PartialEq)]
+struct FarTag;
+#[derive(Clone, Debug, PartialEq)]
+struct Farther(String);
+
+support::schema_with_fillers! {
+    /// 64 fillers (data and tags alternating, bits 0 to 63), then `Far`
+    /// (bit 64), `FarTag` (65) and `Farther` (66): masks are `u128`.
+    struct Broad [
+        f0 t0 f1 t1 f2 t2 f3 t3 f4 t4 f5 t5 f6 t6 f7 t7
+        f8 t8 f9 t9 f10 t10 f11 t11 f12 t12 f13 t13 f14 t14 f15 t15
+        f16 t16 f17 t17 f18 t18 f19 t19 f20 t20 f21 t21 f22 t22 f23 t23
+        f24 t24 f25 t25 f26 t26 f27 t27 f28 t28 f29 t29 f30 t30 f31 t31
+    ] {
+        far: Far,
+        far_tag: FarTag,
+        farther: Farther,
+    }
+}
+
+fn sorted<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort();
+    items
+}
+
+#[test]
+fn a_schema_of_more_than_64_components_spawns_inserts_removes_and_despawns() {
+    assert_eq!(std::mem::size_of::<BroadMask>(), 16);
+    let mut world = World::<Broad>::new();
+    let low = world.spawn((Filler::<0>(1), FillerTag::<31>));
+    let high = world.spawn((Far(2), FarTag, Farther("two".into())));
+    let both = world.spawn((Filler::<31>(3), Far(3), FillerTag::<0>));
+    assert_eq!(world.archetype(low), Some(BroadMask::F0 | BroadMask::T31));
+    assert_eq!(
+        world.archetype(high),
+        Some(BroadMask::FAR | BroadMask::FAR_TAG | BroadMask::FARTHER)
+    );
+    assert_eq!(
+        world.archetype(both),
+        Some(BroadMask::F31 | BroadMask::FAR | BroadMask::T0)
+    );
+    assert_eq!(world.get::<Far>(high), Some(&Far(2)));
+    assert_eq!(world.get::<Far>(both), Some(&Far(3)));
+    assert_eq!(world.get::<Far>(low), None);
+    assert!(world.has::<FarTag>(high) && !world.has::<FarTag>(both));
+
+    world.insert(low, (Farther("one".into()), FarTag)).unwrap();
+    world.insert(both, (Far(30),)).unwrap();
+    assert_eq!(world.remove::<Far>(high), Ok(Some(Far(2))));
+    assert_eq!(world.remove::<Far>(high), Ok(None));
+    assert_eq!(world.remove::<FarTag>(high), Ok(Some(FarTag)));
+    assert_eq!(world.archetype(high), Some(BroadMask::FARTHER));
+    assert_eq!(
+        world.archetype(low),
+        Some(BroadMask::F0 | BroadMask::T31 | BroadMask::FAR_TAG | BroadMask::FARTHER)
+    );
+    assert_eq!(world.get::<Farther>(low), Some(&Farther("one".into())));
+    assert_eq!(world.get::<Farther>(high), Some(&Farther("two".into())));
+    assert_eq!(world.get::<Far>(both), Some(&Far(30)));
+    assert_eq!(world.get::<Filler<0>>(low), Some(&Filler(1)));
+    assert_eq!(world.get::<Filler<31>>(both), Some(&Filler(3)));
+
+    let farther: Vec<(Entity, String)> = sorted(
+        world
+            .query::<(Entity, &Farther)>()
+            .iter()
+            .map(|(e, f)| (e, f.0.clone()))
+            .collect(),
+    );
+    assert_eq!(
+        farther,
+        sorted(vec![(low, "one".into()), (high, "two".into())])
+    );
+    let tagged: Vec<Entity> = world
+        .query_filtered::<Entity, With<FarTag>>()
+        .iter()
+        .collect();
+    assert_eq!(tagged, [low]);
+    let without: Vec<Entity> = sorted(
+        world
+            .query_filtered::<Entity, Without<Far>>()
+            .iter()
+            .collect(),
+    );
+    assert_eq!(without, sorted(vec![low, high]));
+    world
+        .query_filtered_mut::<&mut Far, With<FillerTag<0>>>()
+        .for_each_mut(|far| far.0 += 1);
+    assert_eq!(world.get::<Far>(both), Some(&Far(31)));
+
+    world.despawn(low).unwrap();
+    assert_eq!(world.despawn(low), Err(NoSuchEntity(low)));
+    assert_eq!(world.insert(low, (Far(0),)), Err(NoSuchEntity(low)));
+    assert_eq!(world.get::<Farther>(high), Some(&Farther("two".into())));
+    assert_eq!(world.query::<&Farther>().iter().count(), 1);
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
+fn components_past_bit_63_migrate_right_through_the_remembered_edges() {
+    // Far (bit 64) and Filler<0> (bit 0) share a slot of the world's memory
+    // of recent edges (edge `bit` is kept at `bit % 8`), and their bits are
+    // equal modulo 64. A run of migrations along one edge makes the world
+    // trust it; then the same table takes the other edge.
+    let mut world = World::<Broad>::new();
+    let plain: Vec<Entity> = (0..24).map(|i| world.spawn((Filler::<5>(i),))).collect();
+    let tagged: Vec<Entity> = (0..12)
+        .map(|i| world.spawn((Filler::<5>(100 + i), FarTag)))
+        .collect();
+    let (far, low) = plain.split_at(12);
+    for round in 0..4u64 {
+        for (i, &e) in far.iter().enumerate() {
+            world.insert(e, (Far(round * 1000 + i as u64),)).unwrap();
+        }
+        for (i, &e) in low.iter().enumerate() {
+            world
+                .insert(e, (Filler::<0>(round * 1000 + i as u64),))
+                .unwrap();
+        }
+        for (i, &e) in tagged.iter().enumerate() {
+            world
+                .insert(e, (Far(round * 1000 + 100 + i as u64),))
+                .unwrap();
+            world.insert(e, (Filler::<0>(i as u64),)).unwrap();
+            world.insert(e, (Farther(format!("{round}")),)).unwrap();
+        }
+        for (i, ((&f, &l), &t)) in far.iter().zip(low).zip(&tagged).enumerate() {
+            let i = i as u64;
+            assert_eq!(world.archetype(f), Some(BroadMask::F5 | BroadMask::FAR));
+            assert_eq!(world.archetype(l), Some(BroadMask::F5 | BroadMask::F0));
+            assert_eq!(
+                world.archetype(t),
+                Some(
+                    BroadMask::F5
+                        | BroadMask::F0
+                        | BroadMask::FAR
+                        | BroadMask::FAR_TAG
+                        | BroadMask::FARTHER
+                )
+            );
+            assert_eq!(world.get::<Filler<5>>(f), Some(&Filler(i)));
+            assert_eq!(world.get::<Filler<5>>(l), Some(&Filler(12 + i)));
+            assert_eq!(world.get::<Filler<5>>(t), Some(&Filler(100 + i)));
+            assert_eq!(world.get::<Far>(f), Some(&Far(round * 1000 + i)));
+            assert_eq!(world.get::<Filler<0>>(l), Some(&Filler(round * 1000 + i)));
+            assert_eq!(world.get::<Far>(t), Some(&Far(round * 1000 + 100 + i)));
+        }
+        assert_eq!(world.query::<&Far>().iter().count(), 24);
+        assert_eq!(world.query::<&Filler<0>>().iter().count(), 24);
+        for (i, ((&f, &l), &t)) in far.iter().zip(low).zip(&tagged).enumerate() {
+            let i = i as u64;
+            assert_eq!(world.remove::<Far>(f), Ok(Some(Far(round * 1000 + i))));
+            assert_eq!(world.remove::<Far>(f), Ok(None));
+            assert_eq!(
+                world.remove::<Filler<0>>(l),
+                Ok(Some(Filler(round * 1000 + i)))
+            );
+            assert_eq!(world.remove::<Far>(l), Ok(None));
+            assert_eq!(
+                world.remove::<Farther>(t),
+                Ok(Some(Farther(format!("{round}"))))
+            );
+            assert_eq!(
+                world.remove::<Far>(t),
+                Ok(Some(Far(round * 1000 + 100 + i)))
+            );
+            assert_eq!(world.remove::<Filler<0>>(t), Ok(Some(Filler(i))));
+            assert_eq!(world.remove::<FarTag>(t), Ok(Some(FarTag)));
+            world.insert(t, (FarTag,)).unwrap();
+        }
+        for (i, &e) in plain.iter().enumerate() {
+            assert_eq!(world.archetype(e), Some(BroadMask::F5));
+            assert_eq!(world.get::<Filler<5>>(e), Some(&Filler(i as u64)));
+        }
+        for (i, &t) in tagged.iter().enumerate() {
+            assert_eq!(world.archetype(t), Some(BroadMask::F5 | BroadMask::FAR_TAG));
+            assert_eq!(world.get::<Filler<5>>(t), Some(&Filler(100 + i as u64)));
+        }
+        assert!(world.query::<&Far>().is_empty());
+    }
+    assert_eq!(world.len(), 36);
+}
+
 // ---------------------------------------------------------------- Entity
 
 #[test]
@@ -1361,6 +1568,14 @@ fn entity_debug_and_display_are_index_v_generation() {
     );
     let boxed: Box<dyn std::error::Error> = Box::new(error);
     assert!(boxed.to_string().contains("0v1"));
+}
+
+#[test]
+fn entities_exhausted_says_that_no_entity_index_is_left() {
+    let message = EntitiesExhausted.to_string();
+    assert!(message.contains("no entity index is left"), "{message}");
+    let boxed: Box<dyn std::error::Error> = Box::new(EntitiesExhausted);
+    assert_eq!(boxed.to_string(), message);
 }
 
 // ---------------------------------------------------------------- auto traits

@@ -311,6 +311,58 @@ impl Mat4 {
     }
 }
 
+/// Declares a schema struct (deriving `ecs::Schema`) that starts with two
+/// filler components per pair of field names given in brackets, one carrying
+/// data (`Filler<N>`, a `u64`) and one a tag (`FillerTag<N>`), followed by
+/// the fields written after the brackets. Thirty-two pairs put the written
+/// fields at bits 64 and up, so the derive picks `u128` masks; this is how
+/// the tests reach the wide-mask paths without writing 64 fields by hand.
+///
+/// ```ignore
+/// support::schema_with_fillers! {
+///     struct Huge [f0 t0 f1 t1 /* ... */] { pos: Pos, frozen: Frozen }
+/// }
+/// ```
+///
+/// Also declares `Filler` and `FillerTag` in the calling module, so call it
+/// once per module.
+#[macro_export]
+macro_rules! schema_with_fillers {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident [$($pairs:ident)*] { $($fields:tt)* }
+    ) => {
+        /// A data component of a schema made by `schema_with_fillers!`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis struct Filler<const N: usize>(pub u64);
+        /// A tag of a schema made by `schema_with_fillers!`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis struct FillerTag<const N: usize>;
+        $crate::schema_with_fillers!(
+            @fill [$(#[$meta])* $vis struct $name] [] [] [$($pairs)*] { $($fields)* }
+        );
+    };
+    // Every pair named: declare the struct.
+    (
+        @fill [$($head:tt)*] [$($done:tt)*] [$($count:tt)*] [] { $($fields:tt)* }
+    ) => {
+        #[derive(::ecs::Schema)]
+        $($head)* { $($done)* $($fields)* }
+    };
+    // The next pair: the `N` of both is the number of pairs before it.
+    (
+        @fill [$($head:tt)*] [$($done:tt)*] [$($count:tt)*]
+        [$data:ident $tag:ident $($rest:ident)*] { $($fields:tt)* }
+    ) => {
+        $crate::schema_with_fillers!(
+            @fill [$($head)*]
+            [$($done)* $data: Filler<{ 0 $(+ $count)* }>, $tag: FillerTag<{ 0 $(+ $count)* }>,]
+            [$($count)* 1]
+            [$($rest)*] { $($fields)* }
+        );
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::Mat4;

@@ -612,6 +612,55 @@ mod tests {
     }
 
     #[test]
+    fn a_clone_has_the_same_live_entities_free_list_and_reservations() {
+        let mut original = Entities::default();
+        let all: Vec<Entity> = (0..4).map(|row| original.alloc(at(row)).unwrap()).collect();
+        original.free(all[1]).unwrap();
+        original.free(all[2]).unwrap();
+        let reserved = original.reserve_entity().unwrap();
+        let mut copy = original.clone();
+        assert_eq!(copy.len(), original.len());
+        for &e in &all {
+            assert_eq!(copy.location(e), original.location(e));
+        }
+        assert!(copy.has_reserved() && original.has_reserved());
+        for entities in [&mut original, &mut copy] {
+            entities.flush(|e| {
+                assert_eq!(e, reserved);
+                at(7)
+            });
+        }
+        assert_eq!(copy.location(reserved), Some(at(7)));
+        assert_eq!(copy.alloc(at(8)), original.alloc(at(8)));
+        assert_eq!(copy.alloc(at(9)), original.alloc(at(9)));
+        assert_eq!(copy.len(), original.len());
+    }
+
+    #[test]
+    fn a_flush_makes_reservations_alive_and_uses_up_the_freed_slots_they_took() {
+        let mut entities = Entities::default();
+        assert!(!entities.has_reserved());
+        let a = entities.alloc(at(0)).unwrap();
+        entities.free(a).unwrap();
+        let reused = entities.reserve_entity().unwrap();
+        let fresh = entities.reserve_entity().unwrap();
+        assert_eq!(reused.index(), a.index());
+        assert_eq!(fresh.index(), 1);
+        assert!(entities.has_reserved());
+        let mut row = 0;
+        entities.flush(|_| {
+            row += 1;
+            at(row)
+        });
+        assert!(!entities.has_reserved());
+        assert_eq!(entities.location(reused), Some(at(1)));
+        assert_eq!(entities.location(fresh), Some(at(2)));
+        assert_eq!(entities.len(), 2);
+        // No freed slot is left waiting, so a fresh run may be allocated.
+        assert_eq!(entities.alloc_fresh_run(TableId(1), 0, 2), Some(2));
+    }
+
+    #[test]
     fn freed_index_is_reused_with_a_new_generation() {
         let mut entities = Entities::default();
         let a = entities.alloc(at(0)).unwrap();

@@ -618,3 +618,121 @@ fn single_bit<M: Mask>(mask: M) -> Option<u32> {
 fn edge_index<S: Schema>(from: TableId, bit: u32) -> usize {
     from.index() * S::COMPONENT_NAMES.len() + bit as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Marked;
+
+    #[derive(Debug)]
+    struct Value(#[allow(dead_code)] u32);
+
+    /// Bits: Marked 0 (a tag), Value 1, Other 2.
+    #[derive(crate::Schema)]
+    struct Rows {
+        marked: Marked,
+        value: Value,
+        other: Other,
+    }
+
+    #[derive(Debug)]
+    struct Other;
+
+    #[test]
+    fn a_move_reports_the_entity_swapped_into_the_row_it_left_and_none_for_the_last_row() {
+        let mut from = Table::<Rows>::new(RowsMask::EMPTY);
+        let mut to = Table::<Rows>::new(RowsMask::MARKED);
+        for index in [7, 8, 9] {
+            from.push_entity(EntityIndex(index));
+        }
+        let moved = from.move_entity(TableRow(0), &mut to);
+        assert_eq!(
+            moved,
+            TableMove {
+                row: TableRow(0),
+                swapped: Some(EntityIndex(9)),
+            }
+        );
+        assert_eq!(from.entities(), [EntityIndex(9), EntityIndex(8)]);
+        // The last row leaves: nothing takes its place.
+        let moved = from.move_entity(TableRow(1), &mut to);
+        assert_eq!(
+            moved,
+            TableMove {
+                row: TableRow(1),
+                swapped: None,
+            }
+        );
+        let moved = from.move_entity(TableRow(0), &mut to);
+        assert_eq!(moved.swapped, None);
+        assert_eq!(from.len(), 0);
+        assert_eq!(
+            to.entities(),
+            [EntityIndex(7), EntityIndex(8), EntityIndex(9)]
+        );
+    }
+
+    #[test]
+    fn single_bit_is_the_one_bit_of_a_mask_and_none_otherwise() {
+        assert_eq!(single_bit(RowsMask::EMPTY), None);
+        assert_eq!(single_bit(RowsMask::MARKED), Some(0));
+        assert_eq!(single_bit(RowsMask::VALUE), Some(1));
+        assert_eq!(single_bit(RowsMask::OTHER), Some(2));
+        assert_eq!(single_bit(RowsMask::MARKED | RowsMask::OTHER), None);
+        assert_eq!(single_bit(RowsMask::VALUE | RowsMask::OTHER), None);
+    }
+
+    /// The remembered edges only make migrations faster, so no behaviour test
+    /// sees them; this pins down when they are used and trusted.
+    #[test]
+    fn a_cached_edge_is_remembered_and_trusted_after_a_run_along_it() {
+        let mut tables = Tables::<Rows>::default();
+        assert_eq!(
+            tables.migration_insert(TableId::EMPTY, 0),
+            None,
+            "not cached"
+        );
+        let marked = tables.insert_edge(TableId::EMPTY, 0);
+        assert_eq!(tables.get(marked).mask(), RowsMask::MARKED);
+        let edge = Edge {
+            from: TableId::EMPTY,
+            to: marked,
+        };
+        for run in (0..=TRUSTED_RUN).chain([TRUSTED_RUN]) {
+            assert_eq!(tables.migration_insert(TableId::EMPTY, 0), Some(edge));
+            let recent = tables.recent_inserts[0];
+            assert_eq!(recent.run, run);
+            assert_eq!(
+                recent.trusted == recent.key,
+                run == TRUSTED_RUN,
+                "run {run}"
+            );
+        }
+        // Another table along the same bit starts a new run.
+        let both = tables.insert_edge(marked, 2);
+        let other = tables.insert_edge(TableId::EMPTY, 2);
+        assert_eq!(tables.insert_edge(other, 0), both);
+        let edge = Edge {
+            from: other,
+            to: both,
+        };
+        assert_eq!(tables.migration_insert(other, 0), Some(edge));
+        assert_eq!(tables.recent_inserts[0].run, 0);
+        assert_eq!(tables.recent_inserts[0].trusted, RecentEdge::NO_KEY);
+
+        assert_eq!(tables.remove_edge(both, 2), marked);
+        for run in 0..=TRUSTED_RUN {
+            assert_eq!(
+                tables.migration_remove(both, 2),
+                Some(Edge {
+                    from: both,
+                    to: marked,
+                })
+            );
+            assert_eq!(tables.recent_removes[2].run, run);
+        }
+        assert_eq!(tables.migration_remove(marked, 1), None, "not cached");
+    }
+}
