@@ -256,9 +256,11 @@ impl<S: Schema> Schedule<S> {
     }
 
     /// The stages the executor runs, one per line, with the systems of each
-    /// (they may run at the same time), and for each system that waits, what
-    /// it waits for: the component or resource two systems conflict on, an
-    /// earlier system's commands, or an exclusive system.
+    /// (they may run at the same time), and for each system that waits, the
+    /// one wait that puts it in its stage (the first of those that hold it
+    /// latest): the component or resource two systems conflict on, an earlier
+    /// system's commands, or an exclusive system. Waits that an earlier stage
+    /// already meets are left out.
     ///
     /// Once the schedule has run (and until a system is added), each stage
     /// line ends with how the stage ran the last time and why: `(parallel
@@ -293,7 +295,7 @@ impl<S: Schema> Schedule<S> {
             };
             out += &format!("  stage {}: {}{ran}\n", number + 1, names.join(", "));
             for &i in stage {
-                for wait in &plan.waits[i] {
+                if let Some(wait) = &plan.waits[i] {
                     let (earlier, later) = (name(wait.on), name(i));
                     let why = match wait.reason {
                         Reason::Component {

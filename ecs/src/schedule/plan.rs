@@ -8,8 +8,10 @@ use crate::system::{Access, SystemNode};
 pub(super) struct Plan {
     /// System indices per stage, in program order.
     pub(super) stages: Vec<Vec<usize>>,
-    /// Per system: the earlier systems it must run after.
-    pub(super) waits: Vec<Vec<Wait>>,
+    /// Per system: the wait that puts it in its stage (the first of those
+    /// that hold it latest), if it waits at all; the others are met by the
+    /// same stage.
+    pub(super) waits: Vec<Option<Wait>>,
 }
 
 pub(super) struct Wait {
@@ -42,7 +44,7 @@ impl Plan {
         let mut stage_of = vec![0usize; n];
         // The stage after which the commands of systems ..=i are applied.
         let mut applied_after = vec![0usize; n];
-        let mut waits: Vec<Vec<Wait>> = (0..n).map(|_| Vec::new()).collect();
+        let mut waits: Vec<Option<Wait>> = (0..n).map(|_| None).collect();
         for i in 0..n {
             let later = systems[i].access;
             let exclusive = later.iter().any(|access| access.world);
@@ -52,11 +54,20 @@ impl Plan {
             if exclusive && i > 0 {
                 stage = applied_after[i - 1] + 1;
             }
+            // The stage the direct wait requires (the first of the waits that
+            // require the latest one).
+            let mut direct = 0;
+            let mut wait = |bound: usize, on: usize, reason: Reason, stage: &mut usize| {
+                *stage = (*stage).max(bound);
+                if bound > direct {
+                    direct = bound;
+                    waits[i] = Some(Wait { on, reason });
+                }
+            };
             for j in 0..i {
                 let earlier = systems[j].access;
                 if let Some(reason) = conflict(earlier, later) {
-                    stage = stage.max(stage_of[j] + 1);
-                    waits[i].push(Wait { on: j, reason });
+                    wait(stage_of[j] + 1, j, reason, &mut stage);
                 } else if earlier.iter().any(|access| access.commands) {
                     // Commands change what a query sees, and the ids that
                     // later spawns reserve: both must follow the earlier
@@ -68,8 +79,7 @@ impl Plan {
                     } else {
                         continue;
                     };
-                    stage = stage.max(applied_after[j] + 1);
-                    waits[i].push(Wait { on: j, reason });
+                    wait(applied_after[j] + 1, j, reason, &mut stage);
                 }
             }
             stage_of[i] = stage;
