@@ -70,14 +70,20 @@ fn describe_says_which_of_two_conflicting_systems_writes() {
         vels.for_each(|_| ());
     }
     fn read_tick(_: Res<Tick>) {}
+    fn write_seen(mut seen: ResMut<Seen>) {
+        seen.0.clear();
+    }
+    fn read_seen(_: Res<Seen>) {}
     let mut schedule = schedule();
-    // Vel is component bit 1, Tick resource bit 0; the writer is the
-    // earlier system of one pair and the later of the other.
+    // Vel is component bit 1, Tick resource bit 0 and Seen resource bit 1;
+    // the writer is the earlier system of some pairs, the later of another.
     schedule
         .add(push_vel)
         .add(read_vel)
         .add(read_tick)
-        .add(count);
+        .add(count)
+        .add(write_seen)
+        .add(read_seen);
     let description = schedule.describe();
     assert!(
         description.contains("read_vel waits for push_vel: push_vel writes ")
@@ -87,6 +93,11 @@ fn describe_says_which_of_two_conflicting_systems_writes() {
     assert!(
         description.contains("count waits for read_tick: count writes ")
             && description.contains(", which read_tick reads"),
+        "{description}"
+    );
+    assert!(
+        description.contains("read_seen waits for write_seen: write_seen writes ")
+            && description.contains(", which read_seen reads"),
         "{description}"
     );
 }
