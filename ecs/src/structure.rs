@@ -292,12 +292,6 @@ impl<S: Schema> EntityStore<S> {
         };
         match self.tables.migration_insert(location.table, bit) {
             Some(Edge { from, to }) if to != from => {
-                // `from` rather than `location.table`: equal, but see
-                // `Tables::migration_insert` for why this one is quicker.
-                let location = EntityLocation {
-                    table: from,
-                    row: location.row,
-                };
                 let (source, destination) = self.tables.pair_mut(from, to);
                 // The entity first, then the columns: less stays live in
                 // registers across the column loop.
@@ -430,11 +424,6 @@ impl<S: Schema> EntityStore<S> {
         if to == from {
             return Ok(None);
         }
-        // `from` rather than `location.table`, as in `insert`.
-        let location = EntityLocation {
-            table: from,
-            row: location.row,
-        };
         let (source, destination) = self.tables.pair_mut(from, to);
         let mask = source.mask();
         let taken = B::take(&mut Placement::at(

@@ -268,21 +268,7 @@ pub(crate) struct Tables<S: Schema> {
     by_mask: MaskMap<S::Mask, TableId>,
     insert_edges: Vec<TableId>,
     remove_edges: Vec<TableId>,
-    /// The last single-bit insert edges taken; see
-    /// [`Tables::migration_insert`].
-    recent_inserts: [RecentEdge; RECENT_EDGES],
-    /// The last single-bit remove edges taken.
-    recent_removes: [RecentEdge; RECENT_EDGES],
 }
-
-/// Recently taken single-bit edges remembered per direction; edge `bit` is
-/// kept at `bit % RECENT_EDGES`, so a run that alternates a few components
-/// keeps all of them.
-const RECENT_EDGES: usize = 8;
-
-/// How many migrations in a row must take a remembered edge before the next
-/// ones are trusted to take it too (see [`Tables::migration_insert`]).
-const TRUSTED_RUN: u32 = 8;
 
 /// The tables a single-bit edge joins: an entity of table `from` that
 /// inserts (or removes) the component goes to table `to`, which is `from`
@@ -291,78 +277,6 @@ const TRUSTED_RUN: u32 = 8;
 pub(crate) struct Edge {
     pub(crate) from: TableId,
     pub(crate) to: TableId,
-}
-
-/// A remembered [`Edge`], its table and bit once more as the key to compare
-/// with, and how many migrations in a row have taken it (up to
-/// [`TRUSTED_RUN`]); `trusted` is the key again once the run is complete.
-///
-/// The copy of `from` in the keys is what makes trusting the edge pay: after
-/// a comparison of `edge.from` itself with the caller's table, the compiler
-/// would use the caller's value (loaded from the entity's slot) in its place,
-/// and the migration would again wait for the slot to know its tables. It
-/// cannot know that `edge.from` equals the half of `trusted` that was
-/// compared.
-#[derive(Clone, Copy, Debug)]
-struct RecentEdge {
-    /// `key` when the run is complete, else [`RecentEdge::NO_KEY`]: a
-    /// trusted edge then costs one comparison.
-    trusted: u64,
-    key: u64,
-    edge: Edge,
-    run: u32,
-}
-
-impl RecentEdge {
-    /// The key of no edge: no table has id [`TableId::UNKNOWN`].
-    const NO_KEY: u64 = u64::MAX;
-
-    /// Remembers nothing.
-    const NONE: RecentEdge = RecentEdge {
-        trusted: RecentEdge::NO_KEY,
-        key: RecentEdge::NO_KEY,
-        edge: Edge {
-            from: TableId::UNKNOWN,
-            to: TableId::UNKNOWN,
-        },
-        run: 0,
-    };
-
-    #[inline]
-    fn key(from: TableId, bit: u32) -> u64 {
-        (u64::from(from.0) << 32) | u64::from(bit)
-    }
-
-    /// The edge of component `bit` from table `from`: the remembered one
-    /// while it is trusted, else the one in `edges` (`None` if not known yet),
-    /// which is then remembered.
-    #[inline]
-    fn take<S: Schema>(&mut self, edges: &[TableId], from: TableId, bit: u32) -> Option<Edge> {
-        let key = RecentEdge::key(from, bit);
-        if self.trusted == key {
-            return Some(self.edge);
-        }
-        let to = *edges.get(edge_index::<S>(from, bit))?;
-        if to == TableId::UNKNOWN {
-            return None;
-        }
-        let edge = Edge { from, to };
-        // Arithmetic, not a branch: with tables in random order, whether the
-        // key repeats is a coin toss (a branch here mispredicted ten times as
-        // often, and made that case 50% slower).
-        let run = (self.run + 1).min(TRUSTED_RUN) * u32::from(self.key == key);
-        *self = RecentEdge {
-            trusted: if run == TRUSTED_RUN {
-                key
-            } else {
-                RecentEdge::NO_KEY
-            },
-            key,
-            edge,
-            run,
-        };
-        Some(edge)
-    }
 }
 
 /// The same tables under the same ids, with the same cached edges.
@@ -376,8 +290,6 @@ where
             by_mask: self.by_mask.clone(),
             insert_edges: self.insert_edges.clone(),
             remove_edges: self.remove_edges.clone(),
-            recent_inserts: self.recent_inserts,
-            recent_removes: self.recent_removes,
         }
     }
 
@@ -387,8 +299,6 @@ where
         self.by_mask.clone_from(&source.by_mask);
         self.insert_edges.clone_from(&source.insert_edges);
         self.remove_edges.clone_from(&source.remove_edges);
-        self.recent_inserts = source.recent_inserts;
-        self.recent_removes = source.recent_removes;
     }
 }
 
@@ -399,8 +309,6 @@ impl<S: Schema> Default for Tables<S> {
             by_mask: MaskMap::default(),
             insert_edges: Vec::new(),
             remove_edges: Vec::new(),
-            recent_inserts: [RecentEdge::NONE; RECENT_EDGES],
-            recent_removes: [RecentEdge::NONE; RECENT_EDGES],
         };
         let empty = tables.get_or_create(S::Mask::EMPTY);
         debug_assert_eq!(empty, TableId::EMPTY);
@@ -525,29 +433,22 @@ impl<S: Schema> Tables<S> {
 
     /// The insert edge of component `bit` from table `from`, for a migration
     /// on the fast path; `None` if the edge is not cached yet.
-    ///
-    /// After [`TRUSTED_RUN`] migrations in a row along one edge, the next ones
-    /// take their tables from the remembered edge rather than from `from`.
-    /// Same tables, but the test of `from` is then a branch, which the
-    /// processor predicts and goes on with the remembered tables before `from`
-    /// (the entity's slot) has even been loaded, instead of waiting for slot,
-    /// then edge, then table, to learn where to write. That is the shape of a
-    /// run of one migration, as when a system inserts a component into the
-    /// entities of a query, table by table.
-    ///
-    /// The run is required because entities whose tables come in random order
-    /// would make that branch mispredict about every other time, which costs
-    /// more than the chain of loads. docs/PERFORMANCE.md has the figures.
     #[inline]
-    pub(crate) fn migration_insert(&mut self, from: TableId, bit: u32) -> Option<Edge> {
-        self.recent_inserts[bit as usize % RECENT_EDGES].take::<S>(&self.insert_edges, from, bit)
+    pub(crate) fn migration_insert(&self, from: TableId, bit: u32) -> Option<Edge> {
+        Self::cached(&self.insert_edges, from, bit)
     }
 
     /// The remove edge of component `bit` from table `from`, as
     /// [`Tables::migration_insert`].
     #[inline]
-    pub(crate) fn migration_remove(&mut self, from: TableId, bit: u32) -> Option<Edge> {
-        self.recent_removes[bit as usize % RECENT_EDGES].take::<S>(&self.remove_edges, from, bit)
+    pub(crate) fn migration_remove(&self, from: TableId, bit: u32) -> Option<Edge> {
+        Self::cached(&self.remove_edges, from, bit)
+    }
+
+    #[inline]
+    fn cached(edges: &[TableId], from: TableId, bit: u32) -> Option<Edge> {
+        let to = *edges.get(edge_index::<S>(from, bit))?;
+        (to != TableId::UNKNOWN).then_some(Edge { from, to })
     }
 
     /// A single-bit edge not cached yet: found (or created) by mask, then
@@ -682,57 +583,5 @@ mod tests {
         assert_eq!(single_bit(RowsMask::OTHER), Some(2));
         assert_eq!(single_bit(RowsMask::MARKED | RowsMask::OTHER), None);
         assert_eq!(single_bit(RowsMask::VALUE | RowsMask::OTHER), None);
-    }
-
-    /// The remembered edges only make migrations faster, so no behaviour test
-    /// sees them; this pins down when they are used and trusted.
-    #[test]
-    fn a_cached_edge_is_remembered_and_trusted_after_a_run_along_it() {
-        let mut tables = Tables::<Rows>::default();
-        assert_eq!(
-            tables.migration_insert(TableId::EMPTY, 0),
-            None,
-            "not cached"
-        );
-        let marked = tables.insert_edge(TableId::EMPTY, 0);
-        assert_eq!(tables.get(marked).mask(), RowsMask::MARKED);
-        let edge = Edge {
-            from: TableId::EMPTY,
-            to: marked,
-        };
-        for run in (0..=TRUSTED_RUN).chain([TRUSTED_RUN]) {
-            assert_eq!(tables.migration_insert(TableId::EMPTY, 0), Some(edge));
-            let recent = tables.recent_inserts[0];
-            assert_eq!(recent.run, run);
-            assert_eq!(
-                recent.trusted == recent.key,
-                run == TRUSTED_RUN,
-                "run {run}"
-            );
-        }
-        // Another table along the same bit starts a new run.
-        let both = tables.insert_edge(marked, 2);
-        let other = tables.insert_edge(TableId::EMPTY, 2);
-        assert_eq!(tables.insert_edge(other, 0), both);
-        let edge = Edge {
-            from: other,
-            to: both,
-        };
-        assert_eq!(tables.migration_insert(other, 0), Some(edge));
-        assert_eq!(tables.recent_inserts[0].run, 0);
-        assert_eq!(tables.recent_inserts[0].trusted, RecentEdge::NO_KEY);
-
-        assert_eq!(tables.remove_edge(both, 2), marked);
-        for run in 0..=TRUSTED_RUN {
-            assert_eq!(
-                tables.migration_remove(both, 2),
-                Some(Edge {
-                    from: both,
-                    to: marked,
-                })
-            );
-            assert_eq!(tables.recent_removes[2].run, run);
-        }
-        assert_eq!(tables.migration_remove(marked, 1), None, "not cached");
     }
 }
