@@ -257,8 +257,8 @@ impl<S: Schema> Staged<S> {
     /// of the same component).
     #[inline]
     pub(crate) fn pop_into(&mut self, bit: u32, to: &mut S::Column) {
-        let from = &mut self.columns[bit as usize];
-        from.move_row(from.len() - 1, to);
+        // Without ticks: the structural operation stamps `to` when it is done.
+        self.columns[bit as usize].pop_into(to);
     }
 }
 

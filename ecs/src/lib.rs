@@ -53,11 +53,13 @@
 extern crate self as ecs;
 
 mod bundle;
+mod change;
 mod checksum;
 mod command;
 mod command_buffer;
 mod entity;
 mod entity_ref;
+mod event;
 mod lend;
 mod mask;
 mod misuse;
@@ -71,20 +73,22 @@ mod system;
 mod world;
 
 pub use bundle::Bundle;
+pub use change::{Removed, Tick};
 pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
 pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
+pub use event::{Event, EventCursor, EventReader, EventWriter, Events};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Has, Or, Query, QueryData, QueryEntityError, QueryFilter, QueryIter, QuerySingleError,
-    ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition, TableEntities, TableEntitiesIter,
-    With, Without,
+    Added, Changed, Has, Or, Query, QueryData, QueryEntityError, QueryFilter, QueryIter,
+    QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition, TableEntities,
+    TableEntitiesIter, With, Without,
 };
 pub use schedule::Schedule;
-pub use schema::{Component, Resource, Schema};
+pub use schema::{Component, Resource, Schema, Tracked};
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
@@ -100,9 +104,9 @@ pub struct ReadmeDoctests;
 /// The names most programs need: `use ecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut, EntityRef, Has,
-        Local, Mask, NoSuchEntity, Or, Query, Res, ResMut, Resource, Schedule, Schema, With,
-        Without, World,
+        Added, Changed, ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut,
+        EntityRef, EventCursor, EventReader, EventWriter, Events, Has, Local, Mask, NoSuchEntity,
+        Or, Query, Removed, Res, ResMut, Resource, Schedule, Schema, With, Without, World,
     };
 }
 
@@ -113,6 +117,7 @@ pub mod __private {
     pub use crate::__schema_serde_resources as schema_serde_resources;
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::Placement;
+    pub use crate::change::{ChangeWindow, ColumnVec, TrackedVec};
     pub use crate::command::CommandQueue;
     pub use crate::lend::{Lent, SplitWorld};
     pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};

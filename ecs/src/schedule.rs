@@ -195,11 +195,25 @@ impl<S: Schema> Schedule<S> {
                 plan
             }
         };
+        let (base, previous) =
+            world.begin_schedule_run(self.fingerprint(), self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            self.executor.run(&mut self.systems, &plan, world)
+            self.executor
+                .run(&mut self.systems, &plan, world, (base, previous))
         }));
+        world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
         self.plan = Some(plan);
         self.finish(result);
+    }
+
+    /// What identifies this schedule's systems in a world's change state:
+    /// a stable hash of their names, in order (the same in every process).
+    fn fingerprint(&self) -> u64 {
+        let mut hasher = crate::StableHasher::new();
+        for system in &self.systems {
+            crate::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
+        }
+        hasher.finish()
     }
 
     /// Makes [`Schedule::run`] hand every stage of several systems to the
@@ -220,13 +234,18 @@ impl<S: Schema> Schedule<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
+        let (base, previous) =
+            world.begin_schedule_run(self.fingerprint(), self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
             let buffers = self.executor.buffers();
-            for system in &mut self.systems {
-                run_alone(system, world, buffers);
+            for (i, system) in self.systems.iter_mut().enumerate() {
+                let window = World::<S>::system_window(base, previous, i);
+                run_alone(system, world, buffers, window);
+                world.set_change_tick(window.this_run);
                 apply(system, world);
             }
         }));
+        world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
         self.finish(result);
     }
 

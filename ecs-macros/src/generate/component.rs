@@ -11,6 +11,14 @@ use quote::{quote, quote_spanned};
 pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> TokenStream {
     let (schema, column) = (names.schema, &names.column);
     let (ty, variant, bit) = (field.ty, field.ident, bit_literal(bit));
+    let tracked = if field.tracked {
+        quote! {
+            #[automatically_derived]
+            impl ::ecs::Tracked<#schema> for #ty {}
+        }
+    } else {
+        quote!()
+    };
     quote! {
         #[automatically_derived]
         impl ::ecs::Component<#schema> for #ty {
@@ -20,7 +28,7 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
             #[inline]
             fn column(column: &#column) -> &::std::vec::Vec<Self> {
                 match column {
-                    #column::#variant(values) => values,
+                    #column::#variant(values) => ::ecs::__private::ColumnVec::vec(values),
                     _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
                 }
             }
@@ -29,11 +37,24 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
             #[inline]
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> {
                 match column {
-                    #column::#variant(values) => values,
+                    #column::#variant(values) => ::ecs::__private::ColumnVec::vec_mut(values),
+                    _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
+                }
+            }
+
+            #[allow(unreachable_patterns)]
+            #[inline]
+            fn values_and_changed(column: &mut #column) -> (&mut [Self], &mut [u32]) {
+                match column {
+                    #column::#variant(values) => {
+                        ::ecs::__private::ColumnVec::values_and_changed(values)
+                    }
                     _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
                 }
             }
         }
+
+        #tracked
     }
 }
 

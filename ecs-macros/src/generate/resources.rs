@@ -3,7 +3,7 @@
 //! it as no component (so that using it as one says it is a resource).
 
 use super::{bit_literal, Names};
-use crate::model::{FieldModel, SchemaModel};
+use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -15,7 +15,7 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
     let params: Vec<Ident> = (0..model.resources().count())
         .map(|i| format_ident!("R{}", i))
         .collect();
-    let defaults = model.resources().map(|field| field.ty);
+    let defaults = model.resources().map(|field| field.stored_ty());
     let fields = model.resources().map(|field| field.ident);
     let doc = format!(
         "The resources of schema [`{schema}`]: one field per `#[ecs(resource)]` field.\n\n\
@@ -90,7 +90,7 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
 
 /// `PhysicsResources<Tick, ...>`: the resources struct with the schema's types.
 pub(super) fn resources_type(model: &SchemaModel, resources: &Ident) -> TokenStream {
-    let types = model.resources().map(|field| field.ty);
+    let types = model.resources().map(|field| field.stored_ty());
     if model.resources().next().is_none() {
         quote!(#resources)
     } else {
@@ -101,9 +101,39 @@ pub(super) fn resources_type(model: &SchemaModel, resources: &Ident) -> TokenStr
 /// The impl for the resource of `field`, the `index`-th resource of the schema.
 pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> TokenStream {
     let (schema, resources_ty) = (names.schema, &names.resources_ty);
-    let (ty, name) = (field.ty, field.ident);
+    let (ty, name) = (field.stored_ty(), field.ident);
     let (bit, slot) = (bit_literal(index), syn::Index::from(index));
+    let event = if field.role == Role::Event {
+        let event_ty = field.ty;
+        quote! {
+            #[automatically_derived]
+            impl ::ecs::Event<#schema> for #event_ty {
+                const BIT: u32 = #bit;
+
+                #[inline]
+                fn slot<'s, 'a>(
+                    slots: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
+                ) -> &'s mut ::ecs::__private::Lent<'a, ::ecs::Events<Self>> {
+                    &mut slots.#slot
+                }
+
+                #[inline]
+                fn queue(resources: &#resources_ty) -> &::ecs::Events<Self> {
+                    &resources.#name
+                }
+
+                #[inline]
+                fn queue_mut(resources: &mut #resources_ty) -> &mut ::ecs::Events<Self> {
+                    &mut resources.#name
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
     quote! {
+        #event
+
         #[automatically_derived]
         impl ::ecs::__private::NotAComponent<#schema> for #ty {
             type Because = ::ecs::__private::IsAResource;

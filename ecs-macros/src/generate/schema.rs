@@ -13,8 +13,15 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
     let component_types: Vec<_> = model.components().map(|field| field.ty).collect();
     let variants = model.components().map(|field| field.ident);
     let component_bits: Vec<_> = (0..component_types.len()).map(bit_literal).collect();
-    let resource_types = model.resources().map(|field| field.ty);
+    let resource_types = model.resources().map(|field| field.stored_ty());
     let resource_fields = model.resources().map(|field| field.ident);
+    let tracked_bits = model
+        .components()
+        .enumerate()
+        .filter(|(_, field)| field.tracked)
+        .map(|(bit, _)| bit_literal(bit));
+    let event_fields: Vec<_> = model.events().map(|field| field.ident).collect();
+    let new_columns = model.components().map(super::column::column_store);
     quote! {
         #[automatically_derived]
         impl ::ecs::Schema for #schema {
@@ -33,6 +40,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 )*
                 bits
             };
+            const TRACKED_BITS: u128 = 0 #(| (1u128 << #tracked_bits))*;
 
             #[inline]
             #[allow(unused_variables, clippy::unused_unit)]
@@ -42,9 +50,20 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 
             fn new_column(bit: u32) -> #column {
                 match bit {
-                    #(#component_bits => #column::#variants(::std::vec::Vec::new()),)*
+                    #(#component_bits => #column::#variants(<#new_columns as ::core::default::Default>::default()),)*
                     _ => ::ecs::__private::column_mismatch::<#schema>(bit),
                 }
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn prune_events(resources: &mut #resources_ty, keep_from: u32, now: u32) {
+                #(::ecs::Events::prune(&mut resources.#event_fields, keep_from, now);)*
+            }
+
+            #[allow(unused_variables)]
+            fn clamp_event_ticks(resources: &mut #resources_ty, now: u32) {
+                #(::ecs::Events::clamp_ticks(&mut resources.#event_fields, now);)*
             }
         }
     }
@@ -55,12 +74,14 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 pub(super) fn schema_texts(model: &SchemaModel) -> TokenStream {
     let schema_name = model.ident.to_string();
     let component_names = model.components().map(|field| &field.type_name);
-    let resource_names = model.resources().map(|field| &field.type_name);
+    let resource_names = model.plain_resources().map(|field| &field.type_name);
+    let event_names = model.events().map(|field| &field.type_name);
     quote! {
         ::ecs::__private::schema_texts! {
             schema: #schema_name,
             components: [#(#component_names),*],
             resources: [#(#resource_names),*],
+            events: [#(#event_names),*],
         }
     }
 }

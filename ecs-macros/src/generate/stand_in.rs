@@ -162,6 +162,15 @@ fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
             fn append(&mut self, _: &mut Self) { match *self {} }
             fn reverse(&mut self) { match *self {} }
             fn move_row(&mut self, _: usize, _: &mut Self) { match *self {} }
+            fn pop_into(&mut self, _: &mut Self) { match *self {} }
+            fn ticks(&self) -> ::core::option::Option<(&[u32], &[u32])> { match *self {} }
+            fn sync_ticks(&mut self, _: u32) { match *self {} }
+            fn mark_changed(&mut self, _: usize, _: u32) { match *self {} }
+            fn row_ticks(&self, _: usize) -> ::core::option::Option<(u32, u32)> { match *self {} }
+            fn set_row_ticks(&mut self, _: usize, _: (u32, u32)) { match *self {} }
+            fn swap_remove_ticks(&mut self, _: usize) { match *self {} }
+            fn clamp_ticks(&mut self, _: u32) { match *self {} }
+            fn ticks_mut(&mut self) -> ::core::option::Option<(&mut ::std::vec::Vec<u32>, &mut ::std::vec::Vec<u32>)> { match *self {} }
         }
 
         #[automatically_derived]
@@ -219,12 +228,17 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
 
             #schema_texts
             const DATA_BITS: u128 = 0;
+            const TRACKED_BITS: u128 = 0;
 
             fn resource_slots(_: &mut #resources_ty) {}
 
             fn new_column(_: u32) -> #column {
                 ::core::unreachable!()
             }
+
+            fn prune_events(_: &mut #resources_ty, _: u32, _: u32) {}
+
+            fn clamp_event_ticks(_: &mut #resources_ty, _: u32) {}
         }
     }
 }
@@ -243,6 +257,7 @@ fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel
             const BIT: u32 = #bit;
             fn column(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> { match *column {} }
+            fn values_and_changed(column: &mut #column) -> (&mut [Self], &mut [u32]) { match *column {} }
         }
     }
 }

@@ -121,6 +121,20 @@ where
             hasher.write_word(bag.len() as u64);
         }
         self.resources.stable_hash(&mut hasher);
+        // The change state matters only where something reads it: tracked
+        // components and events.
+        if uses_change_state::<S>() {
+            self.store.changes().stable_hash(&mut hasher);
+        }
         hasher.finish()
     }
+}
+
+/// Whether schema `S` has tracked components or events, whose readers depend
+/// on the world's change state.
+pub(crate) fn uses_change_state<S: Schema>() -> bool {
+    S::TRACKED_BITS != 0
+        || S::RESOURCE_NAMES
+            .iter()
+            .any(|name| name.starts_with("Events<"))
 }
