@@ -123,6 +123,19 @@ impl<T: Clone> Clone for TrackedVec<T> {
     }
 }
 
+impl<T> TrackedVec<T> {
+    /// A column of loaded parts, all of one length (the loader checks).
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(values: Vec<T>, added: Vec<u32>, changed: Vec<u32>) -> Self {
+        debug_assert!(values.len() == added.len() && added.len() == changed.len());
+        TrackedVec {
+            values,
+            added,
+            changed,
+        }
+    }
+}
+
 impl<T: StableHash> StableHash for TrackedVec<T> {
     fn stable_hash(&self, hasher: &mut StableHasher) {
         self.values.as_slice().stable_hash(hasher);
@@ -642,5 +655,87 @@ mod tests {
         assert!(window.contains(0));
         assert!(window.contains(1000u32.wrapping_sub(MAX_AGE + SWEEP_INTERVAL)));
         assert!(!window.contains(1001));
+    }
+}
+
+/// With feature `serde`: the change state saves as a tuple of its parts;
+/// loading checks what the world relies on (logs only for tracked
+/// components, real entity ids).
+#[cfg(feature = "serde")]
+mod save {
+    use super::Changes;
+    use crate::entity::Entity;
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    type Parts = (
+        u32,
+        u32,
+        u32,
+        Vec<(u64, u32)>,
+        [u32; 2],
+        Vec<Vec<(u64, u32)>>,
+    );
+
+    impl Serialize for Changes {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let removed: Vec<Vec<(u64, u32)>> = self
+                .removed
+                .iter()
+                .map(|log| log.iter().map(|&(e, tick)| (e.to_bits(), tick)).collect())
+                .collect();
+            (
+                self.tick,
+                self.last_sweep,
+                self.marked,
+                &self.schedules,
+                self.run_starts,
+                removed,
+            )
+                .serialize(serializer)
+        }
+    }
+
+    impl Changes {
+        /// Loads the change state of a world of schema `S`.
+        pub(crate) fn load<'de, S: crate::Schema, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Self, D::Error> {
+            let (tick, last_sweep, marked, schedules, run_starts, removed): Parts =
+                Deserialize::deserialize(deserializer)?;
+            if removed.len() > S::COMPONENT_NAMES.len() {
+                return Err(D::Error::custom(
+                    "the save logs removals of more components than the schema has",
+                ));
+            }
+            let mut logs = Vec::with_capacity(removed.len());
+            for (bit, log) in removed.into_iter().enumerate() {
+                if !log.is_empty() && S::TRACKED_BITS & (1 << bit) == 0 {
+                    return Err(D::Error::custom(format!(
+                        "the save logs removals of `{}`, which schema `{}` does not track",
+                        S::COMPONENT_NAMES[bit],
+                        S::NAME
+                    )));
+                }
+                let mut entities = Vec::with_capacity(log.len());
+                for (bits, tick) in log {
+                    let entity = Entity::from_bits(bits).ok_or_else(|| {
+                        D::Error::custom(format!(
+                            "the save's removal log holds no entity id ({bits:#x})"
+                        ))
+                    })?;
+                    entities.push((entity, tick));
+                }
+                logs.push(entities);
+            }
+            Ok(Changes {
+                tick,
+                last_sweep,
+                marked,
+                schedules,
+                run_starts,
+                removed: logs,
+            })
+        }
     }
 }

@@ -161,18 +161,6 @@ impl<T> Events<T> {
             clamp(tick, now);
         }
     }
-
-    /// The queue's parts, for saving.
-    #[cfg(feature = "serde")]
-    pub(crate) fn parts(&self) -> (u64, &[(u32, T)]) {
-        (self.first, &self.queue)
-    }
-
-    /// A queue from saved parts.
-    #[cfg(feature = "serde")]
-    pub(crate) fn from_parts(first: u64, queue: Vec<(u32, T)>) -> Self {
-        Events { queue, first }
-    }
 }
 
 /// Where a reader outside systems is in one event queue: [`EventCursor::read`]
@@ -388,5 +376,22 @@ impl<S: Schema, T: Event<S>> SystemParam<S> for EventReader<'_, T> {
             events: T::slot(&mut world.resources).shared(),
             window: *state,
         }
+    }
+}
+
+/// With feature `serde`: a queue saves as its first sequence number and its
+/// (tick, event) pairs, oldest first.
+#[cfg(feature = "serde")]
+impl<T: serde::Serialize> serde::Serialize for Events<T> {
+    fn serialize<Ser: serde::Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        (self.first, &self.queue).serialize(serializer)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Events<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (first, queue) = <(u64, Vec<(u32, T)>)>::deserialize(deserializer)?;
+        Ok(Events { queue, first })
     }
 }

@@ -123,7 +123,7 @@ pub mod __private {
     pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};
     pub use crate::query::{MatchedTables, TableView};
     #[cfg(feature = "serde")]
-    pub use crate::save::{load_rows, LoadColumn};
+    pub use crate::save::{load_rows, LoadColumn, LoadRows, SaveColumn};
     pub use crate::schema::Column;
     pub use crate::system::{Exclusive, SystemFn, SystemNode};
     pub use bitflags;

@@ -89,11 +89,17 @@ impl<S: Schema> EntityStore<S> {
     /// A store of parts that the caller has checked to keep its invariants
     /// (a loaded save).
     #[cfg(feature = "serde")]
-    pub(crate) fn from_parts(entities: Entities, tables: Tables<S>, bins: Bins<S>) -> Self {
+    pub(crate) fn from_parts(
+        entities: Entities,
+        tables: Tables<S>,
+        bins: Bins<S>,
+        changes: Changes,
+    ) -> Self {
         EntityStore {
             entities,
             tables,
             bins,
+            changes,
         }
     }
 

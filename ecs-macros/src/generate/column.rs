@@ -179,6 +179,7 @@ pub(super) fn column_conditional_impls(model: &SchemaModel, names: &Names) -> To
     let column = &names.column;
     let variants: Vec<_> = model.components().map(|field| field.ident).collect();
     let types: Vec<_> = model.components().map(|field| field.ty).collect();
+    let stores: Vec<_> = model.components().map(column_store).collect();
     quote! {
         #[automatically_derived]
         #[allow(unreachable_patterns)]
@@ -223,7 +224,7 @@ pub(super) fn column_conditional_impls(model: &SchemaModel, names: &Names) -> To
 
         ::ecs::__private::schema_serde_columns! {
             column: #column,
-            components: [#(#variants: #types),*],
+            components: [#(#variants: #types => #stores),*],
         }
     }
 }

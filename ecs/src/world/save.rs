@@ -17,6 +17,7 @@
 //! world rebuilds them as it goes, with the same results.
 
 use super::World;
+use crate::change::Changes;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
 use crate::save::{bounded, Bounded, LoadColumn};
@@ -32,7 +33,7 @@ use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
 /// this layout.
-const FORMAT: u32 = 0xec5_0001;
+const FORMAT: u32 = 0xec5_0002;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
@@ -59,13 +60,14 @@ where
     S::Resources: Serialize,
 {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let mut tuple = serializer.serialize_tuple(6)?;
+        let mut tuple = serializer.serialize_tuple(7)?;
         tuple.serialize_element(&FORMAT)?;
         tuple.serialize_element(&(S::NAME, S::COMPONENT_NAMES, S::DATA_BITS, S::RESOURCE_NAMES))?;
         tuple.serialize_element(self.store.entities())?;
         tuple.serialize_element(&SaveTables(self.store.tables()))?;
         tuple.serialize_element(&SaveTags(self.store.bins()))?;
         tuple.serialize_element(&self.resources)?;
+        tuple.serialize_element(self.store.changes())?;
         tuple.end()
     }
 }
@@ -136,7 +138,7 @@ where
     S::Resources: Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_tuple(6, WorldVisitor::<S>(PhantomData))
+        deserializer.deserialize_tuple(7, WorldVisitor::<S>(PhantomData))
     }
 }
 
@@ -179,6 +181,9 @@ where
         let resources = seq
             .next_element::<S::Resources>()?
             .ok_or_else(|| cut("resources"))?;
+        let changes = seq
+            .next_element_seed(ChangesSeed::<S>(PhantomData))?
+            .ok_or_else(|| cut("change state"))?;
         let entities = restore_entities(entities, &tables).map_err(A::Error::custom)?;
         let mut bins = Bins::<S>::default();
         let (bags, _) = bins.tags_and_trash_mut();
@@ -186,10 +191,21 @@ where
             bags[bit as usize] = bag;
         }
         Ok(World {
-            store: EntityStore::from_parts(entities, tables, bins),
+            store: EntityStore::from_parts(entities, tables, bins, changes),
             queries: RwLock::default(),
             resources,
         })
+    }
+}
+
+/// The change state ([`Changes::load`]).
+struct ChangesSeed<S>(PhantomData<S>);
+
+impl<'de, S: Schema> DeserializeSeed<'de> for ChangesSeed<S> {
+    type Value = Changes;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Changes, D::Error> {
+        Changes::load::<S, D>(deserializer)
     }
 }
 
