@@ -165,7 +165,10 @@ fn events(c: &mut Criterion) {
         b.iter(|| {
             queue.clear();
             queue.extend((0..EVENTS).map(Hit));
-            total += black_box(&queue).iter().map(|hit| u64::from(hit.0)).sum::<u64>();
+            total += black_box(&queue)
+                .iter()
+                .map(|hit| u64::from(hit.0))
+                .sum::<u64>();
             total += black_box(&queue).len() as u64;
         })
     });

@@ -47,7 +47,10 @@ impl RowSet {
     // at a time, by one multiplication each.
     pub(crate) fn retain_ticks(&mut self, ticks: &[u32], window: ChangeWindow) {
         debug_assert_eq!(ticks.len(), self.len);
-        let (now, span) = (window.this_run, window.this_run.wrapping_sub(window.last_run));
+        let (now, span) = (
+            window.this_run,
+            window.this_run.wrapping_sub(window.last_run),
+        );
         let new = |tick: u32| now.wrapping_sub(tick) < span;
         let full = ticks.len() / 64;
         let (words, last) = self.words.split_at_mut(full);
@@ -63,7 +66,8 @@ impl RowSet {
                         unreachable!("chunks_exact(8) gives 8 flags");
                     };
                     // Byte i (0 or 1) lands on bit 56 + i of the product.
-                    let packed = u64::from_le_bytes(eight).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+                    let packed =
+                        u64::from_le_bytes(eight).wrapping_mul(0x0102_0408_1020_4080) >> 56;
                     bits |= packed << (8 * j);
                 }
             }
@@ -197,10 +201,24 @@ mod tests {
     fn retaining_by_tick_keeps_exactly_the_rows_in_the_window_wherever_they_are() {
         // Every row in the window at a pseudo-random third of the rows,
         // across whole words and the last partial one.
-        let ticks: Vec<u32> = (0..1000u32).map(|i| if i.wrapping_mul(2654435761) % 3 == 0 { 15 } else { 5 }).collect();
+        let ticks: Vec<u32> = (0..1000u32)
+            .map(|i| {
+                if i.wrapping_mul(2654435761) % 3 == 0 {
+                    15
+                } else {
+                    5
+                }
+            })
+            .collect();
         let mut set = RowSet::default();
         set.fill(ticks.len());
-        set.retain_ticks(&ticks, ChangeWindow { last_run: 10, this_run: 20 });
+        set.retain_ticks(
+            &ticks,
+            ChangeWindow {
+                last_run: 10,
+                this_run: 20,
+            },
+        );
         for (row, &tick) in ticks.iter().enumerate() {
             let kept = set.words[row / 64] >> (row % 64) & 1 == 1;
             assert_eq!(kept, tick == 15, "row {row}");
