@@ -44,6 +44,67 @@
 //! [`Schedule`] runs them in parallel only where the result is the same as
 //! running them one after another in the order they were added.
 //!
+//! Two things are opted into per field of the schema and cost nothing
+//! where they are not: **events** (`#[ecs(event)] hit: Hit`, sent with
+//! [`EventWriter`] and read with [`EventReader`]) and **change detection**
+//! (`#[ecs(track)] pos: Pos`, queried with the filters [`Added`] and
+//! [`Changed`], removals listed by [`Removed`]). Both are defined on the
+//! sequential run: a reader sees each event once, in send order, and
+//! `Changed<T>` means "written since this system's previous run, in program
+//! order". Both are world state, so parallel runs, snapshots and saves
+//! reproduce them exactly.
+//!
+//! ```
+//! use ecs::prelude::*;
+//! #[derive(Debug)] struct Pos(f32);
+//! #[derive(Debug)] struct Vel(f32);
+//! #[derive(Debug)] struct Resting;
+//! #[derive(Debug)] struct Landed(Entity);
+//! #[derive(Default)] struct Log(Vec<String>);
+//!
+//! #[derive(Schema)]
+//! struct Game {
+//!     #[ecs(track)] pos: Pos,
+//!     vel: Vel,
+//!     resting: Resting,
+//!     #[ecs(event)] landed: Landed,
+//!     #[ecs(resource)] log: Log,
+//! }
+//!
+//! // A `&mut Pos` item handed out counts as a write of `Pos`: resting
+//! // bodies are filtered out, not skipped inside the loop.
+//! fn fall(
+//!     mut bodies: Query<(Entity, &mut Pos, &Vel), Without<Resting>>,
+//!     mut landed: EventWriter<Landed>,
+//!     mut commands: Commands<Game>,
+//! ) {
+//!     for (entity, pos, vel) in bodies.iter_mut() {
+//!         pos.0 = (pos.0 + vel.0).max(0.0);
+//!         if pos.0 == 0.0 {
+//!             landed.send(Landed(entity));
+//!             commands.insert(entity, (Resting,));
+//!         }
+//!     }
+//! }
+//!
+//! // Runs after `fall`: sees this run's landings and moves.
+//! fn report(moved: Query<Entity, Changed<Pos>>, landed: EventReader<Landed>, mut log: ResMut<Log>) {
+//!     let moved = moved.iter().count();
+//!     let landed = landed.len();
+//!     log.0.push(format!("{moved} moved, {landed} landed"));
+//! }
+//!
+//! let mut world = World::<Game>::new();
+//! world.spawn((Pos(2.0), Vel(-1.0)));
+//! world.spawn((Pos(1.0), Vel(-1.0)));
+//! let mut schedule = Schedule::<Game>::new();
+//! schedule.add(fall).add(report);
+//! for _ in 0..3 {
+//!     schedule.run(&mut world);
+//! }
+//! assert_eq!(world.resource::<Log>().0, ["2 moved, 1 landed", "1 moved, 1 landed", "0 moved, 0 landed"]);
+//! ```
+//!
 //! Start with [`Schema`] (what the derive generates), then [`World`],
 //! [`Query`] and [`Schedule`].
 
