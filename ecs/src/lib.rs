@@ -144,9 +144,9 @@ pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{Event, EventCursor, EventReader, EventWriter, Events};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Added, Changed, Has, Or, Query, QueryData, QueryEntityError, QueryFilter, QueryIter,
-    QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition, TableEntities,
-    TableEntitiesIter, With, Without,
+    Added, Changed, ChunkEvents, Has, Or, Query, QueryData, QueryEntityError, QueryFilter,
+    QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition,
+    TableEntities, TableEntitiesIter, With, Without,
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema, Tracked};

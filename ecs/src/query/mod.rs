@@ -22,6 +22,7 @@ pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
 pub(crate) use filter::QueryReach;
 pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without};
 pub use lookup::{QueryEntityError, QuerySingleError};
+pub use par::ChunkEvents;
 pub(crate) use rows::{RowRun, RowSet};
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
