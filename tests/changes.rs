@@ -415,3 +415,31 @@ fn snapshots_keep_the_change_state() {
     );
     assert_ne!(world.checksum(), snapshot.checksum());
 }
+
+#[test]
+fn the_table_form_of_a_changed_query_hands_out_the_runs_of_changed_rows() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..10).map(|i| (Pos(i),))).collect();
+    world.clear_trackers();
+    for &i in &[2usize, 3, 7] {
+        world.get_mut::<Pos>(ids[i]).unwrap().0 += 100;
+    }
+    let mut runs = Vec::new();
+    world
+        .query_filtered::<&Pos, Changed<Pos>>()
+        .for_each_table(|chunk, pos| {
+            let values: Vec<i32> = pos.iter().map(|p| p.0).collect();
+            runs.push((
+                chunk.rows(),
+                chunk.entities().iter().collect::<Vec<_>>(),
+                values,
+            ));
+        });
+    assert_eq!(
+        runs,
+        [
+            (2..4, vec![ids[2], ids[3]], vec![102, 103]),
+            (7..8, vec![ids[7]], vec![107]),
+        ]
+    );
+}

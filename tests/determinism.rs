@@ -905,5 +905,5 @@ fn events_and_change_detection_give_the_same_world_on_any_number_of_threads() {
     }
     journals.dedup();
     assert_eq!(journals.len(), 10, "every frame reads something new");
-    assert!(world.events::<Bump>().len() > 0);
+    assert!(!world.events::<Bump>().is_empty());
 }

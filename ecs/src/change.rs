@@ -30,8 +30,20 @@ use crate::entity::Entity;
 use crate::StableHash;
 use crate::StableHasher;
 
-/// A point in a world's history: the value of its change tick. Ticks are
-/// compared by age relative to the current one; see the module docs.
+/// A point in a world's history: the value of its change tick
+/// ([`World::change_tick`](crate::World::change_tick)).
+///
+/// The tick advances once per system run, in program order, whatever the
+/// executor does (a schedule of `n` systems advances it by `n` per run), and
+/// once per [`World::clear_trackers`](crate::World::clear_trackers). Changes
+/// are stamped with the tick of the system that made them; a system sees
+/// the changes stamped after its previous run. Ticks are 32-bit and wrap;
+/// they are compared by age, and every 2³⁰ ticks the world clamps every
+/// stored tick to at most 2³¹ old. So [`Added`](crate::Added),
+/// [`Changed`](crate::Changed), [`Removed`](crate::Removed) and events are
+/// exact for a reader that runs at least once every 2³¹ ticks (at 64
+/// systems a frame and 60 frames a second: over six days); changes older
+/// than that are forgotten, never reported twice or out of order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tick(pub(crate) u32);
 

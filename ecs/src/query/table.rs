@@ -374,7 +374,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 entities: TableEntities::new(table.entities, entities),
                 mask: table.mask,
                 schema,
-                first_row: 0,
+                first_row: table.first_row as usize,
             };
             f(chunk, Q::slice(Q::reborrow(&mut table.fetch)));
         }
@@ -411,7 +411,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 entities: TableEntities::new(table.entities, self.entities),
                 mask: table.mask,
                 schema: self.schema,
-                first_row: 0,
+                first_row: table.first_row as usize,
             };
             f(chunk, Q::slice(Q::shared(&table.fetch)));
         }
@@ -449,7 +449,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             fetch: Q::reborrow(&mut table.fetch),
             entities: table.entities,
             mask: table.mask,
-            first_row: 0,
+            first_row: table.first_row as usize,
         });
         run_pieces(pieces(tables, total), self.entities, self.schema, f);
     }
@@ -466,7 +466,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             fetch: Q::shared(&table.fetch),
             entities: table.entities,
             mask: table.mask,
-            first_row: 0,
+            first_row: table.first_row as usize,
         });
         run_pieces(pieces(tables, self.count()), self.entities, self.schema, f);
     }
