@@ -33,7 +33,7 @@
 //! cargo run --release --example physics
 //! ```
 
-use ecs::prelude::*;
+use schemecs::prelude::*;
 
 /// A position on the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

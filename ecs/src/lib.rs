@@ -11,7 +11,7 @@
 //! schema is a compile error.
 //!
 //! ```
-//! use ecs::prelude::*;
+//! use schemecs::prelude::*;
 //!
 //! #[derive(Debug, PartialEq)] pub struct Pos(pub i64);
 //! #[derive(Debug, PartialEq)] pub struct Vel(pub i64);
@@ -50,7 +50,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-extern crate self as ecs;
+extern crate self as schemecs;
 
 mod bundle;
 mod checksum;
@@ -74,7 +74,6 @@ pub use bundle::Bundle;
 pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
-pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use mask::{BitIter, Mask, MaskBits};
@@ -85,6 +84,7 @@ pub use query::{
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema};
+pub use schemecs_macros::Schema;
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
@@ -97,7 +97,7 @@ pub use world::{Description, TableDescription, World};
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-/// The names most programs need: `use ecs::prelude::*;`.
+/// The names most programs need: `use schemecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut, EntityRef, Has,
@@ -150,7 +150,7 @@ pub mod __private {
     #[track_caller]
     pub fn column_mismatch<S: Schema>(bit: u32) -> ! {
         panic!(
-            "ecs internal error: a column of schema `{}` does not hold component bit {bit}",
+            "schemecs internal error: a column of schema `{}` does not hold component bit {bit}",
             S::NAME
         )
     }
@@ -161,7 +161,7 @@ pub mod __private {
     #[track_caller]
     pub(crate) fn tag_bag_empty<S: Schema>(bit: u32) -> ! {
         panic!(
-            "ecs internal error: no value of tag `{}` of schema `{}` is stored",
+            "schemecs internal error: no value of tag `{}` of schema `{}` is stored",
             S::COMPONENT_NAMES[bit as usize],
             S::NAME
         )

@@ -42,7 +42,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// others wait, and how each stage ran the last time.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
 /// #[derive(Debug, PartialEq)] struct Frozen;
@@ -143,7 +143,7 @@ impl<S: Schema> Schedule<S> {
     /// closure written in `f`).
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// #[derive(Schema)] struct S { pos: Pos }
     ///

@@ -24,7 +24,7 @@ mod snapshot;
 /// the entity to the table of its new archetype.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 ///
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
@@ -83,7 +83,7 @@ impl<S: Schema> World<S> {
     /// generated for the schema).
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(f32);
     /// struct Gravity(f32); // no Default: supplied here
     /// #[derive(Schema)]
@@ -127,7 +127,7 @@ impl<S: Schema> World<S> {
     /// (collect it to keep them), and costs nothing if dropped.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// #[derive(Schema)] struct S { pos: Pos }
     ///
@@ -180,7 +180,7 @@ impl<S: Schema> World<S> {
     /// is not alive.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -257,7 +257,7 @@ impl<S: Schema> World<S> {
     /// are looked up once, here. `None` if it is not alive.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -369,7 +369,7 @@ impl<S: Schema> World<S> {
     /// here fails to compile.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -415,7 +415,7 @@ impl<S: Schema> World<S> {
     /// mutably and shared, such as `(&mut Pos, &Pos)`, fails to compile.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -480,7 +480,7 @@ impl<S: Schema> World<S> {
     /// The world's tables: for each, its components and entity count.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }

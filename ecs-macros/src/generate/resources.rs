@@ -50,6 +50,7 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
 /// the resource types: derived by hand because a derive would not give
 /// `clone_from`, and serde is the runtime's optional dependency.
 fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> TokenStream {
+    let krate = names.krate;
     let resources = &names.resources;
     let fields: Vec<_> = model.resources().map(|field| field.ident).collect();
     let indices = (0..fields.len()).map(bit_literal);
@@ -72,15 +73,15 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
         }
 
         #[automatically_derived]
-        impl<#(#params: ::ecs::StableHash),*> ::ecs::StableHash for #resources<#(#params),*> {
+        impl<#(#params: #krate::StableHash),*> #krate::StableHash for #resources<#(#params),*> {
             #[inline]
             #[allow(unused_variables)]
-            fn stable_hash(&self, hasher: &mut ::ecs::StableHasher) {
-                #(::ecs::StableHash::stable_hash(&self.#fields, hasher);)*
+            fn stable_hash(&self, hasher: &mut #krate::StableHasher) {
+                #(#krate::StableHash::stable_hash(&self.#fields, hasher);)*
             }
         }
 
-        ::ecs::__private::schema_serde_resources! {
+        #krate::__private::schema_serde_resources! {
             resources: #resources,
             count: #count,
             fields: [#(#fields: #params = #indices),*],
@@ -100,23 +101,24 @@ pub(super) fn resources_type(model: &SchemaModel, resources: &Ident) -> TokenStr
 
 /// The impl for the resource of `field`, the `index`-th resource of the schema.
 pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> TokenStream {
+    let krate = names.krate;
     let (schema, resources_ty) = (names.schema, &names.resources_ty);
     let (ty, name) = (field.ty, field.ident);
     let (bit, slot) = (bit_literal(index), syn::Index::from(index));
     quote! {
         #[automatically_derived]
-        impl ::ecs::__private::NotAComponent<#schema> for #ty {
-            type Because = ::ecs::__private::IsAResource;
+        impl #krate::__private::NotAComponent<#schema> for #ty {
+            type Because = #krate::__private::IsAResource;
         }
 
         #[automatically_derived]
-        impl ::ecs::Resource<#schema> for #ty {
+        impl #krate::Resource<#schema> for #ty {
             const BIT: u32 = #bit;
 
             #[inline]
             fn slot<'s, 'a>(
-                slots: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
-            ) -> &'s mut ::ecs::__private::Lent<'a, Self> {
+                slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 &mut slots.#slot
             }
 

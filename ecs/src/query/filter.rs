@@ -42,7 +42,7 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 /// `T` (up to 12; each a [`With`], a [`Without`], a tuple, or another `Or`).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i64);
 /// #[derive(Debug)] struct Vel(i64);
 /// #[derive(Debug)] struct Player;

@@ -53,7 +53,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// work is spread over threads.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(f64);
     /// struct Vel(f64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -99,7 +99,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// chunks record in any order.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug)] struct Health(i32);
     /// #[derive(Debug)] struct Dead;
     /// #[derive(Schema)] struct S { health: Health, dead: Dead }

@@ -41,7 +41,7 @@ impl<'a> TableChunk<'a> {
     /// If `S` is not the schema of the world the query came from.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i32);
     /// struct Frozen;
     /// #[derive(Schema)] struct S { pos: Pos, frozen: Frozen }
@@ -333,7 +333,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// in the closure body runs one value at a time.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Clone, Copy)] struct Pos(f32);
     /// #[derive(Clone, Copy)] struct Vel(f32);
     /// struct Slow;
@@ -384,7 +384,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// table's slices (`&[T]` for `&T`); see [`Query::for_each_table_mut`].
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Hp(u32);
     /// struct Boss;
     /// #[derive(Schema)] struct Game { hp: Hp, boss: Boss }
@@ -425,7 +425,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// loop with `n` dividing 64 has a remainder only at a table's end.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(f32);
     /// struct Vel(f32);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }

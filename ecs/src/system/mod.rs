@@ -104,7 +104,7 @@ where
 /// A system parameter that reads resource `T`.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(f32);
 /// #[derive(Default)] struct Gravity(f32);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] gravity: Gravity }
@@ -126,7 +126,7 @@ pub struct Res<'w, T>(&'w T);
 /// A system parameter that reads and writes resource `T`.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(f32);
 /// #[derive(Default)] struct Tick(u64);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] tick: Tick }
@@ -248,7 +248,7 @@ where
 /// it never makes a system wait.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(i64);
 /// #[derive(Default)] struct Log(Vec<u32>);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] log: Log }
