@@ -828,3 +828,46 @@ fn table_form_systems_follow_the_same_access_rules() {
     positions.sort();
     assert_eq!(positions, [1, 3, 21]);
 }
+
+/// Without the `parallel` feature nothing leaves the calling thread, not even
+/// a stage forced onto the pool inside a rayon pool of four, and the `par_*`
+/// loops visit the items in iteration order, as `for_each` does.
+#[cfg(not(feature = "parallel"))]
+#[test]
+fn without_the_parallel_feature_everything_runs_in_order_on_the_calling_thread() {
+    use std::sync::Mutex;
+    use std::thread::{self, ThreadId};
+    static VISITS: Mutex<Vec<(ThreadId, i64)>> = Mutex::new(Vec::new());
+    fn visit(value: i64) {
+        VISITS.lock().unwrap().push((thread::current().id(), value));
+    }
+    fn positions(mut q: Query<&mut Pos>) {
+        q.par_for_each_mut(|pos| visit(pos.0));
+    }
+    fn velocities(mut q: Query<&mut Vel>) {
+        q.par_for_each_table_mut(|_, vels| vels.iter().for_each(|vel| visit(vel.0)));
+    }
+    let mut world = World::<Physics>::new();
+    world.spawn_batch((0..3000).map(|i| (Pos(i), Vel(-1 - i))));
+    world.spawn_batch((3000..5000).map(|i| (Pos(i), Vel(-1 - i), Frozen)));
+    let mut schedule = schedule();
+    schedule.add(positions).add(velocities);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let caller = pool.install(|| {
+        schedule.force_parallel(Some(true)).run(&mut world);
+        thread::current().id()
+    });
+    let visits = VISITS.lock().unwrap().clone();
+    assert!(visits.iter().all(|&(thread, _)| thread == caller));
+    // Each system's visits in iteration order: positions 0, 1, ..., 4999 and
+    // velocities -1, -2, ..., -5000 (the two systems may take turns in any
+    // order, since they touch nothing in common).
+    let positions: Vec<i64> = visits.iter().map(|v| v.1).filter(|&v| v >= 0).collect();
+    let velocities: Vec<i64> = visits.iter().map(|v| v.1).filter(|&v| v < 0).collect();
+    assert_eq!((positions.len(), velocities.len()), (5000, 5000));
+    assert!(positions.windows(2).all(|pair| pair[1] == pair[0] + 1));
+    assert!(velocities.windows(2).all(|pair| pair[1] == pair[0] - 1));
+}

@@ -46,6 +46,22 @@
 //!
 //! Start with [`Schema`] (what the derive generates), then [`World`],
 //! [`Query`] and [`Schedule`].
+//!
+//! # Cargo features
+//!
+//! * **`parallel`** (on by default): [`Schedule::run`] hands a stage of
+//!   systems to rayon's thread pool when the work measured in earlier runs
+//!   pays for it, and the `par_*` methods of [`Query`]
+//!   ([`Query::par_for_each_mut`], [`Query::par_for_each_table_mut`], ...)
+//!   run their chunks on it. Without it (`default-features = false`) the
+//!   crate does not depend on rayon: every stage runs on the calling thread,
+//!   and the `par_*` methods run the same chunks one after another, in
+//!   order. The results are the same either way, and so is the API, its
+//!   `Send` and `Sync` bounds included, so code written for one builds with
+//!   the other.
+//! * **`serde`**: `World<S>` is `Serialize` and `Deserialize` when every
+//!   component and resource of `S` is: an exact save and load (see
+//!   [`World`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -61,6 +77,7 @@ mod entity_ref;
 mod lend;
 mod mask;
 mod misuse;
+mod pool;
 mod query;
 mod save;
 mod schedule;

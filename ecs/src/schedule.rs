@@ -28,7 +28,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// the other reads or writes, on entities both can reach) and every earlier
 /// system's commands that it could observe have been applied. Parallel runs are
 /// therefore identical, bit for bit, to [`Schedule::run_sequential`], with any
-/// number of threads.
+/// number of threads. Without the `parallel` feature every stage runs on the
+/// calling thread.
 ///
 /// Systems that may run together form a *stage*. Whether a stage is handed
 /// out to the pool is decided at each run, from how long its systems took in

@@ -1,10 +1,11 @@
 //! Parallel iteration over a query: each table's column slices cut into
-//! chunks, the chunks run on rayon's thread pool.
+//! chunks, the chunks run on rayon's thread pool (in order on the calling
+//! thread without the `parallel` feature).
 
 use super::{Query, QueryData, ReadOnlyQueryData};
 use crate::command::{ChunkCommands, CommandQueue, Commands};
+use crate::pool;
 use crate::schema::Schema;
-use rayon::prelude::*;
 
 /// Chunks per thread: enough for rayon to balance uneven work, few enough
 /// that the per-chunk overhead stays small.
@@ -16,7 +17,7 @@ fn chunks<'a, Q: QueryData>(
     tables: impl Iterator<Item = (Q::Fetch<'a>, usize)>,
     total: usize,
 ) -> Vec<(Q::Fetch<'a>, usize)> {
-    let size = (total / (rayon::current_num_threads() * CHUNKS_PER_THREAD)).max(1);
+    let size = (total / (pool::current_num_threads() * CHUNKS_PER_THREAD)).max(1);
     let mut chunks = Vec::with_capacity(total / size + 1);
     for (mut fetch, mut len) in tables {
         while len > size {
@@ -37,7 +38,7 @@ fn run_chunks<'a, Q: QueryData>(
 ) where
     Q::Fetch<'a>: Send,
 {
-    chunks.into_par_iter().for_each(|(mut fetch, len)| {
+    pool::for_each(chunks, |(mut fetch, len)| {
         for _ in 0..len {
             f(Q::next(&mut fetch));
         }
@@ -50,7 +51,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     ///
     /// Each call sees only its own entity's components (the Core ECS paper's
     /// `conc(s)` for one query), so the result does not depend on how the
-    /// work is spread over threads.
+    /// work is spread over threads. Without the `parallel` feature the chunks
+    /// run one after another on the calling thread, with the same result.
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -127,18 +129,15 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(&mut ChunkCommands<'_, S>, Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let queues: Vec<CommandQueue<S>> = self
-            .exclusive_chunks()
-            .into_par_iter()
-            .map(|(mut fetch, len)| {
+        let queues: Vec<CommandQueue<S>> =
+            pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
                 let mut queue = CommandQueue::default();
                 let mut chunk_commands = ChunkCommands::new(&mut queue);
                 for _ in 0..len {
                     f(&mut chunk_commands, Q::next(&mut fetch));
                 }
                 queue
-            })
-            .collect();
+            });
         for mut queue in queues {
             commands.append(&mut queue);
         }
