@@ -110,7 +110,7 @@ pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
