@@ -871,3 +871,90 @@ fn without_the_parallel_feature_everything_runs_in_order_on_the_calling_thread()
     assert!(positions.windows(2).all(|pair| pair[1] == pair[0] + 1));
     assert!(velocities.windows(2).all(|pair| pair[1] == pair[0] - 1));
 }
+
+#[test]
+fn to_dot_draws_each_stage_as_a_cluster_and_each_wait_as_a_labelled_edge() {
+    fn write_vel(_: Query<&mut Vel>) {}
+    fn read_tick(_: Res<Tick>) {}
+    fn spawn_one(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(0),));
+    }
+    fn spawn_another(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(1),));
+    }
+    fn read_vel(_: Query<&Vel>) {}
+    let mut schedule = schedule();
+    schedule
+        .add(inertia)
+        .add(write_vel)
+        .add(count)
+        .add(read_tick)
+        .add(spawn_one)
+        .add(spawn_another)
+        .add(read_vel)
+        .add_named("say \"done\"", |_: &mut World<Physics>| {});
+    assert_eq!(
+        schedule.to_dot(),
+        r#"digraph "Schedule<Physics>" {
+  label="Schedule<Physics>: 8 systems in 5 stages";
+  labelloc=t;
+  rankdir=LR;
+  node [shape=box, style=rounded];
+  subgraph cluster_stage1 {
+    label="stage 1";
+    s0 [label="inertia"];
+    s2 [label="count"];
+    s4 [label="spawn_one"];
+  }
+  subgraph cluster_stage2 {
+    label="stage 2";
+    s1 [label="write_vel"];
+    s3 [label="read_tick"];
+  }
+  subgraph cluster_stage3 {
+    label="stage 3";
+    s5 [label="spawn_another"];
+  }
+  subgraph cluster_stage4 {
+    label="stage 4";
+    s6 [label="read_vel"];
+  }
+  subgraph cluster_stage5 {
+    label="stage 5";
+    s7 [label="say \"done\""];
+  }
+  s0 -> s1 [label="Vel", tooltip="write_vel writes Vel, which inertia reads"];
+  s2 -> s3 [label="Tick", tooltip="count writes Tick, which read_tick reads"];
+  s4 -> s5 [label="commands (spawned ids)", tooltip="spawn_another records commands, after spawn_one's are applied (spawned ids follow program order)"];
+  s5 -> s6 [label="commands", tooltip="read_vel sees the entities that spawn_another's commands change"];
+  s6 -> s7 [label="&mut World", tooltip="say \"done\" takes &mut World<Physics>"];
+}
+"#
+    );
+}
+
+#[test]
+fn to_dot_has_one_edge_per_wait_that_describe_gives() {
+    let mut schedule = schedule();
+    schedule
+        .add(inertia)
+        .add(record_positions)
+        .add(count)
+        .add(|_: Res<Tick>, _: Query<&Vel>| {});
+    let description = schedule.describe();
+    let dot = schedule.to_dot();
+    let waits = description.matches(" waits for ").count();
+    assert_eq!(waits, 2, "{description}");
+    assert_eq!(dot.matches(" -> ").count(), waits, "{dot}");
+    assert!(dot.contains("  s0 -> s1 [label=\"Pos\", "), "{dot}");
+    assert!(dot.contains("  s2 -> s3 [label=\"Tick\", "), "{dot}");
+    // Once the schedule has run, each cluster says how its stage ran.
+    let mut world = World::<Physics>::new();
+    schedule.run(&mut world);
+    let dot = schedule.to_dot();
+    assert!(
+        dot.contains("    label=\"stage 1\\ninline last run: "),
+        "{dot}"
+    );
+    assert_eq!(dot.matches(" -> ").count(), waits, "{dot}");
+}
