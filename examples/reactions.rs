@@ -26,8 +26,8 @@
 //! cargo run --release --example reactions
 //! ```
 
-use ecs::prelude::*;
-use ecs::{StableHash, StableHasher};
+use schemecs::prelude::*;
+use schemecs::{StableHash, StableHasher};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32, f32);

@@ -16,8 +16,8 @@
 //!
 //!     cargo run --release --example rollback --features serde
 
-use ecs::prelude::*;
-use ecs::{StableHash, StableHasher};
+use schemecs::prelude::*;
+use schemecs::{StableHash, StableHasher};
 use serde::{Deserialize, Serialize};
 
 /// Frames between sending an input and the other peer receiving it.

@@ -1,4 +1,4 @@
-//! The `#[derive(Schema)]` macro of the [`ecs`](https://docs.rs/ecs) crate.
+//! The `#[derive(Schema)]` macro of the [`schemecs`](https://docs.rs/schemecs) crate.
 //!
 //! The derive runs in three stages: `model` reads the struct into a model
 //! that keeps the user's tokens, `check` runs every check on it (collecting
@@ -7,7 +7,7 @@
 //! per-type trait impls. A model that failed yields its errors plus a
 //! stand-in (`generate::stand_in`) that keeps the user's code around the
 //! schema quiet, so the user sees the real mistakes and no follow-on errors.
-//! See the `ecs` crate for the documentation of what the generated items mean.
+//! See the `schemecs` crate for the documentation of what the generated items mean.
 
 mod check;
 mod errors;
@@ -16,11 +16,12 @@ mod model;
 
 use proc_macro::TokenStream;
 
-/// Derives `ecs::Schema` for a struct whose named fields list the components
+/// Derives `schemecs::Schema` for a struct whose named fields list the components
 /// (and, with `#[ecs(resource)]`, the resources) of a world.
 #[proc_macro_derive(Schema, attributes(ecs))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let krate = generate::Krate::resolve();
     let mut errors = errors::Errors::default();
     let model = model::SchemaModel::from_syn(&input, &mut errors);
     check::check(&model, &mut errors);
@@ -28,12 +29,12 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
         // An unsized field before the last is the compiler's own error, at
         // the field: stand in, so that the generated code adds no other.
         None if model.fields.iter().any(model::FieldModel::is_unsized) => {
-            generate::stand_in(&model)
+            generate::stand_in(&model, &krate)
         }
-        None => generate::expand(&model),
+        None => generate::expand(&model, &krate),
         Some(error) => {
             let mut output = error.into_compile_error();
-            output.extend(generate::stand_in(&model));
+            output.extend(generate::stand_in(&model, &krate));
             output
         }
     };

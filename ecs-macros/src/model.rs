@@ -171,10 +171,10 @@ impl<'a> FieldModel<'a> {
 
     /// The type the world stores for this field: the field's type, or for an
     /// event, its queue `Events<T>`.
-    pub fn stored_ty(&self) -> proc_macro2::TokenStream {
+    pub fn stored_ty(&self, krate: &crate::generate::Krate) -> proc_macro2::TokenStream {
         let ty = self.ty;
         if self.role == Role::Event {
-            quote::quote!(::ecs::Events<#ty>)
+            quote::quote!(#krate::Events<#ty>)
         } else {
             quote::quote!(#ty)
         }

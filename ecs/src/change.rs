@@ -540,7 +540,7 @@ pub(crate) fn system_window(base: u32, previous: Option<u32>, index: u32) -> Cha
 /// first; `T` must be tracked (`#[ecs(track)]`).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Health(i32);
 /// #[derive(Default)] struct Freed(Vec<Entity>);
 /// #[derive(Schema)]

@@ -22,7 +22,7 @@ use core::marker::PhantomData;
 /// for a component or resource by writing its fields in turn:
 ///
 /// ```
-/// use ecs::{StableHash, StableHasher};
+/// use schemecs::{StableHash, StableHasher};
 ///
 /// struct Pos { x: f32, y: f32 }
 ///
@@ -54,7 +54,7 @@ pub trait StableHash {
 /// (desyncs, corruption), not a forger.
 ///
 /// ```
-/// use ecs::{StableHash, StableHasher};
+/// use schemecs::{StableHash, StableHasher};
 ///
 /// let mut a = StableHasher::new();
 /// (1u32, 2.5f64).stable_hash(&mut a);

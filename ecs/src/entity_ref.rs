@@ -16,7 +16,7 @@ use core::fmt;
 /// queries and other readers.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
 /// #[derive(Debug, PartialEq)] struct Frozen;
@@ -110,7 +110,7 @@ impl<S: Schema> fmt::Debug for EntityRef<'_, S> {
 /// [`get`](EntityMut::get).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
 /// #[derive(Schema)] struct Physics { pos: Pos, vel: Vel }
@@ -181,7 +181,7 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// `EntityMut` is used up.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// #[derive(Schema)] struct S { pos: Pos }
     ///

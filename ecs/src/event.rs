@@ -169,7 +169,7 @@ impl<T> Events<T> {
 /// A cursor is the caller's, not the world's: snapshots do not include it.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i32);
 /// #[derive(Debug, PartialEq)] struct Hit(u32);
 /// #[derive(Schema)] struct S { pos: Pos, #[ecs(event)] hit: Hit }
@@ -239,7 +239,7 @@ impl<T> EventCursor<T> {
 /// of the result).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Health(i32);
 /// #[derive(Debug)] struct Died(Entity);
 /// #[derive(Default)] struct Obituaries(Vec<Entity>);

@@ -11,7 +11,7 @@
 //! schema is a compile error.
 //!
 //! ```
-//! use ecs::prelude::*;
+//! use schemecs::prelude::*;
 //!
 //! #[derive(Debug, PartialEq)] pub struct Pos(pub i64);
 //! #[derive(Debug, PartialEq)] pub struct Vel(pub i64);
@@ -55,7 +55,7 @@
 //! reproduce them exactly.
 //!
 //! ```
-//! use ecs::prelude::*;
+//! use schemecs::prelude::*;
 //! #[derive(Debug)] struct Pos(f32);
 //! #[derive(Debug)] struct Vel(f32);
 //! #[derive(Debug)] struct Resting;
@@ -107,11 +107,27 @@
 //!
 //! Start with [`Schema`] (what the derive generates), then [`World`],
 //! [`Query`] and [`Schedule`].
+//!
+//! # Cargo features
+//!
+//! * **`parallel`** (on by default): [`Schedule::run`] hands a stage of
+//!   systems to rayon's thread pool when the work measured in earlier runs
+//!   pays for it, and the `par_*` methods of [`Query`]
+//!   ([`Query::par_for_each_mut`], [`Query::par_for_each_table_mut`], ...)
+//!   run their chunks on it. Without it (`default-features = false`) the
+//!   crate does not depend on rayon: every stage runs on the calling thread,
+//!   and the `par_*` methods run the same chunks one after another, in
+//!   order. The results are the same either way, and so is the API, its
+//!   `Send` and `Sync` bounds included, so code written for one builds with
+//!   the other.
+//! * **`serde`**: `World<S>` is `Serialize` and `Deserialize` when every
+//!   component and resource of `S` is: an exact save and load (see
+//!   [`World`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-extern crate self as ecs;
+extern crate self as schemecs;
 
 mod bundle;
 mod change;
@@ -124,6 +140,7 @@ mod event;
 mod lend;
 mod mask;
 mod misuse;
+mod pool;
 mod query;
 mod save;
 mod schedule;
@@ -138,7 +155,6 @@ pub use change::{Removed, Tick};
 pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
-pub use ecs_macros::Schema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{Event, EventCursor, EventReader, EventWriter, Events};
@@ -150,6 +166,7 @@ pub use query::{
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema, Tracked};
+pub use schemecs_macros::Schema;
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
@@ -158,11 +175,11 @@ pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-/// The names most programs need: `use ecs::prelude::*;`.
+/// The names most programs need: `use schemecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         Added, Changed, ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut,
@@ -216,7 +233,7 @@ pub mod __private {
     #[track_caller]
     pub fn column_mismatch<S: Schema>(bit: u32) -> ! {
         panic!(
-            "ecs internal error: a column of schema `{}` does not hold component bit {bit}",
+            "schemecs internal error: a column of schema `{}` does not hold component bit {bit}",
             S::NAME
         )
     }
@@ -227,7 +244,7 @@ pub mod __private {
     #[track_caller]
     pub(crate) fn tag_bag_empty<S: Schema>(bit: u32) -> ! {
         panic!(
-            "ecs internal error: no value of tag `{}` of schema `{}` is stored",
+            "schemecs internal error: no value of tag `{}` of schema `{}` is stored",
             S::COMPONENT_NAMES[bit as usize],
             S::NAME
         )

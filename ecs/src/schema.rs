@@ -11,7 +11,7 @@ use crate::mask::Mask;
 /// field order) and, marked `#[ecs(resource)]`, the resources:
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 ///
 /// #[derive(Debug, PartialEq)] pub struct Pos(pub i64);
 /// #[derive(Debug, PartialEq)] pub struct Vel(pub i64);
@@ -100,7 +100,7 @@ pub trait Schema: Sized + 'static {
 ///
 /// ```text
 /// impl Schema for Physics {
-///     ::ecs::__private::schema_texts! {
+///     ::schemecs::__private::schema_texts! {
 ///         schema: "Physics",
 ///         components: ["Pos", "Vel"],
 ///         resources: ["Tick"],

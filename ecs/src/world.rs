@@ -26,7 +26,7 @@ mod snapshot;
 /// the entity to the table of its new archetype.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 ///
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
@@ -85,7 +85,7 @@ impl<S: Schema> World<S> {
     /// generated for the schema).
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(f32);
     /// struct Gravity(f32); // no Default: supplied here
     /// #[derive(Schema)]
@@ -129,7 +129,7 @@ impl<S: Schema> World<S> {
     /// (collect it to keep them), and costs nothing if dropped.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// #[derive(Schema)] struct S { pos: Pos }
     ///
@@ -182,7 +182,7 @@ impl<S: Schema> World<S> {
     /// is not alive.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -259,7 +259,7 @@ impl<S: Schema> World<S> {
     /// are looked up once, here. `None` if it is not alive.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -371,7 +371,7 @@ impl<S: Schema> World<S> {
     /// here fails to compile.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -417,7 +417,7 @@ impl<S: Schema> World<S> {
     /// mutably and shared, such as `(&mut Pos, &Pos)`, fails to compile.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -494,7 +494,7 @@ impl<S: Schema> World<S> {
     /// this call they report only what happens from now on.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug)] struct Pos(i32);
     /// #[derive(Schema)] struct S { #[ecs(track)] pos: Pos }
     ///
@@ -517,7 +517,7 @@ impl<S: Schema> World<S> {
     /// in its next run.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i32);
     /// #[derive(Debug, PartialEq)] struct Hit(u32);
     /// #[derive(Schema)] struct S { pos: Pos, #[ecs(event)] hit: Hit }
@@ -542,7 +542,7 @@ impl<S: Schema> World<S> {
     /// system reads them with [`Removed`](crate::Removed).
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug)] struct Pos(i32);
     /// #[derive(Schema)] struct S { #[ecs(track)] pos: Pos }
     ///
@@ -620,7 +620,7 @@ impl<S: Schema> World<S> {
     /// The world's tables: for each, its components and entity count.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }

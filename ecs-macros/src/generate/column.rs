@@ -1,7 +1,7 @@
 //! `PhysicsColumn`: the typed column storage, one `Vec<T>` variant per
 //! component, named after the component's field.
 
-use super::{bit_literal, Names};
+use super::{bit_literal, Krate, Names};
 use crate::model::{FieldModel, SchemaModel};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -10,7 +10,9 @@ use quote::quote;
 pub(super) fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
     let (vis, column) = (model.vis, &names.column);
     let variants = model.components().map(|field| field.ident);
-    let stores = model.components().map(column_store);
+    let stores = model
+        .components()
+        .map(|field| column_store(field, names.krate));
     let doc = format!(
         "Typed column storage of schema [`{schema}`]: one `Vec<T>` variant per component \
          (`TrackedVec<T>` for a tracked one).\n\n\
@@ -30,13 +32,14 @@ pub(super) fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
 /// `impl Column for PhysicsColumn`: each operation is one match arm per
 /// component.
 pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
+    let krate = names.krate;
     let (schema, column) = (names.schema, &names.column);
     let variants: Vec<_> = model.components().map(|field| field.ident).collect();
     let bits = (0..variants.len()).map(bit_literal);
     quote! {
         #[automatically_derived]
         #[allow(unreachable_patterns)]
-        impl ::ecs::__private::Column for #column {
+        impl #krate::__private::Column for #column {
             #[inline(always)]
             fn bit(&self) -> u32 {
                 match self {
@@ -47,21 +50,21 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             #[inline]
             fn len(&self) -> usize {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::vec(values).len(),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::vec(values).len(),)*
                 }
             }
 
             #[inline]
             fn reserve(&mut self, additional: usize) {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::reserve(values, additional),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::reserve(values, additional),)*
                 }
             }
 
             #[inline]
             fn clear(&mut self) {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::clear(values),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::clear(values),)*
                 }
             }
 
@@ -69,16 +72,16 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             fn append(&mut self, other: &mut Self) {
                 match (self, other) {
                     #((Self::#variants(to), Self::#variants(from)) => {
-                        ::ecs::__private::ColumnVec::append(to, from)
+                        #krate::__private::ColumnVec::append(to, from)
                     })*
-                    _ => ::ecs::__private::column_mismatch::<#schema>(u32::MAX),
+                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
                 }
             }
 
             #[inline]
             fn reverse(&mut self) {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::reverse(values),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::reverse(values),)*
                 }
             }
 
@@ -86,9 +89,9 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             fn move_row(&mut self, row: usize, destination: &mut Self) {
                 match (self, destination) {
                     #((Self::#variants(from), Self::#variants(to)) => {
-                        ::ecs::__private::ColumnVec::move_row(from, row, to)
+                        #krate::__private::ColumnVec::move_row(from, row, to)
                     })*
-                    _ => ::ecs::__private::column_mismatch::<#schema>(u32::MAX),
+                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
                 }
             }
 
@@ -96,63 +99,63 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             fn pop_into(&mut self, destination: &mut Self) {
                 match (self, destination) {
                     #((Self::#variants(from), Self::#variants(to)) => {
-                        ::ecs::__private::ColumnVec::pop_into(from, to)
+                        #krate::__private::ColumnVec::pop_into(from, to)
                     })*
-                    _ => ::ecs::__private::column_mismatch::<#schema>(u32::MAX),
+                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
                 }
             }
 
             #[inline]
             fn ticks(&self) -> ::core::option::Option<(&[u32], &[u32])> {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::ticks(values),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::ticks(values),)*
                 }
             }
 
             #[inline]
             fn sync_ticks(&mut self, tick: u32) {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::sync_ticks(values, tick),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::sync_ticks(values, tick),)*
                 }
             }
 
             #[inline]
             fn mark_changed(&mut self, row: usize, tick: u32) {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::mark_changed(values, row, tick),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::mark_changed(values, row, tick),)*
                 }
             }
 
             #[inline]
             fn row_ticks(&self, row: usize) -> ::core::option::Option<(u32, u32)> {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::row_ticks(values, row),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::row_ticks(values, row),)*
                 }
             }
 
             #[inline]
             fn set_row_ticks(&mut self, row: usize, ticks: (u32, u32)) {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::set_row_ticks(values, row, ticks),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::set_row_ticks(values, row, ticks),)*
                 }
             }
 
             #[inline]
             fn swap_remove_ticks(&mut self, row: usize) {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::swap_remove_ticks(values, row),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::swap_remove_ticks(values, row),)*
                 }
             }
 
             fn clamp_ticks(&mut self, now: u32) {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::clamp_ticks(values, now),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::clamp_ticks(values, now),)*
                 }
             }
 
             fn ticks_mut(&mut self) -> ::core::option::Option<(&mut ::std::vec::Vec<u32>, &mut ::std::vec::Vec<u32>)> {
                 match self {
-                    #(Self::#variants(values) => ::ecs::__private::ColumnVec::ticks_mut(values),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::ticks_mut(values),)*
                 }
             }
         }
@@ -161,10 +164,10 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 
 /// The storage of a component's column: `Vec<T>`, or `TrackedVec<T>` for a
 /// component marked `#[ecs(track)]`.
-pub(super) fn column_store(field: &FieldModel) -> TokenStream {
+pub(super) fn column_store(field: &FieldModel, krate: &Krate) -> TokenStream {
     let ty = field.ty;
     if field.tracked {
-        quote!(::ecs::__private::TrackedVec<#ty>)
+        quote!(#krate::__private::TrackedVec<#ty>)
     } else {
         quote!(::std::vec::Vec<#ty>)
     }
@@ -176,10 +179,14 @@ pub(super) fn column_store(field: &FieldModel) -> TokenStream {
 /// the higher-ranked form lets the impl simply not apply. A schema with a
 /// component that is not `Clone` compiles; its world is just not `Clone`.
 pub(super) fn column_conditional_impls(model: &SchemaModel, names: &Names) -> TokenStream {
+    let krate = names.krate;
     let column = &names.column;
     let variants: Vec<_> = model.components().map(|field| field.ident).collect();
     let types: Vec<_> = model.components().map(|field| field.ty).collect();
-    let stores: Vec<_> = model.components().map(column_store).collect();
+    let stores: Vec<_> = model
+        .components()
+        .map(|field| column_store(field, names.krate))
+        .collect();
     quote! {
         #[automatically_derived]
         #[allow(unreachable_patterns)]
@@ -208,21 +215,21 @@ pub(super) fn column_conditional_impls(model: &SchemaModel, names: &Names) -> To
         }
 
         #[automatically_derived]
-        impl ::ecs::StableHash for #column
+        impl #krate::StableHash for #column
         where
-            #(for<'__ecs> #types: ::ecs::StableHash,)*
+            #(for<'__ecs> #types: #krate::StableHash,)*
         {
             #[inline]
-            fn stable_hash(&self, hasher: &mut ::ecs::StableHasher) {
+            fn stable_hash(&self, hasher: &mut #krate::StableHasher) {
                 match self {
                     #(Self::#variants(values) => {
-                        ::ecs::StableHash::stable_hash(values, hasher)
+                        #krate::StableHash::stable_hash(values, hasher)
                     })*
                 }
             }
         }
 
-        ::ecs::__private::schema_serde_columns! {
+        #krate::__private::schema_serde_columns! {
             column: #column,
             components: [#(#variants: #types => #stores),*],
         }

@@ -11,16 +11,16 @@
 //! unknown, since what it was meant to be is unknown). It is never run: the
 //! build fails on the errors beside it, so its bodies only need to type-check.
 
-use super::{bit_literal, items_and_impls, schema, Names};
+use super::{bit_literal, items_and_impls, schema, Krate, Names};
 use crate::check::{same_type, MAX_COMPONENTS};
 use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 
 /// The items that keep the rest of the user's code quiet.
-pub fn stand_in(model: &SchemaModel) -> TokenStream {
+pub fn stand_in(model: &SchemaModel, krate: &Krate) -> TokenStream {
     let placed = placed_fields(model);
-    let names = Names::new(&placed);
+    let names = Names::new(&placed, krate);
     let target = Target::new(model);
     let column_enum = column_enum(&placed, &names);
     let mask_impls = mask_impls(&names);
@@ -31,7 +31,7 @@ pub fn stand_in(model: &SchemaModel) -> TokenStream {
         .map(|(bit, field)| component_impl(&names, &target, bit, field));
     let resource_impls = kept(Role::Resource)
         .enumerate()
-        .map(|(index, field)| resource_impl(&target, index, field));
+        .map(|(index, field)| resource_impl(&names, &target, index, field));
     // A struct whose last field is unsized is unsized itself, and no trait
     // with the schema as a parameter can be implemented for it: the user's
     // code that names the schema fails however the stand-in looks.
@@ -148,13 +148,14 @@ impl Target {
 
 /// The column type: an enum without variants, since no table is ever built.
 fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
+    let krate = names.krate;
     let (vis, column) = (model.vis, &names.column);
     quote! {
         #[doc(hidden)]
         #vis enum #column {}
 
         #[automatically_derived]
-        impl ::ecs::__private::Column for #column {
+        impl #krate::__private::Column for #column {
             fn bit(&self) -> u32 { match *self {} }
             fn len(&self) -> usize { match *self {} }
             fn reserve(&mut self, _: usize) { match *self {} }
@@ -179,14 +180,15 @@ fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl ::ecs::StableHash for #column {
-            fn stable_hash(&self, _: &mut ::ecs::StableHasher) { match *self {} }
+        impl #krate::StableHash for #column {
+            fn stable_hash(&self, _: &mut #krate::StableHasher) { match *self {} }
         }
     }
 }
 
 /// `Debug` and `Mask` for the mask, without the schema's data bits.
 fn mask_impls(names: &Names) -> TokenStream {
+    let krate = names.krate;
     let (mask, bits) = (&names.mask, &names.bits);
     let mask_name = mask.to_string();
     quote! {
@@ -198,7 +200,7 @@ fn mask_impls(names: &Names) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl ::ecs::Mask for #mask {
+        impl #krate::Mask for #mask {
             type Bits = #bits;
             const EMPTY: Self = Self::from_bits_retain(0);
             const DATA: Self = Self::EMPTY;
@@ -211,16 +213,17 @@ fn mask_impls(names: &Names) -> TokenStream {
 
 /// `impl Schema`, with the real names and messages and no resource slots.
 fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStream {
+    let krate = names.krate;
     let Target {
         impl_generics,
         schema,
         where_clause,
     } = target;
     let (mask, column, resources_ty) = (&names.mask, &names.column, &names.resources_ty);
-    let schema_texts = schema::schema_texts(model);
+    let schema_texts = schema::schema_texts(model, names.krate);
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::ecs::Schema for #schema #where_clause {
+        impl #impl_generics #krate::Schema for #schema #where_clause {
             type Mask = #mask;
             type Column = #column;
             type Resources = #resources_ty;
@@ -245,6 +248,7 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
 
 /// `impl Component`, whose column is never there to be read.
 fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel) -> TokenStream {
+    let krate = names.krate;
     let Target {
         impl_generics,
         schema,
@@ -253,7 +257,7 @@ fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel
     let (column, ty, bit) = (&names.column, field.ty, bit_literal(bit));
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::ecs::Component<#schema> for #ty #where_clause {
+        impl #impl_generics #krate::Component<#schema> for #ty #where_clause {
             const BIT: u32 = #bit;
             fn column(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> { match *column {} }
@@ -263,7 +267,8 @@ fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel
 }
 
 /// `impl Resource`, whose value is never there to be read.
-fn resource_impl(target: &Target, index: usize, field: &FieldModel) -> TokenStream {
+fn resource_impl(names: &Names, target: &Target, index: usize, field: &FieldModel) -> TokenStream {
+    let krate = names.krate;
     let Target {
         impl_generics,
         schema,
@@ -272,20 +277,20 @@ fn resource_impl(target: &Target, index: usize, field: &FieldModel) -> TokenStre
     let (ty, bit) = (field.ty, bit_literal(index));
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::ecs::Resource<#schema> for #ty #where_clause {
+        impl #impl_generics #krate::Resource<#schema> for #ty #where_clause {
             const BIT: u32 = #bit;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
-            ) -> &'s mut ::ecs::__private::Lent<'a, Self> {
+                _: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 ::core::unreachable!()
             }
 
-            fn get(_: &<#schema as ::ecs::Schema>::Resources) -> &Self {
+            fn get(_: &<#schema as #krate::Schema>::Resources) -> &Self {
                 ::core::unreachable!()
             }
 
-            fn get_mut(_: &mut <#schema as ::ecs::Schema>::Resources) -> &mut Self {
+            fn get_mut(_: &mut <#schema as #krate::Schema>::Resources) -> &mut Self {
                 ::core::unreachable!()
             }
         }

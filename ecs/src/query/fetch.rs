@@ -131,7 +131,7 @@ pub trait SchemaQuery<S: Schema>: QueryData {
 /// without borrowing anything. Works for tags as well as data components.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i32);
 /// #[derive(Debug)] struct Frozen;
 /// #[derive(Schema)] struct S { pos: Pos, frozen: Frozen }

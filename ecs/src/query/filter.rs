@@ -67,7 +67,7 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 /// `T` (up to 12; each a [`With`], a [`Without`], a tuple, or another `Or`).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i64);
 /// #[derive(Debug)] struct Vel(i64);
 /// #[derive(Debug)] struct Player;
@@ -109,7 +109,7 @@ pub struct Or<T>(PhantomData<fn() -> T>);
 /// [`World::clear_trackers`](crate::World::clear_trackers).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i32);
 /// #[derive(Schema)] struct S { #[ecs(track)] pos: Pos }
 ///
@@ -134,7 +134,7 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// It is recorded per entity.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i32);
 /// #[derive(Schema)] struct S { #[ecs(track)] pos: Pos }
 ///

@@ -46,7 +46,7 @@ use fetch::ViewColumns;
 /// slices themselves to a loop written by hand, one table at a time.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i64);
 /// #[derive(Debug)] struct Vel(i64);
 /// #[derive(Debug)] struct Frozen;

@@ -20,6 +20,7 @@
 use super::plan::Plan;
 use crate::change::ChangeWindow;
 use crate::lend::{recycle, SplitBuffers, SplitWorld};
+use crate::pool;
 use crate::schema::Schema;
 use crate::system::{ParamSystem, SystemKind, SystemNode};
 use crate::world::World;
@@ -149,7 +150,7 @@ impl<S: Schema> Executor<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
-        let threads = rayon::current_num_threads();
+        let threads = pool::current_num_threads();
         self.runs_since_reset = self.runs_since_reset.wrapping_add(1);
         self.done.fill(false);
         let mut applied = 0;
@@ -363,12 +364,7 @@ where
     };
     // The calling thread works too, rather than sleeping while the pool
     // runs the stage: with two threads only one wake-up is paid.
-    rayon::in_place_scope(|scope| {
-        for _ in 0..helpers {
-            scope.spawn(|_| work());
-        }
-        work();
-    });
+    pool::with_helpers(helpers, work);
     if let Some(payload) = panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
         resume_unwind(payload);
     }

@@ -131,7 +131,7 @@ pub struct QueryState {
 /// A system parameter that reads resource `T`.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(f32);
 /// #[derive(Default)] struct Gravity(f32);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] gravity: Gravity }
@@ -153,7 +153,7 @@ pub struct Res<'w, T>(&'w T);
 /// A system parameter that reads and writes resource `T`.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(f32);
 /// #[derive(Default)] struct Tick(u64);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] tick: Tick }
@@ -275,7 +275,7 @@ where
 /// it never makes a system wait.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(i64);
 /// #[derive(Default)] struct Log(Vec<u32>);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] log: Log }

@@ -41,7 +41,7 @@ const FORMAT: u32 = 0xec5_0002;
 /// `Serialize`.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)] struct Pos(f32);
@@ -160,7 +160,7 @@ where
         let format = seq.next_element::<u32>()?.ok_or_else(|| cut("format"))?;
         if format != FORMAT {
             return Err(A::Error::custom(format!(
-                "not a saved world of this version of `ecs` (format tag {format:#x}, expected \
+                "not a saved world of this version of `schemecs` (format tag {format:#x}, expected \
                  {FORMAT:#x})"
             )));
         }

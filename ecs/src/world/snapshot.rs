@@ -24,7 +24,7 @@ use std::sync::{PoisonError, RwLock};
 /// snapshots of a world whose shape settles allocates nothing.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Clone, Debug, PartialEq)] struct Pos(f32);
 /// #[derive(Clone, Default)] struct Frame(u64);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] frame: Frame }
@@ -85,8 +85,8 @@ where
     /// Exists when every component and resource is [`StableHash`].
     ///
     /// ```
-    /// use ecs::prelude::*;
-    /// use ecs::{StableHash, StableHasher};
+    /// use schemecs::prelude::*;
+    /// use schemecs::{StableHash, StableHasher};
     ///
     /// #[derive(Clone)] struct Pos(f32);
     /// impl StableHash for Pos {
