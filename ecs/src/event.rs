@@ -10,7 +10,10 @@
 //! once, in the order sent; a reader after the writer in program order sees
 //! it in the same run, a reader before it in the next run. At the start of
 //! each schedule run the events sent before the previous run started are
-//! dropped, so an event lives through two runs at most.
+//! dropped, so an event lives through two runs at most. With several
+//! schedules on one world, the runs of all of them count: a reader should
+//! run in every schedule run that can follow its writer's, or read in the
+//! same schedule as the writer.
 
 use crate::change::{clamp, ChangeWindow};
 use crate::lend::Lent;

@@ -13,9 +13,20 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
     let (schema, column) = (names.schema, &names.column);
     let (ty, variant, bit) = (field.ty, field.ident, bit_literal(bit));
     let tracked = if field.tracked {
-        quote! {
+        // A tag has no values, so nothing to stamp: said at the field, in
+        // `cargo check` too (a constant of a concrete type).
+        let message = format!(
+            "`{ty}` is a tag of schema `{schema}` (a zero-sized component: a bit, no values), so \
+             `#[ecs(track)]` has nothing to record; remove it, and test the tag with `Has<{ty}>`, \
+             `With<{ty}>` or `Without<{ty}>`",
+            ty = field.type_name,
+        );
+        let span = syn::spanned::Spanned::span(ty);
+        quote_spanned! {span=>
             #[automatically_derived]
             impl #krate::Tracked<#schema> for #ty {}
+
+            const _: () = ::core::assert!(::core::mem::size_of::<#ty>() != 0, #message);
         }
     } else {
         quote!()

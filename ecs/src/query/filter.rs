@@ -105,7 +105,8 @@ pub struct Or<T>(PhantomData<fn() -> T>);
 ///
 /// In a system, "since the system last ran" is exact: the change happened
 /// after the system's previous run, in program order (or before its first
-/// run). A query made on the world directly sees what happened since the last
+/// run). A query made on the world directly, including one in an exclusive
+/// system (`&mut World`), sees what happened since the last
 /// [`World::clear_trackers`](crate::World::clear_trackers).
 ///
 /// ```
