@@ -223,3 +223,25 @@ fn a_restored_snapshot_replays_the_same_reads() {
     other.send_event(Hit(1));
     assert_ne!(other.checksum(), snapshot.checksum());
 }
+
+#[test]
+fn a_world_without_schedules_drops_old_events_at_each_mark() {
+    let mut world = World::<Game>::new();
+    let mut cursor = EventCursor::<Hit>::default();
+    world.send_event(Hit(1));
+    world.clear_trackers();
+    world.send_event(Hit(2));
+    assert_eq!(
+        cursor.read(&world).map(|hit| hit.0).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    world.clear_trackers();
+    world.send_event(Hit(3));
+    world.clear_trackers();
+    let kept: Vec<u32> = world.events::<Hit>().iter().map(|hit| hit.0).collect();
+    assert_eq!(kept, [3]);
+    assert_eq!(
+        cursor.read(&world).map(|hit| hit.0).collect::<Vec<_>>(),
+        [3]
+    );
+}

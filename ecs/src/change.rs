@@ -486,13 +486,19 @@ impl Changes {
                 None
             }
         };
-        self.run_starts = [self.run_starts[1], base];
-        let keep_from = self.run_starts[0];
-        for log in &mut self.removed {
-            log.retain(|&(_, tick)| base.wrapping_sub(tick) <= base.wrapping_sub(keep_from));
-        }
+        self.start_run(base);
         self.tick = base.wrapping_add(systems);
         (base, previous)
+    }
+
+    /// Records that a run (or a `clear_trackers` mark) starts at tick
+    /// `start`, and drops the removals logged before the previous one.
+    pub(crate) fn start_run(&mut self, start: u32) {
+        self.run_starts = [self.run_starts[1], start];
+        let keep_from = self.run_starts[0];
+        for log in &mut self.removed {
+            log.retain(|&(_, tick)| start.wrapping_sub(tick) <= start.wrapping_sub(keep_from));
+        }
     }
 
     /// Whether the tick has moved far enough since the last sweep that the

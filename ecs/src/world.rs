@@ -493,6 +493,10 @@ impl<S: Schema> World<S> {
     /// [`Changed`](crate::Changed) from, and [`World::removed`] too: after
     /// this call they report only what happens from now on.
     ///
+    /// For what the world keeps, a mark counts as a schedule run: events
+    /// and removal records older than the previous run or mark are dropped,
+    /// so a world used without schedules does not keep them forever.
+    ///
     /// ```
     /// use schemecs::prelude::*;
     /// #[derive(Debug)] struct Pos(i32);
@@ -508,8 +512,13 @@ impl<S: Schema> World<S> {
     /// ```
     pub fn clear_trackers(&mut self) {
         let changes = self.store.changes_mut();
-        changes.marked = changes.tick;
-        changes.tick = changes.tick.wrapping_add(1);
+        let mark = changes.tick;
+        changes.marked = mark;
+        // What comes after the mark starts at the next tick.
+        changes.start_run(mark.wrapping_add(1));
+        changes.tick = mark.wrapping_add(1);
+        let keep_from = changes.run_starts[0];
+        S::prune_events(&mut self.resources, keep_from, mark);
         self.sweep_if_due();
     }
 
