@@ -190,7 +190,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             );
         }
         let mut runs = F::ROWS.then_some(row_runs.as_slice());
-        let mut fetched = Vec::with_capacity(matched.len());
+        let mut fetched = Vec::with_capacity(if F::ROWS {
+            row_runs.len()
+        } else {
+            matched.len()
+        });
         let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
         let mut offset = 0;
@@ -264,7 +268,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             );
         }
         let mut runs = F::ROWS.then_some(row_runs.as_slice());
-        let mut fetched = Vec::with_capacity(matched.len());
+        let mut fetched = Vec::with_capacity(if F::ROWS {
+            row_runs.len()
+        } else {
+            matched.len()
+        });
         for &id in matched {
             let table = &tables[id.index()];
             if table.len() == 0 {
@@ -302,7 +310,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     where
         Q: SchemaQuery<S>,
     {
-        let mut fetched = Vec::with_capacity(matched.len());
+        let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
         let all_entities = world.entities;
         for &id in matched {
             let table_runs = take_runs(&mut runs, id);
