@@ -111,33 +111,36 @@ fn a_write_marks_only_the_entity_written() {
     assert_eq!(changed_pos(&world), [ids[1], ids[7]]);
     world.clear_trackers();
 
-    // Iterating mutably hands every row out: every row is written.
+    // An iterator hands out each table it enters whole, even when stopped
+    // early; rows of tables it never reaches stay unmarked.
+    world.spawn((Pos(100),));
+    world.clear_trackers();
     for (i, pos) in world.query_mut::<&mut Pos>().iter_mut().enumerate() {
         if i == 4 {
             break;
         }
         pos.0 += 1;
     }
-    assert_eq!(changed_pos(&world), &ids[..5]);
+    assert_eq!(changed_pos(&world), ids);
     world.clear_trackers();
     world.query_mut::<&mut Pos>().for_each_mut(|pos| pos.0 += 1);
-    assert_eq!(changed_pos(&world), ids);
+    assert_eq!(changed_pos(&world).len(), 11);
     world.clear_trackers();
 
     // Reading does not mark, and neither do writes of untracked components.
     world
         .query_mut::<(&Pos, &mut Vel)>()
         .for_each_mut(|(_, vel)| vel.0 += 1);
-    assert_eq!(world.query::<&Pos>().iter().count(), 10);
+    assert_eq!(world.query::<&Pos>().iter().count(), 11);
     assert_eq!(changed_pos(&world), []);
     // The table form and parallel loops write every row they hand out.
     world
-        .query_mut::<&mut Pos>()
+        .query_filtered_mut::<&mut Pos, With<Vel>>()
         .for_each_table_mut(|_, pos| pos[0].0 += 1);
     assert_eq!(changed_pos(&world), ids);
     world.clear_trackers();
     world
-        .query_mut::<&mut Pos>()
+        .query_filtered_mut::<&mut Pos, With<Vel>>()
         .par_for_each_mut(|pos| pos.0 += 1);
     assert_eq!(changed_pos(&world), ids);
 }
@@ -442,4 +445,38 @@ fn the_table_form_of_a_changed_query_hands_out_the_runs_of_changed_rows() {
             (7..8, vec![ids[7]], vec![107]),
         ]
     );
+}
+
+#[test]
+fn tuple_items_mark_only_the_rows_handed_out() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..8).map(|i| (Pos(i), Vel(i))))
+        .collect();
+    world.clear_trackers();
+    world.spawn((Pos(0),));
+    world.clear_trackers();
+    {
+        // Stopped in the first table: the second is never entered.
+        let mut query = world.query_mut::<(Option<&Vel>, &mut Pos)>();
+        for (i, (_, pos)) in query.iter_mut().enumerate() {
+            pos.0 += 1;
+            if i == 2 {
+                break;
+            }
+        }
+    }
+    assert_eq!(changed_pos(&world), ids);
+    world.clear_trackers();
+    {
+        let mut query = world.query_mut::<(Entity, Option<&mut Pos>)>();
+        let [a, b] = query.get_many_mut([ids[6], ids[4]]).unwrap();
+        assert_eq!((a.0, b.0), (ids[6], ids[4]));
+    }
+    assert_eq!(changed_pos(&world), [ids[4], ids[6]]);
+    world.clear_trackers();
+    world
+        .query_mut::<(&mut Pos, &Vel)>()
+        .par_for_each_mut(|(pos, vel)| pos.0 += vel.0);
+    assert_eq!(changed_pos(&world), ids);
 }

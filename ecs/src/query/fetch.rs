@@ -38,9 +38,18 @@ pub trait QueryData {
     fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a>;
 
     /// The first row's item, advancing `fetch` past it. The fetch must not be
-    /// empty.
+    /// empty. It does not stamp a tracked component's write: whoever hands
+    /// rows out calls [`QueryData::stamp_rows`] for them first.
     #[doc(hidden)]
     fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a>;
+
+    /// Stamps the first `rows` rows of `fetch` as written, for the `&mut T`
+    /// items of tracked components; nothing for anything else. Kept apart
+    /// from [`QueryData::next`] so that a loop over many rows stamps them at
+    /// once and its per-row step stays what it is without tracking.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn stamp_rows(_fetch: &mut Self::Fetch<'_>, _rows: usize) {}
 
     /// Folds the items of the `len` rows of `fetch`, in order, into `init`
     /// with `f`: the loop over one table behind `for_each` and
@@ -53,6 +62,7 @@ pub trait QueryData {
         init: B,
         mut f: impl FnMut(B, Self::Item<'a>) -> B,
     ) -> B {
+        Self::stamp_rows(&mut fetch, len);
         let mut acc = init;
         for _ in 0..len {
             acc = f(acc, Self::next(&mut fetch));
@@ -229,9 +239,10 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &T {
 }
 
 /// The fetch of a `&mut T` item: the rows' values and, for a tracked
-/// component, their changed ticks, which each row handed out is stamped with
-/// `tick`. Untracked components have no ticks (`changed` is empty), and the
-/// loops test that once per table, not per row.
+/// component, the changed ticks of the rows from the first one fetched.
+/// Handing rows out advances `values` only; the rows still to come are the
+/// last `values.len()` of `changed`, which [`QueryData::stamp_rows`] stamps
+/// with `tick`. Untracked components have no ticks (`changed` is empty).
 #[doc(hidden)]
 pub struct WriteFetch<'a, T> {
     values: &'a mut [T],
@@ -250,6 +261,15 @@ impl<T> Default for WriteFetch<'_, T> {
     }
 }
 
+impl<T> WriteFetch<'_, T> {
+    /// The changed ticks of the rows not handed out yet (empty if untracked).
+    #[inline(always)]
+    fn pending_ticks(&mut self) -> &mut [u32] {
+        let start = self.changed.len().saturating_sub(self.values.len());
+        &mut self.changed[start..]
+    }
+}
+
 impl<T: 'static> QueryData for &mut T {
     type Item<'a> = &'a mut T;
     type Slice<'a> = &'a mut [T];
@@ -257,15 +277,17 @@ impl<T: 'static> QueryData for &mut T {
 
     // The table form hands out every row at once: every row is written.
     #[inline(always)]
-    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
-        fetch.changed.fill(fetch.tick);
+    fn slice<'a>(mut fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        let tick = fetch.tick;
+        fetch.pending_ticks().fill(tick);
         fetch.values
     }
 
     #[inline(always)]
-    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
-        if let Some(changed) = fetch.changed.get_mut(row) {
-            *changed = fetch.tick;
+    fn get<'a>(mut fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
+        let tick = fetch.tick;
+        if let Some(changed) = fetch.pending_ticks().get_mut(row) {
+            *changed = tick;
         }
         &mut fetch.values[row]
     }
@@ -276,25 +298,28 @@ impl<T: 'static> QueryData for &mut T {
             .split_first_mut()
             .expect("query fetch exhausted");
         fetch.values = rest;
-        if let Some((changed, rest)) = core::mem::take(&mut fetch.changed).split_first_mut() {
-            *changed = fetch.tick;
-            fetch.changed = rest;
-        }
         first
     }
 
-    // See `&T`. A tracked column is stamped whole first: the loop hands out
-    // every row.
+    #[inline(always)]
+    fn stamp_rows(fetch: &mut Self::Fetch<'_>, rows: usize) {
+        if !fetch.changed.is_empty() {
+            let tick = fetch.tick;
+            let pending = fetch.pending_ticks();
+            let rows = rows.min(pending.len());
+            pending[..rows].fill(tick);
+        }
+    }
+
+    // See `&T`.
     #[inline(always)]
     fn fold<'a, B>(
-        fetch: Self::Fetch<'a>,
-        _: usize,
+        mut fetch: Self::Fetch<'a>,
+        len: usize,
         init: B,
         f: impl FnMut(B, Self::Item<'a>) -> B,
     ) -> B {
-        if !fetch.changed.is_empty() {
-            fetch.changed.fill(fetch.tick);
-        }
+        Self::stamp_rows(&mut fetch, len);
         fetch.values.iter_mut().fold(init, f)
     }
 
@@ -313,7 +338,10 @@ impl<T: 'static> QueryData for &mut T {
         let (changed_head, changed_tail) = if fetch.changed.is_empty() {
             (&mut [][..], &mut [][..])
         } else {
-            fetch.changed.split_at_mut(mid)
+            // The head keeps the ticks before it (already handed out), so
+            // that its pending ticks stay the last `mid`.
+            let start = fetch.changed.len() - head.len() - tail.len();
+            fetch.changed.split_at_mut(start + mid)
         };
         (
             WriteFetch {
@@ -478,6 +506,13 @@ impl<Q: QueryData> QueryData for Option<Q> {
     }
 
     #[inline(always)]
+    fn stamp_rows(fetch: &mut Self::Fetch<'_>, rows: usize) {
+        if let Some(fetch) = fetch {
+            Q::stamp_rows(fetch, rows);
+        }
+    }
+
+    #[inline(always)]
     fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
         fetch.as_mut().map(|fetch| Q::reborrow(fetch))
     }
@@ -547,6 +582,13 @@ macro_rules! impl_query_tuple {
                 let ($($q,)*) = fetch;
                 ($($q::next($q),)*)
             }
+
+            #[inline(always)]
+            fn stamp_rows(fetch: &mut Self::Fetch<'_>, _rows: usize) {
+                let ($($q,)*) = fetch;
+                $($q::stamp_rows($q, _rows);)*
+            }
+
 
             #[inline(always)]
             fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {

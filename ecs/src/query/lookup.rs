@@ -165,6 +165,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             while let Some(&i) = places.next_if(|&&i| located[i].0 == index) {
                 let row = located[i].1;
                 let (_, mut tail) = Q::split_at(rest, row - start);
+                Q::stamp_rows(&mut tail, 1);
                 items[i] = Some(Q::next(&mut tail));
                 rest = tail;
                 start = row + 1;

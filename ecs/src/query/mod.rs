@@ -492,6 +492,11 @@ impl<'a, 'w, Q: QueryData> QueryIter<'a, 'w, Q> {
                 (table.entities.len(), Q::reborrow(&mut table.fetch))
             }
         };
+        // The rows of a table the iterator enters count as handed out: the
+        // tracked `&mut T` items are stamped here, once per table, so that
+        // the per-row step is what it is without tracking.
+        let mut fetch = fetch;
+        Q::stamp_rows(&mut fetch, len);
         self.fetch = fetch;
         self.remaining = len;
         Some(())

@@ -40,6 +40,7 @@ fn run_chunks<'a, Q: QueryData>(
     Q::Fetch<'a>: Send,
 {
     pool::for_each(chunks, |(mut fetch, len)| {
+        Q::stamp_rows(&mut fetch, len);
         for _ in 0..len {
             f(Q::next(&mut fetch));
         }
@@ -134,6 +135,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
                 let mut queue = CommandQueue::default();
                 let mut chunk_commands = ChunkCommands::new(&mut queue);
+                Q::stamp_rows(&mut fetch, len);
                 for _ in 0..len {
                     f(&mut chunk_commands, Q::next(&mut fetch));
                 }
@@ -181,6 +183,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     {
         let buffers: Vec<Vec<T>> = pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
             let mut chunk = ChunkEvents(Vec::new());
+            Q::stamp_rows(&mut fetch, len);
             for _ in 0..len {
                 f(&mut chunk, Q::next(&mut fetch));
             }
