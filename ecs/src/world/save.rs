@@ -31,8 +31,10 @@ use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
-/// this layout.
-const FORMAT: u32 = 0xec5_0001;
+/// this layout. 2: the entity part holds one generation per slot and the free
+/// list as a sequence (1 saved each slot as a `(kind, generation, next)`
+/// triple).
+const FORMAT: u32 = 0xec5_0002;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
