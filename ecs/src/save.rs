@@ -7,9 +7,10 @@
 //! without it.
 //!
 //! Loading trusts no length in the input: sequences are read element by
-//! element into vectors that grow as the data arrives (at most 1 MiB is
-//! reserved ahead), and every count is checked against what the world
-//! already read (rows against the table's entity list, tag values against the
+//! element into vectors that grow as the data arrives (at most 1 MiB, or as
+//! much as has arrived, is reserved ahead, up to the length the input
+//! announces), and every count is checked against what the world already
+//! read (rows against the table's entity list, tag values against the
 //! entities that have the tag, entity indices against the slots).
 
 /// With the feature: `Serialize` for the column enum (its values as a
@@ -184,6 +185,24 @@ mod with_serde {
         count.min(AHEAD_BYTES / size_of::<T>().max(1))
     }
 
+    /// Makes room in a full `values` for what comes next: towards the
+    /// `announced` length, by at most what has arrived (at least the first
+    /// chunk of [`AHEAD_BYTES`]), so an untrusted announcement can make a load
+    /// reserve no more than twice the data it has read, while an honest one
+    /// gets a vector of exactly its length (no doubling slack in a loaded
+    /// world). Past the announcement, the usual amortized growth.
+    #[cold]
+    #[inline(never)]
+    fn grow<T>(values: &mut Vec<T>, announced: usize) {
+        let left = announced.saturating_sub(values.len());
+        if left == 0 {
+            values.reserve(1);
+        } else {
+            let step = values.len().max(cautious::<T>(usize::MAX)).max(1);
+            values.reserve_exact(left.min(step));
+        }
+    }
+
     /// A sequence of exactly `rows` values of `T`.
     #[doc(hidden)]
     pub fn load_rows<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
@@ -220,10 +239,16 @@ mod with_serde {
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            let mut values = Vec::with_capacity(cautious::<T>(self.min));
+            let announced = seq.size_hint().unwrap_or(0).clamp(self.min, self.max);
+            let mut values = Vec::with_capacity(cautious::<T>(announced));
             while values.len() < self.max {
                 match seq.next_element_seed(self.seed.clone())? {
-                    Some(value) => values.push(value),
+                    Some(value) => {
+                        if values.len() == values.capacity() {
+                            grow(&mut values, announced);
+                        }
+                        values.push(value);
+                    }
                     None => break,
                 }
             }
