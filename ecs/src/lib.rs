@@ -75,6 +75,8 @@ pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
 pub use ecs_macros::Schema;
+/// Derives [`StableHash`](trait@StableHash): see the trait.
+pub use ecs_macros::StableHash;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use mask::{BitIter, Mask, MaskBits};
