@@ -56,6 +56,7 @@ mod bundle;
 mod checksum;
 mod command;
 mod command_buffer;
+mod component_bounds;
 mod entity;
 mod entity_ref;
 mod lend;
@@ -113,9 +114,13 @@ pub mod prelude {
 pub mod __private {
     pub use crate::__schema_serde_columns as schema_serde_columns;
     pub use crate::__schema_serde_resources as schema_serde_resources;
+    pub use crate::__schema_snapshot_impls as schema_snapshot_impls;
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::Placement;
     pub use crate::command::CommandQueue;
+    pub use crate::component_bounds::{
+        CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
+    };
     pub use crate::lend::{Lent, SplitWorld};
     pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};
     pub use crate::query::{MatchedTables, TableView};
