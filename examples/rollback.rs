@@ -17,7 +17,7 @@
 //!     cargo run --release --example rollback --features serde
 
 use ecs::prelude::*;
-use ecs::{StableHash, StableHasher};
+use ecs::StableHash;
 use serde::{Deserialize, Serialize};
 
 /// Frames between sending an input and the other peer receiving it.
@@ -26,52 +26,33 @@ const DELAY: usize = 3;
 const RING: usize = DELAY + 2;
 const FRAMES: usize = 240;
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Pos {
     x: f32,
     y: f32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Vel {
     x: f32,
     y: f32,
 }
 
 /// A player's avatar, and which player steers it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Player(u8);
 
 /// A spark fired by a player; it burns out after this many frames.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Spark(u32);
 
 /// Both players' inputs for the frame being simulated: four direction bits
 /// and a fire bit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, StableHash)]
 struct Inputs([u8; 2]);
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, StableHash)]
 struct Frame(u64);
-
-macro_rules! stable_hash_fields {
-    ($($ty:ty { $($field:tt),* })*) => {$(
-        impl StableHash for $ty {
-            fn stable_hash(&self, hasher: &mut StableHasher) {
-                $(self.$field.stable_hash(hasher);)*
-            }
-        }
-    )*};
-}
-
-stable_hash_fields! {
-    Pos { x, y }
-    Vel { x, y }
-    Player { 0 }
-    Spark { 0 }
-    Inputs { 0 }
-    Frame { 0 }
-}
 
 #[derive(Schema)]
 struct Arena {

@@ -6,45 +6,21 @@
 //! `cargo test -p ecs-tests --features serde --test save`
 
 use ecs::prelude::*;
-use ecs::{StableHash, StableHasher};
+use ecs::StableHash;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use support::Rng;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Pos(f32, f32);
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Vel(f64);
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Name(String);
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, StableHash)]
 struct Frozen;
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, StableHash)]
 struct Frame(u64);
-
-impl StableHash for Pos {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        (self.0, self.1).stable_hash(hasher);
-    }
-}
-impl StableHash for Vel {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
-impl StableHash for Name {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
-impl StableHash for Frozen {
-    fn stable_hash(&self, _: &mut StableHasher) {}
-}
-impl StableHash for Frame {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
 
 #[derive(Schema)]
 struct Game {

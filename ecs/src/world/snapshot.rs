@@ -113,12 +113,9 @@ impl<S: Schema> World<S> {
     ///
     /// ```
     /// use ecs::prelude::*;
-    /// use ecs::{StableHash, StableHasher};
+    /// use ecs::StableHash;
     ///
-    /// #[derive(Clone)] struct Pos(f32);
-    /// impl StableHash for Pos {
-    ///     fn stable_hash(&self, hasher: &mut StableHasher) { self.0.stable_hash(hasher) }
-    /// }
+    /// #[derive(Clone, StableHash)] struct Pos(f32);
     /// #[derive(Schema)] struct Game { pos: Pos }
     ///
     /// let mut world = World::<Game>::new();
