@@ -6,7 +6,7 @@
 //! `cargo test -p ecs-tests --features serde --test save`
 
 use ecs::prelude::*;
-use ecs::StableHash;
+use ecs::{LoadError, StableHash};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use support::Rng;
@@ -138,23 +138,63 @@ fn pending_reservations_survive_a_save() {
 #[test]
 fn a_save_of_another_schema_says_what_differs() {
     let world = churned(3, 100);
+    let says_what_differs = |error: &str| {
+        error.contains("schema `Game`")
+            && error.contains("`Vel`")
+            && error.contains("schema `Other`")
+            && error.contains("`Speed`")
+    };
     let json = serde_json::to_string(&world).unwrap();
     let error = serde_json::from_str::<World<Other>>(&json)
         .expect_err("a Game save is not an Other world")
         .to_string();
-    assert!(
-        error.contains("schema `Game`")
-            && error.contains("`Vel`")
-            && error.contains("schema `Other`")
-            && error.contains("`Speed`"),
-        "{error}"
-    );
-    // Through postcard, which keeps no message, it is an error all the same.
+    assert!(says_what_differs(&error), "{error}");
+    // postcard's errors keep no message...
     let bytes = postcard::to_stdvec(&world).unwrap();
-    assert!(postcard::from_bytes::<World<Other>>(&bytes).is_err());
+    let error = postcard::from_bytes::<World<Other>>(&bytes)
+        .expect_err("a Game save is not an Other world")
+        .to_string();
+    assert!(!says_what_differs(&error), "{error}");
+    // ...but `World::load` keeps the reason beside the format's error.
+    match World::<Other>::load(&mut postcard::Deserializer::from_bytes(&bytes)) {
+        Err(LoadError::Invalid { reason, format }) => {
+            assert!(says_what_differs(&reason), "{reason}");
+            assert_eq!(format, postcard::Error::SerdeDeCustom);
+        }
+        Err(error) => panic!("not the schema's reason: {error}"),
+        Ok(_) => panic!("a Game save loaded as an Other world"),
+    }
 }
 
-/// The save as JSON, edited by `edit`, then loaded: the error's message.
+#[test]
+fn load_tells_a_save_it_cannot_read_from_an_invalid_one() {
+    let world = churned(6, 100);
+    let mut bytes = postcard::to_stdvec(&world).unwrap();
+    let load = |bytes: &[u8]| World::<Game>::load(&mut postcard::Deserializer::from_bytes(bytes));
+    // Cut short: postcard runs out of input, and says so.
+    match load(&bytes[..bytes.len() / 2]) {
+        Err(LoadError::Format(postcard::Error::DeserializeUnexpectedEnd)) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    // Another format tag: read, then refused, with the reason.
+    bytes[0] ^= 1;
+    let error = load(&bytes).map(|_| ()).unwrap_err();
+    assert!(matches!(error, LoadError::Invalid { .. }));
+    assert!(error.to_string().contains("format tag"), "{error}");
+    // A reason does not outlive its load, even one left by a plain
+    // `Deserialize` (as `postcard::from_bytes` does): the next refusal is
+    // the format's.
+    assert!(postcard::from_bytes::<World<Game>>(&bytes).is_err());
+    match load(&[]) {
+        Err(LoadError::Format(_)) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    bytes[0] ^= 1;
+    assert_eq!(load(&bytes).unwrap().checksum(), world.checksum());
+}
+
+/// The save as JSON, edited by `edit`, then loaded: the error's message,
+/// which `World::load` gives as the reason.
 fn load_edited(edit: impl FnOnce(&mut Value)) -> String {
     let mut world = churned(4, 300);
     // A free list of a few slots.
@@ -165,10 +205,19 @@ fn load_edited(edit: impl FnOnce(&mut Value)) -> String {
     buffer.commands(&world).spawn((Vel(1.0),));
     let mut value = serde_json::to_value(&world).unwrap();
     edit(&mut value);
-    match serde_json::from_value::<World<Game>>(value) {
+    let message = match serde_json::from_value::<World<Game>>(value.clone()) {
         Ok(_) => panic!("the edited save loaded"),
         Err(error) => error.to_string(),
+    };
+    // `World::load` has the same reason, whatever the format would keep.
+    match World::<Game>::load(value) {
+        Err(LoadError::Invalid { reason, .. }) => {
+            assert!(message.contains(&reason), "{message:?} is not {reason:?}");
+        }
+        Err(error) => panic!("refused without a reason: {error}"),
+        Ok(_) => panic!("the edited save loaded"),
     }
+    message
 }
 
 /// The generation of each entity slot.
@@ -208,7 +257,21 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
             let index = first_row(s);
             slots(s)[index] = json!(0);
         }),
-        "which is not alive",
+        "which is retired",
+    );
+    // A row naming a slot past the last.
+    expect(
+        load_edited(|s| {
+            let beyond = json!(slots(s).len());
+            let table = s[3]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|t| !t[1].as_array().unwrap().is_empty())
+                .unwrap();
+            table[1][0] = beyond;
+        }),
+        "which does not exist",
     );
     // A live entity in two rows: the first row of a table copied over the
     // first row of another.
@@ -241,7 +304,7 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
                 .unwrap();
             table[1][0] = head;
         }),
-        "which is not alive",
+        "which the free list names already",
     );
     // A live slot in no table: the last row of a table dropped, with its
     // values.
@@ -271,7 +334,7 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
                 .unwrap();
             table[2][0].as_array_mut().unwrap().pop();
         }),
-        "values of a column",
+        "values of `Pos` where it must have exactly",
     );
     // A free list that loops back on itself.
     expect(
@@ -279,7 +342,7 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
             let head = free_list(s)[0].clone();
             free_list(s).push(head);
         }),
-        "listed twice",
+        "which the free list names already",
     );
     // A free list naming a slot that does not exist.
     expect(
@@ -287,14 +350,14 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
             let beyond = json!(slots(s).len());
             free_list(s).push(beyond);
         }),
-        "not a slot",
+        "which does not exist",
     );
     // A dead slot waiting for reuse but left out of the list.
     expect(
         load_edited(|s| {
             free_list(s).remove(0);
         }),
-        "in no table row and not in the free list",
+        "1 entity slot has a generation but is in no table row and not in the free list",
     );
     expect(load_edited(|s| s[2][2] = json!(1_000_000)), "reservations");
     expect(
@@ -317,7 +380,7 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
         load_edited(|s| {
             s[4][0].as_array_mut().unwrap().push(Value::Null);
         }),
-        "values of a column",
+        "values of `Frozen` where it must have exactly",
     );
     expect(load_edited(|s| s[5] = json!([])), "resources");
     expect(
@@ -390,7 +453,7 @@ fn the_loader_survives_random_and_mutated_saves() {
     let tag_len = seeds[0].iter().position(|byte| byte & 0x80 == 0).unwrap() + 1;
     let tag = &seeds[0][..tag_len];
     let mut rng = Rng::new(0xf022);
-    let mut loaded = 0u64;
+    let (mut loaded, mut invalid) = (0u64, 0u64);
     let mut input = Vec::new();
     for case in 0..cases {
         input.clear();
@@ -420,11 +483,21 @@ fn the_loader_survives_random_and_mutated_saves() {
                 }
             }
         }
-        if let Ok(world) = postcard::from_bytes::<World<Game>>(&input) {
-            loaded += 1;
-            exercise(world);
+        match World::<Game>::load(&mut postcard::Deserializer::from_bytes(&input)) {
+            Ok(world) => {
+                loaded += 1;
+                exercise(world);
+            }
+            Err(LoadError::Invalid { reason, .. }) => {
+                assert!(!reason.is_empty());
+                invalid += 1;
+            }
+            Err(_) => {}
         }
     }
+    // Many mutations read as saves that break an invariant: each of those
+    // came with its reason.
+    assert!(invalid > 0, "no mutated save was refused with a reason");
     // Mutations of values (a float's bits, a name's letter) still load.
     assert!(
         loaded > 0,

@@ -91,6 +91,8 @@ pub use schema::{Component, Resource, Schema};
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
+#[cfg(feature = "serde")]
+pub use save::LoadError;
 pub use structure::Spawned;
 pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
@@ -125,7 +127,7 @@ pub mod __private {
     pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};
     pub use crate::query::{MatchedTables, TableView};
     #[cfg(feature = "serde")]
-    pub use crate::save::{load_rows, LoadColumn};
+    pub use crate::save::{load_rows, reject, LoadColumn};
     pub use crate::schema::Column;
     pub use crate::system::{Exclusive, SystemFn, SystemNode};
     pub use bitflags;

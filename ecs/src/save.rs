@@ -49,15 +49,14 @@ macro_rules! __schema_serde_columns {
                 let mut next = 0u32;
                 $(
                     if bit == next {
-                        return $crate::__private::load_rows::<$ty, __D>(rows, deserializer)
+                        let what = ::core::concat!("values of `", ::core::stringify!($ty), "`");
+                        return $crate::__private::load_rows::<$ty, __D>(rows, what, deserializer)
                             .map(Self::$variant);
                     }
                     next += 1;
                 )*
                 let _ = next;
-                ::core::result::Result::Err($crate::__private::serde::de::Error::custom(
-                    "no such component bit",
-                ))
+                ::core::result::Result::Err($crate::__private::reject("no such component bit"))
             }
         }
     };
@@ -129,9 +128,11 @@ macro_rules! __schema_serde_resources {
                                 ::core::option::Option::Some(value) => value,
                                 ::core::option::Option::None => {
                                     return ::core::result::Result::Err(
-                                        $crate::__private::serde::de::Error::invalid_length(
-                                            $index, &self,
-                                        ),
+                                        $crate::__private::reject(::core::concat!(
+                                            "the save is cut short in its resources, before `",
+                                            ::core::stringify!($field),
+                                            "`",
+                                        )),
                                     )
                                 }
                             },)*
@@ -154,9 +155,9 @@ macro_rules! __schema_serde_resources {
 }
 
 #[cfg(feature = "serde")]
-pub(crate) use with_serde::{bounded, Bounded};
+pub(crate) use with_serde::{bounded, take_reason, Bounded};
 #[cfg(feature = "serde")]
-pub use with_serde::{load_rows, LoadColumn};
+pub use with_serde::{load_rows, reject, LoadColumn, LoadError};
 
 #[cfg(feature = "serde")]
 mod with_serde {
@@ -164,6 +165,85 @@ mod with_serde {
     use core::marker::PhantomData;
     use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
     use serde::Deserialize;
+    use std::cell::RefCell;
+
+    /// Why [`World::load`](crate::World::load) refused a save.
+    ///
+    /// A format reports a refusal as its own error type, and some formats
+    /// keep no message in it: postcard's says only "Serde Deserialization
+    /// Error" however the save was wrong. `load` keeps the reason beside it.
+    #[derive(Debug)]
+    pub enum LoadError<E> {
+        /// The format could not read the input as a save: it is cut short,
+        /// or holds a value of the wrong type or one a component's own
+        /// `Deserialize` refused. The format's error says where.
+        Format(E),
+        /// The input reads as a save, but not as one of a world of this
+        /// schema: it is of another schema or version, or would break an
+        /// invariant of the world (an entity in two rows, a column of the
+        /// wrong length, ...). `reason` says which; `format` is the error the
+        /// format made of it, which may not.
+        Invalid {
+            /// What is wrong with the save, in words.
+            reason: String,
+            /// The format's error for the same refusal.
+            format: E,
+        },
+    }
+
+    impl<E: fmt::Display> fmt::Display for LoadError<E> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                LoadError::Format(error) => write!(f, "the save could not be read: {error}"),
+                LoadError::Invalid { reason, .. } => write!(f, "the save is not valid: {reason}"),
+            }
+        }
+    }
+
+    impl<E: std::error::Error + 'static> std::error::Error for LoadError<E> {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            match self {
+                LoadError::Format(error) | LoadError::Invalid { format: error, .. } => Some(error),
+            }
+        }
+    }
+
+    thread_local! {
+        /// The reason for the first refusal of the load running on this
+        /// thread, kept for [`World::load`](crate::World::load).
+        static REASON: RefCell<Option<String>> = const { RefCell::new(None) };
+    }
+
+    /// The format's error for a refused save, saying `reason`; the reason is
+    /// also kept (the first of a load), for `World::load` to return when the
+    /// format drops it.
+    #[doc(hidden)]
+    pub fn reject<E: Error>(reason: impl fmt::Display) -> E {
+        let reason = reason.to_string();
+        let error = E::custom(&reason);
+        REASON.with(|kept| {
+            kept.borrow_mut().get_or_insert(reason);
+        });
+        error
+    }
+
+    /// Takes the kept reason, leaving none.
+    pub(crate) fn take_reason() -> Option<String> {
+        REASON.with(|kept| kept.borrow_mut().take())
+    }
+
+    /// A count of `min..=max`, in words: "exactly 3", "at most 8", "3 to 8".
+    struct Count(usize, usize);
+
+    impl fmt::Display for Count {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match *self {
+                Count(min, max) if min == max => write!(f, "exactly {min}"),
+                Count(0, max) => write!(f, "at most {max}"),
+                Count(min, max) => write!(f, "{min} to {max}"),
+            }
+        }
+    }
 
     /// A column type that can be read back from a save: implemented by the
     /// generated column enum when every component is `Deserialize`.
@@ -203,17 +283,18 @@ mod with_serde {
         }
     }
 
-    /// A sequence of exactly `rows` values of `T`.
+    /// A sequence of exactly `rows` values of `T`, named `what` in errors.
     #[doc(hidden)]
     pub fn load_rows<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
         rows: usize,
+        what: &'static str,
         deserializer: D,
     ) -> Result<Vec<T>, D::Error> {
         deserializer.deserialize_seq(Bounded::<T, _> {
             min: rows,
             max: rows,
             seed: PhantomData,
-            what: "values of a column",
+            what,
             marker: PhantomData,
         })
     }
@@ -235,7 +316,7 @@ mod with_serde {
         type Value = Vec<T>;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "{} to {} {}", self.min, self.max, self.what)
+            write!(f, "{} {}", Count(self.min, self.max), self.what)
         }
 
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
@@ -253,10 +334,20 @@ mod with_serde {
                 }
             }
             if values.len() < self.min {
-                return Err(A::Error::invalid_length(values.len(), &self));
+                return Err(reject(format_args!(
+                    "the save has {} {} where it must have {}",
+                    values.len(),
+                    self.what,
+                    Count(self.min, self.max)
+                )));
             }
             if values.len() == self.max && seq.next_element_seed(self.seed.clone())?.is_some() {
-                return Err(A::Error::invalid_length(self.max + 1, &self));
+                return Err(reject(format_args!(
+                    "the save has more than {} {} where it must have {}",
+                    self.max,
+                    self.what,
+                    Count(self.min, self.max)
+                )));
             }
             Ok(values)
         }

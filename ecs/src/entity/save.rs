@@ -9,12 +9,12 @@
 //! once, by a row, by the free list, or as retired.
 
 use super::{Entities, EntityLocation, Reserved, Slot, MAX_INDEX, NO_SLOT};
-use crate::save::Bounded;
+use crate::save::{reject, Bounded};
 use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::marker::PhantomData;
 use core::num::NonZeroU32;
-use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
@@ -99,7 +99,7 @@ impl<'de> Visitor<'de> for EntitiesSeed {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SavedEntities, A::Error> {
-        let missing = || A::Error::custom("the entity part of the save is cut short");
+        let missing = || reject::<A::Error>("the entity part of the save is cut short");
         let mut slots = seq
             .next_element_seed(Bounded {
                 min: 0,
@@ -181,10 +181,10 @@ impl<'de> Visitor<'de> for FreeListSeed<'_> {
                     generation,
                     location: UNPLACED,
                 }) => generation,
-                _ => {
-                    return Err(A::Error::custom(format!(
-                        "the free list names slot {index}, which is retired, listed twice or \
-                         not a slot"
+                slot => {
+                    return Err(reject::<A::Error>(format!(
+                        "the free list names slot {index}, {}",
+                        unfit(slot, self.slots.len())
                     )))
                 }
             };
@@ -201,6 +201,17 @@ impl<'de> Visitor<'de> for FreeListSeed<'_> {
             len += 1;
         }
         Ok((head, len))
+    }
+}
+
+/// Why `slot` cannot be named by a table row or by the free list (both want
+/// a slot with a generation that neither names yet): "which is ...".
+fn unfit(slot: Option<&Slot>, count: usize) -> String {
+    match slot {
+        None => format!("which does not exist (the save has {count} slots)"),
+        Some(Slot::Dead { reuse: None, .. }) => "which is retired".into(),
+        Some(Slot::Dead { reuse: Some(_), .. }) => "which the free list names already".into(),
+        Some(Slot::Alive { .. }) => "which a table row names already".into(),
     }
 }
 
@@ -229,7 +240,7 @@ impl Entities {
             from_list,
             fresh,
         } = saved;
-        let mut placed = 0usize;
+        let (mut placed, count) = (0usize, slots.len());
         for (table, rows) in tables {
             for (row, &EntityIndex(index)) in rows.iter().enumerate() {
                 match slots.get_mut(index as usize) {
@@ -242,11 +253,11 @@ impl Entities {
                     Some(Slot::Alive { .. }) => {
                         return Err(format!("entity slot {index} is in two table rows"))
                     }
-                    _ => {
+                    slot => {
                         return Err(format!(
-                            "table {} row {row} holds entity slot {index}, which is not alive \
-                             (retired, in the free list, or not a slot)",
-                            table.0
+                            "table {} row {row} holds entity slot {index}, {}",
+                            table.0,
+                            unfit(slot.as_deref(), count)
                         ))
                     }
                 }
@@ -254,10 +265,12 @@ impl Entities {
             placed += rows.len();
         }
         if placed + free_len != waiting {
+            let (n, verbs) = match waiting - placed - free_len {
+                1 => (1, "slot has a generation but is"),
+                n => (n, "slots have a generation but are"),
+            };
             return Err(format!(
-                "{} entity slots have a generation but are in no table row and not in the free \
-                 list",
-                waiting - placed - free_len
+                "{n} entity {verbs} in no table row and not in the free list"
             ));
         }
         if from_list as usize > free_len || (fresh != 0 && from_list as usize != free_len) {

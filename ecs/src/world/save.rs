@@ -19,13 +19,13 @@
 use super::World;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
-use crate::save::{bounded, Bounded, LoadColumn};
+use crate::save::{bounded, reject, take_reason, Bounded, LoadColumn, LoadError};
 use crate::schema::{Column, Schema};
 use crate::storage::{Bins, EntityIndex, TableId, Tables};
 use crate::structure::EntityStore;
 use core::fmt;
 use core::marker::PhantomData;
-use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
@@ -142,6 +142,47 @@ where
     }
 }
 
+impl<S: Schema> World<S> {
+    /// Loads a save, like `World::deserialize`, keeping the reason when the
+    /// save is refused: a save of another schema, or one that would break
+    /// the world, is [`LoadError::Invalid`] with a `reason` that says what is
+    /// wrong, also through a format whose errors keep no message (postcard
+    /// reports every such refusal as "Serde Deserialization Error"). Input
+    /// the format itself cannot read is [`LoadError::Format`].
+    ///
+    /// ```
+    /// use ecs::prelude::*;
+    /// use ecs::LoadError;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Clone, Serialize, Deserialize)] struct Pos(f32);
+    /// #[derive(Clone, Serialize, Deserialize)] struct Vel(f32);
+    /// #[derive(Schema)] struct Game { pos: Pos }
+    /// #[derive(Schema)] struct Other { vel: Vel }
+    ///
+    /// let json = serde_json::to_string(&World::<Game>::new()).unwrap();
+    /// // With postcard: `World::<Other>::load(&mut postcard::Deserializer::from_bytes(&bytes))`.
+    /// match World::<Other>::load(&mut serde_json::Deserializer::from_str(&json)) {
+    ///     Err(LoadError::Invalid { reason, .. }) => {
+    ///         assert!(reason.contains("schema `Game`"), "{reason}");
+    ///     }
+    ///     _ => panic!("a Game save is not an Other world"),
+    /// }
+    /// ```
+    pub fn load<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, LoadError<D::Error>>
+    where
+        Self: Deserialize<'de>,
+    {
+        take_reason();
+        let loaded = World::deserialize(deserializer);
+        let reason = take_reason();
+        loaded.map_err(|format| match reason {
+            Some(reason) => LoadError::Invalid { reason, format },
+            None => LoadError::Format(format),
+        })
+    }
+}
+
 struct WorldVisitor<S>(PhantomData<S>);
 
 impl<'de, S: Schema> Visitor<'de> for WorldVisitor<S>
@@ -156,10 +197,11 @@ where
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World<S>, A::Error> {
-        let cut = |part: &str| A::Error::custom(format!("the save is cut short before its {part}"));
+        let cut =
+            |part: &str| reject::<A::Error>(format!("the save is cut short before its {part}"));
         let format = seq.next_element::<u32>()?.ok_or_else(|| cut("format"))?;
         if format != FORMAT {
-            return Err(A::Error::custom(format!(
+            return Err(reject::<A::Error>(format!(
                 "not a saved world of this version of `ecs` (format tag {format:#x}, expected \
                  {FORMAT:#x})"
             )));
@@ -181,7 +223,7 @@ where
         let resources = seq
             .next_element::<S::Resources>()?
             .ok_or_else(|| cut("resources"))?;
-        let entities = restore_entities(entities, &tables).map_err(A::Error::custom)?;
+        let entities = restore_entities(entities, &tables).map_err(reject::<A::Error>)?;
         let mut bins = Bins::<S>::default();
         let (bags, _) = bins.tags_and_trash_mut();
         for (bit, bag) in S::Mask::TAGS.iter_bits().zip(tags) {
@@ -225,7 +267,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let cut = || A::Error::custom("the save is cut short in its header");
+        let cut = || reject::<A::Error>("the save is cut short in its header");
         let name: String = seq.next_element()?.ok_or_else(cut)?;
         let components = seq
             .next_element_seed(bounded::<String>(128, "component names"))?
@@ -238,7 +280,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
             && components.iter().eq(S::COMPONENT_NAMES)
             && resources.iter().eq(S::RESOURCE_NAMES);
         if !same_names {
-            return Err(A::Error::custom(format!(
+            return Err(reject::<A::Error>(format!(
                 "the save holds a world of schema `{name}` (components: {}; resources: {}), \
                  not of schema `{}` (components: {}; resources: {})",
                 list(components.iter()),
@@ -252,7 +294,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
             let differ = (0..S::COMPONENT_NAMES.len())
                 .filter(|bit| (data_bits ^ S::DATA_BITS) >> bit & 1 == 1)
                 .map(|bit| S::COMPONENT_NAMES[bit]);
-            return Err(A::Error::custom(format!(
+            return Err(reject::<A::Error>(format!(
                 "the save's schema `{name}` has the same components, but these are tags \
                  (zero-sized) in one and carry data in the other: {}",
                 list(differ)
@@ -317,15 +359,15 @@ where
                 break;
             };
             if count == 0 && mask != S::Mask::EMPTY {
-                return Err(A::Error::custom(
+                return Err(reject::<A::Error>(
                     "the first table of a saved world must be the empty archetype's",
                 ));
             }
             if count >= u32::MAX as usize - 1 {
-                return Err(A::Error::custom("more tables than table ids"));
+                return Err(reject::<A::Error>("more tables than table ids"));
             }
             if count > 0 && tables.get_or_create(mask) != TableId(count as u32) {
-                return Err(A::Error::custom(format!(
+                return Err(reject::<A::Error>(format!(
                     "two tables of the save have the archetype {mask:?}"
                 )));
             }
@@ -337,7 +379,7 @@ where
             count += 1;
         }
         if count == 0 {
-            return Err(A::Error::custom("a saved world has at least one table"));
+            return Err(reject::<A::Error>("a saved world has at least one table"));
         }
         Ok(tables)
     }
@@ -371,10 +413,10 @@ where
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let cut = || A::Error::custom("the save is cut short in a table");
+        let cut = || reject::<A::Error>("the save is cut short in a table");
         let bits: u128 = seq.next_element()?.ok_or_else(cut)?;
         if bits & !self.all != 0 {
-            return Err(A::Error::custom(format!(
+            return Err(reject::<A::Error>(format!(
                 "a table's archetype {bits:#x} has bits of no component of schema `{}`",
                 S::NAME
             )));
@@ -452,7 +494,7 @@ where
                 marker: PhantomData,
             };
             let column = seq.next_element_seed(seed)?.ok_or_else(|| {
-                A::Error::custom(format!(
+                reject::<A::Error>(format!(
                     "a table of archetype {:?} lacks its `{}` column",
                     self.mask,
                     S::COMPONENT_NAMES[bit as usize]
@@ -525,7 +567,7 @@ where
                 marker: PhantomData,
             };
             let bag = seq.next_element_seed(seed)?.ok_or_else(|| {
-                A::Error::custom(format!(
+                reject::<A::Error>(format!(
                     "the save lacks the values of tag `{}`",
                     S::COMPONENT_NAMES[bit as usize]
                 ))
