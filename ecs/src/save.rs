@@ -266,11 +266,12 @@ mod with_serde {
     }
 
     /// Makes room in a full `values` for what comes next: towards the
-    /// `announced` length, by at most what has arrived (at least the first
-    /// chunk of [`AHEAD_BYTES`]), so an untrusted announcement can make a load
-    /// reserve no more than twice the data it has read, while an honest one
-    /// gets a vector of exactly its length (no doubling slack in a loaded
-    /// world). Past the announcement, the usual amortized growth.
+    /// `announced` length, by at most as many values as have arrived (or
+    /// [`AHEAD_BYTES`] worth, if more), so a false announcement can make a
+    /// load reserve no more than twice the values it has read plus 1 MiB,
+    /// while an honest one gets a vector of exactly its length (no doubling
+    /// slack in a loaded world). Past the announcement, the usual amortized
+    /// growth.
     #[cold]
     #[inline(never)]
     fn grow<T>(values: &mut Vec<T>, announced: usize) {
