@@ -375,4 +375,70 @@ mod with_serde {
             marker: PhantomData,
         }
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use serde::de::value::Error as ValueError;
+
+        /// A sequence of `len` zeros that announces `announced` elements.
+        struct Announcing {
+            announced: usize,
+            len: usize,
+        }
+
+        impl<'de> SeqAccess<'de> for Announcing {
+            type Error = ValueError;
+
+            fn next_element_seed<T: DeserializeSeed<'de>>(
+                &mut self,
+                seed: T,
+            ) -> Result<Option<T::Value>, ValueError> {
+                if self.len == 0 {
+                    return Ok(None);
+                }
+                self.len -= 1;
+                seed.deserialize(serde::de::value::U32Deserializer::new(0))
+                    .map(Some)
+            }
+
+            fn size_hint(&self) -> Option<usize> {
+                Some(self.announced)
+            }
+        }
+
+        /// The capacity of the vector read from `len` values announced as
+        /// `announced`, of at most `max`.
+        fn capacity(announced: usize, len: usize, max: usize) -> usize {
+            let values = bounded::<u32>(max, "values")
+                .visit_seq(Announcing { announced, len })
+                .unwrap();
+            assert_eq!(values.len(), len);
+            values.capacity()
+        }
+
+        const CHUNK: usize = AHEAD_BYTES / 4;
+
+        #[test]
+        fn an_honest_announcement_gives_a_vector_of_exactly_its_length() {
+            for len in [0, 1, 1000, CHUNK, CHUNK + 1, 3 * CHUNK + 17] {
+                assert_eq!(capacity(len, len, usize::MAX), len);
+            }
+        }
+
+        #[test]
+        fn a_false_announcement_reserves_at_most_twice_what_arrived_and_a_chunk() {
+            assert_eq!(capacity(1 << 30, 3, usize::MAX), CHUNK);
+            let len = 5 * CHUNK / 2;
+            let reserved = capacity(1 << 30, len, usize::MAX);
+            assert!(reserved <= 2 * len + CHUNK, "{reserved} for {len}");
+            // Nor beyond what the world allows, whatever is announced.
+            assert_eq!(capacity(1 << 30, 10, 100), 100);
+        }
+
+        #[test]
+        fn past_the_announcement_a_vector_grows_as_usual() {
+            assert!(capacity(10, 3 * CHUNK, usize::MAX) >= 3 * CHUNK);
+        }
+    }
 }
