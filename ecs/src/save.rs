@@ -286,6 +286,7 @@ mod with_serde {
 
     /// A sequence of exactly `rows` values of `T`, named `what` in errors.
     #[doc(hidden)]
+    #[inline]
     pub fn load_rows<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
         rows: usize,
         what: &'static str,
@@ -320,6 +321,7 @@ mod with_serde {
             write!(f, "{} {}", Count(self.min, self.max), self.what)
         }
 
+        #[inline]
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
             let announced = seq.size_hint().unwrap_or(0).clamp(self.min, self.max);
             let mut values = Vec::with_capacity(cautious::<T>(announced));
