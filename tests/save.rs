@@ -231,13 +231,18 @@ fn free_list(save: &mut Value) -> &mut Vec<Value> {
 }
 
 /// The slot index of the first row of the first table that has rows.
-fn first_row(save: &Value) -> usize {
-    let tables = save[3].as_array().unwrap();
+fn first_row(save: &mut Value) -> usize {
+    first_row_mut(save).as_u64().unwrap() as usize
+}
+
+/// The entry of that row in its table's entity list.
+fn first_row_mut(save: &mut Value) -> &mut Value {
+    let tables = save[3].as_array_mut().unwrap();
     let table = tables
-        .iter()
+        .iter_mut()
         .find(|t| !t[1].as_array().unwrap().is_empty())
         .unwrap();
-    table[1][0].as_u64().unwrap() as usize
+    &mut table[1][0]
 }
 
 fn expect(error: String, words: &str) {
@@ -263,13 +268,7 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
     expect(
         load_edited(|s| {
             let beyond = json!(slots(s).len());
-            let table = s[3]
-                .as_array_mut()
-                .unwrap()
-                .iter_mut()
-                .find(|t| !t[1].as_array().unwrap().is_empty())
-                .unwrap();
-            table[1][0] = beyond;
+            *first_row_mut(s) = beyond;
         }),
         "which does not exist",
     );
@@ -296,13 +295,7 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
     expect(
         load_edited(|s| {
             let head = free_list(s)[0].clone();
-            let table = s[3]
-                .as_array_mut()
-                .unwrap()
-                .iter_mut()
-                .find(|t| !t[1].as_array().unwrap().is_empty())
-                .unwrap();
-            table[1][0] = head;
+            *first_row_mut(s) = head;
         }),
         "which the free list names already",
     );
