@@ -13,7 +13,7 @@
 //! cargo run --release --example memory
 //! ```
 
-use ecs::prelude::*;
+use schemecs::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

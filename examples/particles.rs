@@ -22,7 +22,7 @@
 //! cargo run --release --example particles [frames]
 //! ```
 
-use ecs::prelude::*;
+use schemecs::prelude::*;
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq)]

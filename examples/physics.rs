@@ -33,7 +33,7 @@
 //! cargo run --release --example physics
 //! ```
 
-use ecs::prelude::*;
+use schemecs::prelude::*;
 
 /// A position on the line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +94,35 @@ const LISTING_3: [&str; 3] = [
     "Pos↦{e1 ↦ Pos 10, e2 ↦ Pos 5, e3 ↦ Pos 4} :+ Vel↦{e1 ↦ Vel 3, e2 ↦ Vel (-2), e3 ↦ Vel (-3)}",
 ];
 
+/// What the program prints, and how to read it.
+const LEGEND: &str = "\
+The toy physics simulation of \"Exploring the Theory and Practice of Concurrency
+in the Entity-Component-System Pattern\" (OOPSLA 2025), run as systems by a
+Schedule and checked against the paper's Figure 3 and Lst. 3.
+
+How to read it:
+  Frame 1: _→_____s_←__    the line of cells 0 to 11 in frame 1. _ is an empty
+                           cell, → an object moving right, ← one moving left,
+                           s a stationary object (no velocity), and a digit
+                           the number of objects sharing a cell.
+  Pos↦{e0 ↦ Pos 1, …}      the state under a frame, in the paper's notation
+   :+ Vel↦{e0 ↦ Vel 6, …}  (Lst. 3): per component, which entity has which
+                           value. e0 is entity 0; Vel (-2) is a velocity of
+                           -2, one cell left per frame. An entity in Pos↦ but
+                           not in Vel↦ is stationary.
+  conc(s)                  system s applied to all its matches at once, each
+                           seeing the state before any of them.
+  seq(s)                   s applied to one match at a time, each seeing the
+                           effects of the ones before it.
+  a ; b                    a, then b: one step from a frame to the next.
+
+Each step, inertia moves every object by its velocity; then collide, where a
+mover meets a stationary object, destroys the mover, sets the stationary one
+moving at half the speed (rounded up) and creates a new object moving the
+other way at half the speed.";
+
 fn main() {
+    println!("{LEGEND}\n");
     let mut world = start();
 
     // Lst. 2's loop: `inertia` over all movers, then `collide` one match at a
@@ -102,7 +130,6 @@ fn main() {
     // this order; `describe` shows that nothing here can run at once.
     let mut schedule = Schedule::<Physics>::new();
     schedule.add(inertia).add(collide).add(advance);
-    println!("{}", schedule.describe());
 
     // When to draw. Like the paper's main loop (Lst. 2, `loop`), we draw the
     // current state and then apply the whole schedule, so each frame shows
@@ -119,7 +146,11 @@ fn main() {
     // Drawing between inertia and collision instead would also put a "3" at
     // cell 7 (e0, e1 and e2), but the state under it would not be line 2 of
     // Lst. 3, which shows e3 and the new velocities.
-    println!("(a) conc(inertia) ; seq(collide)");
+    println!("Figure 3(a), conc(inertia) ; seq(collide): applied one at a time, only one");
+    println!("collision happens. Both movers reach cell 7 in frame 2; the first to collide");
+    println!("sets the stationary object moving, so the other finds none left to hit.");
+    println!("The schedule, as Schedule::describe gives it:\n");
+    println!("{}", schedule.describe());
     let mut frames = Vec::new();
     let mut states = Vec::new();
     for step in 0..FIGURE_3A.len() {
@@ -138,8 +169,13 @@ fn main() {
     // if the simulation (or the ECS under it) goes wrong.
     assert_eq!(frames, FIGURE_3A, "the frames differ from Figure 3(a)");
     assert_eq!(states, LISTING_3, "the states differ from Lst. 3");
+    println!("checked: matches Figure 3(a), and the states match Lst. 3");
 
-    println!("\n(b) conc(inertia) ; conc(collide)");
+    println!("\nFigure 3(b), conc(inertia) ; conc(collide): applied at once, both movers");
+    println!("collide with the stationary object, and of the two velocities they give it");
+    println!("one is lost. The paper leaves which one open; here commands apply in the");
+    println!("order recorded, so the later mover's (-1) wins, on every run and any number");
+    println!("of threads.\n");
     let mut world = start();
     let mut schedule = Schedule::<Physics>::new();
     schedule.add(inertia).add(collide_concurrently).add(advance);
@@ -156,6 +192,7 @@ fn main() {
         frames, FIGURE_3B,
         "the concurrent collision went differently"
     );
+    println!("checked: matches Figure 3(b), frame 3 as the later write decides it");
 }
 
 /// The start state `c` of Figure 7 / Lst. 2: a mover at 1 heading right at 6

@@ -17,8 +17,8 @@
 //!
 //!     cargo run --release --example rollback --features serde
 
-use ecs::prelude::*;
-use ecs::{LoadError, StableHash};
+use schemecs::prelude::*;
+use schemecs::{LoadError, StableHash};
 use serde::{Deserialize, Serialize};
 
 /// Frames between sending an input and the other peer receiving it.

@@ -497,3 +497,92 @@ fn the_loader_survives_random_and_mutated_saves() {
         "no mutated save loaded: the fuzzer tests nothing"
     );
 }
+
+/// A schema with change detection and events: their state is world state
+/// and goes through a save too.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
+struct Hit(u32);
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, StableHash)]
+struct Seen(Vec<(u64, u32)>);
+
+#[derive(Schema)]
+struct Tracked {
+    #[ecs(track)]
+    pos: Pos,
+    vel: Vel,
+    #[ecs(event)]
+    hit: Hit,
+    #[ecs(resource)]
+    seen: Seen,
+}
+
+fn push(mut q: Query<(Entity, &mut Pos, &Vel)>, mut hits: EventWriter<Hit>) {
+    for (entity, pos, vel) in q.iter_mut() {
+        pos.0 += vel.0 as f32;
+        if pos.0 > 3.0 {
+            hits.send(Hit(entity.index()));
+        }
+    }
+}
+
+fn watch(q: Query<Entity, Changed<Pos>>, hits: EventReader<Hit>, mut seen: ResMut<Seen>) {
+    seen.0.extend(q.iter().map(|e| (e.to_bits(), 0)));
+    seen.0.extend(hits.read().map(|hit| (0, hit.0)));
+}
+
+fn cull(q: Query<(Entity, &Pos)>, mut commands: Commands<Tracked>) {
+    for (entity, pos) in q.iter() {
+        if pos.0 > 5.0 {
+            commands.despawn(entity);
+        }
+    }
+}
+
+#[test]
+fn change_ticks_events_and_removals_round_trip_and_replay_the_same() {
+    let mut world = World::<Tracked>::new();
+    world.spawn_batch((0..20).map(|i| (Pos(i as f32 / 4.0, 0.0), Vel(i as f64 % 3.0))));
+    let mut schedule = Schedule::<Tracked>::new();
+    schedule.add(watch).add(push).add(cull);
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    assert!(!world.events::<Hit>().is_empty());
+    let bytes = postcard::to_allocvec(&world).unwrap();
+    let mut loaded: World<Tracked> = postcard::from_bytes(&bytes).unwrap();
+    let json = serde_json::to_string(&world).unwrap();
+    let mut from_json: World<Tracked> = serde_json::from_str(&json).unwrap();
+    assert_eq!(loaded.checksum(), world.checksum());
+    assert_eq!(from_json.checksum(), world.checksum());
+    for _ in 0..3 {
+        schedule.run(&mut world);
+        schedule.run(&mut loaded);
+        schedule.run(&mut from_json);
+        assert_eq!(loaded.checksum(), world.checksum());
+        assert_eq!(loaded.resource::<Seen>(), world.resource::<Seen>());
+        assert_eq!(from_json.checksum(), world.checksum());
+    }
+}
+
+#[test]
+fn a_tracked_column_with_ticks_of_the_wrong_length_is_rejected() {
+    let mut world = World::<Tracked>::new();
+    world.spawn((Pos(0.0, 0.0), Vel(1.0)));
+    world.spawn((Pos(1.0, 0.0), Vel(1.0)));
+    let mut save: Value = serde_json::to_value(&world).unwrap();
+    // tables -> the [Pos, Vel] table -> its columns -> the Pos column -> its
+    // added ticks: drop one.
+    let text = save.to_string();
+    let tables = save.as_array_mut().unwrap()[3].as_array_mut().unwrap();
+    let table = tables
+        .iter_mut()
+        .find(|table| table[0] != json!(0))
+        .expect("a table with rows");
+    let ticks = table[2][0][1].as_array_mut().expect("added ticks");
+    ticks.pop();
+    let error = serde_json::from_value::<World<Tracked>>(save)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| panic!("loaded a broken save: {text}"));
+    assert!(error.contains("added ticks"), "{error}");
+}

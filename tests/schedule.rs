@@ -828,3 +828,133 @@ fn table_form_systems_follow_the_same_access_rules() {
     positions.sort();
     assert_eq!(positions, [1, 3, 21]);
 }
+
+/// Without the `parallel` feature nothing leaves the calling thread, not even
+/// a stage forced onto the pool inside a rayon pool of four, and the `par_*`
+/// loops visit the items in iteration order, as `for_each` does.
+#[cfg(not(feature = "parallel"))]
+#[test]
+fn without_the_parallel_feature_everything_runs_in_order_on_the_calling_thread() {
+    use std::sync::Mutex;
+    use std::thread::{self, ThreadId};
+    static VISITS: Mutex<Vec<(ThreadId, i64)>> = Mutex::new(Vec::new());
+    fn visit(value: i64) {
+        VISITS.lock().unwrap().push((thread::current().id(), value));
+    }
+    fn positions(mut q: Query<&mut Pos>) {
+        q.par_for_each_mut(|pos| visit(pos.0));
+    }
+    fn velocities(mut q: Query<&mut Vel>) {
+        q.par_for_each_table_mut(|_, vels| vels.iter().for_each(|vel| visit(vel.0)));
+    }
+    let mut world = World::<Physics>::new();
+    world.spawn_batch((0..3000).map(|i| (Pos(i), Vel(-1 - i))));
+    world.spawn_batch((3000..5000).map(|i| (Pos(i), Vel(-1 - i), Frozen)));
+    let mut schedule = schedule();
+    schedule.add(positions).add(velocities);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let caller = pool.install(|| {
+        schedule.force_parallel(Some(true)).run(&mut world);
+        thread::current().id()
+    });
+    let visits = VISITS.lock().unwrap().clone();
+    assert!(visits.iter().all(|&(thread, _)| thread == caller));
+    // Each system's visits in iteration order: positions 0, 1, ..., 4999 and
+    // velocities -1, -2, ..., -5000 (the two systems may take turns in any
+    // order, since they touch nothing in common).
+    let positions: Vec<i64> = visits.iter().map(|v| v.1).filter(|&v| v >= 0).collect();
+    let velocities: Vec<i64> = visits.iter().map(|v| v.1).filter(|&v| v < 0).collect();
+    assert_eq!((positions.len(), velocities.len()), (5000, 5000));
+    assert!(positions.windows(2).all(|pair| pair[1] == pair[0] + 1));
+    assert!(velocities.windows(2).all(|pair| pair[1] == pair[0] - 1));
+}
+
+#[test]
+fn to_dot_draws_each_stage_as_a_cluster_and_each_wait_as_a_labelled_edge() {
+    fn write_vel(_: Query<&mut Vel>) {}
+    fn read_tick(_: Res<Tick>) {}
+    fn spawn_one(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(0),));
+    }
+    fn spawn_another(mut commands: Commands<Physics>) {
+        commands.spawn((Pos(1),));
+    }
+    fn read_vel(_: Query<&Vel>) {}
+    let mut schedule = schedule();
+    schedule
+        .add(inertia)
+        .add(write_vel)
+        .add(count)
+        .add(read_tick)
+        .add(spawn_one)
+        .add(spawn_another)
+        .add(read_vel)
+        .add_named("say \"done\"", |_: &mut World<Physics>| {});
+    assert_eq!(
+        schedule.to_dot(),
+        r#"digraph "Schedule<Physics>" {
+  label="Schedule<Physics>: 8 systems in 5 stages";
+  labelloc=t;
+  rankdir=LR;
+  node [shape=box, style=rounded];
+  subgraph cluster_stage1 {
+    label="stage 1";
+    s0 [label="inertia"];
+    s2 [label="count"];
+    s4 [label="spawn_one"];
+  }
+  subgraph cluster_stage2 {
+    label="stage 2";
+    s1 [label="write_vel"];
+    s3 [label="read_tick"];
+  }
+  subgraph cluster_stage3 {
+    label="stage 3";
+    s5 [label="spawn_another"];
+  }
+  subgraph cluster_stage4 {
+    label="stage 4";
+    s6 [label="read_vel"];
+  }
+  subgraph cluster_stage5 {
+    label="stage 5";
+    s7 [label="say \"done\""];
+  }
+  s0 -> s1 [label="Vel", tooltip="write_vel writes Vel, which inertia reads"];
+  s2 -> s3 [label="Tick", tooltip="count writes Tick, which read_tick reads"];
+  s4 -> s5 [label="commands (spawned ids)", tooltip="spawn_another records commands, after spawn_one's are applied (spawned ids follow program order)"];
+  s5 -> s6 [label="commands", tooltip="read_vel sees the entities that spawn_another's commands change"];
+  s6 -> s7 [label="&mut World", tooltip="say \"done\" takes &mut World<Physics>"];
+}
+"#
+    );
+}
+
+#[test]
+fn to_dot_has_one_edge_per_wait_that_describe_gives() {
+    let mut schedule = schedule();
+    schedule
+        .add(inertia)
+        .add(record_positions)
+        .add(count)
+        .add(|_: Res<Tick>, _: Query<&Vel>| {});
+    let description = schedule.describe();
+    let dot = schedule.to_dot();
+    let waits = description.matches(" waits for ").count();
+    assert_eq!(waits, 2, "{description}");
+    assert_eq!(dot.matches(" -> ").count(), waits, "{dot}");
+    assert!(dot.contains("  s0 -> s1 [label=\"Pos\", "), "{dot}");
+    assert!(dot.contains("  s2 -> s3 [label=\"Tick\", "), "{dot}");
+    // Once the schedule has run, each cluster says how its stage ran.
+    let mut world = World::<Physics>::new();
+    schedule.run(&mut world);
+    let dot = schedule.to_dot();
+    assert!(
+        dot.contains("    label=\"stage 1\\ninline last run: "),
+        "{dot}"
+    );
+    assert_eq!(dot.matches(" -> ").count(), waits, "{dot}");
+}

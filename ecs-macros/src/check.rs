@@ -4,7 +4,9 @@
 //! generator runs only on a model that passed them all and never re-checks.
 
 use crate::errors::Errors;
-use crate::model::{is_field_key, FieldModel, SchemaModel, Shape};
+use crate::model::{
+    is_field_key, FieldModel, SchemaModel, Shape, EVENT_KEY, RESOURCE_KEY, TRACK_KEY,
+};
 use quote::ToTokens;
 
 /// The widest archetype mask (`u128`) has this many bits.
@@ -16,6 +18,7 @@ pub fn check(model: &SchemaModel, errors: &mut Errors) {
     check_not_generic(model, errors);
     check_struct_keys(model, errors);
     check_field_keys(model, errors);
+    check_key_combinations(model, errors);
     check_has_components(model, errors);
     check_flag_names(model, errors);
     check_component_count(model, errors);
@@ -94,11 +97,45 @@ fn check_field_keys(model: &SchemaModel, errors: &mut Errors) {
             key,
             format_args!(
                 "unknown `#[ecs(...)]` key `{}` on a field of schema `{}`: \
-                 the only field key is `resource`",
+                 the field keys are `resource` (a world-global singleton), `event` (an \
+                 event type) and `track` (a component with change detection)",
                 path_string(key),
                 model.ident
             ),
         );
+    }
+}
+
+/// A field is one of component (optionally tracked), resource or event.
+fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
+    for field in &model.fields {
+        let has = |name: &str| field.keys.iter().filter(|key| key.is_ident(name)).count();
+        let (resource, event, track) = (has(RESOURCE_KEY), has(EVENT_KEY), has(TRACK_KEY));
+        let message = if resource > 0 && event > 0 {
+            Some(format!(
+                "field `{}` of schema `{}` is marked both `resource` and `event`: a field is \
+                 a resource (one value) or an event type (a queue of values), not both",
+                field.ident, model.ident
+            ))
+        } else if track > 0 && resource + event > 0 {
+            Some(format!(
+                "field `{}` of schema `{}`: `track` (change detection) applies to components \
+                 only, not to {}; remove `track`, or the other key to make it a component",
+                field.ident,
+                model.ident,
+                if resource > 0 { "resources" } else { "events" }
+            ))
+        } else if resource > 1 || event > 1 || track > 1 {
+            Some(format!(
+                "field `{}` of schema `{}` repeats a `#[ecs(...)]` key; give each key once",
+                field.ident, model.ident
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            errors.at(field.ident, message);
+        }
     }
 }
 
@@ -117,8 +154,8 @@ fn check_has_components(model: &SchemaModel, errors: &mut Errors) {
         errors.at(
             name,
             format_args!(
-                "schema `{name}` has only resources and no components: add at least \
-                 one field without `#[ecs(resource)]`"
+                "schema `{name}` has only resources and events and no components: add \
+                 at least one field without `#[ecs(resource)]` or `#[ecs(event)]`"
             ),
         );
     }
@@ -190,7 +227,7 @@ fn check_duplicate_types(model: &SchemaModel, errors: &mut Errors) {
                 later.ty,
                 format_args!(
                     "type `{}` appears in two fields of schema `{}` (`{}` and `{}`): \
-                     each component or resource type may appear once; wrap one of them \
+                     each component, resource or event type may appear once; wrap one of them \
                      in a newtype to tell them apart",
                     later.type_name, model.ident, earlier.ident, later.ident
                 ),

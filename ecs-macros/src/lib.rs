@@ -1,5 +1,5 @@
 //! The `#[derive(Schema)]` and `#[derive(StableHash)]` macros of the
-//! [`ecs`](https://docs.rs/ecs) crate.
+//! [`schemecs`](https://docs.rs/schemecs) crate.
 //!
 //! The `Schema` derive runs in three stages: `model` reads the struct into a model
 //! that keeps the user's tokens, `check` runs every check on it (collecting
@@ -8,7 +8,7 @@
 //! per-type trait impls. A model that failed yields its errors plus a
 //! stand-in (`generate::stand_in`) that keeps the user's code around the
 //! schema quiet, so the user sees the real mistakes and no follow-on errors.
-//! See the `ecs` crate for the documentation of what the generated items mean.
+//! See the `schemecs` crate for the documentation of what the generated items mean.
 //!
 //! `#[derive(StableHash)]` is simpler: one impl, written field by field
 //! (`stable_hash`).
@@ -21,11 +21,12 @@ mod stable_hash;
 
 use proc_macro::TokenStream;
 
-/// Derives `ecs::Schema` for a struct whose named fields list the components
+/// Derives `schemecs::Schema` for a struct whose named fields list the components
 /// (and, with `#[ecs(resource)]`, the resources) of a world.
 #[proc_macro_derive(Schema, attributes(ecs))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    let krate = generate::Krate::resolve();
     let mut errors = errors::Errors::default();
     let model = model::SchemaModel::from_syn(&input, &mut errors);
     check::check(&model, &mut errors);
@@ -33,27 +34,27 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
         // An unsized field before the last is the compiler's own error, at
         // the field: stand in, so that the generated code adds no other.
         None if model.fields.iter().any(model::FieldModel::is_unsized) => {
-            generate::stand_in(&model)
+            generate::stand_in(&model, &krate)
         }
-        None => generate::expand(&model),
+        None => generate::expand(&model, &krate),
         Some(error) => {
             let mut output = error.into_compile_error();
-            output.extend(generate::stand_in(&model));
+            output.extend(generate::stand_in(&model, &krate));
             output
         }
     };
     output.into()
 }
 
-/// Derives `ecs::StableHash` for a struct or an enum: a struct writes its
+/// Derives `schemecs::StableHash` for a struct or an enum: a struct writes its
 /// fields in declaration order; an enum writes the index of its variant (in
 /// declaration order, from 0), then the variant's fields in order. Each type
-/// parameter gets an `ecs::StableHash` bound. Documented, with examples, at
-/// the trait in the `ecs` crate.
+/// parameter gets a `schemecs::StableHash` bound. Documented, with examples,
+/// at the trait in the `schemecs` crate.
 #[proc_macro_derive(StableHash)]
 pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    stable_hash::expand(&input)
+    stable_hash::expand(&input, &generate::Krate::resolve())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

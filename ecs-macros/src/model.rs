@@ -46,6 +46,9 @@ pub struct FieldModel<'a> {
     /// The keys of the field's `#[ecs(...)]` attributes.
     pub keys: Vec<syn::Path>,
     pub role: Role,
+    /// `#[ecs(track)]`: a component whose additions and changes are recorded
+    /// per entity (change detection).
+    pub tracked: bool,
 }
 
 /// What a field declares, read from its keys.
@@ -55,12 +58,18 @@ pub enum Role {
     Component,
     /// `#[ecs(resource)]`: a world-global singleton.
     Resource,
+    /// `#[ecs(event)]`: an event type, whose queue (`Events<T>`) the world
+    /// keeps beside its resources.
+    Event,
     /// A key the derive does not know, so what the user meant is unknown.
     Unknown,
 }
 
-/// The only key a field may carry.
-const RESOURCE_KEY: &str = "resource";
+/// The keys a field may carry.
+pub const RESOURCE_KEY: &str = "resource";
+pub const EVENT_KEY: &str = "event";
+pub const TRACK_KEY: &str = "track";
+const FIELD_KEYS: [&str; 3] = [RESOURCE_KEY, EVENT_KEY, TRACK_KEY];
 
 impl<'a> SchemaModel<'a> {
     pub fn from_syn(input: &'a syn::DeriveInput, errors: &mut Errors) -> Self {
@@ -96,9 +105,22 @@ impl<'a> SchemaModel<'a> {
         self.fields_in(Role::Component)
     }
 
-    /// The resource fields, in the order of their resource bits.
+    /// The fields the world keeps one value of, in the order of their
+    /// resource bits: the resources, then the events (each stored as its
+    /// queue, `Events<T>`).
     pub fn resources(&self) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
         self.fields_in(Role::Resource)
+            .chain(self.fields_in(Role::Event))
+    }
+
+    /// The `#[ecs(resource)]` fields alone.
+    pub fn plain_resources(&self) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
+        self.fields_in(Role::Resource)
+    }
+
+    /// The `#[ecs(event)]` fields.
+    pub fn events(&self) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
+        self.fields_in(Role::Event)
     }
 
     fn fields_in(&self, role: Role) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
@@ -109,17 +131,23 @@ impl<'a> SchemaModel<'a> {
 impl<'a> FieldModel<'a> {
     fn from_syn(field: &'a syn::Field, errors: &mut Errors) -> Self {
         let keys = ecs_keys(&field.attrs, is_field_key, errors);
-        let role = if keys.iter().any(|key| !key.is_ident(RESOURCE_KEY)) {
+        let has = |name: &str| keys.iter().any(|key| key.is_ident(name));
+        // A combination that makes no sense (`resource` with `event`) is
+        // reported by `check`; the role is the first that applies.
+        let role = if keys.iter().any(|key| !is_field_key(key)) {
             Role::Unknown
-        } else if keys.is_empty() {
-            Role::Component
-        } else {
+        } else if has(EVENT_KEY) {
+            Role::Event
+        } else if has(RESOURCE_KEY) {
             Role::Resource
+        } else {
+            Role::Component
         };
         FieldModel {
             ident: field.ident.as_ref().expect("a named field has a name"),
             ty: &field.ty,
             type_name: type_name(&field.ty),
+            tracked: role == Role::Component && has(TRACK_KEY),
             keys,
             role,
         }
@@ -141,6 +169,17 @@ impl<'a> FieldModel<'a> {
         unsized_type(self.ty)
     }
 
+    /// The type the world stores for this field: the field's type, or for an
+    /// event, its queue `Events<T>`.
+    pub fn stored_ty(&self, krate: &crate::generate::Krate) -> proc_macro2::TokenStream {
+        let ty = self.ty;
+        if self.role == Role::Event {
+            quote::quote!(#krate::Events<#ty>)
+        } else {
+            quote::quote!(#ty)
+        }
+    }
+
     /// The mask flag of a component field: its name in upper case (`pos` -> `POS`).
     pub fn flag_name(&self) -> String {
         self.ident
@@ -152,7 +191,7 @@ impl<'a> FieldModel<'a> {
 
 /// Whether `key` may appear in a field's `#[ecs(...)]`.
 pub fn is_field_key(key: &syn::Path) -> bool {
-    key.is_ident(RESOURCE_KEY)
+    FIELD_KEYS.iter().any(|known| key.is_ident(known))
 }
 
 /// The keys of every `#[ecs(...)]` attribute among `attrs`, in order. No known

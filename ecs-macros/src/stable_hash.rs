@@ -1,4 +1,4 @@
-//! `#[derive(StableHash)]`: `ecs::StableHash` for a struct or enum, written
+//! `#[derive(StableHash)]`: `schemecs::StableHash` for a struct or enum, written
 //! field by field.
 //!
 //! A struct writes its fields in declaration order. An enum writes the index
@@ -7,35 +7,36 @@
 //! as the standard derives do. A union is an error: which field holds the
 //! value is not known.
 
+use crate::generate::Krate;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 /// The impl, or the error for a union.
-pub fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
+pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStream> {
     let body = match &input.data {
-        syn::Data::Struct(data) => struct_body(&data.fields),
-        syn::Data::Enum(data) => enum_body(data),
+        syn::Data::Struct(data) => struct_body(&data.fields, krate),
+        syn::Data::Enum(data) => enum_body(data, krate),
         syn::Data::Union(data) => {
             return Err(syn::Error::new(
                 data.union_token.span,
                 "`StableHash` cannot be derived for a union: which field holds the value is \
-                 not known; implement `ecs::StableHash` by hand",
+                 not known; implement `schemecs::StableHash` by hand",
             ))
         }
     };
     let ident = &input.ident;
     let mut generics = input.generics.clone();
     for param in generics.type_params_mut() {
-        param.bounds.push(syn::parse_quote!(::ecs::StableHash));
+        param.bounds.push(syn::parse_quote!(#krate::StableHash));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     Ok(quote! {
         #[automatically_derived]
-        impl #impl_generics ::ecs::StableHash for #ident #ty_generics #where_clause {
+        impl #impl_generics #krate::StableHash for #ident #ty_generics #where_clause {
             #[inline]
             #[allow(unused_variables)]
-            fn stable_hash(&self, hasher: &mut ::ecs::StableHasher) {
+            fn stable_hash(&self, hasher: &mut #krate::StableHasher) {
                 #body
             }
         }
@@ -43,12 +44,12 @@ pub fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
 }
 
 /// Writes `self`'s fields in order.
-fn struct_body(fields: &syn::Fields) -> TokenStream {
+fn struct_body(fields: &syn::Fields, krate: &Krate) -> TokenStream {
     if fields.is_empty() {
         return quote!();
     }
     let (pattern, bindings) = destructure(fields);
-    let writes = writes(fields, &bindings);
+    let writes = writes(fields, &bindings, krate);
     quote! {
         let Self #pattern = self;
         #(#writes)*
@@ -56,15 +57,15 @@ fn struct_body(fields: &syn::Fields) -> TokenStream {
 }
 
 /// Writes the variant's index, then its fields in order.
-fn enum_body(data: &syn::DataEnum) -> TokenStream {
+fn enum_body(data: &syn::DataEnum, krate: &Krate) -> TokenStream {
     let arms = data.variants.iter().enumerate().map(|(index, variant)| {
         let ident = &variant.ident;
         let (pattern, bindings) = destructure(&variant.fields);
-        let writes = writes(&variant.fields, &bindings);
+        let writes = writes(&variant.fields, &bindings, krate);
         let index = index as u64;
         quote! {
             Self::#ident #pattern => {
-                ::ecs::StableHasher::write_word(hasher, #index);
+                #krate::StableHasher::write_word(hasher, #index);
                 #(#writes)*
             }
         }
@@ -95,13 +96,14 @@ fn destructure(fields: &syn::Fields) -> (TokenStream, Vec<Ident>) {
 
 /// `StableHash::stable_hash(__field_i, hasher);` for each field, at the
 /// field's type, so that a field whose type is not `StableHash` is the error.
-fn writes(fields: &syn::Fields, bindings: &[Ident]) -> Vec<TokenStream> {
+fn writes(fields: &syn::Fields, bindings: &[Ident], krate: &Krate) -> Vec<TokenStream> {
     fields
         .iter()
         .zip(bindings)
         .map(|(field, binding)| {
             let ty = &field.ty;
-            let write = quote_spanned!(ty.span()=> <#ty as ::ecs::StableHash>::stable_hash);
+            let krate = krate.at(ty.span());
+            let write = quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::stable_hash);
             quote!(#write(#binding, hasher);)
         })
         .collect()

@@ -3,7 +3,7 @@
 use crate::entity::{Entities, EntityLocation};
 use crate::mask::Mask;
 use crate::misuse::Misuse;
-use crate::schema::{Component, Schema};
+use crate::schema::{Column, Component, Schema};
 use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow};
 
 /// A tuple of distinct components of schema `S`: what [`World::spawn`],
@@ -69,6 +69,8 @@ pub struct Placement<'a, S: Schema> {
     pub(crate) previous: S::Mask,
     pub(crate) row: usize,
     pub(crate) bins: &'a mut Bins<S>,
+    /// The tick an overwritten tracked component is stamped changed with.
+    pub(crate) tick: u32,
 }
 
 impl<'a, S: Schema> Placement<'a, S> {
@@ -80,6 +82,7 @@ impl<'a, S: Schema> Placement<'a, S> {
         row: TableRow,
         previous: S::Mask,
         bins: &'a mut Bins<S>,
+        tick: u32,
     ) -> Self {
         let mask = table.mask();
         let (_, columns) = table.split_mut();
@@ -89,6 +92,7 @@ impl<'a, S: Schema> Placement<'a, S> {
             previous,
             row: row.index(),
             bins,
+            tick,
         }
     }
 }
@@ -104,11 +108,17 @@ impl<S: Schema> Placement<'_, S> {
     pub fn put<C: Component<S>>(&mut self, value: C) {
         let present = self.previous.has(C::BIT);
         if S::Mask::DATA.has(C::BIT) {
-            let values = C::column_mut(&mut self.columns[self.mask.index(C::BIT)]);
+            let column = &mut self.columns[self.mask.index(C::BIT)];
+            if present && S::TRACKED_BITS & (1 << C::BIT) != 0 {
+                column.mark_changed(self.row, self.tick);
+            }
+            let values = C::column_mut(column);
             if present {
                 let old = core::mem::replace(&mut values[self.row], value);
                 self.bins.discard(old);
             } else {
+                // A tracked column is stamped by the caller once the row is
+                // complete.
                 values.push(value);
             }
         } else if present {
@@ -125,7 +135,11 @@ impl<S: Schema> Placement<'_, S> {
     pub fn take<C: Component<S>>(&mut self) -> C {
         debug_assert!(self.mask.has(C::BIT));
         if S::Mask::DATA.has(C::BIT) {
-            C::column_mut(&mut self.columns[self.mask.index(C::BIT)]).swap_remove(self.row)
+            let column = &mut self.columns[self.mask.index(C::BIT)];
+            if S::TRACKED_BITS & (1 << C::BIT) != 0 {
+                column.swap_remove_ticks(self.row);
+            }
+            C::column_mut(column).swap_remove(self.row)
         } else {
             self.bins.pop_tag()
         }
@@ -282,6 +296,8 @@ macro_rules! impl_bundle {
                         previous: S::Mask::EMPTY,
                         row: row.index(),
                         bins,
+                        // Nothing is overwritten; the rows are stamped after.
+                        tick: 0,
                     });
                 }
             }

@@ -28,13 +28,13 @@ use core::marker::PhantomData;
 /// parameter of the type gets a `StableHash` bound.
 ///
 /// ```
-/// use ecs::{StableHash, StableHasher};
+/// use schemecs::{StableHash, StableHasher};
 ///
 /// #[derive(StableHash)]
 /// struct Pos { x: f32, y: f32 }
 ///
 /// #[derive(StableHash)]
-/// enum Order<T> { Idle, Move(T), Attack { target: ecs::Entity, power: u8 } }
+/// enum Order<T> { Idle, Move(T), Attack { target: schemecs::Entity, power: u8 } }
 ///
 /// fn hash(value: &impl StableHash) -> u64 {
 ///     let mut hasher = StableHasher::new();
@@ -57,7 +57,7 @@ use core::marker::PhantomData;
 /// wrapped in one of yours; write the fields in turn:
 ///
 /// ```
-/// use ecs::{StableHash, StableHasher};
+/// use schemecs::{StableHash, StableHasher};
 ///
 /// struct Cached { value: f64, memo: std::cell::Cell<Option<f64>> }
 ///
@@ -75,8 +75,8 @@ use core::marker::PhantomData;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not `StableHash`",
     label = "not `StableHash`",
-    note = "add `#[derive(ecs::StableHash)]` to `{Self}` (its fields must be `StableHash` too), \
-            or implement `ecs::StableHash` for it"
+    note = "add `#[derive(schemecs::StableHash)]` to `{Self}` (its fields must be `StableHash` too), \
+            or implement `schemecs::StableHash` for it"
 )]
 pub trait StableHash {
     /// Writes this value into `hasher`.
@@ -94,7 +94,7 @@ pub trait StableHash {
 /// (desyncs, corruption), not a forger.
 ///
 /// ```
-/// use ecs::{StableHash, StableHasher};
+/// use schemecs::{StableHash, StableHasher};
 ///
 /// let mut a = StableHasher::new();
 /// (1u32, 2.5f64).stable_hash(&mut a);

@@ -22,7 +22,7 @@ use core::fmt;
 /// [`World`]: crate::World
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
 /// #[derive(Debug, PartialEq)] struct Frozen;
@@ -116,7 +116,7 @@ impl<'w, S: Schema> Commands<'w, S> {
     /// alive ([`World::is_alive`](crate::World::is_alive) is `false`).
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq, Clone, Copy)] struct Owner(Entity);
     /// #[derive(Debug, PartialEq, Clone, Copy)] struct Shot(Entity);
@@ -257,8 +257,8 @@ impl<S: Schema> Staged<S> {
     /// of the same component).
     #[inline]
     pub(crate) fn pop_into(&mut self, bit: u32, to: &mut S::Column) {
-        let from = &mut self.columns[bit as usize];
-        from.move_row(from.len() - 1, to);
+        // Without ticks: the structural operation stamps `to` when it is done.
+        self.columns[bit as usize].pop_into(to);
     }
 }
 

@@ -14,7 +14,7 @@ use core::fmt;
 /// [`CommandBuffer::commands`], which reserves them in the world.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Health(i32);
 /// #[derive(Debug, PartialEq)] struct Dead;
 /// #[derive(Debug, PartialEq)] struct Grave(Entity);

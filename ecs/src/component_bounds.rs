@@ -4,8 +4,10 @@
 //!
 //! A world is `Clone` when its schema is [`CloneSchema`]: `#[derive(Schema)]`
 //! implements it for each schema, bounded by [`CloneComponent`] for every
-//! component and [`CloneResource`] for every resource, and it clones the
-//! columns and the resources. Those two traits have a blanket impl for every
+//! component and [`CloneResource`] for every resource and event, and it
+//! clones the columns and the resources (through [`ComponentStore`] and
+//! [`ResourceStore`], which know the column of a tracked component and the
+//! queue of an event). Those two traits have a blanket impl for every
 //! `Clone` type, marked `do_not_recommend`, so when one type is not `Clone`
 //! the compiler reports the bound on that type, with the message below,
 //! rather than a bound on the hidden column type. The same goes for
@@ -17,8 +19,152 @@
 //! impl is written, while one that names a parameter only makes the impl not
 //! apply, so a schema with a component that is not `Clone` still compiles.
 
+use crate::change::TrackedVec;
 use crate::checksum::{StableHash, StableHasher};
+use crate::event::Events;
 use crate::schema::Schema;
+
+/// How a component's values are stored (`Vec<T>`, or `TrackedVec<T>` for a
+/// tracked component), and how the store is cloned and hashed when its
+/// values can be: what [`CloneComponent`] and [`HashComponent`] call.
+#[doc(hidden)]
+pub trait ComponentStore<T>: Sized {
+    /// `self.clone()`.
+    fn clone_store(&self) -> Self
+    where
+        T: Clone;
+    /// `self.clone_from(source)`: keeps the allocations, and copies `Copy`
+    /// values as one block.
+    fn clone_store_from(&mut self, source: &Self)
+    where
+        T: Clone;
+    /// Writes the store into `hasher`.
+    fn hash_store(&self, hasher: &mut StableHasher)
+    where
+        T: StableHash;
+}
+
+impl<T> ComponentStore<T> for Vec<T> {
+    #[inline]
+    fn clone_store(&self) -> Self
+    where
+        T: Clone,
+    {
+        self.clone()
+    }
+
+    #[inline]
+    fn clone_store_from(&mut self, source: &Self)
+    where
+        T: Clone,
+    {
+        self.clone_from(source);
+    }
+
+    #[inline]
+    fn hash_store(&self, hasher: &mut StableHasher)
+    where
+        T: StableHash,
+    {
+        self.stable_hash(hasher);
+    }
+}
+
+impl<T> ComponentStore<T> for TrackedVec<T> {
+    #[inline]
+    fn clone_store(&self) -> Self
+    where
+        T: Clone,
+    {
+        self.clone()
+    }
+
+    #[inline]
+    fn clone_store_from(&mut self, source: &Self)
+    where
+        T: Clone,
+    {
+        self.clone_from(source);
+    }
+
+    #[inline]
+    fn hash_store(&self, hasher: &mut StableHasher)
+    where
+        T: StableHash,
+    {
+        self.stable_hash(hasher);
+    }
+}
+
+/// How a resource is stored (as itself), or an event (as its queue,
+/// `Events<T>`), and how that is cloned and hashed when the type can be.
+#[doc(hidden)]
+pub trait ResourceStore<T>: Sized {
+    /// `self.clone()`.
+    fn clone_store(&self) -> Self
+    where
+        T: Clone;
+    /// `self.clone_from(source)`.
+    fn clone_store_from(&mut self, source: &Self)
+    where
+        T: Clone;
+    /// Writes the stored value into `hasher`.
+    fn hash_store(&self, hasher: &mut StableHasher)
+    where
+        T: StableHash;
+}
+
+impl<T> ResourceStore<T> for T {
+    #[inline]
+    fn clone_store(&self) -> Self
+    where
+        T: Clone,
+    {
+        self.clone()
+    }
+
+    #[inline]
+    fn clone_store_from(&mut self, source: &Self)
+    where
+        T: Clone,
+    {
+        self.clone_from(source);
+    }
+
+    #[inline]
+    fn hash_store(&self, hasher: &mut StableHasher)
+    where
+        T: StableHash,
+    {
+        self.stable_hash(hasher);
+    }
+}
+
+impl<T> ResourceStore<T> for Events<T> {
+    #[inline]
+    fn clone_store(&self) -> Self
+    where
+        T: Clone,
+    {
+        self.clone()
+    }
+
+    #[inline]
+    fn clone_store_from(&mut self, source: &Self)
+    where
+        T: Clone,
+    {
+        self.clone_from(source);
+    }
+
+    #[inline]
+    fn hash_store(&self, hasher: &mut StableHasher)
+    where
+        T: StableHash,
+    {
+        self.stable_hash(hasher);
+    }
+}
 
 /// A component type of schema `S`, as far as cloning a world is concerned:
 /// every `Clone` type.
@@ -26,62 +172,62 @@ use crate::schema::Schema;
 #[diagnostic::on_unimplemented(
     message = "`World<{S}>` cannot be cloned: its component `{Self}` is not `Clone`",
     label = "`{Self}` is not `Clone`",
-    note = "derive or implement `Clone` for `{Self}`: a world is `Clone` when every component \
-            and resource of its schema is"
+    note = "derive or implement `Clone` for `{Self}`: a world is `Clone` when every component, \
+            resource and event of its schema is"
 )]
 pub trait CloneComponent<S>: Sized {
-    /// `values.to_vec()`.
-    fn clone_values(values: &[Self]) -> Vec<Self>;
-    /// `target.clone_from(source)` for a vector `source`: keeps `target`'s
-    /// allocation, and copies a `Copy` type's values as one block.
-    fn clone_values_from(target: &mut Vec<Self>, source: &[Self]);
+    /// `store.clone()`.
+    fn clone_values<C: ComponentStore<Self>>(store: &C) -> C;
+    /// `target.clone_from(source)`.
+    fn clone_values_from<C: ComponentStore<Self>>(target: &mut C, source: &C);
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: Clone, S> CloneComponent<S> for T {
     #[inline]
-    fn clone_values(values: &[T]) -> Vec<T> {
-        values.to_vec()
+    fn clone_values<C: ComponentStore<T>>(store: &C) -> C {
+        store.clone_store()
     }
 
     #[inline]
-    fn clone_values_from(target: &mut Vec<T>, source: &[T]) {
-        source.clone_into(target);
+    fn clone_values_from<C: ComponentStore<T>>(target: &mut C, source: &C) {
+        target.clone_store_from(source);
     }
 }
 
-/// A resource type of schema `S`, as far as cloning a world is concerned:
-/// every `Clone` type.
+/// A resource or event type of schema `S`, as far as cloning a world is
+/// concerned: every `Clone` type.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "`World<{S}>` cannot be cloned: its resource `{Self}` is not `Clone`",
+    message = "`World<{S}>` cannot be cloned: its resource or event `{Self}` is not `Clone`",
     label = "`{Self}` is not `Clone`",
-    note = "derive or implement `Clone` for `{Self}`: a world is `Clone` when every component \
-            and resource of its schema is"
+    note = "derive or implement `Clone` for `{Self}`: a world is `Clone` when every component, \
+            resource and event of its schema is"
 )]
 pub trait CloneResource<S>: Sized {
-    /// `value.clone()`.
-    fn clone_value(value: &Self) -> Self;
+    /// `stored.clone()`.
+    fn clone_value<C: ResourceStore<Self>>(stored: &C) -> C;
     /// `target.clone_from(source)`.
-    fn clone_value_from(target: &mut Self, source: &Self);
+    fn clone_value_from<C: ResourceStore<Self>>(target: &mut C, source: &C);
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: Clone, S> CloneResource<S> for T {
     #[inline]
-    fn clone_value(value: &T) -> T {
-        value.clone()
+    fn clone_value<C: ResourceStore<T>>(stored: &C) -> C {
+        stored.clone_store()
     }
 
     #[inline]
-    fn clone_value_from(target: &mut T, source: &T) {
-        target.clone_from(source);
+    fn clone_value_from<C: ResourceStore<T>>(target: &mut C, source: &C) {
+        target.clone_store_from(source);
     }
 }
 
-/// A schema whose components and resources are all `Clone`, with the
-/// cloning of its columns. `#[derive(Schema)]` implements it; `W` is the
-/// schema itself wherever it is used (see the module documentation).
+/// A schema whose components, resources and events are all `Clone`, with
+/// the cloning of its columns and resources. `#[derive(Schema)]` implements
+/// it; `W` is the schema itself wherever it is used (see the module
+/// documentation).
 #[doc(hidden)]
 pub trait CloneSchema<W>: Schema {
     /// `column.clone()`.
@@ -101,54 +247,54 @@ pub trait CloneSchema<W>: Schema {
 #[diagnostic::on_unimplemented(
     message = "`World<{S}>` has no checksum: its component `{Self}` is not `StableHash`",
     label = "`{Self}` is not `StableHash`",
-    note = "add `#[derive(ecs::StableHash)]` to `{Self}`, or implement `ecs::StableHash` for \
-            it: a world has a checksum when every component and resource of its schema is \
-            `StableHash`"
+    note = "add `#[derive(schemecs::StableHash)]` to `{Self}`, or implement \
+            `schemecs::StableHash` for it: a world has a checksum when every component, \
+            resource and event of its schema is `StableHash`"
 )]
 pub trait HashComponent<S>: Sized {
-    /// Writes `values` into `hasher`, as the slice's `StableHash` does.
-    fn hash_values(values: &[Self], hasher: &mut StableHasher);
+    /// Writes the column's values (and ticks) into `hasher`.
+    fn hash_values<C: ComponentStore<Self>>(store: &C, hasher: &mut StableHasher);
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: StableHash, S> HashComponent<S> for T {
     #[inline]
-    fn hash_values(values: &[T], hasher: &mut StableHasher) {
-        values.stable_hash(hasher);
+    fn hash_values<C: ComponentStore<T>>(store: &C, hasher: &mut StableHasher) {
+        store.hash_store(hasher);
     }
 }
 
-/// A resource type of schema `S`, as far as a world's checksum is
+/// A resource or event type of schema `S`, as far as a world's checksum is
 /// concerned: every [`StableHash`] type.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
-    message = "`World<{S}>` has no checksum: its resource `{Self}` is not `StableHash`",
+    message = "`World<{S}>` has no checksum: its resource or event `{Self}` is not `StableHash`",
     label = "`{Self}` is not `StableHash`",
-    note = "add `#[derive(ecs::StableHash)]` to `{Self}`, or implement `ecs::StableHash` for \
-            it: a world has a checksum when every component and resource of its schema is \
-            `StableHash`"
+    note = "add `#[derive(schemecs::StableHash)]` to `{Self}`, or implement \
+            `schemecs::StableHash` for it: a world has a checksum when every component, \
+            resource and event of its schema is `StableHash`"
 )]
-pub trait HashResource<S> {
-    /// Writes `value` into `hasher`.
-    fn hash_value(value: &Self, hasher: &mut StableHasher);
+pub trait HashResource<S>: Sized {
+    /// Writes the stored value into `hasher`.
+    fn hash_value<C: ResourceStore<Self>>(stored: &C, hasher: &mut StableHasher);
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: StableHash, S> HashResource<S> for T {
     #[inline]
-    fn hash_value(value: &T, hasher: &mut StableHasher) {
-        value.stable_hash(hasher);
+    fn hash_value<C: ResourceStore<T>>(stored: &C, hasher: &mut StableHasher) {
+        stored.hash_store(hasher);
     }
 }
 
-/// A schema whose components and resources are all [`StableHash`], with the
-/// hashing of its columns. `#[derive(Schema)]` implements it; `W` is the
-/// schema itself wherever it is used.
+/// A schema whose components, resources and events are all [`StableHash`],
+/// with the hashing of its columns and resources. `#[derive(Schema)]`
+/// implements it; `W` is the schema itself wherever it is used.
 #[doc(hidden)]
 pub trait HashSchema<W>: Schema {
     /// Writes the values of `column` into `hasher`.
     fn hash_column(column: &Self::Column, hasher: &mut StableHasher);
-    /// Writes every resource into `hasher`, in field order.
+    /// Writes every resource and event queue into `hasher`, in field order.
     fn hash_resources(resources: &Self::Resources, hasher: &mut StableHasher);
 }
 

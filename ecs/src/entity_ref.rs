@@ -3,7 +3,7 @@
 
 use crate::entity::Entity;
 use crate::mask::Mask;
-use crate::schema::{Component, Schema};
+use crate::schema::{Column, Component, Schema};
 use crate::storage::{Bins, Table};
 use core::fmt;
 
@@ -16,7 +16,7 @@ use core::fmt;
 /// queries and other readers.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
 /// #[derive(Debug, PartialEq)] struct Frozen;
@@ -110,7 +110,7 @@ impl<S: Schema> fmt::Debug for EntityRef<'_, S> {
 /// [`get`](EntityMut::get).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
 /// #[derive(Schema)] struct Physics { pos: Pos, vel: Vel }
@@ -128,22 +128,27 @@ pub struct EntityMut<'w, S: Schema> {
     table: &'w mut Table<S>,
     row: usize,
     bins: &'w mut Bins<S>,
+    /// The tick a write of a tracked component is stamped with.
+    tick: u32,
 }
 
 impl<'w, S: Schema> EntityMut<'w, S> {
-    /// The view of live entity `id`, at `row` of `table`.
+    /// The view of live entity `id`, at `row` of `table`; writes of tracked
+    /// components are stamped with `tick`.
     #[inline]
     pub(crate) fn new(
         id: Entity,
         table: &'w mut Table<S>,
         row: usize,
         bins: &'w mut Bins<S>,
+        tick: u32,
     ) -> Self {
         EntityMut {
             id,
             table,
             row,
             bins,
+            tick,
         }
     }
 
@@ -162,14 +167,21 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// Its component `C`, mutably; `None` if it lacks it.
     #[inline]
     pub fn get_mut<C: Component<S>>(&mut self) -> Option<&mut C> {
-        EntityMut::new(self.id, &mut *self.table, self.row, &mut *self.bins).into_mut()
+        EntityMut::new(
+            self.id,
+            &mut *self.table,
+            self.row,
+            &mut *self.bins,
+            self.tick,
+        )
+        .into_mut()
     }
 
     /// Its component `C`, mutably, for as long as the world's borrow: the
     /// `EntityMut` is used up.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// #[derive(Schema)] struct S { pos: Pos }
     ///
@@ -187,7 +199,11 @@ impl<'w, S: Schema> EntityMut<'w, S> {
         if !self.table.mask().has(C::BIT) {
             None
         } else if S::Mask::DATA.has(C::BIT) {
-            C::column_mut(self.table.column_mut(C::BIT)).get_mut(self.row)
+            let column = self.table.column_mut(C::BIT);
+            if S::TRACKED_BITS & (1 << C::BIT) != 0 {
+                column.mark_changed(self.row, self.tick);
+            }
+            C::column_mut(column).get_mut(self.row)
         } else {
             self.bins.tag_mut()
         }

@@ -11,7 +11,7 @@
 //! schema is a compile error.
 //!
 //! ```
-//! use ecs::prelude::*;
+//! use schemecs::prelude::*;
 //!
 //! #[derive(Debug, PartialEq)] pub struct Pos(pub i64);
 //! #[derive(Debug, PartialEq)] pub struct Vel(pub i64);
@@ -44,24 +44,104 @@
 //! [`Schedule`] runs them in parallel only where the result is the same as
 //! running them one after another in the order they were added.
 //!
+//! Two things are opted into per field of the schema and cost nothing
+//! where they are not: **events** (`#[ecs(event)] hit: Hit`, sent with
+//! [`EventWriter`] and read with [`EventReader`]) and **change detection**
+//! (`#[ecs(track)] pos: Pos`, queried with the filters [`Added`] and
+//! [`Changed`], removals listed by [`Removed`]). Both are defined on the
+//! sequential run: a reader sees each event once, in send order, and
+//! `Changed<T>` means "written since this system's previous run, in program
+//! order". Both are world state, so parallel runs, snapshots and saves
+//! reproduce them exactly.
+//!
+//! ```
+//! use schemecs::prelude::*;
+//! #[derive(Debug)] struct Pos(f32);
+//! #[derive(Debug)] struct Vel(f32);
+//! #[derive(Debug)] struct Resting;
+//! #[derive(Debug)] struct Landed(Entity);
+//! #[derive(Default)] struct Log(Vec<String>);
+//!
+//! #[derive(Schema)]
+//! struct Game {
+//!     #[ecs(track)] pos: Pos,
+//!     vel: Vel,
+//!     resting: Resting,
+//!     #[ecs(event)] landed: Landed,
+//!     #[ecs(resource)] log: Log,
+//! }
+//!
+//! // A `&mut Pos` item handed out counts as a write of `Pos`: resting
+//! // bodies are filtered out, not skipped inside the loop.
+//! fn fall(
+//!     mut bodies: Query<(Entity, &mut Pos, &Vel), Without<Resting>>,
+//!     mut landed: EventWriter<Landed>,
+//!     mut commands: Commands<Game>,
+//! ) {
+//!     for (entity, pos, vel) in bodies.iter_mut() {
+//!         pos.0 = (pos.0 + vel.0).max(0.0);
+//!         if pos.0 == 0.0 {
+//!             landed.send(Landed(entity));
+//!             commands.insert(entity, (Resting,));
+//!         }
+//!     }
+//! }
+//!
+//! // Runs after `fall`: sees this run's landings and moves.
+//! fn report(moved: Query<Entity, Changed<Pos>>, landed: EventReader<Landed>, mut log: ResMut<Log>) {
+//!     let moved = moved.iter().count();
+//!     let landed = landed.len();
+//!     log.0.push(format!("{moved} moved, {landed} landed"));
+//! }
+//!
+//! let mut world = World::<Game>::new();
+//! world.spawn((Pos(2.0), Vel(-1.0)));
+//! world.spawn((Pos(1.0), Vel(-1.0)));
+//! let mut schedule = Schedule::<Game>::new();
+//! schedule.add(fall).add(report);
+//! for _ in 0..3 {
+//!     schedule.run(&mut world);
+//! }
+//! assert_eq!(world.resource::<Log>().0, ["2 moved, 1 landed", "1 moved, 1 landed", "0 moved, 0 landed"]);
+//! ```
+//!
 //! Start with [`Schema`] (what the derive generates), then [`World`],
 //! [`Query`] and [`Schedule`].
+//!
+//! # Cargo features
+//!
+//! * **`parallel`** (on by default): [`Schedule::run`] hands a stage of
+//!   systems to rayon's thread pool when the work measured in earlier runs
+//!   pays for it, and the `par_*` methods of [`Query`]
+//!   ([`Query::par_for_each_mut`], [`Query::par_for_each_table_mut`], ...)
+//!   run their chunks on it. Without it (`default-features = false`) the
+//!   crate does not depend on rayon: every stage runs on the calling thread,
+//!   and the `par_*` methods run the same chunks one after another, in
+//!   order. The results are the same either way, and so is the API, its
+//!   `Send` and `Sync` bounds included, so code written for one builds with
+//!   the other.
+//! * **`serde`**: `World<S>` is `Serialize` and `Deserialize` when every
+//!   component and resource of `S` is: an exact save and load (see
+//!   [`World`]).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-extern crate self as ecs;
+extern crate self as schemecs;
 
 mod bundle;
+mod change;
 mod checksum;
 mod command;
 mod command_buffer;
 mod component_bounds;
 mod entity;
 mod entity_ref;
+mod event;
 mod lend;
 mod mask;
 mod misuse;
+mod pool;
 mod query;
 mod save;
 mod schedule;
@@ -72,22 +152,24 @@ mod system;
 mod world;
 
 pub use bundle::Bundle;
+pub use change::{Removed, Tick};
 pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
-pub use ecs_macros::Schema;
-/// Derives [`StableHash`](trait@StableHash): see the trait.
-pub use ecs_macros::StableHash;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
+pub use event::{Event, EventCursor, EventReader, EventWriter, Events};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Has, Or, Query, QueryData, QueryEntityError, QueryFilter, QueryIter, QuerySingleError,
-    ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition, TableEntities, TableEntitiesIter,
-    With, Without,
+    Added, Changed, ChunkEvents, Has, Or, Query, QueryData, QueryEntityError, QueryFilter,
+    QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition,
+    TableEntities, TableEntitiesIter, With, Without,
 };
 pub use schedule::Schedule;
-pub use schema::{Component, Resource, Schema};
+pub use schema::{Component, Resource, Schema, Tracked};
+pub use schemecs_macros::Schema;
+/// Derives [`StableHash`](trait@StableHash): see the trait.
+pub use schemecs_macros::StableHash;
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
@@ -98,16 +180,16 @@ pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-/// The names most programs need: `use ecs::prelude::*;`.
+/// The names most programs need: `use schemecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut, EntityRef, Has,
-        Local, Mask, NoSuchEntity, Or, Query, Res, ResMut, Resource, Schedule, Schema, With,
-        Without, World,
+        Added, Changed, ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut,
+        EntityRef, EventCursor, EventReader, EventWriter, Events, Has, Local, Mask, NoSuchEntity,
+        Or, Query, Removed, Res, ResMut, Resource, Schedule, Schema, With, Without, World,
     };
 }
 
@@ -119,6 +201,7 @@ pub mod __private {
     pub use crate::__schema_snapshot_impls as schema_snapshot_impls;
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::Placement;
+    pub use crate::change::{ChangeWindow, ColumnVec, TrackedVec};
     pub use crate::command::CommandQueue;
     pub use crate::component_bounds::{
         CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
@@ -127,7 +210,7 @@ pub mod __private {
     pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};
     pub use crate::query::{MatchedTables, TableView};
     #[cfg(feature = "serde")]
-    pub use crate::save::{load_rows, reject, LoadColumn};
+    pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
     pub use crate::schema::Column;
     pub use crate::system::{Exclusive, SystemFn, SystemNode};
     pub use bitflags;
@@ -159,7 +242,7 @@ pub mod __private {
     #[track_caller]
     pub fn column_mismatch<S: Schema>(bit: u32) -> ! {
         panic!(
-            "ecs internal error: a column of schema `{}` does not hold component bit {bit}",
+            "schemecs internal error: a column of schema `{}` does not hold component bit {bit}",
             S::NAME
         )
     }
@@ -170,7 +253,7 @@ pub mod __private {
     #[track_caller]
     pub(crate) fn tag_bag_empty<S: Schema>(bit: u32) -> ! {
         panic!(
-            "ecs internal error: no value of tag `{}` of schema `{}` is stored",
+            "schemecs internal error: no value of tag `{}` of schema `{}` is stored",
             S::COMPONENT_NAMES[bit as usize],
             S::NAME
         )

@@ -92,7 +92,7 @@ impl_mask_bits!(u8, u16, u32, u64, u128);
 /// field (`PhysicsMask::POS`).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 ///
 /// #[derive(Debug)] struct Pos(f32);
 /// #[derive(Debug)] struct Vel(f32);

@@ -130,6 +130,10 @@ where
     fn column_mut(_: &mut S::Column) -> &mut Vec<Self> {
         unreachable!("a misuse impl never applies")
     }
+
+    fn values_and_changed(_: &mut S::Column) -> (&mut [Self], &mut [u32]) {
+        unreachable!("a misuse impl never applies")
+    }
 }
 
 impl<S: Schema> NotAComponent<S> for crate::Entity {

@@ -5,6 +5,7 @@
 //! `schedule/executor.rs` how each stage runs: on the calling thread or on
 //! rayon's pool.
 
+mod dot;
 mod executor;
 mod plan;
 
@@ -28,7 +29,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// the other reads or writes, on entities both can reach) and every earlier
 /// system's commands that it could observe have been applied. Parallel runs are
 /// therefore identical, bit for bit, to [`Schedule::run_sequential`], with any
-/// number of threads.
+/// number of threads. Without the `parallel` feature every stage runs on the
+/// calling thread.
 ///
 /// Systems that may run together form a *stage*. Whether a stage is handed
 /// out to the pool is decided at each run, from how long its systems took in
@@ -39,10 +41,11 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// stage with a system that never ran runs on the calling thread, to time it.
 ///
 /// [`Schedule::describe`] shows which systems may run together, why the
-/// others wait, and how each stage ran the last time.
+/// others wait, and how each stage ran the last time;
+/// [`Schedule::to_dot`] draws the same as a Graphviz graph.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
 /// #[derive(Debug, PartialEq)] struct Frozen;
@@ -143,7 +146,7 @@ impl<S: Schema> Schedule<S> {
     /// closure written in `f`).
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// #[derive(Schema)] struct S { pos: Pos }
     ///
@@ -195,11 +198,25 @@ impl<S: Schema> Schedule<S> {
                 plan
             }
         };
+        let (base, previous) =
+            world.begin_schedule_run(self.fingerprint(), self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            self.executor.run(&mut self.systems, &plan, world)
+            self.executor
+                .run(&mut self.systems, &plan, world, (base, previous))
         }));
+        world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
         self.plan = Some(plan);
         self.finish(result);
+    }
+
+    /// What identifies this schedule's systems in a world's change state:
+    /// a stable hash of their names, in order (the same in every process).
+    fn fingerprint(&self) -> u64 {
+        let mut hasher = crate::StableHasher::new();
+        for system in &self.systems {
+            crate::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
+        }
+        hasher.finish()
     }
 
     /// Makes [`Schedule::run`] hand every stage of several systems to the
@@ -220,13 +237,18 @@ impl<S: Schema> Schedule<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
+        let (base, previous) =
+            world.begin_schedule_run(self.fingerprint(), self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
             let buffers = self.executor.buffers();
-            for system in &mut self.systems {
-                run_alone(system, world, buffers);
+            for (i, system) in self.systems.iter_mut().enumerate() {
+                let window = World::<S>::system_window(base, previous, i);
+                run_alone(system, world, buffers, window);
+                world.set_change_tick(window.this_run);
                 apply(system, world);
             }
         }));
+        world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
         self.finish(result);
     }
 
@@ -268,75 +290,91 @@ impl<S: Schema> Schedule<S> {
     /// little to share)`. The work is what the stage's systems took in that
     /// run, together; the choice was made from the runs before it.
     pub fn describe(&self) -> String {
-        let computed;
-        let plan = match &self.plan {
-            Some(plan) => plan,
-            None => {
-                computed = Plan::new::<S>(&self.systems);
-                &computed
-            }
-        };
-        let runs = match self.plan {
-            Some(_) => self.executor.runs(),
-            None => &[],
-        };
-        let name = |i: usize| &*self.systems[i].name;
-        let mut out = format!(
-            "Schedule<{}>: {} in {}\n",
-            S::NAME,
-            plural(self.systems.len(), "system", "systems"),
-            plural(plan.stages.len(), "stage", "stages"),
-        );
-        for (number, stage) in plan.stages.iter().enumerate() {
-            let names: Vec<&str> = stage.iter().map(|&i| name(i)).collect();
-            let ran = match runs.get(number) {
-                Some(Some(run)) => format!(" ({})", ran_text(run)),
-                _ => String::new(),
-            };
-            out += &format!("  stage {}: {}{ran}\n", number + 1, names.join(", "));
-            for &i in stage {
-                if let Some(wait) = &plan.waits[i] {
-                    let (earlier, later) = (name(wait.on), name(i));
-                    let why = match wait.reason {
-                        Reason::Component {
-                            bit,
-                            earlier_writes,
-                        } => {
-                            let component = S::COMPONENT_NAMES[bit as usize];
-                            conflict_text(earlier, later, component, earlier_writes)
-                        }
-                        Reason::Resource {
-                            bit,
-                            earlier_writes,
-                        } => {
-                            let resource = S::RESOURCE_NAMES[bit as usize];
-                            conflict_text(earlier, later, resource, earlier_writes)
-                        }
-                        Reason::Commands => {
-                            format!("{later} sees the entities that {earlier}'s commands change")
-                        }
-                        Reason::Reservations => format!(
-                            "{later} records commands, after {earlier}'s are applied \
-                             (spawned ids follow program order)"
-                        ),
-                        Reason::World { earlier_exclusive } => {
-                            let exclusive = if earlier_exclusive { earlier } else { later };
-                            format!("{exclusive} takes &mut World<{}>", S::NAME)
-                        }
-                    };
-                    out += &format!("    {later} waits for {earlier}: {why}\n");
+        self.with_plan(|plan, runs| {
+            let name = |i: usize| &*self.systems[i].name;
+            let mut out = format!(
+                "Schedule<{}>: {} in {}\n",
+                S::NAME,
+                plural(self.systems.len(), "system", "systems"),
+                plural(plan.stages.len(), "stage", "stages"),
+            );
+            for (number, stage) in plan.stages.iter().enumerate() {
+                let names: Vec<&str> = stage.iter().map(|&i| name(i)).collect();
+                let ran = match runs.get(number) {
+                    Some(Some(run)) => format!(" ({})", ran_text(run)),
+                    _ => String::new(),
+                };
+                out += &format!("  stage {}: {}{ran}\n", number + 1, names.join(", "));
+                for &i in stage {
+                    if let Some(wait) = &plan.waits[i] {
+                        let (earlier, later) = (name(wait.on), name(i));
+                        let why = WaitText::new::<S>(earlier, later, wait.reason).why;
+                        out += &format!("    {later} waits for {earlier}: {why}\n");
+                    }
                 }
             }
+            out
+        })
+    }
+
+    /// Calls `f` with the plan (the one of the last run, or one computed
+    /// now) and how each stage ran last time (empty if the schedule has not
+    /// run since it last changed).
+    fn with_plan<R>(&self, f: impl FnOnce(&Plan, &[Option<StageRun>]) -> R) -> R {
+        match &self.plan {
+            Some(plan) => f(plan, self.executor.runs()),
+            None => f(&Plan::new::<S>(&self.systems), &[]),
         }
-        out
     }
 }
 
-fn conflict_text(earlier: &str, later: &str, what: &str, earlier_writes: bool) -> String {
-    if earlier_writes {
-        format!("{earlier} writes {what}, which {later} reads")
-    } else {
-        format!("{later} writes {what}, which {earlier} reads")
+/// Why one system waits for an earlier one, in the words of
+/// [`Schedule::describe`] and of [`Schedule::to_dot`].
+struct WaitText {
+    /// The whole reason: `inertia writes Pos, which stop reads`.
+    why: String,
+    /// What it waits for, in a word or two: `Pos`, `commands`.
+    what: String,
+}
+
+impl WaitText {
+    fn new<S: Schema>(earlier: &str, later: &str, reason: Reason) -> Self {
+        let conflict = |what: &str, earlier_writes: bool| WaitText {
+            why: if earlier_writes {
+                format!("{earlier} writes {what}, which {later} reads")
+            } else {
+                format!("{later} writes {what}, which {earlier} reads")
+            },
+            what: what.to_owned(),
+        };
+        match reason {
+            Reason::Component {
+                bit,
+                earlier_writes,
+            } => conflict(S::COMPONENT_NAMES[bit as usize], earlier_writes),
+            Reason::Resource {
+                bit,
+                earlier_writes,
+            } => conflict(S::RESOURCE_NAMES[bit as usize], earlier_writes),
+            Reason::Commands => WaitText {
+                why: format!("{later} sees the entities that {earlier}'s commands change"),
+                what: "commands".to_owned(),
+            },
+            Reason::Reservations => WaitText {
+                why: format!(
+                    "{later} records commands, after {earlier}'s are applied \
+                     (spawned ids follow program order)"
+                ),
+                what: "commands (spawned ids)".to_owned(),
+            },
+            Reason::World { earlier_exclusive } => {
+                let exclusive = if earlier_exclusive { earlier } else { later };
+                WaitText {
+                    why: format!("{exclusive} takes &mut World<{}>", S::NAME),
+                    what: "&mut World".to_owned(),
+                }
+            }
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use crate::mask::Mask;
 /// field order) and, marked `#[ecs(resource)]`, the resources:
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 ///
 /// #[derive(Debug, PartialEq)] pub struct Pos(pub i64);
 /// #[derive(Debug, PartialEq)] pub struct Vel(pub i64);
@@ -54,6 +54,8 @@ pub trait Schema: Sized + 'static {
     const COMPONENT_NAMES: &'static [&'static str];
     /// Bits of the components that carry data (`size_of::<T>() != 0`).
     const DATA_BITS: u128;
+    /// Bits of the components marked `#[ecs(track)]` (change detection).
+    const TRACKED_BITS: u128;
     /// Resource type names, indexed by [`Resource::BIT`].
     const RESOURCE_NAMES: &'static [&'static str];
     // The messages of the compile-time checks, one per component bit (per
@@ -78,6 +80,15 @@ pub trait Schema: Sized + 'static {
     /// Every resource, each in a slot of its own, free to be borrowed.
     #[doc(hidden)]
     fn resource_slots(resources: &mut Self::Resources) -> Self::ResourceSlots<'_>;
+
+    /// Drops the events of every event queue sent before tick `keep_from`,
+    /// relative to `now`.
+    #[doc(hidden)]
+    fn prune_events(resources: &mut Self::Resources, keep_from: u32, now: u32);
+
+    /// Clamps the ticks of every event queue (see [`crate::change`]).
+    #[doc(hidden)]
+    fn clamp_event_ticks(resources: &mut Self::Resources, now: u32);
 }
 
 /// The text consts of a derived `impl Schema`: the schema's name, its type
@@ -89,10 +100,11 @@ pub trait Schema: Sized + 'static {
 ///
 /// ```text
 /// impl Schema for Physics {
-///     ::ecs::__private::schema_texts! {
+///     ::schemecs::__private::schema_texts! {
 ///         schema: "Physics",
 ///         components: ["Pos", "Vel"],
 ///         resources: ["Tick"],
+///         events: ["Hit"],
 ///     }
 ///     // ...
 /// }
@@ -103,11 +115,13 @@ macro_rules! __schema_texts {
     (
         schema: $schema:literal,
         components: [$($component:literal),* $(,)?],
-        resources: [$($resource:literal),* $(,)?] $(,)?
+        resources: [$($resource:literal),* $(,)?],
+        events: [$($event:literal),* $(,)?] $(,)?
     ) => {
         const NAME: &'static str = $schema;
         const COMPONENT_NAMES: &'static [&'static str] = &[$($component),*];
-        const RESOURCE_NAMES: &'static [&'static str] = &[$($resource),*];
+        const RESOURCE_NAMES: &'static [&'static str] =
+            &[$($resource,)* $(::core::concat!("Events<", $event, ">"),)*];
         const QUERY_ALIAS_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "this query borrows component `", $component, "` of schema `", $schema,
             "` mutably and also reads or writes it in another item; a query may name a `&mut ",
@@ -139,7 +153,12 @@ macro_rules! __schema_texts {
             "this system takes resource `", $resource, "` of schema `", $schema,
             "` twice, and at least once as `ResMut<", $resource, ">`; take it once, as `ResMut<",
             $resource, ">` if it is written"
-        )),*];
+        ),)* $(::core::concat!(
+            "this system both sends and reads event `", $event, "` of schema `", $schema,
+            "` (an `EventWriter<", $event, ">` beside an `EventReader<", $event, ">` or a second \
+             writer); a system takes one `EventWriter<", $event, ">` or any number of readers: \
+             split the work into two systems, the reader after the writer"
+        ),)*];
     };
 }
 
@@ -160,10 +179,32 @@ pub trait Component<S: Schema>: Sized + 'static {
     /// This component's values in a column of its own type.
     #[doc(hidden)]
     fn column(column: &S::Column) -> &Vec<Self>;
-    /// This component's values in a column of its own type.
+    /// This component's values in a column of its own type. For a tracked
+    /// component only pushes are allowed here; the caller then stamps the
+    /// column with [`Column::sync_ticks`].
     #[doc(hidden)]
     fn column_mut(column: &mut S::Column) -> &mut Vec<Self>;
+    /// This component's values and, if it is tracked, their changed ticks
+    /// (empty otherwise).
+    #[doc(hidden)]
+    fn values_and_changed(column: &mut S::Column) -> (&mut [Self], &mut [u32]);
 }
+
+/// A component of schema `S` marked `#[ecs(track)]`: the world records, per
+/// entity, when it was added and when it was last written, for the filters
+/// [`Added`](crate::Added) and [`Changed`](crate::Changed) and the system
+/// parameter [`Removed`](crate::Removed).
+///
+/// Implemented by `#[derive(Schema)]` for each tracked component.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tracked component of schema `{S}`",
+    label = "`{Self}` has no change detection in `{S}`",
+    note = "`Added<{Self}>`, `Changed<{Self}>` and `Removed<{Self}>` need the world to record \
+            when each entity's `{Self}` was added, written or removed; mark its field in \
+            `{S}` with `#[ecs(track)]` (it costs 8 bytes per entity of `{Self}` and a store \
+            per write; untracked components cost nothing)"
+)]
+pub trait Tracked<S: Schema>: Component<S> {}
 
 /// A resource type of schema `S`: a world-global singleton.
 ///
@@ -214,4 +255,26 @@ pub trait Column: 'static {
     /// Moves the value at `row` to the end of `destination` (a column of the
     /// same component), moving this column's last value into `row`.
     fn move_row(&mut self, row: usize, destination: &mut Self);
+    /// Moves the last value to the end of `destination` (a column of the same
+    /// component), without its ticks: the caller stamps `destination` with
+    /// [`Column::sync_ticks`].
+    fn pop_into(&mut self, destination: &mut Self);
+
+    /// The added and changed ticks by row, if the component is tracked.
+    fn ticks(&self) -> Option<(&[u32], &[u32])>;
+    /// Stamps the rows pushed without ticks as added at `tick` (tracked
+    /// components; nothing otherwise).
+    fn sync_ticks(&mut self, tick: u32);
+    /// Marks `row` changed at `tick` (tracked components).
+    fn mark_changed(&mut self, row: usize, tick: u32);
+    /// The (added, changed) ticks of `row` (tracked components).
+    fn row_ticks(&self, row: usize) -> Option<(u32, u32)>;
+    /// Sets the ticks of `row` (tracked components).
+    fn set_row_ticks(&mut self, row: usize, ticks: (u32, u32));
+    /// Swap-removes the ticks of `row`, whose value was swap-removed.
+    fn swap_remove_ticks(&mut self, row: usize);
+    /// Clamps the ticks (see [`crate::change`]).
+    fn clamp_ticks(&mut self, now: u32);
+    /// The tick vectors (added, changed), to fill when loading.
+    fn ticks_mut(&mut self) -> Option<(&mut Vec<u32>, &mut Vec<u32>)>;
 }

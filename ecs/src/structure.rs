@@ -11,10 +11,11 @@
 //! from the trash. A `Drop` that panics then finds the world consistent.
 
 use crate::bundle::{Bundle, NewRows, Placement, SpawnRows};
+use crate::change::Changes;
 use crate::command::Staged;
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
-use crate::mask::Mask;
+use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Component, Schema};
 use crate::storage::{Bins, Edge, EntityIndex, Table, TableId, TableMove, TableRow, Tables};
 use core::fmt;
@@ -31,6 +32,9 @@ pub(crate) struct EntityStore<S: Schema> {
     tables: Tables<S>,
     /// Tag values and values waiting to be dropped; see [`Bins`].
     bins: Bins<S>,
+    /// The change tick and the log of tracked components removed; see
+    /// [`crate::change`].
+    changes: Changes,
 }
 
 impl<S: Schema> Default for EntityStore<S> {
@@ -39,6 +43,7 @@ impl<S: Schema> Default for EntityStore<S> {
             entities: Entities::default(),
             tables: Tables::default(),
             bins: Bins::default(),
+            changes: Changes::default(),
         }
     }
 }
@@ -52,12 +57,14 @@ where
             entities: self.entities.clone(),
             tables: self.tables.clone(),
             bins: self.bins.clone(),
+            changes: self.changes.clone(),
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
         self.entities.clone_from(&source.entities);
         self.tables.clone_from(&source.tables);
+        self.changes.clone_from(&source.changes);
         self.bins.clone_from(&source.bins);
     }
 }
@@ -82,11 +89,17 @@ impl<S: Schema> EntityStore<S> {
     /// A store of parts that the caller has checked to keep its invariants
     /// (a loaded save).
     #[cfg(feature = "serde")]
-    pub(crate) fn from_parts(entities: Entities, tables: Tables<S>, bins: Bins<S>) -> Self {
+    pub(crate) fn from_parts(
+        entities: Entities,
+        tables: Tables<S>,
+        bins: Bins<S>,
+        changes: Changes,
+    ) -> Self {
         EntityStore {
             entities,
             tables,
             bins,
+            changes,
         }
     }
 
@@ -95,6 +108,60 @@ impl<S: Schema> EntityStore<S> {
     #[inline]
     pub(crate) fn lend(&mut self) -> (&Entities, &mut [Table<S>]) {
         (&self.entities, self.tables.as_mut_slice())
+    }
+
+    /// The change tick and removal log.
+    #[inline]
+    pub(crate) fn changes(&self) -> &Changes {
+        &self.changes
+    }
+
+    /// The change tick and removal log, mutably.
+    #[inline]
+    pub(crate) fn changes_mut(&mut self) -> &mut Changes {
+        &mut self.changes
+    }
+
+    /// Clamps the ticks of every tracked column (see [`crate::change`]).
+    pub(crate) fn clamp_ticks(&mut self, now: u32) {
+        if S::TRACKED_BITS != 0 {
+            for id in 0..self.tables.len() {
+                self.tables.get_mut(TableId(id as u32)).clamp_ticks(now);
+            }
+        }
+    }
+
+    /// Stamps the rows just pushed to the tracked columns of table `id` as
+    /// added now. Nothing (at compile time) in a schema without tracked
+    /// components.
+    #[inline(always)]
+    fn stamp(&mut self, id: TableId) {
+        if S::TRACKED_BITS != 0 {
+            let table = self.tables.get_mut(id);
+            if table.mask().bits().to_u128() & S::TRACKED_BITS != 0 {
+                table.sync_ticks(self.changes.tick);
+            }
+        }
+    }
+
+    /// Logs that `entity` lost the tracked components among `lost`.
+    #[inline(always)]
+    fn log_removed(&mut self, entity: Entity, lost: S::Mask) {
+        if S::TRACKED_BITS != 0 {
+            let tracked = lost.bits().to_u128() & S::TRACKED_BITS;
+            if tracked != 0 {
+                self.log_removed_bits(entity, tracked);
+            }
+        }
+    }
+
+    #[cold]
+    fn log_removed_bits(&mut self, entity: Entity, mut bits: u128) {
+        while bits != 0 {
+            let bit = bits.trailing_zeros();
+            self.changes.log_removed(bit, entity);
+            bits &= bits - 1;
+        }
     }
 
     /// `entity`, its location looked up once; `None` if it is not alive.
@@ -121,6 +188,7 @@ impl<S: Schema> EntityStore<S> {
             table,
             location.row.index(),
             &mut self.bins,
+            self.changes.tick,
         ))
     }
 
@@ -188,7 +256,9 @@ impl<S: Schema> EntityStore<S> {
             previous: S::Mask::EMPTY,
             row: row.index(),
             bins: &mut self.bins,
+            tick: self.changes.tick,
         });
+        self.stamp(id);
         Ok(entity)
     }
 
@@ -232,6 +302,7 @@ impl<S: Schema> EntityStore<S> {
                 },
             },
         );
+        self.stamp(id);
         Spawned {
             entities: &self.entities,
             rows: self.tables.get(id).entities()[first..].iter(),
@@ -263,6 +334,7 @@ impl<S: Schema> EntityStore<S> {
                 values.pop_into(bit, &mut tags[bit as usize]);
             }
         }
+        self.stamp(id);
     }
 }
 
@@ -303,7 +375,9 @@ impl<S: Schema> EntityStore<S> {
                     moved.row,
                     S::Mask::EMPTY,
                     &mut self.bins,
+                    self.changes.tick,
                 ));
+                self.stamp(to);
                 Ok(())
             }
             Some(Edge { from, .. }) => {
@@ -315,6 +389,7 @@ impl<S: Schema> EntityStore<S> {
                     location.row,
                     mask,
                     &mut self.bins,
+                    self.changes.tick,
                 ));
                 self.bins.empty_trash(B::mask());
                 Ok(())
@@ -337,8 +412,16 @@ impl<S: Schema> EntityStore<S> {
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let previous = self.tables.get(location.table).mask();
         let (target, row) = self.migrate_adding(entity, location, B::mask());
+        let tick = self.changes.tick;
         let table = self.tables.get_mut(target);
-        bundle.place(&mut Placement::at(table, row, previous, &mut self.bins));
+        bundle.place(&mut Placement::at(
+            table,
+            row,
+            previous,
+            &mut self.bins,
+            tick,
+        ));
+        self.stamp(target);
         self.bins.empty_trash(previous.intersection(B::mask()));
         Ok(())
     }
@@ -358,6 +441,7 @@ impl<S: Schema> EntityStore<S> {
         };
         let previous = self.tables.get(location.table).mask();
         let (target, row) = self.migrate_adding(entity, location, mask);
+        let tick = self.changes.tick;
         let table = self.tables.get_mut(target);
         let table_mask = table.mask();
         let (_, columns) = table.split_mut();
@@ -366,11 +450,17 @@ impl<S: Schema> EntityStore<S> {
             let present = previous.has(bit);
             if S::Mask::DATA.has(bit) {
                 let column = &mut columns[table_mask.index(bit)];
+                let old_ticks = present.then(|| column.row_ticks(row.index())).flatten();
                 values.pop_into(bit, column);
                 if present {
                     // The old value goes to the trash; the new one, last,
-                    // takes its row.
+                    // takes its row: for a tracked component, a change, not
+                    // an addition.
+                    column.sync_ticks(tick);
                     column.move_row(row.index(), &mut trash[bit as usize]);
+                    if let Some((added, _)) = old_ticks {
+                        column.set_row_ticks(row.index(), (added, tick));
+                    }
                 }
             } else if present {
                 values.pop_into(bit, &mut trash[bit as usize]);
@@ -378,6 +468,7 @@ impl<S: Schema> EntityStore<S> {
                 values.pop_into(bit, &mut tags[bit as usize]);
             }
         }
+        self.stamp(target);
         self.bins.empty_trash(previous.intersection(mask));
     }
 
@@ -424,6 +515,7 @@ impl<S: Schema> EntityStore<S> {
         if to == from {
             return Ok(None);
         }
+        let tick = self.changes.tick;
         let (source, destination) = self.tables.pair_mut(from, to);
         let mask = source.mask();
         let taken = B::take(&mut Placement::at(
@@ -431,10 +523,12 @@ impl<S: Schema> EntityStore<S> {
             location.row,
             mask,
             &mut self.bins,
+            tick,
         ));
         let moved = source.move_entity(location.row, destination);
         relocate(&mut self.entities, entity, location, to, moved);
         source.move_columns_removing(location.row, destination, bit);
+        self.log_removed(entity, B::mask());
         Ok(Some(taken))
     }
 
@@ -455,6 +549,7 @@ impl<S: Schema> EntityStore<S> {
             return Ok(None);
         }
         let target = self.tables.remove_target(location.table, B::mask());
+        let tick = self.changes.tick;
         if target == location.table {
             // The empty bundle: nothing to take, nowhere to go.
             let table = self.tables.get_mut(target);
@@ -463,6 +558,7 @@ impl<S: Schema> EntityStore<S> {
                 location.row,
                 mask,
                 &mut self.bins,
+                tick,
             ))));
         }
         let taken = B::take(&mut Placement::at(
@@ -470,8 +566,10 @@ impl<S: Schema> EntityStore<S> {
             location.row,
             mask,
             &mut self.bins,
+            tick,
         ));
         self.migrate(entity, location, target);
+        self.log_removed(entity, B::mask());
         Ok(Some(taken))
     }
 
@@ -499,6 +597,7 @@ impl<S: Schema> EntityStore<S> {
         }
         self.bins.discard_tags(mask);
         self.migrate(entity, location, target);
+        self.log_removed(entity, mask);
         self.bins.empty_trash(mask);
     }
 }
@@ -527,6 +626,7 @@ impl<S: Schema> EntityStore<S> {
             self.entities.set_location(swapped, location);
         }
         self.bins.discard_tags(mask);
+        self.log_removed(entity, mask);
         self.bins.empty_trash(mask);
         Ok(())
     }
@@ -537,8 +637,18 @@ impl<S: Schema> EntityStore<S> {
         let mut columns = Vec::new();
         for id in 0..self.tables.len() {
             let table = self.tables.get_mut(TableId(id as u32));
+            let mask = table.mask();
             for &index in table.entities() {
-                self.entities.free(self.entities.entity(index));
+                let entity = self.entities.entity(index);
+                self.entities.free(entity);
+                if S::TRACKED_BITS != 0 {
+                    let tracked = mask.bits().to_u128() & S::TRACKED_BITS;
+                    let mut bits = tracked;
+                    while bits != 0 {
+                        self.changes.log_removed(bits.trailing_zeros(), entity);
+                        bits &= bits - 1;
+                    }
+                }
             }
             columns.push(table.take_rows());
         }

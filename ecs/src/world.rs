@@ -1,13 +1,15 @@
 //! [`World`]: the entities, tables and resources of one schema.
 
 use crate::bundle::Bundle;
+use crate::change::{ChangeWindow, Tick};
 use crate::command::{Command, CommandQueue};
 use crate::entity::{Entities, EntitiesExhausted, Entity, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
+use crate::event::{Event, Events};
 use crate::lend::{SplitBuffers, SplitWorld};
 use crate::mask::Mask;
 use crate::query::{Query, QueryCache, QueryFilter, QueryReach, ReadOnlyQueryData, SchemaQuery};
-use crate::schema::{Component, Resource, Schema};
+use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{TableId, Tables};
 use crate::structure::{EntityStore, Spawned};
 use core::fmt;
@@ -24,7 +26,7 @@ mod snapshot;
 /// the entity to the table of its new archetype.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 ///
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
@@ -83,7 +85,7 @@ impl<S: Schema> World<S> {
     /// generated for the schema).
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(f32);
     /// struct Gravity(f32); // no Default: supplied here
     /// #[derive(Schema)]
@@ -127,7 +129,7 @@ impl<S: Schema> World<S> {
     /// (collect it to keep them), and costs nothing if dropped.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// #[derive(Schema)] struct S { pos: Pos }
     ///
@@ -180,7 +182,7 @@ impl<S: Schema> World<S> {
     /// is not alive.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -257,7 +259,7 @@ impl<S: Schema> World<S> {
     /// are looked up once, here. `None` if it is not alive.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -369,7 +371,7 @@ impl<S: Schema> World<S> {
     /// here fails to compile.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -415,7 +417,7 @@ impl<S: Schema> World<S> {
     /// mutably and shared, such as `(&mut Pos, &Pos)`, fails to compile.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -447,8 +449,9 @@ impl<S: Schema> World<S> {
     {
         let conditions = const { QueryReach::<S, Q, F>::CONDITIONS.as_slice() };
         let tables = self.store.tables();
+        let window = self.store.changes().outside_window();
         let build = |matched: &[TableId]| {
-            Query::new_shared(self.store.entities(), tables.as_slice(), matched)
+            Query::new_shared(self.store.entities(), tables.as_slice(), matched, window)
         };
         // Warm: the tables matched so far are all there is; a shared lock
         // suffices, and readers on other threads do not wait for each other.
@@ -473,14 +476,160 @@ impl<S: Schema> World<S> {
         let matched = queries
             .entry(conditions)
             .update(self.store.tables(), conditions);
+        let window = self.store.changes().outside_window();
         let (entities, tables) = self.store.lend();
-        Query::new(entities, tables, matched)
+        Query::new(entities, tables, matched, window)
+    }
+
+    /// The world's change tick: where changes made now (outside systems) are
+    /// stamped. It advances once per system run, and at
+    /// [`World::clear_trackers`]; see [`Changed`](crate::Changed).
+    pub fn change_tick(&self) -> Tick {
+        Tick(self.store.changes().tick)
+    }
+
+    /// Marks the point that queries made on the world itself (not in
+    /// systems) measure [`Added`](crate::Added) and
+    /// [`Changed`](crate::Changed) from, and [`World::removed`] too: after
+    /// this call they report only what happens from now on.
+    ///
+    /// For what the world keeps, a mark counts as a schedule run: events
+    /// and removal records older than the previous run or mark are dropped,
+    /// so a world used without schedules does not keep them forever.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug)] struct Pos(i32);
+    /// #[derive(Schema)] struct S { #[ecs(track)] pos: Pos }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let a = world.spawn((Pos(0),));
+    /// assert_eq!(world.query_filtered::<Entity, Added<Pos>>().iter().count(), 1);
+    /// world.clear_trackers();
+    /// assert_eq!(world.query_filtered::<Entity, Added<Pos>>().iter().count(), 0);
+    /// world.query_mut::<&mut Pos>().for_each_mut(|pos| pos.0 += 1);
+    /// assert_eq!(world.query_filtered::<Entity, Changed<Pos>>().iter().next(), Some(a));
+    /// ```
+    pub fn clear_trackers(&mut self) {
+        let changes = self.store.changes_mut();
+        let mark = changes.tick;
+        changes.marked = mark;
+        // What comes after the mark starts at the next tick.
+        changes.start_run(mark.wrapping_add(1));
+        changes.tick = mark.wrapping_add(1);
+        let keep_from = changes.run_starts[0];
+        S::prune_events(&mut self.resources, keep_from, mark);
+        self.sweep_if_due();
+    }
+
+    /// Sends `event` from outside the systems: every reader system reads it
+    /// in its next run.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// struct Pos(i32);
+    /// #[derive(Debug, PartialEq)] struct Hit(u32);
+    /// #[derive(Schema)] struct S { pos: Pos, #[ecs(event)] hit: Hit }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.send_event(Hit(7));
+    /// assert_eq!(world.events::<Hit>().iter().collect::<Vec<_>>(), [&Hit(7)]);
+    /// ```
+    pub fn send_event<T: Event<S>>(&mut self, event: T) {
+        let tick = self.store.changes().tick;
+        T::queue_mut(&mut self.resources).send(tick, event);
+    }
+
+    /// The queue of event type `T`: the events sent in the last two schedule
+    /// runs (read them in order with an [`EventCursor`](crate::EventCursor)).
+    pub fn events<T: Event<S>>(&self) -> &Events<T> {
+        T::queue(&self.resources)
+    }
+
+    /// The entities that lost tracked component `T` (removed, or despawned
+    /// with it) since the last [`World::clear_trackers`], oldest first. A
+    /// system reads them with [`Removed`](crate::Removed).
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug)] struct Pos(i32);
+    /// #[derive(Schema)] struct S { #[ecs(track)] pos: Pos }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let a = world.spawn((Pos(0),));
+    /// let b = world.spawn((Pos(0),));
+    /// world.clear_trackers();
+    /// world.despawn(b).unwrap();
+    /// world.remove::<Pos>(a).unwrap();
+    /// assert_eq!(world.removed::<Pos>().collect::<Vec<_>>(), [b, a]);
+    /// ```
+    pub fn removed<T: Tracked<S>>(&self) -> impl Iterator<Item = Entity> + '_ {
+        let changes = self.store.changes();
+        changes.removed(T::BIT, changes.outside_window())
+    }
+
+    /// The entities that lost component `bit` within `window`.
+    pub(crate) fn removed_in(
+        &self,
+        bit: u32,
+        window: ChangeWindow,
+    ) -> impl Iterator<Item = Entity> + '_ {
+        self.store.changes().removed(bit, window)
+    }
+
+    /// Moves the change tick `by` ticks ahead, as that many system runs
+    /// would, without the sweeps they would trigger (the next schedule run
+    /// or `clear_trackers` does them): for tests near the tick's limits.
+    #[doc(hidden)]
+    pub fn advance_change_tick_for_tests(&mut self, by: u32) {
+        let changes = self.store.changes_mut();
+        changes.tick = changes.tick.wrapping_add(by);
+    }
+
+    /// Starts a run of `systems` systems of the schedule `fingerprint`:
+    /// drops the events and removal log entries no reader can need any more,
+    /// and returns where the run's ticks start and where its previous run on
+    /// this world started.
+    pub(crate) fn begin_schedule_run(
+        &mut self,
+        fingerprint: u64,
+        systems: u32,
+    ) -> (u32, Option<u32>) {
+        let (base, previous) = self.store.changes_mut().begin_run(fingerprint, systems);
+        let keep_from = self.store.changes().run_starts[0];
+        S::prune_events(&mut self.resources, keep_from, base);
+        self.sweep_if_due();
+        (base, previous)
+    }
+
+    /// Sets the tick changes are stamped with (the schedule, per system).
+    #[inline]
+    pub(crate) fn set_change_tick(&mut self, tick: u32) {
+        self.store.changes_mut().tick = tick;
+    }
+
+    /// The window of the `index`-th system of a schedule run; see
+    /// [`crate::change`].
+    pub(crate) fn system_window(base: u32, previous: Option<u32>, index: usize) -> ChangeWindow {
+        crate::change::system_window(base, previous, index as u32)
+    }
+
+    /// Clamps every stored tick if the change tick moved far enough since
+    /// the last time (see [`crate::change`]).
+    fn sweep_if_due(&mut self) {
+        if !self.store.changes().sweep_due() {
+            return;
+        }
+        let now = self.store.changes().tick;
+        self.store.clamp_ticks(now);
+        S::clamp_event_ticks(&mut self.resources, now);
+        self.store.changes_mut().sweep();
     }
 
     /// The world's tables: for each, its components and entity count.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i64);
     /// struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }

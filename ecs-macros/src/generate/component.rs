@@ -9,19 +9,39 @@ use quote::{quote, quote_spanned};
 
 /// The impl for the component of `field`, whose bit is `bit`.
 pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> TokenStream {
+    let krate = names.krate;
     let (schema, column) = (names.schema, &names.column);
     let (ty, variant, bit) = (field.ty, field.ident, bit_literal(bit));
+    let tracked = if field.tracked {
+        // A tag has no values, so nothing to stamp: said at the field, in
+        // `cargo check` too (a constant of a concrete type).
+        let message = format!(
+            "`{ty}` is a tag of schema `{schema}` (a zero-sized component: a bit, no values), so \
+             `#[ecs(track)]` has nothing to record; remove it, and test the tag with `Has<{ty}>`, \
+             `With<{ty}>` or `Without<{ty}>`",
+            ty = field.type_name,
+        );
+        let span = syn::spanned::Spanned::span(ty);
+        quote_spanned! {span=>
+            #[automatically_derived]
+            impl #krate::Tracked<#schema> for #ty {}
+
+            const _: () = ::core::assert!(::core::mem::size_of::<#ty>() != 0, #message);
+        }
+    } else {
+        quote!()
+    };
     quote! {
         #[automatically_derived]
-        impl ::ecs::Component<#schema> for #ty {
+        impl #krate::Component<#schema> for #ty {
             const BIT: u32 = #bit;
 
             #[allow(unreachable_patterns)]
             #[inline]
             fn column(column: &#column) -> &::std::vec::Vec<Self> {
                 match column {
-                    #column::#variant(values) => values,
-                    _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
+                    #column::#variant(values) => #krate::__private::ColumnVec::vec(values),
+                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
                 }
             }
 
@@ -29,11 +49,24 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
             #[inline]
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> {
                 match column {
-                    #column::#variant(values) => values,
-                    _ => ::ecs::__private::column_mismatch::<#schema>(#bit),
+                    #column::#variant(values) => #krate::__private::ColumnVec::vec_mut(values),
+                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
+                }
+            }
+
+            #[allow(unreachable_patterns)]
+            #[inline]
+            fn values_and_changed(column: &mut #column) -> (&mut [Self], &mut [u32]) {
+                match column {
+                    #column::#variant(values) => {
+                        #krate::__private::ColumnVec::values_and_changed(values)
+                    }
+                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
                 }
             }
         }
+
+        #tracked
     }
 }
 
@@ -46,18 +79,20 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
 pub(super) fn not_a_resource_impl(names: &Names, field: &FieldModel) -> TokenStream {
     let (schema, resources_ty) = (names.schema, &names.resources_ty);
     let ty = field.ty;
-    quote_spanned! {syn::spanned::Spanned::span(ty)=>
+    let span = syn::spanned::Spanned::span(ty);
+    let krate = names.krate.at(span);
+    quote_spanned! {span=>
         #[automatically_derived]
-        impl ::ecs::Resource<#schema> for #ty
+        impl #krate::Resource<#schema> for #ty
         where
-            for<'a> ::ecs::__private::Misuse:
-                ::ecs::__private::ComponentIsNotAResource<#schema, #ty>,
+            for<'a> #krate::__private::Misuse:
+                #krate::__private::ComponentIsNotAResource<#schema, #ty>,
         {
             const BIT: u32 = u32::MAX;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
-            ) -> &'s mut ::ecs::__private::Lent<'a, Self> {
+                _: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 ::core::unreachable!()
             }
 

@@ -18,10 +18,12 @@
 //!   type ([`resources`]).
 //!
 //! Everything is referred to by absolute path so that the user's names
-//! (a local `Option`, `Vec`, or `#![no_implicit_prelude]`) cannot interfere.
+//! (a local `Option`, `Vec`, or `#![no_implicit_prelude]`) cannot interfere;
+//! the runtime crate by the name the user's Cargo.toml gives it ([`Krate`]).
 
 mod column;
 mod component;
+mod krate;
 mod mask;
 mod resources;
 mod schema;
@@ -32,11 +34,12 @@ use crate::model::SchemaModel;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
+pub use krate::Krate;
 pub use stand_in::stand_in;
 
 /// All the items of a schema that passed every check.
-pub fn expand(model: &SchemaModel) -> TokenStream {
-    let names = Names::new(model);
+pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
+    let names = Names::new(model, krate);
     let column_enum = column::column_enum(model, &names);
     let mask_impls = mask::mask_impls(&names);
     let column_impl = column::column_impl(model, &names);
@@ -91,8 +94,11 @@ fn items_and_impls(
     }
 }
 
-/// The names of the schema and of the items generated beside it.
+/// The names of the schema, of the items generated beside it, and of the
+/// runtime crate.
 struct Names<'a> {
+    /// The runtime crate: `::schemecs`.
+    krate: &'a Krate,
     /// The schema struct: `Physics`.
     schema: &'a Ident,
     /// `PhysicsMask`.
@@ -108,14 +114,15 @@ struct Names<'a> {
 }
 
 impl<'a> Names<'a> {
-    fn new(model: &'a SchemaModel) -> Self {
+    fn new(model: &'a SchemaModel, krate: &'a Krate) -> Self {
         let schema = model.ident;
         let resources = format_ident!("{}Resources", schema, span = model.span());
         Names {
+            krate,
             schema,
             mask: format_ident!("{}Mask", schema, span = model.span()),
             column: format_ident!("{}Column", schema, span = model.span()),
-            resources_ty: resources::resources_type(model, &resources),
+            resources_ty: resources::resources_type(model, &resources, krate),
             resources,
             bits: mask::bits_type(model.components().count()),
         }

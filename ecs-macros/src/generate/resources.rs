@@ -2,8 +2,8 @@
 //! `impl Resource<Physics> for Tick`, which finds one resource in it and marks
 //! it as no component (so that using it as one says it is a resource).
 
-use super::{bit_literal, Names};
-use crate::model::{FieldModel, SchemaModel};
+use super::{bit_literal, Krate, Names};
+use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -15,7 +15,7 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
     let params: Vec<Ident> = (0..model.resources().count())
         .map(|i| format_ident!("R{}", i))
         .collect();
-    let defaults = model.resources().map(|field| field.ty);
+    let defaults = model.resources().map(|field| field.stored_ty(names.krate));
     let fields = model.resources().map(|field| field.ident);
     let doc = format!(
         "The resources of schema [`{schema}`]: one field per `#[ecs(resource)]` field.\n\n\
@@ -50,6 +50,7 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
 /// the resource types: derived by hand because a derive would not give
 /// `clone_from`, and serde is the runtime's optional dependency.
 fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> TokenStream {
+    let krate = names.krate;
     let resources = &names.resources;
     let fields: Vec<_> = model.resources().map(|field| field.ident).collect();
     let indices = (0..fields.len()).map(bit_literal);
@@ -72,15 +73,15 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
         }
 
         #[automatically_derived]
-        impl<#(#params: ::ecs::StableHash),*> ::ecs::StableHash for #resources<#(#params),*> {
+        impl<#(#params: #krate::StableHash),*> #krate::StableHash for #resources<#(#params),*> {
             #[inline]
             #[allow(unused_variables)]
-            fn stable_hash(&self, hasher: &mut ::ecs::StableHasher) {
-                #(::ecs::StableHash::stable_hash(&self.#fields, hasher);)*
+            fn stable_hash(&self, hasher: &mut #krate::StableHasher) {
+                #(#krate::StableHash::stable_hash(&self.#fields, hasher);)*
             }
         }
 
-        ::ecs::__private::schema_serde_resources! {
+        #krate::__private::schema_serde_resources! {
             resources: #resources,
             count: #count,
             fields: [#(#fields: #params = #indices),*],
@@ -89,8 +90,8 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
 }
 
 /// `PhysicsResources<Tick, ...>`: the resources struct with the schema's types.
-pub(super) fn resources_type(model: &SchemaModel, resources: &Ident) -> TokenStream {
-    let types = model.resources().map(|field| field.ty);
+pub(super) fn resources_type(model: &SchemaModel, resources: &Ident, krate: &Krate) -> TokenStream {
+    let types = model.resources().map(|field| field.stored_ty(krate));
     if model.resources().next().is_none() {
         quote!(#resources)
     } else {
@@ -100,23 +101,54 @@ pub(super) fn resources_type(model: &SchemaModel, resources: &Ident) -> TokenStr
 
 /// The impl for the resource of `field`, the `index`-th resource of the schema.
 pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> TokenStream {
+    let krate = names.krate;
     let (schema, resources_ty) = (names.schema, &names.resources_ty);
-    let (ty, name) = (field.ty, field.ident);
+    let (ty, name) = (field.stored_ty(names.krate), field.ident);
     let (bit, slot) = (bit_literal(index), syn::Index::from(index));
+    let event = if field.role == Role::Event {
+        let event_ty = field.ty;
+        quote! {
+            #[automatically_derived]
+            impl #krate::Event<#schema> for #event_ty {
+                const BIT: u32 = #bit;
+
+                #[inline]
+                fn slot<'s, 'a>(
+                    slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                ) -> &'s mut #krate::__private::Lent<'a, #krate::Events<Self>> {
+                    &mut slots.#slot
+                }
+
+                #[inline]
+                fn queue(resources: &#resources_ty) -> &#krate::Events<Self> {
+                    &resources.#name
+                }
+
+                #[inline]
+                fn queue_mut(resources: &mut #resources_ty) -> &mut #krate::Events<Self> {
+                    &mut resources.#name
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
     quote! {
+        #event
+
         #[automatically_derived]
-        impl ::ecs::__private::NotAComponent<#schema> for #ty {
-            type Because = ::ecs::__private::IsAResource;
+        impl #krate::__private::NotAComponent<#schema> for #ty {
+            type Because = #krate::__private::IsAResource;
         }
 
         #[automatically_derived]
-        impl ::ecs::Resource<#schema> for #ty {
+        impl #krate::Resource<#schema> for #ty {
             const BIT: u32 = #bit;
 
             #[inline]
             fn slot<'s, 'a>(
-                slots: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
-            ) -> &'s mut ::ecs::__private::Lent<'a, Self> {
+                slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 &mut slots.#slot
             }
 

@@ -1,27 +1,37 @@
 //! `impl Schema for Physics`: the item types, the text consts (worded by the
 //! runtime's `schema_texts!`), the data bits, and the resource slots.
 
-use super::{bit_literal, Names};
+use super::{bit_literal, Krate, Names};
 use crate::model::SchemaModel;
 use proc_macro2::TokenStream;
 use quote::quote;
 
 pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
+    let krate = names.krate;
     let (schema, mask, column) = (names.schema, &names.mask, &names.column);
     let resources_ty = &names.resources_ty;
-    let schema_texts = schema_texts(model);
+    let schema_texts = schema_texts(model, krate);
     let component_types: Vec<_> = model.components().map(|field| field.ty).collect();
     let variants = model.components().map(|field| field.ident);
     let component_bits: Vec<_> = (0..component_types.len()).map(bit_literal).collect();
-    let resource_types = model.resources().map(|field| field.ty);
+    let resource_types = model.resources().map(|field| field.stored_ty(names.krate));
     let resource_fields = model.resources().map(|field| field.ident);
+    let tracked_bits = model
+        .components()
+        .enumerate()
+        .filter(|(_, field)| field.tracked)
+        .map(|(bit, _)| bit_literal(bit));
+    let event_fields: Vec<_> = model.events().map(|field| field.ident).collect();
+    let new_columns = model
+        .components()
+        .map(|field| super::column::column_store(field, names.krate));
     quote! {
         #[automatically_derived]
-        impl ::ecs::Schema for #schema {
+        impl #krate::Schema for #schema {
             type Mask = #mask;
             type Column = #column;
             type Resources = #resources_ty;
-            type ResourceSlots<'a> = (#(::ecs::__private::Lent<'a, #resource_types>,)*);
+            type ResourceSlots<'a> = (#(#krate::__private::Lent<'a, #resource_types>,)*);
 
             #schema_texts
             const DATA_BITS: u128 = {
@@ -33,18 +43,30 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 )*
                 bits
             };
+            const TRACKED_BITS: u128 = 0 #(| (1u128 << #tracked_bits))*;
 
             #[inline]
             #[allow(unused_variables, clippy::unused_unit)]
             fn resource_slots(resources: &mut #resources_ty) -> Self::ResourceSlots<'_> {
-                (#(::ecs::__private::Lent::Free(&mut resources.#resource_fields),)*)
+                (#(#krate::__private::Lent::Free(&mut resources.#resource_fields),)*)
             }
 
             fn new_column(bit: u32) -> #column {
                 match bit {
-                    #(#component_bits => #column::#variants(::std::vec::Vec::new()),)*
-                    _ => ::ecs::__private::column_mismatch::<#schema>(bit),
+                    #(#component_bits => #column::#variants(<#new_columns as ::core::default::Default>::default()),)*
+                    _ => #krate::__private::column_mismatch::<#schema>(bit),
                 }
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn prune_events(resources: &mut #resources_ty, keep_from: u32, now: u32) {
+                #(#krate::Events::prune(&mut resources.#event_fields, keep_from, now);)*
+            }
+
+            #[allow(unused_variables)]
+            fn clamp_event_ticks(resources: &mut #resources_ty, now: u32) {
+                #(#krate::Events::clamp_ticks(&mut resources.#event_fields, now);)*
             }
         }
     }
@@ -52,15 +74,17 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 
 /// The text consts (name, type names, check messages): the derive passes the
 /// names, the runtime's `schema_texts!` words the messages.
-pub(super) fn schema_texts(model: &SchemaModel) -> TokenStream {
+pub(super) fn schema_texts(model: &SchemaModel, krate: &Krate) -> TokenStream {
     let schema_name = model.ident.to_string();
     let component_names = model.components().map(|field| &field.type_name);
-    let resource_names = model.resources().map(|field| &field.type_name);
+    let resource_names = model.plain_resources().map(|field| &field.type_name);
+    let event_names = model.events().map(|field| &field.type_name);
     quote! {
-        ::ecs::__private::schema_texts! {
+        #krate::__private::schema_texts! {
             schema: #schema_name,
             components: [#(#component_names),*],
             resources: [#(#resource_names),*],
+            events: [#(#event_names),*],
         }
     }
 }

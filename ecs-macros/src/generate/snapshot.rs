@@ -10,15 +10,16 @@ use crate::model::SchemaModel;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// `::ecs::__private::schema_snapshot_impls! { ... }`.
+/// `::schemecs::__private::schema_snapshot_impls! { ... }`.
 pub(super) fn snapshot_impls(model: &SchemaModel, names: &Names) -> TokenStream {
-    let (schema, column, resources) = (names.schema, &names.column, &names.resources);
+    let (krate, schema) = (names.krate, names.schema);
+    let (column, resources) = (&names.column, &names.resources);
     let variants = model.components().map(|field| field.ident);
     let components = model.components().map(|field| field.ty);
     let fields = model.resources().map(|field| field.ident);
     let resource_types = model.resources().map(|field| field.ty);
     quote! {
-        ::ecs::__private::schema_snapshot_impls! {
+        #krate::__private::schema_snapshot_impls! {
             schema: #schema,
             column: #column,
             resources: #resources,

@@ -11,16 +11,16 @@
 //! unknown, since what it was meant to be is unknown). It is never run: the
 //! build fails on the errors beside it, so its bodies only need to type-check.
 
-use super::{bit_literal, items_and_impls, schema, Names};
+use super::{bit_literal, items_and_impls, schema, Krate, Names};
 use crate::check::{same_type, MAX_COMPONENTS};
 use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 
 /// The items that keep the rest of the user's code quiet.
-pub fn stand_in(model: &SchemaModel) -> TokenStream {
+pub fn stand_in(model: &SchemaModel, krate: &Krate) -> TokenStream {
     let placed = placed_fields(model);
-    let names = Names::new(&placed);
+    let names = Names::new(&placed, krate);
     let target = Target::new(model);
     let column_enum = column_enum(&placed, &names);
     let mask_impls = mask_impls(&names);
@@ -31,7 +31,7 @@ pub fn stand_in(model: &SchemaModel) -> TokenStream {
         .map(|(bit, field)| component_impl(&names, &target, bit, field));
     let resource_impls = kept(Role::Resource)
         .enumerate()
-        .map(|(index, field)| resource_impl(&target, index, field));
+        .map(|(index, field)| resource_impl(&names, &target, index, field));
     // A struct whose last field is unsized is unsized itself, and no trait
     // with the schema as a parameter can be implemented for it: the user's
     // code that names the schema fails however the stand-in looks.
@@ -148,13 +148,14 @@ impl Target {
 
 /// The column type: an enum without variants, since no table is ever built.
 fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
+    let krate = names.krate;
     let (vis, column) = (model.vis, &names.column);
     quote! {
         #[doc(hidden)]
         #vis enum #column {}
 
         #[automatically_derived]
-        impl ::ecs::__private::Column for #column {
+        impl #krate::__private::Column for #column {
             fn bit(&self) -> u32 { match *self {} }
             fn len(&self) -> usize { match *self {} }
             fn reserve(&mut self, _: usize) { match *self {} }
@@ -162,6 +163,15 @@ fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
             fn append(&mut self, _: &mut Self) { match *self {} }
             fn reverse(&mut self) { match *self {} }
             fn move_row(&mut self, _: usize, _: &mut Self) { match *self {} }
+            fn pop_into(&mut self, _: &mut Self) { match *self {} }
+            fn ticks(&self) -> ::core::option::Option<(&[u32], &[u32])> { match *self {} }
+            fn sync_ticks(&mut self, _: u32) { match *self {} }
+            fn mark_changed(&mut self, _: usize, _: u32) { match *self {} }
+            fn row_ticks(&self, _: usize) -> ::core::option::Option<(u32, u32)> { match *self {} }
+            fn set_row_ticks(&mut self, _: usize, _: (u32, u32)) { match *self {} }
+            fn swap_remove_ticks(&mut self, _: usize) { match *self {} }
+            fn clamp_ticks(&mut self, _: u32) { match *self {} }
+            fn ticks_mut(&mut self) -> ::core::option::Option<(&mut ::std::vec::Vec<u32>, &mut ::std::vec::Vec<u32>)> { match *self {} }
         }
 
         #[automatically_derived]
@@ -173,6 +183,7 @@ fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
 
 /// `Debug` and `Mask` for the mask, without the schema's data bits.
 fn mask_impls(names: &Names) -> TokenStream {
+    let krate = names.krate;
     let (mask, bits) = (&names.mask, &names.bits);
     let mask_name = mask.to_string();
     quote! {
@@ -184,7 +195,7 @@ fn mask_impls(names: &Names) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl ::ecs::Mask for #mask {
+        impl #krate::Mask for #mask {
             type Bits = #bits;
             const EMPTY: Self = Self::from_bits_retain(0);
             const DATA: Self = Self::EMPTY;
@@ -197,16 +208,17 @@ fn mask_impls(names: &Names) -> TokenStream {
 
 /// `impl Schema`, with the real names and messages and no resource slots.
 fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStream {
+    let krate = names.krate;
     let Target {
         impl_generics,
         schema,
         where_clause,
     } = target;
     let (mask, column, resources_ty) = (&names.mask, &names.column, &names.resources_ty);
-    let schema_texts = schema::schema_texts(model);
+    let schema_texts = schema::schema_texts(model, names.krate);
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::ecs::Schema for #schema #where_clause {
+        impl #impl_generics #krate::Schema for #schema #where_clause {
             type Mask = #mask;
             type Column = #column;
             type Resources = #resources_ty;
@@ -214,16 +226,21 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
 
             #schema_texts
             const DATA_BITS: u128 = 0;
+            const TRACKED_BITS: u128 = 0;
 
             fn resource_slots(_: &mut #resources_ty) {}
 
             fn new_column(_: u32) -> #column {
                 ::core::unreachable!()
             }
+
+            fn prune_events(_: &mut #resources_ty, _: u32, _: u32) {}
+
+            fn clamp_event_ticks(_: &mut #resources_ty, _: u32) {}
         }
 
         #[automatically_derived]
-        impl #impl_generics ::ecs::__private::CloneSchema<#schema> for #schema #where_clause {
+        impl #impl_generics #krate::__private::CloneSchema<#schema> for #schema #where_clause {
             fn clone_column(column: &#column) -> #column { match *column {} }
             fn clone_column_from(target: &mut #column, _: &#column) { match *target {} }
             fn clone_resources(_: &#resources_ty) -> #resources_ty { ::core::unreachable!() }
@@ -231,15 +248,16 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
         }
 
         #[automatically_derived]
-        impl #impl_generics ::ecs::__private::HashSchema<#schema> for #schema #where_clause {
-            fn hash_column(column: &#column, _: &mut ::ecs::StableHasher) { match *column {} }
-            fn hash_resources(_: &#resources_ty, _: &mut ::ecs::StableHasher) {}
+        impl #impl_generics #krate::__private::HashSchema<#schema> for #schema #where_clause {
+            fn hash_column(column: &#column, _: &mut #krate::StableHasher) { match *column {} }
+            fn hash_resources(_: &#resources_ty, _: &mut #krate::StableHasher) {}
         }
     }
 }
 
 /// `impl Component`, whose column is never there to be read.
 fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel) -> TokenStream {
+    let krate = names.krate;
     let Target {
         impl_generics,
         schema,
@@ -248,16 +266,18 @@ fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel
     let (column, ty, bit) = (&names.column, field.ty, bit_literal(bit));
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::ecs::Component<#schema> for #ty #where_clause {
+        impl #impl_generics #krate::Component<#schema> for #ty #where_clause {
             const BIT: u32 = #bit;
             fn column(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> { match *column {} }
+            fn values_and_changed(column: &mut #column) -> (&mut [Self], &mut [u32]) { match *column {} }
         }
     }
 }
 
 /// `impl Resource`, whose value is never there to be read.
-fn resource_impl(target: &Target, index: usize, field: &FieldModel) -> TokenStream {
+fn resource_impl(names: &Names, target: &Target, index: usize, field: &FieldModel) -> TokenStream {
+    let krate = names.krate;
     let Target {
         impl_generics,
         schema,
@@ -266,20 +286,20 @@ fn resource_impl(target: &Target, index: usize, field: &FieldModel) -> TokenStre
     let (ty, bit) = (field.ty, bit_literal(index));
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::ecs::Resource<#schema> for #ty #where_clause {
+        impl #impl_generics #krate::Resource<#schema> for #ty #where_clause {
             const BIT: u32 = #bit;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as ::ecs::Schema>::ResourceSlots<'a>,
-            ) -> &'s mut ::ecs::__private::Lent<'a, Self> {
+                _: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 ::core::unreachable!()
             }
 
-            fn get(_: &<#schema as ::ecs::Schema>::Resources) -> &Self {
+            fn get(_: &<#schema as #krate::Schema>::Resources) -> &Self {
                 ::core::unreachable!()
             }
 
-            fn get_mut(_: &mut <#schema as ::ecs::Schema>::Resources) -> &mut Self {
+            fn get_mut(_: &mut <#schema as #krate::Schema>::Resources) -> &mut Self {
                 ::core::unreachable!()
             }
         }

@@ -19,7 +19,7 @@ pub(crate) use save::{EntitiesSeed, SavedEntities};
 /// The generation is non-zero, so `Option<Entity>` is as small as `Entity`.
 ///
 /// ```
-/// use ecs::Entity;
+/// use schemecs::Entity;
 /// assert_eq!(size_of::<Option<Entity>>(), 8);
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

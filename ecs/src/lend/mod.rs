@@ -29,7 +29,7 @@ pub enum Lent<'a, T> {
     Taken,
 }
 
-const ALIASING: &str = "ecs internal error: a column or resource was lent to a writer and to \
+const ALIASING: &str = "schemecs internal error: a column or resource was lent to a writer and to \
                         another borrower at once; the conflict checks of queries, systems \
                         and the schedule should have prevented this";
 

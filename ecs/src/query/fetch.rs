@@ -131,7 +131,7 @@ pub trait SchemaQuery<S: Schema>: QueryData {
 /// without borrowing anything. Works for tags as well as data components.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i32);
 /// #[derive(Debug)] struct Frozen;
 /// #[derive(Schema)] struct S { pos: Pos, frozen: Frozen }
@@ -228,31 +228,63 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &T {
     }
 }
 
+/// The fetch of a `&mut T` item: the rows' values and, for a tracked
+/// component, their changed ticks, which each row handed out is stamped with
+/// `tick`. Untracked components have no ticks (`changed` is empty), and the
+/// loops test that once per table, not per row.
+#[doc(hidden)]
+pub struct WriteFetch<'a, T> {
+    values: &'a mut [T],
+    changed: &'a mut [u32],
+    tick: u32,
+}
+
+impl<T> Default for WriteFetch<'_, T> {
+    #[inline(always)]
+    fn default() -> Self {
+        WriteFetch {
+            values: &mut [],
+            changed: &mut [],
+            tick: 0,
+        }
+    }
+}
+
 impl<T: 'static> QueryData for &mut T {
     type Item<'a> = &'a mut T;
     type Slice<'a> = &'a mut [T];
-    type Fetch<'a> = &'a mut [T];
+    type Fetch<'a> = WriteFetch<'a, T>;
 
+    // The table form hands out every row at once: every row is written.
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
-        fetch
+        fetch.changed.fill(fetch.tick);
+        fetch.values
     }
 
     #[inline(always)]
     fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
-        &mut fetch[row]
+        if let Some(changed) = fetch.changed.get_mut(row) {
+            *changed = fetch.tick;
+        }
+        &mut fetch.values[row]
     }
 
     #[inline(always)]
     fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
-        let (first, rest) = core::mem::take(fetch)
+        let (first, rest) = core::mem::take(&mut fetch.values)
             .split_first_mut()
             .expect("query fetch exhausted");
-        *fetch = rest;
+        fetch.values = rest;
+        if let Some((changed, rest)) = core::mem::take(&mut fetch.changed).split_first_mut() {
+            *changed = fetch.tick;
+            fetch.changed = rest;
+        }
         first
     }
 
-    // See `&T`.
+    // See `&T`. A tracked column is stamped whole first: the loop hands out
+    // every row.
     #[inline(always)]
     fn fold<'a, B>(
         fetch: Self::Fetch<'a>,
@@ -260,17 +292,41 @@ impl<T: 'static> QueryData for &mut T {
         init: B,
         f: impl FnMut(B, Self::Item<'a>) -> B,
     ) -> B {
-        fetch.iter_mut().fold(init, f)
+        if !fetch.changed.is_empty() {
+            fetch.changed.fill(fetch.tick);
+        }
+        fetch.values.iter_mut().fold(init, f)
     }
 
     #[inline(always)]
-    fn reborrow<'a>(fetch: &'a mut &mut [T]) -> &'a mut [T] {
-        fetch
+    fn reborrow<'a>(fetch: &'a mut WriteFetch<'_, T>) -> WriteFetch<'a, T> {
+        WriteFetch {
+            values: fetch.values,
+            changed: fetch.changed,
+            tick: fetch.tick,
+        }
     }
 
     #[inline]
     fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
-        fetch.split_at_mut(mid)
+        let (head, tail) = fetch.values.split_at_mut(mid);
+        let (changed_head, changed_tail) = if fetch.changed.is_empty() {
+            (&mut [][..], &mut [][..])
+        } else {
+            fetch.changed.split_at_mut(mid)
+        };
+        (
+            WriteFetch {
+                values: head,
+                changed: changed_head,
+                tick: fetch.tick,
+            },
+            WriteFetch {
+                values: tail,
+                changed: changed_tail,
+                tick: fetch.tick,
+            },
+        )
     }
 }
 
@@ -284,8 +340,14 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
     const LAST_COLUMN: u32 = T::BIT;
 
     #[inline]
-    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w mut [T] {
-        T::column_mut(table.exclusive(T::BIT)).as_mut_slice()
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> WriteFetch<'w, T> {
+        let tick = table.tick;
+        let (values, changed) = T::values_and_changed(table.exclusive(T::BIT));
+        WriteFetch {
+            values,
+            changed,
+            tick,
+        }
     }
 }
 
@@ -673,6 +735,8 @@ pub struct TableView<'s, 'w, S: Schema> {
     /// The world's entities, for the generations of `entities`.
     pub(crate) all_entities: &'w Entities,
     columns: ViewColumns<'s, 'w, S::Column>,
+    /// The tick a write is stamped with (tracked components).
+    pub(crate) tick: u32,
 }
 
 /// How a [`TableView`] hands out its columns.
@@ -694,12 +758,14 @@ impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
         entities: &'w [EntityIndex],
         all_entities: &'w Entities,
         columns: ViewColumns<'s, 'w, S::Column>,
+        tick: u32,
     ) -> Self {
         TableView {
             mask,
             entities,
             all_entities,
             columns,
+            tick,
         }
     }
 

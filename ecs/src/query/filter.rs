@@ -9,7 +9,10 @@
 //! mask & excluded == 0`.
 
 use super::fetch::SchemaQuery;
-use crate::schema::{Component, Schema};
+use super::rows::RowSet;
+use crate::change::ChangeWindow;
+use crate::mask::{Mask, MaskBits};
+use crate::schema::{Column, Component, Schema, Tracked};
 use core::marker::PhantomData;
 
 /// A condition on the archetype: [`With<T>`], [`Without<T>`], [`Or`] of
@@ -18,7 +21,8 @@ use core::marker::PhantomData;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a query filter of schema `{S}`",
     label = "not a filter of `{S}`",
-    note = "a filter is `With<T>` or `Without<T>` with `T` a component of `{S}`, \
+    note = "a filter is `With<T>` or `Without<T>` with `T` a component of `{S}`, `Added<T>` or \
+            `Changed<T>` with `T` a tracked one (`#[ecs(track)]`), \
             `Or<(F1, F2, ...)>`, or a tuple of up to 12 filters (tuples nest)"
 )]
 pub trait QueryFilter<S: Schema> {
@@ -30,6 +34,27 @@ pub trait QueryFilter<S: Schema> {
     /// without [`Or`].
     #[doc(hidden)]
     const CONDITIONS: Conditions;
+    /// Components whose change ticks the filter reads ([`Added`],
+    /// [`Changed`]): a read of the component for the schedule.
+    #[doc(hidden)]
+    const READS: u128 = 0;
+    /// Whether the filter selects rows ([`Added`], [`Changed`]), not only
+    /// tables.
+    #[doc(hidden)]
+    const ROWS: bool = false;
+
+    /// Narrows `rows`, rows of a table of archetype `mask` with `columns`
+    /// that the filter's conditions admit, to those that pass the row
+    /// conditions, as seen through `window`.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn filter_rows(
+        _mask: S::Mask,
+        _columns: &[S::Column],
+        _window: ChangeWindow,
+        _rows: &mut RowSet,
+    ) {
+    }
 }
 
 /// Filter: only entities that have component `T` (a tag or a data component).
@@ -42,7 +67,7 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 /// `T` (up to 12; each a [`With`], a [`Without`], a tuple, or another `Or`).
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i64);
 /// #[derive(Debug)] struct Vel(i64);
 /// #[derive(Debug)] struct Player;
@@ -74,6 +99,91 @@ pub struct Without<T>(PhantomData<fn() -> T>);
 /// does not.
 pub struct Or<T>(PhantomData<fn() -> T>);
 
+/// Filter: only entities whose component `T` was added (spawned with it, or
+/// inserted) since the system last ran; `T` must be tracked
+/// (`#[ecs(track)]`).
+///
+/// In a system, "since the system last ran" is exact: the change happened
+/// after the system's previous run, in program order (or before its first
+/// run). A query made on the world directly, including one in an exclusive
+/// system (`&mut World`), sees what happened since the last
+/// [`World::clear_trackers`](crate::World::clear_trackers).
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Pos(i32);
+/// #[derive(Schema)] struct S { #[ecs(track)] pos: Pos }
+///
+/// let mut world = World::<S>::new();
+/// let old = world.spawn((Pos(0),));
+/// world.clear_trackers();
+/// let new = world.spawn((Pos(1),));
+/// let added: Vec<Entity> = world.query_filtered::<Entity, Added<Pos>>().iter().collect();
+/// assert_eq!(added, [new]);
+/// # let _ = old;
+/// ```
+pub struct Added<T>(PhantomData<fn() -> T>);
+
+/// Filter: only entities whose component `T` was added or written since the
+/// system last ran (see [`Added`] for "since"); `T` must be tracked
+/// (`#[ecs(track)]`).
+///
+/// A write is any mutable access: an item `&mut T` handed out by a query
+/// (by `for_each_mut`, `iter_mut`, `get_mut`, the table form, or a parallel
+/// loop), [`World::get_mut`](crate::World::get_mut), an
+/// [`EntityMut`](crate::EntityMut), or an insert that replaces the value.
+/// It is recorded per entity.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Pos(i32);
+/// #[derive(Schema)] struct S { #[ecs(track)] pos: Pos }
+///
+/// let mut world = World::<S>::new();
+/// let a = world.spawn((Pos(0),));
+/// let b = world.spawn((Pos(0),));
+/// world.clear_trackers();
+/// world.get_mut::<Pos>(b).unwrap().0 = 5;
+/// let changed: Vec<Entity> = world.query_filtered::<Entity, Changed<Pos>>().iter().collect();
+/// assert_eq!(changed, [b]);
+/// # let _ = a;
+/// ```
+pub struct Changed<T>(PhantomData<fn() -> T>);
+
+impl<S: Schema, T: Tracked<S>> QueryFilter<S> for Added<T> {
+    const REQUIRED: u128 = 1 << T::BIT;
+    const EXCLUDED: u128 = 0;
+    const CONDITIONS: Conditions = Conditions::one(TableCondition {
+        required: 1 << T::BIT,
+        excluded: 0,
+    });
+    const READS: u128 = 1 << T::BIT;
+    const ROWS: bool = true;
+
+    fn filter_rows(mask: S::Mask, columns: &[S::Column], window: ChangeWindow, rows: &mut RowSet) {
+        if let Some((added, _)) = columns[mask.index(T::BIT)].ticks() {
+            rows.retain_ticks(added, window);
+        }
+    }
+}
+
+impl<S: Schema, T: Tracked<S>> QueryFilter<S> for Changed<T> {
+    const REQUIRED: u128 = 1 << T::BIT;
+    const EXCLUDED: u128 = 0;
+    const CONDITIONS: Conditions = Conditions::one(TableCondition {
+        required: 1 << T::BIT,
+        excluded: 0,
+    });
+    const READS: u128 = 1 << T::BIT;
+    const ROWS: bool = true;
+
+    fn filter_rows(mask: S::Mask, columns: &[S::Column], window: ChangeWindow, rows: &mut RowSet) {
+        if let Some((_, changed)) = columns[mask.index(T::BIT)].ticks() {
+            rows.retain_ticks(changed, window);
+        }
+    }
+}
+
 impl<S: Schema, T: Component<S>> QueryFilter<S> for With<T> {
     const REQUIRED: u128 = 1 << T::BIT;
     const EXCLUDED: u128 = 0;
@@ -98,6 +208,16 @@ macro_rules! impl_filter_tuple {
             const REQUIRED: u128 = 0 $(| $f::REQUIRED)*;
             const EXCLUDED: u128 = 0 $(| $f::EXCLUDED)*;
             const CONDITIONS: Conditions = Conditions::ALL $(.and(&$f::CONDITIONS))*;
+            const READS: u128 = 0 $(| $f::READS)*;
+            const ROWS: bool = false $(|| $f::ROWS)*;
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn filter_rows(mask: S::Mask, columns: &[S::Column], window: ChangeWindow, rows: &mut RowSet) {
+                $(if $f::ROWS {
+                    $f::filter_rows(mask, columns, window, rows);
+                })*
+            }
         }
     };
 }
@@ -108,6 +228,26 @@ macro_rules! impl_or {
             const REQUIRED: u128 = Self::CONDITIONS.required();
             const EXCLUDED: u128 = Self::CONDITIONS.excluded();
             const CONDITIONS: Conditions = Conditions::NONE $(.or(&$f::CONDITIONS))+;
+            const READS: u128 = 0 $(| $f::READS)+;
+            const ROWS: bool = false $(|| $f::ROWS)+;
+
+            // The rows that pass any branch whose table conditions admit the
+            // table: all of its rows for a branch without row conditions.
+            fn filter_rows(mask: S::Mask, columns: &[S::Column], window: ChangeWindow, rows: &mut RowSet) {
+                if !Self::ROWS {
+                    return;
+                }
+                let bits = mask.bits().to_u128();
+                let mut union = RowSet::default();
+                union.clear(rows.len());
+                let mut branch = RowSet::default();
+                $(if $f::CONDITIONS.admits(bits) {
+                    branch.fill(rows.len());
+                    $f::filter_rows(mask, columns, window, &mut branch);
+                    union.unite(&branch);
+                })+
+                rows.intersect(&union);
+            }
         }
     };
 }
@@ -202,6 +342,14 @@ impl Conditions {
     /// Exactly `condition`.
     pub const fn one(condition: TableCondition) -> Conditions {
         Conditions::NONE.with(condition)
+    }
+
+    /// Whether a table of archetype `mask` satisfies any of the conditions.
+    #[inline]
+    pub fn admits(&self, mask: u128) -> bool {
+        self.as_slice()
+            .iter()
+            .any(|condition| condition.matches(mask))
     }
 
     /// The conditions, in the order the filter names them.

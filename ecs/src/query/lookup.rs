@@ -83,7 +83,7 @@ impl fmt::Display for QuerySingleError {
     }
 }
 
-/// `type_name` without the module paths: `(ecs::entity::Entity, &game::Pos)`
+/// `type_name` without the module paths: `(schemecs::entity::Entity, &game::Pos)`
 /// becomes `(Entity, &Pos)`.
 fn without_paths(type_name: &str) -> String {
     let mut short = String::with_capacity(type_name.len());
@@ -113,8 +113,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// is not alive, does not match, or is given twice.
     ///
     /// ```
-    /// use ecs::prelude::*;
-    /// use ecs::QueryEntityError;
+    /// use schemecs::prelude::*;
+    /// use schemecs::QueryEntityError;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -180,7 +180,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// several match.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug, PartialEq)] struct Score(u32);
     /// #[derive(Debug, PartialEq)] struct Player;
     /// #[derive(Schema)] struct S { score: Score, player: Player }
@@ -240,8 +240,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// alive or does not match.
     ///
     /// ```
-    /// use ecs::prelude::*;
-    /// use ecs::QueryEntityError;
+    /// use schemecs::prelude::*;
+    /// use schemecs::QueryEntityError;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -271,8 +271,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// if none or several match.
     ///
     /// ```
-    /// use ecs::prelude::*;
-    /// use ecs::QuerySingleError;
+    /// use schemecs::prelude::*;
+    /// use schemecs::QuerySingleError;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Player;
     /// #[derive(Schema)] struct S { pos: Pos, player: Player }

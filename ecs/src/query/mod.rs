@@ -15,14 +15,18 @@ mod fetch;
 mod filter;
 mod lookup;
 mod par;
+mod rows;
 mod table;
 
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
 pub(crate) use filter::QueryReach;
-pub use filter::{Or, QueryFilter, TableCondition, With, Without};
+pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without};
 pub use lookup::{QueryEntityError, QuerySingleError};
+pub use par::ChunkEvents;
+pub(crate) use rows::{RowRun, RowSet};
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
+use crate::change::ChangeWindow;
 use crate::entity::{Entities, Entity};
 use crate::lend::{Lent, SplitWorld};
 use crate::mask::{Mask, MaskBits};
@@ -42,7 +46,7 @@ use fetch::ViewColumns;
 /// slices themselves to a loop written by hand, one table at a time.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(i64);
 /// #[derive(Debug)] struct Vel(i64);
 /// #[derive(Debug)] struct Frozen;
@@ -76,24 +80,90 @@ struct FetchedTable<'w, Q: QueryData> {
     id: TableId,
     /// The table's archetype, as the bits of its `S::Mask`.
     mask: u128,
-    /// The table's entities, one per row.
+    /// The table's entities, one per row (of the rows this query reaches:
+    /// with a row filter, one run of consecutive rows of the table).
     entities: &'w [EntityIndex],
+    /// The table row of `entities[0]` (0 unless a row filter cut the table).
+    first_row: u32,
     fetch: Q::Fetch<'w>,
 }
 
 impl<'w, Q: QueryData> FetchedTable<'w, Q> {
-    /// The query's items' columns, taken out of `view` of table `id`.
+    /// Appends table `id` (archetype bits `mask`, rows `entities`, fetched as
+    /// `fetch`) to `fetched`: whole, or as the runs of rows in `runs` (all of
+    /// this table's, in row order) when the query has a row filter.
     #[inline]
-    fn new<S: Schema>(id: TableId, mut view: TableView<'_, 'w, S>) -> Self
-    where
-        Q: SchemaQuery<S>,
-    {
-        FetchedTable {
-            id,
-            mask: view.mask.bits().to_u128(),
-            entities: view.entities,
-            fetch: Q::fetch(&mut view),
+    fn push(
+        fetched: &mut Vec<Self>,
+        id: TableId,
+        mask: u128,
+        entities: &'w [EntityIndex],
+        fetch: Q::Fetch<'w>,
+        runs: Option<&[RowRun]>,
+    ) {
+        let Some(runs) = runs else {
+            fetched.push(FetchedTable {
+                id,
+                mask,
+                entities,
+                first_row: 0,
+                fetch,
+            });
+            return;
+        };
+        let mut rest = fetch;
+        let mut at = 0;
+        for run in runs {
+            let (start, len) = (run.start as usize, run.len as usize);
+            let (_, tail) = Q::split_at(rest, start - at);
+            let (head, tail) = Q::split_at(tail, len);
+            fetched.push(FetchedTable {
+                id,
+                mask,
+                entities: &entities[start..start + len],
+                first_row: run.start,
+                fetch: head,
+            });
+            rest = tail;
+            at = start + len;
         }
+    }
+}
+
+/// The runs of `runs` (ascending by table) that belong to table `id`, taken
+/// off the front of `runs`; `None` when the query has no row filter.
+#[inline]
+fn take_runs<'r>(runs: &mut Option<&'r [RowRun]>, id: TableId) -> Option<&'r [RowRun]> {
+    let all = runs.as_mut()?;
+    let start = all.iter().take_while(|run| run.table < id).count();
+    let len = all[start..]
+        .iter()
+        .take_while(|run| run.table == id)
+        .count();
+    let (mine, rest) = all[start..].split_at(len);
+    *all = rest;
+    Some(mine)
+}
+
+/// The runs of rows of the tables `matched` that pass the row conditions of
+/// filter `F`, seen through `window`, appended to `runs` (ascending by table,
+/// then row). `scratch` is working memory.
+pub(crate) fn filter_rows<S: Schema, F: QueryFilter<S>>(
+    tables: &[Table<S>],
+    matched: &[TableId],
+    window: ChangeWindow,
+    scratch: &mut RowSet,
+    runs: &mut Vec<RowRun>,
+) {
+    runs.clear();
+    for &id in matched {
+        let table = &tables[id.index()];
+        if table.len() == 0 {
+            continue;
+        }
+        scratch.fill(table.len());
+        F::filter_rows(table.mask(), table.columns(), window, scratch);
+        scratch.push_runs(id, runs);
     }
 }
 
@@ -103,11 +173,28 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         matched: &[TableId],
+        window: ChangeWindow,
     ) -> Self
     where
         Q: SchemaQuery<S>,
+        F: QueryFilter<S>,
     {
-        let mut fetched = Vec::with_capacity(matched.len());
+        let mut row_runs = Vec::new();
+        if F::ROWS {
+            filter_rows::<S, F>(
+                tables,
+                matched,
+                window,
+                &mut RowSet::default(),
+                &mut row_runs,
+            );
+        }
+        let mut runs = F::ROWS.then_some(row_runs.as_slice());
+        let mut fetched = Vec::with_capacity(if F::ROWS {
+            row_runs.len()
+        } else {
+            matched.len()
+        });
         let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
         let mut offset = 0;
@@ -120,6 +207,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             rest = tail;
             offset = id.index() + 1;
             if table.len() == 0 {
+                continue;
+            }
+            let table_runs = take_runs(&mut runs, id);
+            if table_runs.is_some_and(<[RowRun]>::is_empty) {
                 continue;
             }
             let mask = table.mask();
@@ -138,10 +229,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 slots.extend(columns.iter_mut().map(Lent::Free));
                 ViewColumns::Slots(&mut slots)
             };
-            fetched.push(FetchedTable::new(
-                id,
-                TableView::new(mask, indices, entities, columns),
-            ));
+            let mut view = TableView::new(mask, indices, entities, columns, window.this_run);
+            let fetch = Q::fetch(&mut view);
+            let bits = mask.bits().to_u128();
+            FetchedTable::push(&mut fetched, id, bits, indices, fetch, table_runs);
         }
         Query::from_tables::<S>(entities, fetched)
     }
@@ -160,34 +251,72 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         entities: &'w Entities,
         tables: &'w [Table<S>],
         matched: &[TableId],
+        window: ChangeWindow,
     ) -> Self
     where
         Q: SchemaQuery<S> + ReadOnlyQueryData,
+        F: QueryFilter<S>,
     {
-        let mut fetched = Vec::with_capacity(matched.len());
+        let mut row_runs = Vec::new();
+        if F::ROWS {
+            filter_rows::<S, F>(
+                tables,
+                matched,
+                window,
+                &mut RowSet::default(),
+                &mut row_runs,
+            );
+        }
+        let mut runs = F::ROWS.then_some(row_runs.as_slice());
+        let mut fetched = Vec::with_capacity(if F::ROWS {
+            row_runs.len()
+        } else {
+            matched.len()
+        });
         for &id in matched {
             let table = &tables[id.index()];
             if table.len() == 0 {
                 continue;
             }
+            let table_runs = take_runs(&mut runs, id);
+            if table_runs.is_some_and(<[RowRun]>::is_empty) {
+                continue;
+            }
             let columns = ViewColumns::Shared(table.columns());
-            fetched.push(FetchedTable::new(
-                id,
-                TableView::new(table.mask(), table.entities(), entities, columns),
-            ));
+            let mut view = TableView::new(
+                table.mask(),
+                table.entities(),
+                entities,
+                columns,
+                window.this_run,
+            );
+            let fetch = Q::fetch(&mut view);
+            let bits = table.mask().bits().to_u128();
+            FetchedTable::push(&mut fetched, id, bits, table.entities(), fetch, table_runs);
         }
         Query::from_tables::<S>(entities, fetched)
     }
 
     /// Builds the query over the tables `matched` of a world taken apart for
     /// systems, taking its columns out of their slots.
-    pub(crate) fn from_split<S: Schema>(world: &mut SplitWorld<'w, S>, matched: &[TableId]) -> Self
+    /// With a row filter, `runs` are the runs of rows that pass it (made by
+    /// [`filter_rows`] before the split); `tick` stamps writes.
+    pub(crate) fn from_split<S: Schema>(
+        world: &mut SplitWorld<'w, S>,
+        matched: &[TableId],
+        mut runs: Option<&[RowRun]>,
+        tick: u32,
+    ) -> Self
     where
         Q: SchemaQuery<S>,
     {
-        let mut fetched = Vec::with_capacity(matched.len());
+        let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
         let all_entities = world.entities;
         for &id in matched {
+            let table_runs = take_runs(&mut runs, id);
+            if table_runs.is_some_and(<[RowRun]>::is_empty) {
+                continue;
+            }
             let table = world.table(id);
             if table.entities.is_empty() {
                 continue;
@@ -197,14 +326,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 table.entities,
                 all_entities,
                 ViewColumns::Slots(table.columns),
+                tick,
             );
             let fetch = Q::fetch(&mut view);
-            fetched.push(FetchedTable {
-                id,
-                mask: table.mask.bits().to_u128(),
-                entities: table.entities,
-                fetch,
-            });
+            let bits = table.mask.bits().to_u128();
+            FetchedTable::push(&mut fetched, id, bits, table.entities, fetch, table_runs);
         }
         Query {
             entities: world.entities,
@@ -254,13 +380,17 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         self.locate(entity).is_some()
     }
 
+    /// The fetched table holding `entity`, and its row there.
     fn locate(&self, entity: Entity) -> Option<(usize, usize)> {
         let location = self.entities.location(entity)?;
-        let table = self
+        let row = location.row.index() as u32;
+        let after = self
             .tables
-            .binary_search_by_key(&location.table, |table| table.id)
-            .ok()?;
-        Some((table, location.row.index()))
+            .partition_point(|table| (table.id, table.first_row) <= (location.table, row));
+        let index = after.checked_sub(1)?;
+        let table = &self.tables[index];
+        let offset = (row - table.first_row) as usize;
+        (table.id == location.table && offset < table.entities.len()).then_some((index, offset))
     }
 }
 

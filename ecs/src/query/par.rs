@@ -1,10 +1,12 @@
 //! Parallel iteration over a query: each table's column slices cut into
-//! chunks, the chunks run on rayon's thread pool.
+//! chunks, the chunks run on rayon's thread pool (in order on the calling
+//! thread without the `parallel` feature).
 
 use super::{Query, QueryData, ReadOnlyQueryData};
 use crate::command::{ChunkCommands, CommandQueue, Commands};
+use crate::event::EventWriter;
+use crate::pool;
 use crate::schema::Schema;
-use rayon::prelude::*;
 
 /// Chunks per thread: enough for rayon to balance uneven work, few enough
 /// that the per-chunk overhead stays small.
@@ -16,7 +18,7 @@ fn chunks<'a, Q: QueryData>(
     tables: impl Iterator<Item = (Q::Fetch<'a>, usize)>,
     total: usize,
 ) -> Vec<(Q::Fetch<'a>, usize)> {
-    let size = (total / (rayon::current_num_threads() * CHUNKS_PER_THREAD)).max(1);
+    let size = (total / (pool::current_num_threads() * CHUNKS_PER_THREAD)).max(1);
     let mut chunks = Vec::with_capacity(total / size + 1);
     for (mut fetch, mut len) in tables {
         while len > size {
@@ -37,7 +39,7 @@ fn run_chunks<'a, Q: QueryData>(
 ) where
     Q::Fetch<'a>: Send,
 {
-    chunks.into_par_iter().for_each(|(mut fetch, len)| {
+    pool::for_each(chunks, |(mut fetch, len)| {
         for _ in 0..len {
             f(Q::next(&mut fetch));
         }
@@ -50,10 +52,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     ///
     /// Each call sees only its own entity's components (the Core ECS paper's
     /// `conc(s)` for one query), so the result does not depend on how the
-    /// work is spread over threads.
+    /// work is spread over threads. Without the `parallel` feature the chunks
+    /// run one after another on the calling thread, with the same result.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(f64);
     /// struct Vel(f64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -99,7 +102,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// chunks record in any order.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Debug)] struct Health(i32);
     /// #[derive(Debug)] struct Dead;
     /// #[derive(Schema)] struct S { health: Health, dead: Dead }
@@ -127,20 +130,64 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(&mut ChunkCommands<'_, S>, Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let queues: Vec<CommandQueue<S>> = self
-            .exclusive_chunks()
-            .into_par_iter()
-            .map(|(mut fetch, len)| {
+        let queues: Vec<CommandQueue<S>> =
+            pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
                 let mut queue = CommandQueue::default();
                 let mut chunk_commands = ChunkCommands::new(&mut queue);
                 for _ in 0..len {
                     f(&mut chunk_commands, Q::next(&mut fetch));
                 }
                 queue
-            })
-            .collect();
+            });
         for mut queue in queues {
             commands.append(&mut queue);
+        }
+    }
+
+    /// [`Query::par_for_each_mut`] for a function that also sends events.
+    /// Each chunk sends into a buffer of its own; the buffers are then sent
+    /// through `events` in iteration order, so the events are the same, in
+    /// the same order, as a sequential loop would send.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug)] struct Heat(f32);
+    /// #[derive(Debug, PartialEq)] struct Melted(u32);
+    /// #[derive(Schema)] struct S { heat: Heat, #[ecs(event)] melted: Melted }
+    ///
+    /// fn warm(mut bodies: Query<(Entity, &mut Heat)>, mut melted: EventWriter<Melted>) {
+    ///     bodies.par_for_each_mut_send(&mut melted, |melted, (entity, heat)| {
+    ///         heat.0 += 1.0;
+    ///         if heat.0 >= 100.0 {
+    ///             melted.send(Melted(entity.index()));
+    ///         }
+    ///     });
+    /// }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn_batch((0..5000).map(|i| (Heat((i % 100) as f32),)));
+    /// let mut schedule = Schedule::<S>::new();
+    /// schedule.add(warm);
+    /// schedule.run(&mut world);
+    /// let melted: Vec<u32> = world.events::<Melted>().iter().map(|m| m.0).collect();
+    /// let expected: Vec<u32> = (0..5000).filter(|i| i % 100 == 99).collect();
+    /// assert_eq!(melted, expected);
+    /// ```
+    pub fn par_for_each_mut_send<T, Func>(&mut self, events: &mut EventWriter<'_, T>, f: Func)
+    where
+        T: Send,
+        Func: Fn(&mut ChunkEvents<T>, Q::Item<'_>) + Send + Sync,
+        for<'a> Q::Fetch<'a>: Send,
+    {
+        let buffers: Vec<Vec<T>> = pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
+            let mut chunk = ChunkEvents(Vec::new());
+            for _ in 0..len {
+                f(&mut chunk, Q::next(&mut fetch));
+            }
+            chunk.0
+        });
+        for buffer in buffers {
+            events.send_batch(buffer);
         }
     }
 
@@ -152,5 +199,18 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             .iter_mut()
             .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()));
         chunks::<Q>(tables, total)
+    }
+}
+
+/// The events one chunk of [`Query::par_for_each_mut_send`] sends: kept in
+/// the chunk's order, sent after the chunks before it.
+#[derive(Debug)]
+pub struct ChunkEvents<T>(Vec<T>);
+
+impl<T> ChunkEvents<T> {
+    /// Sends `event` (after the chunk's earlier ones).
+    #[inline]
+    pub fn send(&mut self, event: T) {
+        self.0.push(event);
     }
 }

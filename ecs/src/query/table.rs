@@ -8,12 +8,12 @@ use super::par::CHUNKS_PER_THREAD;
 use super::{Query, QueryData, ReadOnlyQueryData};
 use crate::entity::{Entities, Entity};
 use crate::mask::Mask;
+use crate::pool;
 use crate::schema::Schema;
 use crate::storage::EntityIndex;
 use core::fmt;
 use core::iter::FusedIterator;
 use core::ops::Range;
-use rayon::prelude::*;
 
 /// One matching table of a [`Query`], or a row range of one, as the table
 /// form ([`Query::for_each_table_mut`] and its siblings) hands it out beside
@@ -41,7 +41,7 @@ impl<'a> TableChunk<'a> {
     /// If `S` is not the schema of the world the query came from.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(i32);
     /// struct Frozen;
     /// #[derive(Schema)] struct S { pos: Pos, frozen: Frozen }
@@ -299,7 +299,7 @@ fn pieces<'a, Q: QueryData>(
     tables: impl Iterator<Item = Piece<'a, Q>>,
     total: usize,
 ) -> Vec<Piece<'a, Q>> {
-    let size = (total / (rayon::current_num_threads() * CHUNKS_PER_THREAD))
+    let size = (total / (pool::current_num_threads() * CHUNKS_PER_THREAD))
         .max(MIN_CHUNK_ROWS)
         .next_multiple_of(CHUNK_ROW_MULTIPLE);
     let mut pieces = Vec::new();
@@ -333,7 +333,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// in the closure body runs one value at a time.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// #[derive(Clone, Copy)] struct Pos(f32);
     /// #[derive(Clone, Copy)] struct Vel(f32);
     /// struct Slow;
@@ -374,7 +374,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 entities: TableEntities::new(table.entities, entities),
                 mask: table.mask,
                 schema,
-                first_row: 0,
+                first_row: table.first_row as usize,
             };
             f(chunk, Q::slice(Q::reborrow(&mut table.fetch)));
         }
@@ -384,7 +384,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// table's slices (`&[T]` for `&T`); see [`Query::for_each_table_mut`].
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Hp(u32);
     /// struct Boss;
     /// #[derive(Schema)] struct Game { hp: Hp, boss: Boss }
@@ -411,7 +411,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 entities: TableEntities::new(table.entities, self.entities),
                 mask: table.mask,
                 schema: self.schema,
-                first_row: 0,
+                first_row: table.first_row as usize,
             };
             f(chunk, Q::slice(Q::shared(&table.fetch)));
         }
@@ -423,9 +423,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Ranges hold a few hundred rows at least (unless the table is
     /// shorter) and start at multiples of 64 rows, so a `chunks_exact(n)`
     /// loop with `n` dividing 64 has a remainder only at a table's end.
+    /// Without the `parallel` feature the ranges are the same and `f` gets
+    /// them one after another, in row order, on the calling thread.
     ///
     /// ```
-    /// use ecs::prelude::*;
+    /// use schemecs::prelude::*;
     /// struct Pos(f32);
     /// struct Vel(f32);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -449,7 +451,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             fetch: Q::reborrow(&mut table.fetch),
             entities: table.entities,
             mask: table.mask,
-            first_row: 0,
+            first_row: table.first_row as usize,
         });
         run_pieces(pieces(tables, total), self.entities, self.schema, f);
     }
@@ -466,7 +468,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             fetch: Q::shared(&table.fetch),
             entities: table.entities,
             mask: table.mask,
-            first_row: 0,
+            first_row: table.first_row as usize,
         });
         run_pieces(pieces(tables, self.count()), self.entities, self.schema, f);
     }
@@ -481,7 +483,7 @@ fn run_pieces<'a, Q: QueryData>(
 ) where
     Q::Fetch<'a>: Send,
 {
-    pieces.into_par_iter().for_each(|piece| {
+    pool::for_each(pieces, |piece| {
         let chunk = TableChunk {
             entities: TableEntities::new(piece.entities, entities),
             mask: piece.mask,

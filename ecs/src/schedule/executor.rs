@@ -18,7 +18,9 @@
 //! cannot do without a second split, that is, a barrier.
 
 use super::plan::Plan;
+use crate::change::ChangeWindow;
 use crate::lend::{recycle, SplitBuffers, SplitWorld};
+use crate::pool;
 use crate::schema::Schema;
 use crate::system::{ParamSystem, SystemKind, SystemNode};
 use crate::world::World;
@@ -136,18 +138,26 @@ impl<S: Schema> Executor<S> {
 
     /// Runs every stage of `plan` once; `reset` must have been called for
     /// this plan.
-    pub(super) fn run(&mut self, systems: &mut [SystemNode<S>], plan: &Plan, world: &mut World<S>)
-    where
+    /// `ticks` are where the run's change ticks start and where the
+    /// schedule's previous run on this world started ([`crate::change`]).
+    pub(super) fn run(
+        &mut self,
+        systems: &mut [SystemNode<S>],
+        plan: &Plan,
+        world: &mut World<S>,
+        (base, previous): (u32, Option<u32>),
+    ) where
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
-        let threads = rayon::current_num_threads();
+        let threads = pool::current_num_threads();
         self.runs_since_reset = self.runs_since_reset.wrapping_add(1);
         self.done.fill(false);
         let mut applied = 0;
         for (number, stage) in plan.stages.iter().enumerate() {
+            let window = |i| World::<S>::system_window(base, previous, i);
             let run = if let [only] = stage[..] {
-                run_alone(&mut systems[only], world, &mut self.buffers);
+                run_alone(&mut systems[only], world, &mut self.buffers, window(only));
                 StageRun {
                     parallel: false,
                     why: Why::OneSystem,
@@ -156,13 +166,14 @@ impl<S: Schema> Executor<S> {
             } else {
                 // Staggered, so that resampling costs every run the same.
                 let sample = (self.runs_since_reset + number) % RESAMPLE == 0;
-                self.run_stage(systems, stage, world, threads, sample)
+                self.run_stage(systems, stage, world, threads, sample, &window)
             };
             self.runs[number] = Some(run);
             for &i in stage {
                 self.done[i] = true;
             }
             while applied < systems.len() && self.done[applied] {
+                world.set_change_tick(window(applied).this_run);
                 apply(&mut systems[applied], world);
                 applied += 1;
             }
@@ -190,6 +201,7 @@ impl<S: Schema> Executor<S> {
         world: &mut World<S>,
         threads: usize,
         sample: bool,
+        window: &dyn Fn(usize) -> ChangeWindow,
     ) -> StageRun
     where
         S::Column: Send + Sync,
@@ -218,7 +230,7 @@ impl<S: Schema> Executor<S> {
             offset = i + 1;
             match &mut system.kind {
                 SystemKind::Params(system) => {
-                    system.prepare(world);
+                    system.prepare(world, window(i));
                     members.push((i, &mut **system));
                 }
                 SystemKind::Exclusive(_) => unreachable!("an exclusive system runs alone"),
@@ -352,12 +364,7 @@ where
     };
     // The calling thread works too, rather than sleeping while the pool
     // runs the stage: with two threads only one wake-up is paid.
-    rayon::in_place_scope(|scope| {
-        for _ in 0..helpers {
-            scope.spawn(|_| work());
-        }
-        work();
-    });
+    pool::with_helpers(helpers, work);
     if let Some(payload) = panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
         resume_unwind(payload);
     }
@@ -369,16 +376,20 @@ pub(super) fn run_alone<S: Schema>(
     system: &mut SystemNode<S>,
     world: &mut World<S>,
     buffers: &mut SplitBuffers<S>,
+    window: ChangeWindow,
 ) {
     match &mut system.kind {
         SystemKind::Params(system) => {
-            system.prepare(world);
+            system.prepare(world, window);
             let split = Mutex::new(world.split(buffers));
             system.run(&split);
             let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
             split.reclaim(buffers);
         }
-        SystemKind::Exclusive(system) => system(world),
+        SystemKind::Exclusive(system) => {
+            world.set_change_tick(window.this_run);
+            system(world);
+        }
     }
 }
 

@@ -100,6 +100,23 @@ impl<S: Schema> Table<S> {
         row
     }
 
+    /// Stamps the rows pushed to tracked columns without ticks as added at
+    /// `tick` (see [`crate::change`]).
+    pub(crate) fn sync_ticks(&mut self, tick: u32) {
+        for column in self.columns.iter_mut() {
+            if S::TRACKED_BITS & (1 << column.bit()) != 0 {
+                column.sync_ticks(tick);
+            }
+        }
+    }
+
+    /// Clamps the ticks of the tracked columns (see [`crate::change`]).
+    pub(crate) fn clamp_ticks(&mut self, now: u32) {
+        for column in self.columns.iter_mut() {
+            column.clamp_ticks(now);
+        }
+    }
+
     /// Makes room for `additional` more rows in every column.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.entities.reserve(additional);

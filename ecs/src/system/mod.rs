@@ -10,9 +10,12 @@ mod access;
 
 pub use access::Access;
 
+use crate::change::ChangeWindow;
 use crate::command::{CommandQueue, Commands};
 use crate::lend::SplitWorld;
-use crate::query::{MatchedTables, Query, QueryFilter, QueryReach, SchemaQuery};
+use crate::query::{
+    filter_rows, MatchedTables, Query, QueryFilter, QueryReach, RowRun, RowSet, SchemaQuery,
+};
 use crate::schema::{Resource, Schema};
 use crate::world::World;
 use core::fmt;
@@ -23,13 +26,15 @@ use std::sync::{Mutex, PoisonError};
 
 /// A parameter of a system: what it borrows from the world, declared as an
 /// [`Access`] constant, and how it is taken out of a world split among
-/// systems. Implemented by [`Query`], [`Res`], [`ResMut`], [`Commands`] and
-/// [`Local`].
+/// systems. Implemented by [`Query`], [`Res`], [`ResMut`], [`Commands`],
+/// [`Local`], [`EventReader`](crate::EventReader),
+/// [`EventWriter`](crate::EventWriter) and [`Removed`](crate::Removed).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
-    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>` and `Local<T>`; \
-            a system that needs the whole world takes only `&mut World<S>`"
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
+            `EventReader<E>`, `EventWriter<E>` and `Removed<T>`; a system that needs the whole \
+            world takes only `&mut World<S>`"
 )]
 pub trait SystemParam<S: Schema>: Sized {
     /// What the system keeps for this parameter between runs.
@@ -49,9 +54,10 @@ pub trait SystemParam<S: Schema>: Sized {
     fn init() -> Self::State;
 
     /// Brings the state up to date with `world` before a run (e.g. a query's
-    /// matching tables).
+    /// matching tables); `window` is what this run of the system sees of the
+    /// world's changes (see [`Tick`](crate::Tick)).
     #[doc(hidden)]
-    fn prepare(_state: &mut Self::State, _world: &World<S>) {}
+    fn prepare(_state: &mut Self::State, _world: &World<S>, _window: ChangeWindow) {}
 
     /// Takes the parameter out of `world`.
     #[doc(hidden)]
@@ -72,10 +78,10 @@ where
     Q: SchemaQuery<S> + 'static,
     F: QueryFilter<S> + 'static,
 {
-    type State = MatchedTables;
+    type State = QueryState;
     type Item<'w> = Query<'w, Q, F>;
     const ACCESS: Access = Access {
-        reads: Q::READS,
+        reads: Q::READS | F::READS,
         writes: Q::WRITES,
         required: QueryReach::<S, Q, F>::CONDITIONS.required(),
         excluded: QueryReach::<S, Q, F>::CONDITIONS.excluded(),
@@ -88,23 +94,44 @@ where
         QueryReach::<S, Q, F>::CHECK
     };
 
-    fn init() -> MatchedTables {
-        MatchedTables::default()
+    fn init() -> QueryState {
+        QueryState::default()
     }
 
-    fn prepare(state: &mut MatchedTables, world: &World<S>) {
-        state.update(world.tables(), QueryReach::<S, Q, F>::CONDITIONS.as_slice());
+    fn prepare(state: &mut QueryState, world: &World<S>, window: ChangeWindow) {
+        let conditions = QueryReach::<S, Q, F>::CONDITIONS.as_slice();
+        state.matched.update(world.tables(), conditions);
+        state.window = Some(window);
+        if F::ROWS {
+            let tables = world.tables().as_slice();
+            let matched = state.matched.tables();
+            filter_rows::<S, F>(tables, matched, window, &mut state.scratch, &mut state.runs);
+        }
     }
 
-    fn fetch<'w>(state: &'w mut MatchedTables, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
-        Query::from_split(world, state.tables())
+    fn fetch<'w>(state: &'w mut QueryState, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
+        let tick = state.window.map_or(0, |window| window.this_run);
+        let runs = F::ROWS.then_some(state.runs.as_slice());
+        Query::from_split(world, state.matched.tables(), runs, tick)
     }
+}
+
+/// What a system keeps for a [`Query`] parameter between runs: the tables
+/// it matches, and with a row filter ([`Added`](crate::Added),
+/// [`Changed`](crate::Changed)) the rows that pass it this run.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct QueryState {
+    matched: MatchedTables,
+    window: Option<ChangeWindow>,
+    runs: Vec<RowRun>,
+    scratch: RowSet,
 }
 
 /// A system parameter that reads resource `T`.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(f32);
 /// #[derive(Default)] struct Gravity(f32);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] gravity: Gravity }
@@ -126,7 +153,7 @@ pub struct Res<'w, T>(&'w T);
 /// A system parameter that reads and writes resource `T`.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(f32);
 /// #[derive(Default)] struct Tick(u64);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] tick: Tick }
@@ -248,7 +275,7 @@ where
 /// it never makes a system wait.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// struct Pos(i64);
 /// #[derive(Default)] struct Log(Vec<u32>);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] log: Log }
@@ -339,8 +366,9 @@ const fn check_params<S: Schema>(params: &[Access]) {
     message = "`{Self}` cannot be a system: a system is a function of at most 8 parameters \
                that returns `()`",
     label = "not a system",
-    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>` and `Local<T>`; \
-            an exclusive system takes only `&mut World<S>`"
+    note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
+            `EventReader<E>`, `EventWriter<E>` and `Removed<T>`; an exclusive system takes only \
+            `&mut World<S>`"
 )]
 pub trait SystemFn<Marker> {}
 
@@ -352,7 +380,8 @@ pub trait SystemFn<Marker> {}
     message = "`{Self}` is not a system of schema `{S}`",
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
-            (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`; up to 8), or a function \
+            (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`, `EventReader<E>`, \
+            `EventWriter<E>`, `Removed<T>`; up to 8), or a function \
             taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`"
 )]
 pub trait IntoSystem<S: Schema, Marker>: Sized {
@@ -387,7 +416,7 @@ type ExclusiveFn<S> = dyn FnMut(&mut World<S>) + Send;
 /// schedule can hold systems of different signatures. (This is the only
 /// dynamic dispatch in the crate: once per system per run, never per entity.)
 pub(crate) trait ParamSystem<S: Schema>: Send {
-    fn prepare(&mut self, world: &World<S>);
+    fn prepare(&mut self, world: &World<S>, window: ChangeWindow);
     fn run<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>);
     fn apply(&mut self, world: &mut World<S>);
     fn discard(&mut self);
@@ -499,9 +528,9 @@ macro_rules! impl_system {
             Func: Send + 'static,
             Func: FnMut($($p),*) + for<'w> FnMut($($p::Item<'w>),*),
         {
-            fn prepare(&mut self, world: &World<S>) {
+            fn prepare(&mut self, world: &World<S>, window: ChangeWindow) {
                 let ($($p,)*) = &mut self.state;
-                $($p::prepare($p, world);)*
+                $($p::prepare($p, world, window);)*
             }
 
             fn run<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>) {

@@ -17,6 +17,7 @@
 //! world rebuilds them as it goes, with the same results.
 
 use super::World;
+use crate::change::Changes;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
 use crate::save::{bounded, reject, take_reason, Bounded, LoadColumn, LoadError};
@@ -31,10 +32,10 @@ use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
-/// this layout. 2: the entity part holds one generation per slot and the free
-/// list as a sequence (1 saved each slot as a `(kind, generation, next)`
-/// triple).
-const FORMAT: u32 = 0xec5_0002;
+/// this layout. 3: the entity part holds one generation per slot and the free
+/// list as a sequence (2 saved each slot as a `(kind, generation, next)`
+/// triple, and 1 had no change state).
+const FORMAT: u32 = 0xec5_0003;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
@@ -42,7 +43,7 @@ const FORMAT: u32 = 0xec5_0002;
 /// `Serialize`.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)] struct Pos(f32);
@@ -61,13 +62,14 @@ where
     S::Resources: Serialize,
 {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let mut tuple = serializer.serialize_tuple(6)?;
+        let mut tuple = serializer.serialize_tuple(7)?;
         tuple.serialize_element(&FORMAT)?;
         tuple.serialize_element(&(S::NAME, S::COMPONENT_NAMES, S::DATA_BITS, S::RESOURCE_NAMES))?;
         tuple.serialize_element(self.store.entities())?;
         tuple.serialize_element(&SaveTables(self.store.tables()))?;
         tuple.serialize_element(&SaveTags(self.store.bins()))?;
         tuple.serialize_element(&self.resources)?;
+        tuple.serialize_element(self.store.changes())?;
         tuple.end()
     }
 }
@@ -138,7 +140,7 @@ where
     S::Resources: Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_tuple(6, WorldVisitor::<S>(PhantomData))
+        deserializer.deserialize_tuple(7, WorldVisitor::<S>(PhantomData))
     }
 }
 
@@ -151,8 +153,8 @@ impl<S: Schema> World<S> {
     /// the format itself cannot read is [`LoadError::Format`].
     ///
     /// ```
-    /// use ecs::prelude::*;
-    /// use ecs::LoadError;
+    /// use schemecs::prelude::*;
+    /// use schemecs::LoadError;
     /// use serde::{Deserialize, Serialize};
     ///
     /// #[derive(Clone, Serialize, Deserialize)] struct Pos(f32);
@@ -202,7 +204,7 @@ where
         let format = seq.next_element::<u32>()?.ok_or_else(|| cut("format"))?;
         if format != FORMAT {
             return Err(reject::<A::Error>(format!(
-                "not a saved world of this version of `ecs` (format tag {format:#x}, expected \
+                "not a saved world of this version of `schemecs` (format tag {format:#x}, expected \
                  {FORMAT:#x})"
             )));
         }
@@ -223,6 +225,9 @@ where
         let resources = seq
             .next_element::<S::Resources>()?
             .ok_or_else(|| cut("resources"))?;
+        let changes = seq
+            .next_element_seed(ChangesSeed::<S>(PhantomData))?
+            .ok_or_else(|| cut("change state"))?;
         let entities = restore_entities(entities, &tables).map_err(reject::<A::Error>)?;
         let mut bins = Bins::<S>::default();
         let (bags, _) = bins.tags_and_trash_mut();
@@ -230,10 +235,21 @@ where
             bags[bit as usize] = bag;
         }
         Ok(World {
-            store: EntityStore::from_parts(entities, tables, bins),
+            store: EntityStore::from_parts(entities, tables, bins, changes),
             queries: RwLock::default(),
             resources,
         })
+    }
+}
+
+/// The change state ([`Changes::load`]).
+struct ChangesSeed<S>(PhantomData<S>);
+
+impl<'de, S: Schema> DeserializeSeed<'de> for ChangesSeed<S> {
+    type Value = Changes;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Changes, D::Error> {
+        Changes::load::<S, D>(deserializer)
     }
 }
 

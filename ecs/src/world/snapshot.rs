@@ -26,7 +26,7 @@ use std::sync::{PoisonError, RwLock};
 /// snapshots of a world whose shape settles allocates nothing.
 ///
 /// ```
-/// use ecs::prelude::*;
+/// use schemecs::prelude::*;
 /// #[derive(Clone, Debug, PartialEq)] struct Pos(f32);
 /// #[derive(Clone, Default)] struct Frame(u64);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] frame: Frame }
@@ -109,11 +109,11 @@ impl<S: Schema> World<S> {
     /// values, the tag counts and the resources.
     ///
     /// Exists when every component and resource is [`StableHash`]
-    /// (`#[derive(ecs::StableHash)]`).
+    /// (`#[derive(schemecs::StableHash)]`).
     ///
     /// ```
-    /// use ecs::prelude::*;
-    /// use ecs::StableHash;
+    /// use schemecs::prelude::*;
+    /// use schemecs::StableHash;
     ///
     /// #[derive(Clone, StableHash)] struct Pos(f32);
     /// #[derive(Schema)] struct Game { pos: Pos }
@@ -148,6 +148,20 @@ impl<S: Schema> World<S> {
             hasher.write_word(bag.len() as u64);
         }
         S::hash_resources(&self.resources, &mut hasher);
+        // The change state matters only where something reads it: tracked
+        // components and events.
+        if uses_change_state::<S>() {
+            self.store.changes().stable_hash(&mut hasher);
+        }
         hasher.finish()
     }
+}
+
+/// Whether schema `S` has tracked components or events, whose readers depend
+/// on the world's change state.
+pub(crate) fn uses_change_state<S: Schema>() -> bool {
+    S::TRACKED_BITS != 0
+        || S::RESOURCE_NAMES
+            .iter()
+            .any(|name| name.starts_with("Events<"))
 }

@@ -1,0 +1,759 @@
+//! Change detection: the world's change tick, the ticks a tracked component
+//! keeps per row, and the windows that `Added<T>`, `Changed<T>`, events and
+//! removal logs are read through.
+//!
+//! Only components marked `#[ecs(track)]` keep ticks (in a
+//! [`TrackedVec`] column instead of a `Vec`); every other code path asks
+//! [`Schema::TRACKED_BITS`](crate::Schema::TRACKED_BITS), a constant, so a
+//! schema without tracked components compiles to the code it had before.
+//!
+//! # Ticks
+//!
+//! The world's tick advances once per system run, in program order, whatever
+//! the executor does: a schedule run starting at tick `b` runs its `i`-th
+//! system at tick `b + i` and leaves the world at `b + n`. Changes are stamped
+//! with the tick of the system (or, outside systems, the world's tick) that
+//! made them. A system sees what was stamped after its previous run and up
+//! to its current one: the window `(b' + i, b + i]`, where `b'` is the start of
+//! the schedule's previous run on this world (kept in the world, so snapshots
+//! and saves restore it).
+//!
+//! Ticks are `u32` and compared by age (`now - tick`, wrapping), which is
+//! exact while every age is below 2³². Every [`SWEEP_INTERVAL`] ticks the
+//! world clamps every stored tick to at most [`MAX_AGE`] old, so ages never
+//! exceed `MAX_AGE + SWEEP_INTERVAL` (3·2³⁰). The bound this gives: a change
+//! is reported exactly to a system that runs at least once every
+//! [`MAX_AGE`] ticks (2³¹: at 64 systems a frame and 60 frames a second,
+//! over six days); older changes are forgotten, never reported twice.
+
+use crate::entity::Entity;
+use crate::StableHash;
+use crate::StableHasher;
+
+/// A point in a world's history: the value of its change tick
+/// ([`World::change_tick`](crate::World::change_tick)).
+///
+/// The tick advances once per system run, in program order, whatever the
+/// executor does (a schedule of `n` systems advances it by `n` per run), and
+/// once per [`World::clear_trackers`](crate::World::clear_trackers). Changes
+/// are stamped with the tick of the system that made them; a system sees
+/// the changes stamped after its previous run. Ticks are 32-bit and wrap;
+/// they are compared by age, and every 2³⁰ ticks the world clamps every
+/// stored tick to at most 2³¹ old. So [`Added`](crate::Added),
+/// [`Changed`](crate::Changed), [`Removed`](crate::Removed) and events are
+/// exact for a reader that runs at least once every 2³¹ ticks (at 64
+/// systems a frame and 60 frames a second: over six days); changes older
+/// than that are forgotten, never reported twice or out of order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tick(pub(crate) u32);
+
+impl Tick {
+    /// The raw counter value (it wraps).
+    pub fn get(self) -> u32 {
+        self.0
+    }
+}
+
+/// Ticks older than this (relative to the world's) are clamped to it.
+pub(crate) const MAX_AGE: u32 = 1 << 31;
+/// How far the world's tick may advance between two clamping sweeps.
+pub(crate) const SWEEP_INTERVAL: u32 = 1 << 30;
+
+/// What one reader sees: changes stamped after `last_run`, up to `this_run`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(hidden)]
+pub struct ChangeWindow {
+    pub(crate) last_run: u32,
+    pub(crate) this_run: u32,
+}
+
+impl ChangeWindow {
+    /// A reader that has never run: everything not yet forgotten is new.
+    pub(crate) fn first(this_run: u32) -> Self {
+        // The oldest possible last run: every tick but one after `this_run`
+        // is in the window, however old.
+        ChangeWindow {
+            last_run: this_run.wrapping_add(1),
+            this_run,
+        }
+    }
+
+    /// Whether `tick` falls in the window: after `last_run`, not after
+    /// `this_run`.
+    #[inline(always)]
+    pub(crate) fn contains(self, tick: u32) -> bool {
+        self.this_run.wrapping_sub(tick) < self.this_run.wrapping_sub(self.last_run)
+    }
+}
+
+/// Clamps `tick` to at most [`MAX_AGE`] older than `now`.
+#[inline]
+pub(crate) fn clamp(tick: &mut u32, now: u32) {
+    if now.wrapping_sub(*tick) > MAX_AGE {
+        *tick = now.wrapping_sub(MAX_AGE);
+    }
+}
+
+/// The column of a tracked component: its values, and per row the tick it was
+/// added at and the tick it was last changed at.
+///
+/// Values may be pushed without ticks (through the component's `Vec`); the
+/// structural operation that does so then stamps the new rows with
+/// [`ColumnVec::sync_ticks`] before it returns. Everything that removes or
+/// reorders rows goes through [`ColumnVec`], which keeps the three in step.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct TrackedVec<T> {
+    values: Vec<T>,
+    added: Vec<u32>,
+    changed: Vec<u32>,
+}
+
+impl<T> Default for TrackedVec<T> {
+    fn default() -> Self {
+        TrackedVec {
+            values: Vec::new(),
+            added: Vec::new(),
+            changed: Vec::new(),
+        }
+    }
+}
+
+impl<T: Clone> Clone for TrackedVec<T> {
+    fn clone(&self) -> Self {
+        TrackedVec {
+            values: self.values.clone(),
+            added: self.added.clone(),
+            changed: self.changed.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.values.clone_from(&source.values);
+        self.added.clone_from(&source.added);
+        self.changed.clone_from(&source.changed);
+    }
+}
+
+impl<T> TrackedVec<T> {
+    /// A column of loaded parts, all of one length (the loader checks).
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(values: Vec<T>, added: Vec<u32>, changed: Vec<u32>) -> Self {
+        debug_assert!(values.len() == added.len() && added.len() == changed.len());
+        TrackedVec {
+            values,
+            added,
+            changed,
+        }
+    }
+}
+
+impl<T: StableHash> StableHash for TrackedVec<T> {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.values.as_slice().stable_hash(hasher);
+        self.added.as_slice().stable_hash(hasher);
+        self.changed.as_slice().stable_hash(hasher);
+    }
+}
+
+/// The operations a column of either kind (`Vec<T>` or [`TrackedVec<T>`])
+/// supports; the generated column enum calls these, one match arm per
+/// component, so that a `Vec<T>` arm compiles to what it always did and the
+/// tick methods are nothing for it.
+#[doc(hidden)]
+pub trait ColumnVec: Default {
+    /// The component type.
+    type Value;
+
+    /// The values.
+    fn vec(&self) -> &Vec<Self::Value>;
+    /// The values, to read, write, or push to (then [`ColumnVec::sync_ticks`]).
+    fn vec_mut(&mut self) -> &mut Vec<Self::Value>;
+    /// The values, and the changed ticks of a tracked column (empty for a `Vec`).
+    fn values_and_changed(&mut self) -> (&mut [Self::Value], &mut [u32]);
+    /// Reserves room for `additional` more values.
+    fn reserve(&mut self, additional: usize);
+    /// Drops every value.
+    fn clear(&mut self);
+    /// Moves every value of `other` to the end of this one.
+    fn append(&mut self, other: &mut Self);
+    /// Reverses the order of the values.
+    fn reverse(&mut self);
+    /// Moves the value at `row` (and its ticks) to the end of `to`.
+    fn move_row(&mut self, row: usize, to: &mut Self);
+    /// Moves the last value to the end of `to`, without ticks (`to` is then
+    /// stamped by [`ColumnVec::sync_ticks`]).
+    fn pop_into(&mut self, to: &mut Self);
+
+    /// The added and changed ticks by row, for a tracked column.
+    #[inline(always)]
+    fn ticks(&self) -> Option<(&[u32], &[u32])> {
+        None
+    }
+    /// Stamps rows pushed without ticks as added at `tick`.
+    #[inline(always)]
+    fn sync_ticks(&mut self, _tick: u32) {}
+    /// Marks `row` changed at `tick`.
+    #[inline(always)]
+    fn mark_changed(&mut self, _row: usize, _tick: u32) {}
+    /// The ticks of `row`: (added, changed).
+    #[inline(always)]
+    fn row_ticks(&self, _row: usize) -> Option<(u32, u32)> {
+        None
+    }
+    /// Sets the ticks of `row`.
+    #[inline(always)]
+    fn set_row_ticks(&mut self, _row: usize, _ticks: (u32, u32)) {}
+    /// Swap-removes the ticks of `row`, whose value was swap-removed from
+    /// [`ColumnVec::vec_mut`].
+    #[inline(always)]
+    fn swap_remove_ticks(&mut self, _row: usize) {}
+    /// Clamps the ticks to at most [`MAX_AGE`] older than `now`.
+    #[inline(always)]
+    fn clamp_ticks(&mut self, _now: u32) {}
+    /// The ticks, to fill when loading a save.
+    #[inline(always)]
+    fn ticks_mut(&mut self) -> Option<(&mut Vec<u32>, &mut Vec<u32>)> {
+        None
+    }
+}
+
+impl<T> ColumnVec for Vec<T> {
+    type Value = T;
+
+    #[inline(always)]
+    fn vec(&self) -> &Vec<T> {
+        self
+    }
+
+    #[inline(always)]
+    fn vec_mut(&mut self) -> &mut Vec<T> {
+        self
+    }
+
+    #[inline(always)]
+    fn values_and_changed(&mut self) -> (&mut [T], &mut [u32]) {
+        (self, &mut [])
+    }
+
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
+    }
+
+    #[inline]
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+
+    #[inline]
+    fn append(&mut self, other: &mut Self) {
+        Vec::append(self, other);
+    }
+
+    #[inline]
+    fn reverse(&mut self) {
+        self.as_mut_slice().reverse();
+    }
+
+    #[inline(always)]
+    fn move_row(&mut self, row: usize, to: &mut Self) {
+        to.push(self.swap_remove(row));
+    }
+
+    #[inline]
+    fn pop_into(&mut self, to: &mut Self) {
+        if let Some(value) = self.pop() {
+            to.push(value);
+        }
+    }
+}
+
+impl<T> ColumnVec for TrackedVec<T> {
+    type Value = T;
+
+    #[inline(always)]
+    fn vec(&self) -> &Vec<T> {
+        &self.values
+    }
+
+    #[inline(always)]
+    fn vec_mut(&mut self) -> &mut Vec<T> {
+        &mut self.values
+    }
+
+    #[inline(always)]
+    fn values_and_changed(&mut self) -> (&mut [T], &mut [u32]) {
+        (&mut self.values, &mut self.changed)
+    }
+
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        self.values.reserve(additional);
+        self.added.reserve(additional);
+        self.changed.reserve(additional);
+    }
+
+    #[inline]
+    fn clear(&mut self) {
+        self.values.clear();
+        self.added.clear();
+        self.changed.clear();
+    }
+
+    #[inline]
+    fn append(&mut self, other: &mut Self) {
+        self.values.append(&mut other.values);
+        self.added.append(&mut other.added);
+        self.changed.append(&mut other.changed);
+    }
+
+    #[inline]
+    fn reverse(&mut self) {
+        self.values.reverse();
+        self.added.reverse();
+        self.changed.reverse();
+    }
+
+    #[inline]
+    fn move_row(&mut self, row: usize, to: &mut Self) {
+        to.values.push(self.values.swap_remove(row));
+        // Only the trash, a destination never read by row, can lack ticks.
+        if row < self.added.len() {
+            to.added.push(self.added.swap_remove(row));
+            to.changed.push(self.changed.swap_remove(row));
+        }
+    }
+
+    #[inline]
+    fn pop_into(&mut self, to: &mut Self) {
+        if let Some(value) = self.values.pop() {
+            to.values.push(value);
+        }
+        self.added.truncate(self.values.len());
+        self.changed.truncate(self.values.len());
+    }
+
+    #[inline]
+    fn ticks(&self) -> Option<(&[u32], &[u32])> {
+        Some((&self.added, &self.changed))
+    }
+
+    #[inline]
+    fn sync_ticks(&mut self, tick: u32) {
+        let len = self.values.len();
+        if self.added.len() != len {
+            self.added.resize(len, tick);
+            self.changed.resize(len, tick);
+        }
+    }
+
+    #[inline]
+    fn mark_changed(&mut self, row: usize, tick: u32) {
+        self.changed[row] = tick;
+    }
+
+    #[inline]
+    fn row_ticks(&self, row: usize) -> Option<(u32, u32)> {
+        Some((self.added[row], self.changed[row]))
+    }
+
+    #[inline]
+    fn set_row_ticks(&mut self, row: usize, (added, changed): (u32, u32)) {
+        self.added[row] = added;
+        self.changed[row] = changed;
+    }
+
+    #[inline]
+    fn swap_remove_ticks(&mut self, row: usize) {
+        self.added.swap_remove(row);
+        self.changed.swap_remove(row);
+    }
+
+    fn clamp_ticks(&mut self, now: u32) {
+        for tick in self.added.iter_mut().chain(self.changed.iter_mut()) {
+            clamp(tick, now);
+        }
+    }
+
+    fn ticks_mut(&mut self) -> Option<(&mut Vec<u32>, &mut Vec<u32>)> {
+        Some((&mut self.added, &mut self.changed))
+    }
+}
+
+/// The change state of a world, beside its entities: the change tick, where
+/// each schedule's last run started, the point [`World::clear_trackers`]
+/// marked, and the log of tracked components removed (by bit).
+///
+/// [`World::clear_trackers`]: crate::World::clear_trackers
+#[derive(Clone, Debug)]
+pub(crate) struct Changes {
+    /// The tick the next change outside systems is stamped with.
+    pub(crate) tick: u32,
+    /// The tick at the last clamping sweep.
+    pub(crate) last_sweep: u32,
+    /// The world's tick at the last `clear_trackers` (queries made on the
+    /// world itself read `(marked, tick]`).
+    pub(crate) marked: u32,
+    /// Per schedule (by fingerprint): the tick its last run started at.
+    pub(crate) schedules: Vec<(u64, u32)>,
+    /// The ticks the last two schedule runs on this world started at
+    /// (older first): logs and events older than the first are dropped.
+    pub(crate) run_starts: [u32; 2],
+    /// Per component bit (tracked ones only): entities that lost it, and when.
+    pub(crate) removed: Vec<Vec<(Entity, u32)>>,
+}
+
+impl Default for Changes {
+    /// A new world: its first changes are stamped 1, after the mark at 0, so
+    /// queries made on the world see them as new.
+    fn default() -> Self {
+        Changes {
+            tick: 1,
+            last_sweep: 0,
+            marked: 0,
+            schedules: Vec::new(),
+            run_starts: [0; 2],
+            removed: Vec::new(),
+        }
+    }
+}
+
+impl StableHash for Changes {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.tick.stable_hash(hasher);
+        self.last_sweep.stable_hash(hasher);
+        self.marked.stable_hash(hasher);
+        self.schedules.len().stable_hash(hasher);
+        for &(fingerprint, start) in &self.schedules {
+            fingerprint.stable_hash(hasher);
+            start.stable_hash(hasher);
+        }
+        self.run_starts.stable_hash(hasher);
+        for log in &self.removed {
+            log.len().stable_hash(hasher);
+            for &(entity, tick) in log {
+                entity.to_bits().stable_hash(hasher);
+                tick.stable_hash(hasher);
+            }
+        }
+    }
+}
+
+impl Changes {
+    /// The window of a query or reader made on the world directly.
+    pub(crate) fn outside_window(&self) -> ChangeWindow {
+        ChangeWindow {
+            last_run: self.marked,
+            this_run: self.tick,
+        }
+    }
+
+    /// Records that `entity` lost tracked component `bit` at the current tick.
+    #[inline]
+    pub(crate) fn log_removed(&mut self, bit: u32, entity: Entity) {
+        let bit = bit as usize;
+        if self.removed.len() <= bit {
+            self.removed.resize_with(bit + 1, Vec::new);
+        }
+        self.removed[bit].push((entity, self.tick));
+    }
+
+    /// The entities that lost component `bit` within `window`, oldest first.
+    pub(crate) fn removed(
+        &self,
+        bit: u32,
+        window: ChangeWindow,
+    ) -> impl Iterator<Item = Entity> + '_ {
+        self.removed
+            .get(bit as usize)
+            .into_iter()
+            .flatten()
+            .filter(move |&&(_, tick)| window.contains(tick))
+            .map(|&(entity, _)| entity)
+    }
+
+    /// Starts a schedule run of `systems` systems for the schedule
+    /// `fingerprint`: returns the window base of its previous run on this world
+    /// (`None` for its first), drops what is older than the previous run's
+    /// start, and advances the tick past the run.
+    pub(crate) fn begin_run(&mut self, fingerprint: u64, systems: u32) -> (u32, Option<u32>) {
+        let base = self.tick;
+        let previous = match self.schedules.iter_mut().find(|(f, _)| *f == fingerprint) {
+            Some((_, start)) => Some(core::mem::replace(start, base)),
+            None => {
+                self.schedules.push((fingerprint, base));
+                None
+            }
+        };
+        self.start_run(base);
+        self.tick = base.wrapping_add(systems);
+        (base, previous)
+    }
+
+    /// Records that a run (or a `clear_trackers` mark) starts at tick
+    /// `start`, and drops the removals logged before the previous one.
+    pub(crate) fn start_run(&mut self, start: u32) {
+        self.run_starts = [self.run_starts[1], start];
+        let keep_from = self.run_starts[0];
+        for log in &mut self.removed {
+            log.retain(|&(_, tick)| start.wrapping_sub(tick) <= start.wrapping_sub(keep_from));
+        }
+    }
+
+    /// Whether the tick has moved far enough since the last sweep that the
+    /// stored ticks must be clamped now.
+    #[inline]
+    pub(crate) fn sweep_due(&self) -> bool {
+        self.tick.wrapping_sub(self.last_sweep) >= SWEEP_INTERVAL
+    }
+
+    /// Clamps the ticks kept here; the caller clamps the columns' and the
+    /// events'.
+    pub(crate) fn sweep(&mut self) {
+        let now = self.tick;
+        self.last_sweep = now;
+        clamp(&mut self.marked, now);
+        for (_, start) in &mut self.schedules {
+            clamp(start, now);
+        }
+        for start in &mut self.run_starts {
+            clamp(start, now);
+        }
+        for log in &mut self.removed {
+            for (_, tick) in log {
+                clamp(tick, now);
+            }
+        }
+    }
+}
+
+/// The window of the `index`-th system of a schedule run that started at
+/// `base`, whose previous run on this world started at `previous`.
+pub(crate) fn system_window(base: u32, previous: Option<u32>, index: u32) -> ChangeWindow {
+    let this_run = base.wrapping_add(index);
+    match previous {
+        Some(previous) => ChangeWindow {
+            last_run: previous.wrapping_add(index),
+            this_run,
+        },
+        None => ChangeWindow::first(this_run),
+    }
+}
+
+/// A system parameter listing the entities that lost tracked component `T`
+/// (removed, or despawned with it) since the system's previous run, oldest
+/// first; `T` must be tracked (`#[ecs(track)]`).
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Health(i32);
+/// #[derive(Default)] struct Freed(Vec<Entity>);
+/// #[derive(Schema)]
+/// struct Game { #[ecs(track)] health: Health, #[ecs(resource)] freed: Freed }
+///
+/// fn reap(living: Query<(Entity, &Health)>, mut commands: Commands<Game>) {
+///     living.for_each(|(entity, health)| if health.0 <= 0 { commands.despawn(entity) });
+/// }
+/// fn free_bars(gone: Removed<Health>, mut freed: ResMut<Freed>) {
+///     freed.0.extend(gone.iter());
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// let doomed = world.spawn((Health(0),));
+/// world.spawn((Health(3),));
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(reap).add(free_bars);
+/// schedule.run(&mut world);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Freed>().0, [doomed]);
+/// ```
+pub struct Removed<'s, T> {
+    entities: &'s [Entity],
+    component: core::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Removed<'_, T> {
+    /// The entities, oldest removal first (an entity appears once per
+    /// removal).
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Entity> + '_ {
+        self.entities.iter().copied()
+    }
+
+    /// Number of removals.
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether there was none.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+}
+
+impl<T> core::fmt::Debug for Removed<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("Removed").field(&self.entities).finish()
+    }
+}
+
+impl<S: crate::Schema, T: crate::Tracked<S>> crate::SystemParam<S> for Removed<'_, T> {
+    type State = Vec<Entity>;
+    type Item<'w> = Removed<'w, T>;
+    const ACCESS: crate::Access = crate::Access {
+        observes_entities: true,
+        ..crate::Access::NONE
+    };
+    const CHECK: () = ();
+
+    fn init() -> Vec<Entity> {
+        Vec::new()
+    }
+
+    fn prepare(state: &mut Vec<Entity>, world: &crate::World<S>, window: ChangeWindow) {
+        state.clear();
+        state.extend(world.removed_in(T::BIT, window));
+    }
+
+    fn fetch<'w>(
+        state: &'w mut Vec<Entity>,
+        _: &mut crate::lend::SplitWorld<'w, S>,
+    ) -> Removed<'w, T> {
+        Removed {
+            entities: state,
+            component: core::marker::PhantomData,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_holds_what_came_after_its_last_run_up_to_this_one() {
+        let window = ChangeWindow {
+            last_run: 10,
+            this_run: 20,
+        };
+        assert!(!window.contains(10));
+        assert!(window.contains(11));
+        assert!(window.contains(20));
+        assert!(!window.contains(21));
+    }
+
+    #[test]
+    fn windows_that_straddle_the_wrap_of_the_counter_stay_exact() {
+        let window = ChangeWindow {
+            last_run: u32::MAX - 2,
+            this_run: 3,
+        };
+        assert!(!window.contains(u32::MAX - 2));
+        assert!(window.contains(u32::MAX));
+        assert!(window.contains(0));
+        assert!(window.contains(3));
+        assert!(!window.contains(4));
+    }
+
+    #[test]
+    fn clamping_keeps_recent_ticks_and_ages_old_ones_to_the_limit() {
+        let now = 5u32;
+        let mut recent = now.wrapping_sub(100);
+        clamp(&mut recent, now);
+        assert_eq!(recent, now.wrapping_sub(100));
+        let mut old = now.wrapping_sub(MAX_AGE + 7);
+        clamp(&mut old, now);
+        assert_eq!(old, now.wrapping_sub(MAX_AGE));
+    }
+
+    #[test]
+    fn a_first_run_sees_every_tick_up_to_its_own() {
+        let window = ChangeWindow::first(1000);
+        assert!(window.contains(1000));
+        assert!(window.contains(0));
+        assert!(window.contains(1000u32.wrapping_sub(MAX_AGE + SWEEP_INTERVAL)));
+        assert!(!window.contains(1001));
+    }
+}
+
+/// With feature `serde`: the change state saves as a tuple of its parts;
+/// loading checks what the world relies on (logs only for tracked
+/// components, real entity ids).
+#[cfg(feature = "serde")]
+mod save {
+    use super::Changes;
+    use crate::entity::Entity;
+    use crate::save::reject;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    type Parts = (
+        u32,
+        u32,
+        u32,
+        Vec<(u64, u32)>,
+        [u32; 2],
+        Vec<Vec<(u64, u32)>>,
+    );
+
+    impl Serialize for Changes {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let removed: Vec<Vec<(u64, u32)>> = self
+                .removed
+                .iter()
+                .map(|log| log.iter().map(|&(e, tick)| (e.to_bits(), tick)).collect())
+                .collect();
+            (
+                self.tick,
+                self.last_sweep,
+                self.marked,
+                &self.schedules,
+                self.run_starts,
+                removed,
+            )
+                .serialize(serializer)
+        }
+    }
+
+    impl Changes {
+        /// Loads the change state of a world of schema `S`.
+        pub(crate) fn load<'de, S: crate::Schema, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Self, D::Error> {
+            let (tick, last_sweep, marked, schedules, run_starts, removed): Parts =
+                Deserialize::deserialize(deserializer)?;
+            if removed.len() > S::COMPONENT_NAMES.len() {
+                return Err(reject::<D::Error>(
+                    "the save logs removals of more components than the schema has",
+                ));
+            }
+            let mut logs = Vec::with_capacity(removed.len());
+            for (bit, log) in removed.into_iter().enumerate() {
+                if !log.is_empty() && S::TRACKED_BITS & (1 << bit) == 0 {
+                    return Err(reject::<D::Error>(format!(
+                        "the save logs removals of `{}`, which schema `{}` does not track",
+                        S::COMPONENT_NAMES[bit],
+                        S::NAME
+                    )));
+                }
+                let mut entities = Vec::with_capacity(log.len());
+                for (bits, tick) in log {
+                    let entity = Entity::from_bits(bits).ok_or_else(|| {
+                        reject::<D::Error>(format!(
+                            "the save's removal log holds no entity id ({bits:#x})"
+                        ))
+                    })?;
+                    entities.push((entity, tick));
+                }
+                logs.push(entities);
+            }
+            Ok(Changes {
+                tick,
+                last_sweep,
+                marked,
+                schedules,
+                run_starts,
+                removed: logs,
+            })
+        }
+    }
+}

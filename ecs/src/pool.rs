@@ -1,0 +1,68 @@
+//! The thread pool, or its absence: the one module that knows whether the
+//! `parallel` feature (rayon) is on.
+//!
+//! Without it, every parallel form runs its pieces on the calling thread, one
+//! after another in their order. The callers never depend on which: pieces
+//! touch disjoint data, and whatever they produce is put back in piece order.
+
+/// The threads a parallel call may spread over: rayon's pool (the current
+/// one, inside `ThreadPool::install`), or 1 without the feature.
+pub(crate) fn current_num_threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
+    }
+}
+
+/// Calls `f` with each of `items`, on the pool; in order without it.
+pub(crate) fn for_each<T: Send>(items: Vec<T>, f: impl Fn(T) + Send + Sync) {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.into_par_iter().for_each(f);
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.into_iter().for_each(f);
+    }
+}
+
+/// `f` of each of `items`, in the items' order; computed on the pool, or in
+/// order without it.
+pub(crate) fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Send + Sync) -> Vec<R> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.into_par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.into_iter().map(f).collect()
+    }
+}
+
+/// Runs `work` on the calling thread and on `helpers` pool threads at once,
+/// and returns when every call has returned. Without the pool, `work` runs
+/// once, here: it must get everything done alone (the executor's `work`
+/// takes systems from a queue until none is left).
+pub(crate) fn with_helpers(helpers: usize, work: impl Fn() + Sync) {
+    #[cfg(feature = "parallel")]
+    {
+        let work = &work;
+        rayon::in_place_scope(|scope| {
+            for _ in 0..helpers {
+                scope.spawn(move |_| work());
+            }
+            work();
+        });
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = helpers;
+        work();
+    }
+}

@@ -1,0 +1,445 @@
+//! Change detection (`#[ecs(track)]`): `Added<T>`, `Changed<T>` and
+//! `Removed<T>`, per entity, relative to the previous run of the system that
+//! asks (or to the last `World::clear_trackers` outside systems), exact
+//! across tick wrap-around.
+
+use ecs::prelude::*;
+
+#[derive(Clone, Debug, PartialEq)]
+struct Pos(i32);
+#[derive(Clone, Debug, PartialEq)]
+struct Vel(i32);
+#[derive(Clone, Debug, PartialEq)]
+struct Hp(i32);
+#[derive(Clone, Debug, PartialEq)]
+struct Frozen;
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Seen(Vec<Vec<Entity>>);
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Gone(Vec<Vec<Entity>>);
+
+macro_rules! stable_hash {
+    ($($ty:ident => |$v:ident| $e:expr;)*) => {$(
+        impl ecs::StableHash for $ty {
+            fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+                let $v = self;
+                ecs::StableHash::stable_hash(&$e, hasher);
+            }
+        }
+    )*};
+}
+
+stable_hash! {
+    Pos => |v| v.0;
+    Vel => |v| v.0;
+    Hp => |v| v.0;
+    Frozen => |_v| ();
+    Seen => |v| v.0.iter().map(|run| run.iter().map(|e| e.to_bits()).collect::<Vec<_>>()).collect::<Vec<_>>();
+    Gone => |v| v.0.iter().map(|run| run.iter().map(|e| e.to_bits()).collect::<Vec<_>>()).collect::<Vec<_>>();
+}
+
+#[derive(Schema)]
+struct Game {
+    #[ecs(track)]
+    pos: Pos,
+    vel: Vel,
+    #[ecs(track)]
+    hp: Hp,
+    frozen: Frozen,
+    #[ecs(resource)]
+    seen: Seen,
+    #[ecs(resource)]
+    gone: Gone,
+}
+
+fn changed_pos(world: &World<Game>) -> Vec<Entity> {
+    world
+        .query_filtered::<Entity, Changed<Pos>>()
+        .iter()
+        .collect()
+}
+
+fn added_pos(world: &World<Game>) -> Vec<Entity> {
+    world
+        .query_filtered::<Entity, Added<Pos>>()
+        .iter()
+        .collect()
+}
+
+#[test]
+fn added_reports_spawned_and_inserted_entities_until_the_trackers_are_cleared() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(0), Vel(1)));
+    let b = world.spawn((Vel(1),));
+    assert_eq!(added_pos(&world), [a]);
+    world.clear_trackers();
+    assert_eq!(added_pos(&world), []);
+    world.insert(b, (Pos(3),)).unwrap();
+    let batch: Vec<Entity> = world.spawn_batch((0..3).map(|i| (Pos(i),))).collect();
+    let mut expected = vec![b];
+    expected.extend(&batch);
+    let mut added = added_pos(&world);
+    added.sort();
+    expected.sort();
+    assert_eq!(added, expected);
+    // Added is a change too.
+    let mut changed = changed_pos(&world);
+    changed.sort();
+    assert_eq!(changed, expected);
+}
+
+#[test]
+fn a_write_marks_only_the_entity_written() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..10).map(|i| (Pos(i), Vel(1))))
+        .collect();
+    world.clear_trackers();
+    assert_eq!(changed_pos(&world), []);
+
+    *world.get_mut::<Pos>(ids[3]).unwrap() = Pos(30);
+    assert_eq!(changed_pos(&world), [ids[3]]);
+    world.clear_trackers();
+
+    world.query_mut::<&mut Pos>().get_mut(ids[7]).unwrap().0 += 1;
+    world
+        .entity_mut(ids[1])
+        .unwrap()
+        .get_mut::<Pos>()
+        .unwrap()
+        .0 += 1;
+    assert_eq!(changed_pos(&world), [ids[1], ids[7]]);
+    world.clear_trackers();
+
+    // Iterating mutably hands every row out: every row is written.
+    for (i, pos) in world.query_mut::<&mut Pos>().iter_mut().enumerate() {
+        if i == 4 {
+            break;
+        }
+        pos.0 += 1;
+    }
+    assert_eq!(changed_pos(&world), &ids[..5]);
+    world.clear_trackers();
+    world.query_mut::<&mut Pos>().for_each_mut(|pos| pos.0 += 1);
+    assert_eq!(changed_pos(&world), ids);
+    world.clear_trackers();
+
+    // Reading does not mark, and neither do writes of untracked components.
+    world
+        .query_mut::<(&Pos, &mut Vel)>()
+        .for_each_mut(|(_, vel)| vel.0 += 1);
+    assert_eq!(world.query::<&Pos>().iter().count(), 10);
+    assert_eq!(changed_pos(&world), []);
+    // The table form and parallel loops write every row they hand out.
+    world
+        .query_mut::<&mut Pos>()
+        .for_each_table_mut(|_, pos| pos[0].0 += 1);
+    assert_eq!(changed_pos(&world), ids);
+    world.clear_trackers();
+    world
+        .query_mut::<&mut Pos>()
+        .par_for_each_mut(|pos| pos.0 += 1);
+    assert_eq!(changed_pos(&world), ids);
+}
+
+#[test]
+fn replacing_a_tracked_value_is_a_change_not_an_addition() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(0), Vel(0)));
+    let b = world.spawn((Pos(0), Vel(0)));
+    world.clear_trackers();
+    world.insert(a, (Pos(5),)).unwrap();
+    let mut buffer = CommandBuffer::<Game>::new();
+    buffer.commands(&world).insert(b, (Pos(6), Hp(1)));
+    buffer.apply(&mut world);
+    assert_eq!(added_pos(&world), []);
+    assert_eq!(changed_pos(&world), [a, b]);
+    let added_hp: Vec<Entity> = world.query_filtered::<Entity, Added<Hp>>().iter().collect();
+    assert_eq!(added_hp, [b]);
+}
+
+#[test]
+fn ticks_move_with_their_entity_between_tables() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..6).map(|i| (Pos(i), Hp(i)))).collect();
+    world.clear_trackers();
+    *world.get_mut::<Pos>(ids[2]).unwrap() = Pos(20);
+    *world.get_mut::<Hp>(ids[4]).unwrap() = Hp(40);
+    // Migrations shuffle rows (swap-remove): the marks follow the entities.
+    for &id in &ids[..4] {
+        world.insert(id, (Frozen,)).unwrap();
+    }
+    world.remove::<Frozen>(ids[0]).unwrap();
+    world.despawn(ids[1]).unwrap();
+    assert_eq!(changed_pos(&world), [ids[2]]);
+    let changed_hp: Vec<Entity> = world
+        .query_filtered::<Entity, Changed<Hp>>()
+        .iter()
+        .collect();
+    assert_eq!(changed_hp, [ids[4]]);
+    // Removing a tracked component and putting it back is an addition.
+    let pos = world.remove::<Pos>(ids[5]).unwrap().unwrap();
+    world.insert(ids[5], (pos,)).unwrap();
+    assert_eq!(added_pos(&world), [ids[5]]);
+}
+
+#[test]
+fn removed_lists_entities_that_lost_a_tracked_component_once_each() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..4).map(|i| (Pos(i), Hp(i)))).collect();
+    let untracked = world.spawn((Vel(0),));
+    world.clear_trackers();
+    world.remove::<Pos>(ids[1]).unwrap();
+    world.despawn(ids[3]).unwrap();
+    world.despawn(untracked).unwrap();
+    assert_eq!(world.removed::<Pos>().collect::<Vec<_>>(), [ids[1], ids[3]]);
+    assert_eq!(world.removed::<Hp>().collect::<Vec<_>>(), [ids[3]]);
+    world.clear_trackers();
+    assert_eq!(world.removed::<Pos>().count(), 0);
+    world.clear();
+    let mut cleared: Vec<Entity> = world.removed::<Hp>().collect();
+    cleared.sort();
+    assert_eq!(cleared, [ids[0], ids[1], ids[2]]);
+}
+
+#[test]
+fn a_query_may_filter_on_changes_of_what_it_writes() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..200).map(|i| (Pos(i),))).collect();
+    world.clear_trackers();
+    for &i in &[3usize, 64, 65, 130, 199] {
+        world.get_mut::<Pos>(ids[i]).unwrap().0 = -1;
+    }
+    let mut query = world.query_filtered_mut::<(Entity, &mut Pos), Changed<Pos>>();
+    assert_eq!(query.count(), 5);
+    assert!(query.get_mut(ids[4]).is_none());
+    assert!(query.get_mut(ids[64]).is_some());
+    let mut visited = Vec::new();
+    query.for_each_mut(|(entity, pos)| {
+        pos.0 = 1000;
+        visited.push(entity);
+    });
+    assert_eq!(visited, [ids[3], ids[64], ids[65], ids[130], ids[199]]);
+    let values: Vec<i32> = world.query::<&Pos>().iter().map(|p| p.0).collect();
+    assert_eq!(values.iter().filter(|&&v| v == 1000).count(), 5);
+}
+
+#[test]
+fn filters_combine_with_tuples_and_or() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(0), Hp(0)));
+    let b = world.spawn((Pos(0), Hp(0)));
+    let c = world.spawn((Pos(0),));
+    let d = world.spawn((Pos(0), Hp(0), Frozen));
+    world.clear_trackers();
+    world.get_mut::<Pos>(a).unwrap().0 = 1;
+    world.get_mut::<Hp>(b).unwrap().0 = 1;
+    world.get_mut::<Pos>(d).unwrap().0 = 1;
+    let either: Vec<Entity> = world
+        .query_filtered::<Entity, Or<(Changed<Pos>, Changed<Hp>)>>()
+        .iter()
+        .collect();
+    assert_eq!(either, [a, b, d]);
+    let unfrozen: Vec<Entity> = world
+        .query_filtered::<Entity, (Changed<Pos>, Without<Frozen>)>()
+        .iter()
+        .collect();
+    assert_eq!(unfrozen, [a]);
+    let or_table: Vec<Entity> = world
+        .query_filtered::<Entity, Or<(Changed<Hp>, Without<Hp>)>>()
+        .iter()
+        .collect();
+    assert_eq!(or_table, [b, c]);
+}
+
+fn mover(mut q: Query<&mut Pos, With<Vel>>) {
+    q.for_each_mut(|pos| pos.0 += 1);
+}
+
+fn watcher(q: Query<Entity, Changed<Pos>>, mut seen: ResMut<Seen>) {
+    seen.0.push(q.iter().collect());
+}
+
+fn healer(mut q: Query<(Entity, &mut Hp)>) {
+    for (_, hp) in q.iter_mut() {
+        hp.0 += 1;
+    }
+}
+
+fn remover(q: Query<(Entity, &Hp)>, mut commands: Commands<Game>) {
+    for (entity, hp) in q.iter() {
+        if hp.0 == 3 {
+            commands.remove::<Hp>(entity);
+        }
+    }
+}
+
+fn mourner(removed: Removed<Hp>, mut gone: ResMut<Gone>) {
+    gone.0.push(removed.iter().collect());
+}
+
+#[test]
+fn a_system_sees_each_change_once_whether_made_before_or_after_it() {
+    let mut world = World::<Game>::new();
+    let movers: Vec<Entity> = world
+        .spawn_batch((0..3).map(|i| (Pos(i), Vel(1))))
+        .collect();
+    let still = world.spawn((Pos(9),));
+    let mut schedule = Schedule::<Game>::new();
+    // watcher runs after mover (sees this run's moves) and before the
+    // outside write below (sees it next run).
+    schedule.add(mover).add(watcher);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    world.get_mut::<Pos>(still).unwrap().0 = 0;
+    schedule.run(&mut world);
+    let seen = &world.resource::<Seen>().0;
+    let mut all = movers.clone();
+    all.push(still);
+    assert_eq!(seen[0], all, "first run: everything is new");
+    assert_eq!(seen[1], movers);
+    let mut third = movers.clone();
+    third.push(still);
+    assert_eq!(seen[2], third);
+
+    // A reader before the writer sees the writer's changes in the next run.
+    let mut world = World::<Game>::new();
+    let movers: Vec<Entity> = world
+        .spawn_batch((0..3).map(|i| (Pos(i), Vel(1))))
+        .collect();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(watcher).add(mover);
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    let seen = &world.resource::<Seen>().0;
+    assert_eq!(seen[0], movers);
+    assert_eq!(seen[1], movers);
+    assert_eq!(seen[2], movers);
+}
+
+#[test]
+fn removed_reaches_a_later_system_in_the_same_run_and_an_earlier_one_in_the_next() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..3).map(|i| (Hp(i),))).collect();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(mourner).add(healer).add(remover).add(mourner);
+    for _ in 0..4 {
+        schedule.run(&mut world);
+    }
+    // healer raises hp to 1, 2, 3 in run 1; remover takes id 2's Hp then;
+    // hp of id 1 reaches 3 in run 2, of id 0 in run 3.
+    let gone = &world.resource::<Gone>().0;
+    let first: Vec<&Vec<Entity>> = gone.iter().step_by(2).collect();
+    let second: Vec<&Vec<Entity>> = gone.iter().skip(1).step_by(2).collect();
+    assert_eq!(
+        second,
+        [&vec![ids[2]], &vec![ids[1]], &vec![ids[0]], &vec![]]
+    );
+    assert_eq!(
+        first,
+        [&vec![], &vec![ids[2]], &vec![ids[1]], &vec![ids[0]]]
+    );
+}
+
+#[test]
+fn change_detection_stays_exact_as_the_tick_wraps_around() {
+    let mut world = World::<Game>::new();
+    world.advance_change_tick_for_tests(u32::MAX - 40);
+    let movers: Vec<Entity> = world
+        .spawn_batch((0..2).map(|i| (Pos(i), Vel(1))))
+        .collect();
+    let still = world.spawn((Pos(7),));
+    world.clear_trackers();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(mover).add(watcher);
+    // 30 runs of 2 systems: the tick passes u32::MAX on the way.
+    for _ in 0..30 {
+        schedule.run(&mut world);
+    }
+    assert!(world.change_tick().get() < 100, "the tick wrapped");
+    let seen = &world.resource::<Seen>().0;
+    assert_eq!(seen[0].len(), 3);
+    for run in &seen[1..] {
+        assert_eq!(run, &movers, "only the movers change");
+    }
+    assert_eq!(
+        world
+            .query_filtered::<Entity, Changed<Pos>>()
+            .iter()
+            .count(),
+        2
+    );
+    let _ = still;
+}
+
+#[test]
+fn old_changes_are_forgotten_not_reported_again_when_a_system_waited_long() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..3).map(|i| (Pos(i),))).collect();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(watcher);
+    schedule.run(&mut world);
+    // Over 2^32 ticks pass before the watcher runs again: without the
+    // clamping sweeps, its window would wrap and report the spawns again.
+    for _ in 0..5 {
+        world.advance_change_tick_for_tests(1 << 30);
+        world.clear_trackers();
+    }
+    world.get_mut::<Pos>(ids[1]).unwrap().0 = 10;
+    schedule.run(&mut world);
+    let seen = &world.resource::<Seen>().0;
+    assert_eq!(seen[0], ids);
+    assert_eq!(seen[1], [ids[1]]);
+}
+
+#[test]
+fn snapshots_keep_the_change_state() {
+    let mut world = World::<Game>::new();
+    world.spawn_batch((0..5).map(|i| (Pos(i), Vel(1))));
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(watcher).add(mover);
+    schedule.run(&mut world);
+    let snapshot = world.clone();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let ahead = world.checksum();
+    world.clone_from(&snapshot);
+    assert_eq!(world.checksum(), snapshot.checksum());
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(
+        world.checksum(),
+        ahead,
+        "re-running from the snapshot repeats the run"
+    );
+    assert_ne!(world.checksum(), snapshot.checksum());
+}
+
+#[test]
+fn the_table_form_of_a_changed_query_hands_out_the_runs_of_changed_rows() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..10).map(|i| (Pos(i),))).collect();
+    world.clear_trackers();
+    for &i in &[2usize, 3, 7] {
+        world.get_mut::<Pos>(ids[i]).unwrap().0 += 100;
+    }
+    let mut runs = Vec::new();
+    world
+        .query_filtered::<&Pos, Changed<Pos>>()
+        .for_each_table(|chunk, pos| {
+            let values: Vec<i32> = pos.iter().map(|p| p.0).collect();
+            runs.push((
+                chunk.rows(),
+                chunk.entities().iter().collect::<Vec<_>>(),
+                values,
+            ));
+        });
+    assert_eq!(
+        runs,
+        [
+            (2..4, vec![ids[2], ids[3]], vec![102, 103]),
+            (7..8, vec![ids[7]], vec![107]),
+        ]
+    );
+}

@@ -1,0 +1,247 @@
+//! Events (`#[ecs(event)]`): each reader sees each event once, in the order
+//! sent, in the run the writer sends it (reader after writer) or the next
+//! (reader before writer); an event lives two runs at most and is dropped
+//! exactly once; the queue is world state.
+
+use ecs::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+#[derive(Clone, Debug, PartialEq)]
+struct Pos(i32);
+#[derive(Clone, Debug, PartialEq)]
+struct Hit(u32);
+#[derive(Debug)]
+struct Noted(Arc<AtomicUsize>);
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Log(Vec<(&'static str, u32)>);
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Round(u32);
+
+impl Drop for Noted {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    #[ecs(event)]
+    hit: Hit,
+    #[ecs(event)]
+    noted: Noted,
+    #[ecs(resource)]
+    log: Log,
+    #[ecs(resource)]
+    round: Round,
+}
+
+fn next_round(mut round: ResMut<Round>) {
+    round.0 += 1;
+}
+
+fn shoot(round: Res<Round>, mut hits: EventWriter<Hit>) {
+    hits.send(Hit(round.0 * 10));
+    hits.send_batch([Hit(round.0 * 10 + 1), Hit(round.0 * 10 + 2)]);
+}
+
+fn shoot_more(round: Res<Round>, mut hits: EventWriter<Hit>) {
+    hits.send(Hit(round.0 * 10 + 5));
+}
+
+fn early(hits: EventReader<Hit>, mut log: ResMut<Log>) {
+    log.0.extend(hits.read().map(|hit| ("early", hit.0)));
+}
+
+fn late(hits: EventReader<Hit>, mut log: ResMut<Log>) {
+    log.0.extend(hits.read().map(|hit| ("late", hit.0)));
+}
+
+#[test]
+fn each_reader_sees_each_event_once_in_send_order() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(next_round)
+        .add(early)
+        .add(shoot)
+        .add(late)
+        .add(shoot_more);
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    let log = &world.resource::<Log>().0;
+    let of = |who: &str| -> Vec<u32> {
+        log.iter()
+            .filter(|(w, _)| *w == who)
+            .map(|&(_, hit)| hit)
+            .collect()
+    };
+    // `late` runs after `shoot` (same run) and before `shoot_more` (next run).
+    assert_eq!(of("late"), [10, 11, 12, 15, 20, 21, 22, 25, 30, 31, 32]);
+    // `early` runs before both writers: everything, one run later.
+    assert_eq!(of("early"), [10, 11, 12, 15, 20, 21, 22, 25]);
+}
+
+#[test]
+fn an_event_lives_two_runs_at_most() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(next_round).add(shoot);
+    schedule.run(&mut world);
+    assert_eq!(world.events::<Hit>().len(), 3);
+    schedule.run(&mut world);
+    assert_eq!(world.events::<Hit>().len(), 6);
+    schedule.run(&mut world);
+    let kept: Vec<u32> = world.events::<Hit>().iter().map(|hit| hit.0).collect();
+    assert_eq!(kept, [20, 21, 22, 30, 31, 32]);
+}
+
+#[test]
+fn events_sent_outside_reach_every_reader_in_the_next_run() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(early).add(late);
+    world.send_event(Hit(1));
+    schedule.run(&mut world);
+    world.send_event(Hit(2));
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(
+        world.resource::<Log>().0,
+        [("early", 1), ("late", 1), ("early", 2), ("late", 2)]
+    );
+}
+
+#[test]
+fn an_event_cursor_reads_what_was_sent_since_its_last_read() {
+    let mut world = World::<Game>::new();
+    let mut cursor = EventCursor::<Hit>::default();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(next_round).add(shoot);
+    schedule.run(&mut world);
+    let first: Vec<u32> = cursor.read(&world).map(|hit| hit.0).collect();
+    assert_eq!(first, [10, 11, 12]);
+    schedule.run(&mut world);
+    world.send_event(Hit(99));
+    let second: Vec<u32> = cursor.read(&world).map(|hit| hit.0).collect();
+    assert_eq!(second, [20, 21, 22, 99]);
+    assert_eq!(cursor.read(&world).count(), 0);
+}
+
+#[test]
+fn every_event_is_dropped_exactly_once() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(next_round);
+    for _ in 0..5 {
+        world.send_event(Noted(drops.clone()));
+    }
+    schedule.run(&mut world);
+    assert_eq!(drops.load(Ordering::Relaxed), 0);
+    assert_eq!(world.events::<Noted>().len(), 5);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(drops.load(Ordering::Relaxed), 5, "pruned after two runs");
+    assert!(world.events::<Noted>().is_empty());
+    for _ in 0..3 {
+        world.send_event(Noted(drops.clone()));
+    }
+    drop(world);
+    assert_eq!(drops.load(Ordering::Relaxed), 8, "the rest with the world");
+}
+
+impl ecs::StableHash for Pos {
+    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+impl ecs::StableHash for Hit {
+    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+impl ecs::StableHash for Log {
+    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+impl ecs::StableHash for Round {
+    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+}
+
+#[derive(Schema)]
+struct Replay {
+    pos: Pos,
+    #[ecs(event)]
+    hit: Hit,
+    #[ecs(resource)]
+    log: Log,
+    #[ecs(resource)]
+    round: Round,
+}
+
+fn replay_round(mut round: ResMut<Round>) {
+    round.0 += 1;
+}
+
+fn replay_early(hits: EventReader<Hit>, mut log: ResMut<Log>) {
+    log.0.extend(hits.read().map(|hit| ("early", hit.0)));
+}
+
+fn replay_shoot(round: Res<Round>, mut hits: EventWriter<Hit>) {
+    hits.send(Hit(round.0));
+}
+
+#[test]
+fn a_restored_snapshot_replays_the_same_reads() {
+    let mut world = World::<Replay>::new();
+    let mut schedule = Schedule::<Replay>::new();
+    schedule
+        .add(replay_round)
+        .add(replay_early)
+        .add(replay_shoot);
+    schedule.run(&mut world);
+    let snapshot = world.clone();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let first = world.resource::<Log>().clone();
+    let checksum = world.checksum();
+    world.clone_from(&snapshot);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>(), &first);
+    assert_eq!(first.0, [("early", 1), ("early", 2)]);
+    assert_eq!(world.checksum(), checksum);
+    // A world that lost its pending event is a different world.
+    let mut other = snapshot.clone();
+    assert_eq!(other.checksum(), snapshot.checksum());
+    other.send_event(Hit(1));
+    assert_ne!(other.checksum(), snapshot.checksum());
+}
+
+#[test]
+fn a_world_without_schedules_drops_old_events_at_each_mark() {
+    let mut world = World::<Game>::new();
+    let mut cursor = EventCursor::<Hit>::default();
+    world.send_event(Hit(1));
+    world.clear_trackers();
+    world.send_event(Hit(2));
+    assert_eq!(
+        cursor.read(&world).map(|hit| hit.0).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    world.clear_trackers();
+    world.send_event(Hit(3));
+    world.clear_trackers();
+    let kept: Vec<u32> = world.events::<Hit>().iter().map(|hit| hit.0).collect();
+    assert_eq!(kept, [3]);
+    assert_eq!(
+        cursor.read(&world).map(|hit| hit.0).collect::<Vec<_>>(),
+        [3]
+    );
+}
