@@ -5,9 +5,8 @@
 //! A world is `Clone` when its schema is [`CloneSchema`]: `#[derive(Schema)]`
 //! implements it for each schema, bounded by [`CloneComponent`] for every
 //! component and [`CloneResource`] for every resource and event, and it
-//! clones the columns and the resources (through [`ComponentStore`] and
-//! [`ResourceStore`], which know the column of a tracked component and the
-//! queue of an event). Those two traits have a blanket impl for every
+//! clones the columns and the resources (through [`Store`], which knows the
+//! column of a tracked component and the queue of an event). Those two traits have a blanket impl for every
 //! `Clone` type, marked `do_not_recommend`, so when one type is not `Clone`
 //! the compiler reports the bound on that type, with the message below,
 //! rather than a bound on the hidden column type. The same goes for
@@ -24,11 +23,13 @@ use crate::checksum::{StableHash, StableHasher};
 use crate::event::Events;
 use crate::schema::Schema;
 
-/// How a component's values are stored (`Vec<T>`, or `TrackedVec<T>` for a
-/// tracked component), and how the store is cloned and hashed when its
-/// values can be: what [`CloneComponent`] and [`HashComponent`] call.
+/// How a world keeps values of `T`: a component's column (`Vec<T>`, or
+/// `TrackedVec<T>` for a tracked component), a resource (itself) or an
+/// event's queue (`Events<T>`); and how that is cloned and hashed when `T`
+/// can be. What [`CloneComponent`], [`HashComponent`] and their resource
+/// twins call.
 #[doc(hidden)]
-pub trait ComponentStore<T>: Sized {
+pub trait Store<T>: Sized {
     /// `self.clone()`.
     fn clone_store(&self) -> Self
     where
@@ -38,133 +39,45 @@ pub trait ComponentStore<T>: Sized {
     fn clone_store_from(&mut self, source: &Self)
     where
         T: Clone;
-    /// Writes the store into `hasher`.
+    /// Writes what is stored into `hasher`.
     fn hash_store(&self, hasher: &mut StableHasher)
     where
         T: StableHash;
 }
 
-impl<T> ComponentStore<T> for Vec<T> {
-    #[inline]
-    fn clone_store(&self) -> Self
-    where
-        T: Clone,
-    {
-        self.clone()
-    }
+/// `Store<T>` for each way of keeping `T`, by the stored type's own `Clone`
+/// and `StableHash`, which it has when `T` does.
+macro_rules! stores {
+    ($($store:ty),+ $(,)?) => {$(
+        impl<T> Store<T> for $store {
+            #[inline]
+            fn clone_store(&self) -> Self
+            where
+                T: Clone,
+            {
+                self.clone()
+            }
 
-    #[inline]
-    fn clone_store_from(&mut self, source: &Self)
-    where
-        T: Clone,
-    {
-        self.clone_from(source);
-    }
+            #[inline]
+            fn clone_store_from(&mut self, source: &Self)
+            where
+                T: Clone,
+            {
+                self.clone_from(source);
+            }
 
-    #[inline]
-    fn hash_store(&self, hasher: &mut StableHasher)
-    where
-        T: StableHash,
-    {
-        self.stable_hash(hasher);
-    }
+            #[inline]
+            fn hash_store(&self, hasher: &mut StableHasher)
+            where
+                T: StableHash,
+            {
+                self.stable_hash(hasher);
+            }
+        }
+    )+};
 }
 
-impl<T> ComponentStore<T> for TrackedVec<T> {
-    #[inline]
-    fn clone_store(&self) -> Self
-    where
-        T: Clone,
-    {
-        self.clone()
-    }
-
-    #[inline]
-    fn clone_store_from(&mut self, source: &Self)
-    where
-        T: Clone,
-    {
-        self.clone_from(source);
-    }
-
-    #[inline]
-    fn hash_store(&self, hasher: &mut StableHasher)
-    where
-        T: StableHash,
-    {
-        self.stable_hash(hasher);
-    }
-}
-
-/// How a resource is stored (as itself), or an event (as its queue,
-/// `Events<T>`), and how that is cloned and hashed when the type can be.
-#[doc(hidden)]
-pub trait ResourceStore<T>: Sized {
-    /// `self.clone()`.
-    fn clone_store(&self) -> Self
-    where
-        T: Clone;
-    /// `self.clone_from(source)`.
-    fn clone_store_from(&mut self, source: &Self)
-    where
-        T: Clone;
-    /// Writes the stored value into `hasher`.
-    fn hash_store(&self, hasher: &mut StableHasher)
-    where
-        T: StableHash;
-}
-
-impl<T> ResourceStore<T> for T {
-    #[inline]
-    fn clone_store(&self) -> Self
-    where
-        T: Clone,
-    {
-        self.clone()
-    }
-
-    #[inline]
-    fn clone_store_from(&mut self, source: &Self)
-    where
-        T: Clone,
-    {
-        self.clone_from(source);
-    }
-
-    #[inline]
-    fn hash_store(&self, hasher: &mut StableHasher)
-    where
-        T: StableHash,
-    {
-        self.stable_hash(hasher);
-    }
-}
-
-impl<T> ResourceStore<T> for Events<T> {
-    #[inline]
-    fn clone_store(&self) -> Self
-    where
-        T: Clone,
-    {
-        self.clone()
-    }
-
-    #[inline]
-    fn clone_store_from(&mut self, source: &Self)
-    where
-        T: Clone,
-    {
-        self.clone_from(source);
-    }
-
-    #[inline]
-    fn hash_store(&self, hasher: &mut StableHasher)
-    where
-        T: StableHash,
-    {
-        self.stable_hash(hasher);
-    }
-}
+stores!(Vec<T>, TrackedVec<T>, T, Events<T>);
 
 /// A component type of schema `S`, as far as cloning a world is concerned:
 /// every `Clone` type.
@@ -177,20 +90,20 @@ impl<T> ResourceStore<T> for Events<T> {
 )]
 pub trait CloneComponent<S>: Sized {
     /// `store.clone()`.
-    fn clone_values<C: ComponentStore<Self>>(store: &C) -> C;
+    fn clone_values<C: Store<Self>>(store: &C) -> C;
     /// `target.clone_from(source)`.
-    fn clone_values_from<C: ComponentStore<Self>>(target: &mut C, source: &C);
+    fn clone_values_from<C: Store<Self>>(target: &mut C, source: &C);
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: Clone, S> CloneComponent<S> for T {
     #[inline]
-    fn clone_values<C: ComponentStore<T>>(store: &C) -> C {
+    fn clone_values<C: Store<T>>(store: &C) -> C {
         store.clone_store()
     }
 
     #[inline]
-    fn clone_values_from<C: ComponentStore<T>>(target: &mut C, source: &C) {
+    fn clone_values_from<C: Store<T>>(target: &mut C, source: &C) {
         target.clone_store_from(source);
     }
 }
@@ -206,20 +119,20 @@ impl<T: Clone, S> CloneComponent<S> for T {
 )]
 pub trait CloneResource<S>: Sized {
     /// `stored.clone()`.
-    fn clone_value<C: ResourceStore<Self>>(stored: &C) -> C;
+    fn clone_value<C: Store<Self>>(stored: &C) -> C;
     /// `target.clone_from(source)`.
-    fn clone_value_from<C: ResourceStore<Self>>(target: &mut C, source: &C);
+    fn clone_value_from<C: Store<Self>>(target: &mut C, source: &C);
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: Clone, S> CloneResource<S> for T {
     #[inline]
-    fn clone_value<C: ResourceStore<T>>(stored: &C) -> C {
+    fn clone_value<C: Store<T>>(stored: &C) -> C {
         stored.clone_store()
     }
 
     #[inline]
-    fn clone_value_from<C: ResourceStore<T>>(target: &mut C, source: &C) {
+    fn clone_value_from<C: Store<T>>(target: &mut C, source: &C) {
         target.clone_store_from(source);
     }
 }
@@ -253,13 +166,13 @@ pub trait CloneSchema<W>: Schema {
 )]
 pub trait HashComponent<S>: Sized {
     /// Writes the column's values (and ticks) into `hasher`.
-    fn hash_values<C: ComponentStore<Self>>(store: &C, hasher: &mut StableHasher);
+    fn hash_values<C: Store<Self>>(store: &C, hasher: &mut StableHasher);
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: StableHash, S> HashComponent<S> for T {
     #[inline]
-    fn hash_values<C: ComponentStore<T>>(store: &C, hasher: &mut StableHasher) {
+    fn hash_values<C: Store<T>>(store: &C, hasher: &mut StableHasher) {
         store.hash_store(hasher);
     }
 }
@@ -276,13 +189,13 @@ impl<T: StableHash, S> HashComponent<S> for T {
 )]
 pub trait HashResource<S>: Sized {
     /// Writes the stored value into `hasher`.
-    fn hash_value<C: ResourceStore<Self>>(stored: &C, hasher: &mut StableHasher);
+    fn hash_value<C: Store<Self>>(stored: &C, hasher: &mut StableHasher);
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: StableHash, S> HashResource<S> for T {
     #[inline]
-    fn hash_value<C: ResourceStore<T>>(stored: &C, hasher: &mut StableHasher) {
+    fn hash_value<C: Store<T>>(stored: &C, hasher: &mut StableHasher) {
         stored.hash_store(hasher);
     }
 }
