@@ -12,12 +12,13 @@
 //! then hold the same world, which `World::checksum` checks on every
 //! confirmed frame. The whole match runs on thread pools of 1, 2 and 4
 //! threads, with the same checksums each time. Last, the final world is
-//! saved with postcard, loaded back and checked against its checksum.
+//! saved with postcard, loaded back and checked against its checksum, and a
+//! damaged copy of the save is refused with the reason.
 //!
 //!     cargo run --release --example rollback --features serde
 
 use schemecs::prelude::*;
-use schemecs::{StableHash, StableHasher};
+use schemecs::{LoadError, StableHash};
 use serde::{Deserialize, Serialize};
 
 /// Frames between sending an input and the other peer receiving it.
@@ -26,52 +27,33 @@ const DELAY: usize = 3;
 const RING: usize = DELAY + 2;
 const FRAMES: usize = 240;
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Pos {
     x: f32,
     y: f32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Vel {
     x: f32,
     y: f32,
 }
 
 /// A player's avatar, and which player steers it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Player(u8);
 
 /// A spark fired by a player; it burns out after this many frames.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Spark(u32);
 
 /// Both players' inputs for the frame being simulated: four direction bits
 /// and a fire bit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, StableHash)]
 struct Inputs([u8; 2]);
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, StableHash)]
 struct Frame(u64);
-
-macro_rules! stable_hash_fields {
-    ($($ty:ty { $($field:tt),* })*) => {$(
-        impl StableHash for $ty {
-            fn stable_hash(&self, hasher: &mut StableHasher) {
-                $(self.$field.stable_hash(hasher);)*
-            }
-        }
-    )*};
-}
-
-stable_hash_fields! {
-    Pos { x, y }
-    Vel { x, y }
-    Player { 0 }
-    Spark { 0 }
-    Inputs { 0 }
-    Frame { 0 }
-}
 
 #[derive(Schema)]
 struct Arena {
@@ -318,12 +300,28 @@ fn main() {
         world.checksum(),
         world.len()
     );
-    let bytes = postcard::to_stdvec(&world).expect("the world saves");
-    let loaded: World<Arena> = postcard::from_bytes(&bytes).expect("the save loads");
+    let mut bytes = postcard::to_stdvec(&world).expect("the world saves");
+    let loaded = load(&bytes).unwrap_or_else(|error| panic!("{error}"));
     assert_eq!(loaded.checksum(), world.checksum());
     println!(
         "Saved the final world in {} bytes, loaded it back: checksum {:016x}, the same.",
         bytes.len(),
         loaded.checksum()
     );
+
+    // A damaged save is refused, and says why. postcard's own error would
+    // only say "Serde Deserialization Error"; `World::load` keeps the reason.
+    bytes[0] ^= 1;
+    match load(&bytes) {
+        Err(LoadError::Invalid { reason, .. }) => {
+            println!("The same save with its first byte changed is refused: {reason}.")
+        }
+        Err(error) => println!("The same save with its first byte changed is refused: {error}."),
+        Ok(_) => panic!("a damaged save loaded"),
+    }
+}
+
+/// Loads a postcard save, with the reason if it is refused.
+fn load(bytes: &[u8]) -> Result<World<Arena>, LoadError<postcard::Error>> {
+    World::load(&mut postcard::Deserializer::from_bytes(bytes))
 }

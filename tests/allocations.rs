@@ -1,6 +1,10 @@
-//! A warm schedule's run costs no allocation per table or per system: the
-//! world is split for the systems in memory the schedule keeps from one run
-//! to the next, and only the tables a system asks for are taken apart.
+//! Warm paths allocate nothing per table, system or entity:
+//!
+//! * a warm schedule's run: the world is split for the systems in memory the
+//!   schedule keeps from one run to the next, and only the tables a system
+//!   asks for are taken apart;
+//! * `World::clone_from` into a snapshot that has held a world of the same
+//!   shape before (a rollback ring): every vector is refilled in place.
 //!
 //! A counting allocator counts the allocations of the current thread; each
 //! measurement runs the schedule on a one-thread rayon pool, from inside it,
@@ -72,9 +76,9 @@ struct D;
 struct E;
 #[derive(Clone, Copy)]
 struct F;
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Tick(u64);
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Frames(u64);
 
 #[derive(Schema)]
@@ -223,5 +227,60 @@ fn the_allocations_of_a_warm_run_do_not_grow_with_tables() {
         );
         // What is left is each query's own list of tables, one per query.
         assert!(many <= 3, "{how:?}: {many} allocations a run");
+    }
+}
+
+/// One frame of a world whose shape repeats every 7 frames: the population
+/// climbs from 50 to 230 entities and falls back, spawned and despawned last
+/// in first out (so slots are reused, their generations grow and the free
+/// list's length cycles), over four tables; every value changes each frame.
+fn cycle(world: &mut World<Many>, alive: &mut Vec<Entity>, frame: u32) {
+    let target = 50 + 30 * (frame % 7) as usize;
+    while alive.len() > target {
+        world.despawn(alive.pop().unwrap()).unwrap();
+    }
+    while alive.len() < target {
+        let i = alive.len() as u32;
+        let entity = world.spawn((A(frame), B(i)));
+        if i % 3 == 0 {
+            world.insert(entity, (D,)).unwrap();
+        }
+        if i % 5 == 0 {
+            world.insert(entity, (C(i),)).unwrap();
+        }
+        alive.push(entity);
+    }
+    world.query_mut::<&mut A>().for_each_mut(|a| a.0 += 1);
+    world.resource_mut::<Tick>().0 += 1;
+}
+
+/// Allocations `f` makes on this thread.
+fn allocations_of(f: impl FnOnce()) -> u64 {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[test]
+fn a_ring_of_snapshots_allocates_nothing_once_warm() {
+    let mut world = World::<Many>::new();
+    let mut alive = Vec::new();
+    // 4 snapshots and a period of 7 frames: after 28 frames each snapshot
+    // has held the world in every phase of its cycle.
+    let mut ring: Vec<World<Many>> = (0..4).map(|_| World::new()).collect();
+    let mut warming = 0;
+    for frame in 0..56 {
+        cycle(&mut world, &mut alive, frame);
+        let snapshot = &mut ring[frame as usize % 4];
+        warming += allocations_of(|| snapshot.clone_from(&world));
+    }
+    assert!(warming > 0, "the counter saw the cold snapshots allocate");
+    for frame in 56..56 + 28 {
+        cycle(&mut world, &mut alive, frame);
+        let snapshot = &mut ring[frame as usize % 4];
+        let allocations = allocations_of(|| snapshot.clone_from(&world));
+        assert_eq!(allocations, 0, "frame {frame}");
+        assert!(snapshot.iter().eq(world.iter()));
+        assert_eq!(snapshot.describe(), world.describe());
     }
 }

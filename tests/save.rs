@@ -6,45 +6,21 @@
 //! `cargo test -p ecs-tests --features serde --test save`
 
 use ecs::prelude::*;
-use ecs::{StableHash, StableHasher};
+use ecs::{LoadError, StableHash};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use support::Rng;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Pos(f32, f32);
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Vel(f64);
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Name(String);
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, StableHash)]
 struct Frozen;
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, StableHash)]
 struct Frame(u64);
-
-impl StableHash for Pos {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        (self.0, self.1).stable_hash(hasher);
-    }
-}
-impl StableHash for Vel {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
-impl StableHash for Name {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
-impl StableHash for Frozen {
-    fn stable_hash(&self, _: &mut StableHasher) {}
-}
-impl StableHash for Frame {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
 
 #[derive(Schema)]
 struct Game {
@@ -162,23 +138,63 @@ fn pending_reservations_survive_a_save() {
 #[test]
 fn a_save_of_another_schema_says_what_differs() {
     let world = churned(3, 100);
+    let says_what_differs = |error: &str| {
+        error.contains("schema `Game`")
+            && error.contains("`Vel`")
+            && error.contains("schema `Other`")
+            && error.contains("`Speed`")
+    };
     let json = serde_json::to_string(&world).unwrap();
     let error = serde_json::from_str::<World<Other>>(&json)
         .expect_err("a Game save is not an Other world")
         .to_string();
-    assert!(
-        error.contains("schema `Game`")
-            && error.contains("`Vel`")
-            && error.contains("schema `Other`")
-            && error.contains("`Speed`"),
-        "{error}"
-    );
-    // Through postcard, which keeps no message, it is an error all the same.
+    assert!(says_what_differs(&error), "{error}");
+    // postcard's errors keep no message...
     let bytes = postcard::to_stdvec(&world).unwrap();
-    assert!(postcard::from_bytes::<World<Other>>(&bytes).is_err());
+    let error = postcard::from_bytes::<World<Other>>(&bytes)
+        .expect_err("a Game save is not an Other world")
+        .to_string();
+    assert!(!says_what_differs(&error), "{error}");
+    // ...but `World::load` keeps the reason beside the format's error.
+    match World::<Other>::load(&mut postcard::Deserializer::from_bytes(&bytes)) {
+        Err(LoadError::Invalid { reason, format }) => {
+            assert!(says_what_differs(&reason), "{reason}");
+            assert_eq!(format, postcard::Error::SerdeDeCustom);
+        }
+        Err(error) => panic!("not the schema's reason: {error}"),
+        Ok(_) => panic!("a Game save loaded as an Other world"),
+    }
 }
 
-/// The save as JSON, edited by `edit`, then loaded: the error's message.
+#[test]
+fn load_tells_a_save_it_cannot_read_from_an_invalid_one() {
+    let world = churned(6, 100);
+    let mut bytes = postcard::to_stdvec(&world).unwrap();
+    let load = |bytes: &[u8]| World::<Game>::load(&mut postcard::Deserializer::from_bytes(bytes));
+    // Cut short: postcard runs out of input, and says so.
+    match load(&bytes[..bytes.len() / 2]) {
+        Err(LoadError::Format(postcard::Error::DeserializeUnexpectedEnd)) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    // Another format tag: read, then refused, with the reason.
+    bytes[0] ^= 1;
+    let error = load(&bytes).map(|_| ()).unwrap_err();
+    assert!(matches!(error, LoadError::Invalid { .. }));
+    assert!(error.to_string().contains("format tag"), "{error}");
+    // A reason does not outlive its load, even one left by a plain
+    // `Deserialize` (as `postcard::from_bytes` does): the next refusal is
+    // the format's.
+    assert!(postcard::from_bytes::<World<Game>>(&bytes).is_err());
+    match load(&[]) {
+        Err(LoadError::Format(_)) => {}
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+    bytes[0] ^= 1;
+    assert_eq!(load(&bytes).unwrap().checksum(), world.checksum());
+}
+
+/// The save as JSON, edited by `edit`, then loaded: the error's message,
+/// which `World::load` gives as the reason.
 fn load_edited(edit: impl FnOnce(&mut Value)) -> String {
     let mut world = churned(4, 300);
     // A free list of a few slots.
@@ -189,14 +205,44 @@ fn load_edited(edit: impl FnOnce(&mut Value)) -> String {
     buffer.commands(&world).spawn((Vel(1.0),));
     let mut value = serde_json::to_value(&world).unwrap();
     edit(&mut value);
-    match serde_json::from_value::<World<Game>>(value) {
+    let message = match serde_json::from_value::<World<Game>>(value.clone()) {
         Ok(_) => panic!("the edited save loaded"),
         Err(error) => error.to_string(),
+    };
+    // `World::load` has the same reason, whatever the format would keep.
+    match World::<Game>::load(value) {
+        Err(LoadError::Invalid { reason, .. }) => {
+            assert!(message.contains(&reason), "{message:?} is not {reason:?}");
+        }
+        Err(error) => panic!("refused without a reason: {error}"),
+        Ok(_) => panic!("the edited save loaded"),
     }
+    message
 }
 
+/// The generation of each entity slot.
 fn slots(save: &mut Value) -> &mut Vec<Value> {
     save[2][0].as_array_mut().unwrap()
+}
+
+/// The free list's slot indices, from its head.
+fn free_list(save: &mut Value) -> &mut Vec<Value> {
+    save[2][1].as_array_mut().unwrap()
+}
+
+/// The slot index of the first row of the first table that has rows.
+fn first_row(save: &mut Value) -> usize {
+    first_row_mut(save).as_u64().unwrap() as usize
+}
+
+/// The entry of that row in its table's entity list.
+fn first_row_mut(save: &mut Value) -> &mut Value {
+    let tables = save[3].as_array_mut().unwrap();
+    let table = tables
+        .iter_mut()
+        .find(|t| !t[1].as_array().unwrap().is_empty())
+        .unwrap();
+    &mut table[1][0]
 }
 
 fn expect(error: String, words: &str) {
@@ -210,13 +256,21 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
         load_edited(|s| s[1][2] = json!(0b1111)),
         "tags (zero-sized) in one and carry data in the other: `Frozen`",
     );
-    // An alive slot with generation zero.
+    // A live entity's slot retired (generation 0).
     expect(
         load_edited(|s| {
-            let slot = slots(s).iter_mut().find(|v| v[0] == 0).unwrap();
-            slot[1] = json!(0);
+            let index = first_row(s);
+            slots(s)[index] = json!(0);
         }),
-        "neither alive",
+        "which is retired",
+    );
+    // A row naming a slot past the last.
+    expect(
+        load_edited(|s| {
+            let beyond = json!(slots(s).len());
+            *first_row_mut(s) = beyond;
+        }),
+        "which does not exist",
     );
     // A live entity in two rows: the first row of a table copied over the
     // first row of another.
@@ -237,19 +291,13 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
         }),
         "in two table rows",
     );
-    // A row naming a dead slot.
+    // A row naming a slot of the free list.
     expect(
         load_edited(|s| {
-            let dead = slots(s).iter().position(|v| v[0] == 1).unwrap();
-            let table = s[3]
-                .as_array_mut()
-                .unwrap()
-                .iter_mut()
-                .find(|t| !t[1].as_array().unwrap().is_empty())
-                .unwrap();
-            table[1][0] = json!(dead);
+            let head = free_list(s)[0].clone();
+            *first_row_mut(s) = head;
         }),
-        "not alive",
+        "which the free list names already",
     );
     // A live slot in no table: the last row of a table dropped, with its
     // values.
@@ -279,25 +327,30 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
                 .unwrap();
             table[2][0].as_array_mut().unwrap().pop();
         }),
-        "values of a column",
+        "values of `Pos` where it must have exactly",
     );
     // A free list that loops back on itself.
     expect(
         load_edited(|s| {
-            let head = s[2][1].clone();
-            let slot = &mut slots(s)[head.as_u64().unwrap() as usize];
-            slot[2] = head;
+            let head = free_list(s)[0].clone();
+            free_list(s).push(head);
         }),
-        "reaches it twice",
+        "which the free list names already",
+    );
+    // A free list naming a slot that does not exist.
+    expect(
+        load_edited(|s| {
+            let beyond = json!(slots(s).len());
+            free_list(s).push(beyond);
+        }),
+        "which does not exist",
     );
     // A dead slot waiting for reuse but left out of the list.
     expect(
         load_edited(|s| {
-            let head = s[2][1].as_u64().unwrap() as usize;
-            let next = slots(s)[head][2].clone();
-            s[2][1] = next;
+            free_list(s).remove(0);
         }),
-        "outside the free list",
+        "1 entity slot has a generation but is in no table row and not in the free list",
     );
     expect(load_edited(|s| s[2][2] = json!(1_000_000)), "reservations");
     expect(
@@ -320,7 +373,7 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
         load_edited(|s| {
             s[4][0].as_array_mut().unwrap().push(Value::Null);
         }),
-        "values of a column",
+        "values of `Frozen` where it must have exactly",
     );
     expect(load_edited(|s| s[5] = json!([])), "resources");
     expect(
@@ -388,8 +441,12 @@ fn the_loader_survives_random_and_mutated_saves() {
             postcard::to_stdvec(&world).unwrap()
         })
         .collect();
+    // The format tag that starts every save: a varint, ending at the first
+    // byte without its high bit.
+    let tag_len = seeds[0].iter().position(|byte| byte & 0x80 == 0).unwrap() + 1;
+    let tag = &seeds[0][..tag_len];
     let mut rng = Rng::new(0xf022);
-    let mut loaded = 0u64;
+    let (mut loaded, mut invalid) = (0u64, 0u64);
     let mut input = Vec::new();
     for case in 0..cases {
         input.clear();
@@ -398,8 +455,7 @@ fn the_loader_survives_random_and_mutated_saves() {
             let len = rng.below(64) as usize;
             input.extend((0..len).map(|_| rng.next_u64() as u8));
             if rng.chance(1, 2) {
-                let tag = postcard::to_stdvec(&0xec5_0001u32).unwrap();
-                input.splice(0..0, tag);
+                input.splice(0..0, tag.iter().copied());
             }
         } else {
             let seed: &Vec<u8> = rng.pick(&seeds);
@@ -420,11 +476,21 @@ fn the_loader_survives_random_and_mutated_saves() {
                 }
             }
         }
-        if let Ok(world) = postcard::from_bytes::<World<Game>>(&input) {
-            loaded += 1;
-            exercise(world);
+        match World::<Game>::load(&mut postcard::Deserializer::from_bytes(&input)) {
+            Ok(world) => {
+                loaded += 1;
+                exercise(world);
+            }
+            Err(LoadError::Invalid { reason, .. }) => {
+                assert!(!reason.is_empty());
+                invalid += 1;
+            }
+            Err(_) => {}
         }
     }
+    // Many mutations read as saves that break an invariant: each of those
+    // came with its reason.
+    assert!(invalid > 0, "no mutated save was refused with a reason");
     // Mutations of values (a float's bits, a name's letter) still load.
     assert!(
         loaded > 0,
@@ -434,20 +500,10 @@ fn the_loader_survives_random_and_mutated_saves() {
 
 /// A schema with change detection and events: their state is world state
 /// and goes through a save too.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
 struct Hit(u32);
-impl StableHash for Hit {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, StableHash)]
 struct Seen(Vec<(u64, u32)>);
-impl StableHash for Seen {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
 
 #[derive(Schema)]
 struct Tracked {

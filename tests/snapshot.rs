@@ -5,50 +5,21 @@
 //! by every value, float components included.
 
 use ecs::prelude::*;
-use ecs::{StableHash, StableHasher};
+use ecs::StableHash;
 use support::Rng;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, StableHash)]
 struct Pos(f32, f32);
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, StableHash)]
 struct Vel(f64);
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, StableHash)]
 struct Name(String);
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, StableHash)]
 struct Frozen;
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, StableHash)]
 struct Frame(u64);
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, StableHash)]
 struct Log(Vec<String>);
-
-impl StableHash for Pos {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        (self.0, self.1).stable_hash(hasher);
-    }
-}
-impl StableHash for Vel {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
-impl StableHash for Name {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
-impl StableHash for Frozen {
-    fn stable_hash(&self, _: &mut StableHasher) {}
-}
-impl StableHash for Frame {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
-impl StableHash for Log {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.0.stable_hash(hasher);
-    }
-}
 
 #[derive(Schema)]
 struct Game {

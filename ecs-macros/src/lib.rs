@@ -1,6 +1,7 @@
-//! The `#[derive(Schema)]` macro of the [`schemecs`](https://docs.rs/schemecs) crate.
+//! The `#[derive(Schema)]` and `#[derive(StableHash)]` macros of the
+//! [`schemecs`](https://docs.rs/schemecs) crate.
 //!
-//! The derive runs in three stages: `model` reads the struct into a model
+//! The `Schema` derive runs in three stages: `model` reads the struct into a model
 //! that keeps the user's tokens, `check` runs every check on it (collecting
 //! every mistake, each at the user's tokens), and `generate` turns a model
 //! that passed into the archetype mask, the typed column storage and the
@@ -8,11 +9,15 @@
 //! stand-in (`generate::stand_in`) that keeps the user's code around the
 //! schema quiet, so the user sees the real mistakes and no follow-on errors.
 //! See the `schemecs` crate for the documentation of what the generated items mean.
+//!
+//! `#[derive(StableHash)]` is simpler: one impl, written field by field
+//! (`stable_hash`).
 
 mod check;
 mod errors;
 mod generate;
 mod model;
+mod stable_hash;
 
 use proc_macro::TokenStream;
 
@@ -39,4 +44,17 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
         }
     };
     output.into()
+}
+
+/// Derives `schemecs::StableHash` for a struct or an enum: a struct writes its
+/// fields in declaration order; an enum writes the index of its variant (in
+/// declaration order, from 0), then the variant's fields in order. Each type
+/// parameter gets a `schemecs::StableHash` bound. Documented, with examples,
+/// at the trait in the `schemecs` crate.
+#[proc_macro_derive(StableHash)]
+pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    stable_hash::expand(&input, &generate::Krate::resolve())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

@@ -683,7 +683,7 @@ mod tests {
 mod save {
     use super::Changes;
     use crate::entity::Entity;
-    use serde::de::Error;
+    use crate::save::reject;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     type Parts = (
@@ -722,14 +722,14 @@ mod save {
             let (tick, last_sweep, marked, schedules, run_starts, removed): Parts =
                 Deserialize::deserialize(deserializer)?;
             if removed.len() > S::COMPONENT_NAMES.len() {
-                return Err(D::Error::custom(
+                return Err(reject::<D::Error>(
                     "the save logs removals of more components than the schema has",
                 ));
             }
             let mut logs = Vec::with_capacity(removed.len());
             for (bit, log) in removed.into_iter().enumerate() {
                 if !log.is_empty() && S::TRACKED_BITS & (1 << bit) == 0 {
-                    return Err(D::Error::custom(format!(
+                    return Err(reject::<D::Error>(format!(
                         "the save logs removals of `{}`, which schema `{}` does not track",
                         S::COMPONENT_NAMES[bit],
                         S::NAME
@@ -738,7 +738,7 @@ mod save {
                 let mut entities = Vec::with_capacity(log.len());
                 for (bits, tick) in log {
                     let entity = Entity::from_bits(bits).ok_or_else(|| {
-                        D::Error::custom(format!(
+                        reject::<D::Error>(format!(
                             "the save's removal log holds no entity id ({bits:#x})"
                         ))
                     })?;

@@ -134,6 +134,7 @@ mod change;
 mod checksum;
 mod command;
 mod command_buffer;
+mod component_bounds;
 mod entity;
 mod entity_ref;
 mod event;
@@ -167,9 +168,13 @@ pub use query::{
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema, Tracked};
 pub use schemecs_macros::Schema;
+/// Derives [`StableHash`](trait@StableHash): see the trait.
+pub use schemecs_macros::StableHash;
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
+#[cfg(feature = "serde")]
+pub use save::LoadError;
 pub use structure::Spawned;
 pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
 pub use world::{Description, TableDescription, World};
@@ -193,15 +198,19 @@ pub mod prelude {
 pub mod __private {
     pub use crate::__schema_serde_columns as schema_serde_columns;
     pub use crate::__schema_serde_resources as schema_serde_resources;
+    pub use crate::__schema_snapshot_impls as schema_snapshot_impls;
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::Placement;
     pub use crate::change::{ChangeWindow, ColumnVec, TrackedVec};
     pub use crate::command::CommandQueue;
+    pub use crate::component_bounds::{
+        CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
+    };
     pub use crate::lend::{Lent, SplitWorld};
     pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};
     pub use crate::query::{MatchedTables, TableView};
     #[cfg(feature = "serde")]
-    pub use crate::save::{load_rows, LoadColumn, LoadRows, SaveColumn};
+    pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
     pub use crate::schema::Column;
     pub use crate::system::{Exclusive, SystemFn, SystemNode};
     pub use bitflags;

@@ -7,9 +7,10 @@
 //! without it.
 //!
 //! Loading trusts no length in the input: sequences are read element by
-//! element into vectors that grow as the data arrives (at most 1 MiB is
-//! reserved ahead), and every count is checked against what the world
-//! already read (rows against the table's entity list, tag values against the
+//! element into vectors that grow as the data arrives (at most 1 MiB, or as
+//! much as has arrived, is reserved ahead, up to the length the input
+//! announces), and every count is checked against what the world already
+//! read (rows against the table's entity list, tag values against the
 //! entities that have the tag, entity indices against the slots).
 
 /// With the feature: `Serialize` for the column enum (its values as a
@@ -48,15 +49,18 @@ macro_rules! __schema_serde_columns {
                 let mut next = 0u32;
                 $(
                     if bit == next {
-                        return <$store as $crate::__private::LoadRows<'__de>>::load(rows, deserializer)
+                        let what = ::core::concat!("values of `", ::core::stringify!($ty), "`");
+                        return <$store as $crate::__private::LoadRows<'__de>>::load(
+                            rows,
+                            what,
+                            deserializer,
+                        )
                             .map(Self::$variant);
                     }
                     next += 1;
                 )*
                 let _ = next;
-                ::core::result::Result::Err($crate::__private::serde::de::Error::custom(
-                    "no such component bit",
-                ))
+                ::core::result::Result::Err($crate::__private::reject("no such component bit"))
             }
         }
     };
@@ -128,9 +132,11 @@ macro_rules! __schema_serde_resources {
                                 ::core::option::Option::Some(value) => value,
                                 ::core::option::Option::None => {
                                     return ::core::result::Result::Err(
-                                        $crate::__private::serde::de::Error::invalid_length(
-                                            $index, &self,
-                                        ),
+                                        $crate::__private::reject(::core::concat!(
+                                            "the save is cut short in its resources, before `",
+                                            ::core::stringify!($field),
+                                            "`",
+                                        )),
                                     )
                                 }
                             },)*
@@ -153,9 +159,9 @@ macro_rules! __schema_serde_resources {
 }
 
 #[cfg(feature = "serde")]
-pub(crate) use with_serde::{bounded, Bounded};
+pub(crate) use with_serde::{bounded, take_reason, Bounded};
 #[cfg(feature = "serde")]
-pub use with_serde::{load_rows, LoadColumn, LoadRows, SaveColumn};
+pub use with_serde::{load_rows, reject, LoadColumn, LoadError, LoadRows, SaveColumn};
 
 #[cfg(feature = "serde")]
 mod with_serde {
@@ -164,6 +170,85 @@ mod with_serde {
     use core::marker::PhantomData;
     use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
     use serde::Deserialize;
+    use std::cell::RefCell;
+
+    /// Why [`World::load`](crate::World::load) refused a save.
+    ///
+    /// A format reports a refusal as its own error type, and some formats
+    /// keep no message in it: postcard's says only "Serde Deserialization
+    /// Error" however the save was wrong. `load` keeps the reason beside it.
+    #[derive(Debug)]
+    pub enum LoadError<E> {
+        /// The format could not read the input as a save: it is cut short,
+        /// or holds a value of the wrong type or one a component's own
+        /// `Deserialize` refused. The format's error says where.
+        Format(E),
+        /// The input reads as a save, but not as one of a world of this
+        /// schema: it is of another schema or version, or would break an
+        /// invariant of the world (an entity in two rows, a column of the
+        /// wrong length, ...). `reason` says which; `format` is the error the
+        /// format made of it, which may not.
+        Invalid {
+            /// What is wrong with the save, in words.
+            reason: String,
+            /// The format's error for the same refusal.
+            format: E,
+        },
+    }
+
+    impl<E: fmt::Display> fmt::Display for LoadError<E> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                LoadError::Format(error) => write!(f, "the save could not be read: {error}"),
+                LoadError::Invalid { reason, .. } => write!(f, "the save is not valid: {reason}"),
+            }
+        }
+    }
+
+    impl<E: std::error::Error + 'static> std::error::Error for LoadError<E> {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            match self {
+                LoadError::Format(error) | LoadError::Invalid { format: error, .. } => Some(error),
+            }
+        }
+    }
+
+    thread_local! {
+        /// The reason for the first refusal of the load running on this
+        /// thread, kept for [`World::load`](crate::World::load).
+        static REASON: RefCell<Option<String>> = const { RefCell::new(None) };
+    }
+
+    /// The format's error for a refused save, saying `reason`; the reason is
+    /// also kept (the first of a load), for `World::load` to return when the
+    /// format drops it.
+    #[doc(hidden)]
+    pub fn reject<E: Error>(reason: impl fmt::Display) -> E {
+        let reason = reason.to_string();
+        let error = E::custom(&reason);
+        REASON.with(|kept| {
+            kept.borrow_mut().get_or_insert(reason);
+        });
+        error
+    }
+
+    /// Takes the kept reason, leaving none.
+    pub(crate) fn take_reason() -> Option<String> {
+        REASON.with(|kept| kept.borrow_mut().take())
+    }
+
+    /// A count of `min..=max`, in words: "exactly 3", "at most 8", "3 to 8".
+    struct Count(usize, usize);
+
+    impl fmt::Display for Count {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match *self {
+                Count(min, max) if min == max => write!(f, "exactly {min}"),
+                Count(0, max) => write!(f, "at most {max}"),
+                Count(min, max) => write!(f, "{min} to {max}"),
+            }
+        }
+    }
 
     /// A column type that can be read back from a save: implemented by the
     /// generated column enum when every component is `Deserialize`.
@@ -185,17 +270,38 @@ mod with_serde {
         count.min(AHEAD_BYTES / size_of::<T>().max(1))
     }
 
-    /// A sequence of exactly `rows` values of `T`.
+    /// Makes room in a full `values` for what comes next: towards the
+    /// `announced` length, by at most as many values as have arrived (or
+    /// [`AHEAD_BYTES`] worth, if more), so a false announcement can make a
+    /// load reserve no more than twice the values it has read plus 1 MiB,
+    /// while an honest one gets a vector of exactly its length (no doubling
+    /// slack in a loaded world). Past the announcement, the usual amortized
+    /// growth.
+    #[cold]
+    #[inline(never)]
+    fn grow<T>(values: &mut Vec<T>, announced: usize) {
+        let left = announced.saturating_sub(values.len());
+        if left == 0 {
+            values.reserve(1);
+        } else {
+            let step = values.len().max(cautious::<T>(usize::MAX)).max(1);
+            values.reserve_exact(left.min(step));
+        }
+    }
+
+    /// A sequence of exactly `rows` values of `T`, named `what` in errors.
     #[doc(hidden)]
+    #[inline]
     pub fn load_rows<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
         rows: usize,
+        what: &'static str,
         deserializer: D,
     ) -> Result<Vec<T>, D::Error> {
         deserializer.deserialize_seq(Bounded::<T, _> {
             min: rows,
             max: rows,
             seed: PhantomData,
-            what: "values of a column",
+            what,
             marker: PhantomData,
         })
     }
@@ -208,11 +314,16 @@ mod with_serde {
         fn save<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
     }
 
-    /// How a column's storage is read back from a save: exactly `rows` rows.
+    /// How a column's storage is read back from a save: exactly `rows` rows,
+    /// its values named `what` in errors.
     #[doc(hidden)]
     pub trait LoadRows<'de>: Sized {
         /// Reads the column.
-        fn load<D: Deserializer<'de>>(rows: usize, deserializer: D) -> Result<Self, D::Error>;
+        fn load<D: Deserializer<'de>>(
+            rows: usize,
+            what: &'static str,
+            deserializer: D,
+        ) -> Result<Self, D::Error>;
     }
 
     impl<T: serde::Serialize> SaveColumn for Vec<T> {
@@ -222,8 +333,13 @@ mod with_serde {
     }
 
     impl<'de, T: Deserialize<'de>> LoadRows<'de> for Vec<T> {
-        fn load<D: Deserializer<'de>>(rows: usize, deserializer: D) -> Result<Self, D::Error> {
-            load_rows(rows, deserializer)
+        #[inline]
+        fn load<D: Deserializer<'de>>(
+            rows: usize,
+            what: &'static str,
+            deserializer: D,
+        ) -> Result<Self, D::Error> {
+            load_rows(rows, what, deserializer)
         }
     }
 
@@ -249,22 +365,26 @@ mod with_serde {
     }
 
     impl<'de, T: Deserialize<'de>> LoadRows<'de> for TrackedVec<T> {
-        fn load<D: Deserializer<'de>>(rows: usize, deserializer: D) -> Result<Self, D::Error> {
-            struct Tracked<T>(usize, PhantomData<T>);
+        fn load<D: Deserializer<'de>>(
+            rows: usize,
+            what: &'static str,
+            deserializer: D,
+        ) -> Result<Self, D::Error> {
+            struct Tracked<T>(usize, &'static str, PhantomData<T>);
             impl<'de, T: Deserialize<'de>> Visitor<'de> for Tracked<T> {
                 type Value = TrackedVec<T>;
 
                 fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                     write!(
                         f,
-                        "a tracked column of {} rows: values, added and changed ticks",
-                        self.0
+                        "a tracked column of {} rows: {}, added and changed ticks",
+                        self.0, self.1
                     )
                 }
 
                 fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                     let rows = self.0;
-                    let cut = || A::Error::custom("the save is cut short in a tracked column");
+                    let cut = || reject::<A::Error>("the save is cut short in a tracked column");
                     fn exactly<T>(rows: usize, what: &'static str) -> Bounded<T, PhantomData<T>> {
                         Bounded {
                             min: rows,
@@ -275,7 +395,7 @@ mod with_serde {
                         }
                     }
                     let values = seq
-                        .next_element_seed(exactly::<T>(rows, "values of a column"))?
+                        .next_element_seed(exactly::<T>(rows, self.1))?
                         .ok_or_else(cut)?;
                     let added = seq
                         .next_element_seed(exactly::<u32>(rows, "added ticks of a column"))?
@@ -286,7 +406,7 @@ mod with_serde {
                     Ok(TrackedVec::from_parts(values, added, changed))
                 }
             }
-            deserializer.deserialize_tuple(3, Tracked::<T>(rows, PhantomData))
+            deserializer.deserialize_tuple(3, Tracked::<T>(rows, what, PhantomData))
         }
     }
 
@@ -307,22 +427,39 @@ mod with_serde {
         type Value = Vec<T>;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "{} to {} {}", self.min, self.max, self.what)
+            write!(f, "{} {}", Count(self.min, self.max), self.what)
         }
 
+        #[inline]
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
-            let mut values = Vec::with_capacity(cautious::<T>(self.min));
+            let announced = seq.size_hint().unwrap_or(0).clamp(self.min, self.max);
+            let mut values = Vec::with_capacity(cautious::<T>(announced));
             while values.len() < self.max {
                 match seq.next_element_seed(self.seed.clone())? {
-                    Some(value) => values.push(value),
+                    Some(value) => {
+                        if values.len() == values.capacity() {
+                            grow(&mut values, announced);
+                        }
+                        values.push(value);
+                    }
                     None => break,
                 }
             }
             if values.len() < self.min {
-                return Err(A::Error::invalid_length(values.len(), &self));
+                return Err(reject(format_args!(
+                    "the save has {} {} where it must have {}",
+                    values.len(),
+                    self.what,
+                    Count(self.min, self.max)
+                )));
             }
             if values.len() == self.max && seq.next_element_seed(self.seed.clone())?.is_some() {
-                return Err(A::Error::invalid_length(self.max + 1, &self));
+                return Err(reject(format_args!(
+                    "the save has more than {} {} where it must have {}",
+                    self.max,
+                    self.what,
+                    Count(self.min, self.max)
+                )));
             }
             Ok(values)
         }
@@ -347,6 +484,72 @@ mod with_serde {
             seed: PhantomData,
             what,
             marker: PhantomData,
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use serde::de::value::Error as ValueError;
+
+        /// A sequence of `len` zeros that announces `announced` elements.
+        struct Announcing {
+            announced: usize,
+            len: usize,
+        }
+
+        impl<'de> SeqAccess<'de> for Announcing {
+            type Error = ValueError;
+
+            fn next_element_seed<T: DeserializeSeed<'de>>(
+                &mut self,
+                seed: T,
+            ) -> Result<Option<T::Value>, ValueError> {
+                if self.len == 0 {
+                    return Ok(None);
+                }
+                self.len -= 1;
+                seed.deserialize(serde::de::value::U32Deserializer::new(0))
+                    .map(Some)
+            }
+
+            fn size_hint(&self) -> Option<usize> {
+                Some(self.announced)
+            }
+        }
+
+        /// The capacity of the vector read from `len` values announced as
+        /// `announced`, of at most `max`.
+        fn capacity(announced: usize, len: usize, max: usize) -> usize {
+            let values = bounded::<u32>(max, "values")
+                .visit_seq(Announcing { announced, len })
+                .unwrap();
+            assert_eq!(values.len(), len);
+            values.capacity()
+        }
+
+        const CHUNK: usize = AHEAD_BYTES / 4;
+
+        #[test]
+        fn an_honest_announcement_gives_a_vector_of_exactly_its_length() {
+            for len in [0, 1, 1000, CHUNK, CHUNK + 1, 3 * CHUNK + 17] {
+                assert_eq!(capacity(len, len, usize::MAX), len);
+            }
+        }
+
+        #[test]
+        fn a_false_announcement_reserves_at_most_twice_what_arrived_and_a_chunk() {
+            assert_eq!(capacity(1 << 30, 3, usize::MAX), CHUNK);
+            let len = 5 * CHUNK / 2;
+            let reserved = capacity(1 << 30, len, usize::MAX);
+            assert!(reserved <= 2 * len + CHUNK, "{reserved} for {len}");
+            // Nor beyond what the world allows, whatever is announced.
+            assert_eq!(capacity(1 << 30, 10, 100), 100);
+        }
+
+        #[test]
+        fn past_the_announcement_a_vector_grows_as_usual() {
+            assert!(capacity(10, 3 * CHUNK, usize::MAX) >= 3 * CHUNK);
         }
     }
 }

@@ -173,11 +173,9 @@ pub(super) fn column_store(field: &FieldModel, krate: &Krate) -> TokenStream {
     }
 }
 
-/// `Clone` and `StableHash` for the column enum, each bounded on every
-/// component type implementing it. The bounds are written `for<'__ecs> Pos:
-/// Clone`: a plain `Pos: Clone` that does not hold is an error on stable, while
-/// the higher-ranked form lets the impl simply not apply. A schema with a
-/// component that is not `Clone` compiles; its world is just not `Clone`.
+/// The serde impls for the column enum, through the runtime's
+/// `schema_serde_columns!`, which emits them only when its `serde` feature is
+/// on. (`Clone` is in `snapshot.rs`.)
 pub(super) fn column_conditional_impls(model: &SchemaModel, names: &Names) -> TokenStream {
     let krate = names.krate;
     let column = &names.column;
@@ -188,47 +186,6 @@ pub(super) fn column_conditional_impls(model: &SchemaModel, names: &Names) -> To
         .map(|field| column_store(field, names.krate))
         .collect();
     quote! {
-        #[automatically_derived]
-        #[allow(unreachable_patterns)]
-        impl ::core::clone::Clone for #column
-        where
-            #(for<'__ecs> #types: ::core::clone::Clone,)*
-        {
-            #[inline]
-            fn clone(&self) -> Self {
-                match self {
-                    #(Self::#variants(values) => {
-                        Self::#variants(::core::clone::Clone::clone(values))
-                    })*
-                }
-            }
-
-            #[inline]
-            fn clone_from(&mut self, source: &Self) {
-                match (self, source) {
-                    #((Self::#variants(to), Self::#variants(from)) => {
-                        ::core::clone::Clone::clone_from(to, from)
-                    })*
-                    (to, from) => *to = ::core::clone::Clone::clone(from),
-                }
-            }
-        }
-
-        #[automatically_derived]
-        impl #krate::StableHash for #column
-        where
-            #(for<'__ecs> #types: #krate::StableHash,)*
-        {
-            #[inline]
-            fn stable_hash(&self, hasher: &mut #krate::StableHasher) {
-                match self {
-                    #(Self::#variants(values) => {
-                        #krate::StableHash::stable_hash(values, hasher)
-                    })*
-                }
-            }
-        }
-
         #krate::__private::schema_serde_columns! {
             column: #column,
             components: [#(#variants: #types => #stores),*],

@@ -10,6 +10,9 @@
 //!   column type a table of this schema ever holds ([`mod@column`]);
 //! * `PhysicsResources`, the struct of resources a `World<Physics>` owns
 //!   ([`resources`]);
+//! * `impl CloneSchema` and `impl HashSchema` for `Physics` and `Clone` for
+//!   `PhysicsColumn`, bounded type by type so that an error names the
+//!   component or resource lacking `Clone` or `StableHash` ([`snapshot`]);
 //! * `impl Schema for Physics` ([`schema`]), `impl Component<Physics>` for each
 //!   component type ([`component`]), `impl Resource<Physics>` for each resource
 //!   type ([`resources`]).
@@ -24,6 +27,7 @@ mod krate;
 mod mask;
 mod resources;
 mod schema;
+mod snapshot;
 mod stand_in;
 
 use crate::model::SchemaModel;
@@ -41,6 +45,7 @@ pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
     let column_impl = column::column_impl(model, &names);
     let column_conditional_impls = column::column_conditional_impls(model, &names);
     let schema_impl = schema::schema_impl(model, &names);
+    let snapshot_impls = snapshot::snapshot_impls(model, &names);
     let component_impls = model
         .components()
         .enumerate()
@@ -58,6 +63,7 @@ pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
         #column_impl
         #column_conditional_impls
         #schema_impl
+        #snapshot_impls
         #(#component_impls)*
         #(#resource_impls)*
         #(#not_a_resource_impls)*

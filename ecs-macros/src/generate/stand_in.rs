@@ -178,11 +178,6 @@ fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
         impl ::core::clone::Clone for #column {
             fn clone(&self) -> Self { match *self {} }
         }
-
-        #[automatically_derived]
-        impl #krate::StableHash for #column {
-            fn stable_hash(&self, _: &mut #krate::StableHasher) { match *self {} }
-        }
     }
 }
 
@@ -242,6 +237,20 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
             fn prune_events(_: &mut #resources_ty, _: u32, _: u32) {}
 
             fn clamp_event_ticks(_: &mut #resources_ty, _: u32) {}
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::CloneSchema<#schema> for #schema #where_clause {
+            fn clone_column(column: &#column) -> #column { match *column {} }
+            fn clone_column_from(target: &mut #column, _: &#column) { match *target {} }
+            fn clone_resources(_: &#resources_ty) -> #resources_ty { ::core::unreachable!() }
+            fn clone_resources_from(_: &mut #resources_ty, _: &#resources_ty) {}
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::HashSchema<#schema> for #schema #where_clause {
+            fn hash_column(column: &#column, _: &mut #krate::StableHasher) { match *column {} }
+            fn hash_resources(_: &#resources_ty, _: &mut #krate::StableHasher) {}
         }
     }
 }

@@ -1,54 +1,75 @@
 //! The entity slots in a save, and their checked restoration.
 //!
-//! Saved: every slot as `(kind, a, b)` (alive: `(0, generation, 0)`; dead:
-//! `(1, next generation or 0 when retired, next free slot)`), the free
-//! list's head, and the pending reservations `(from_list, fresh)`. Locations
-//! are not saved: the tables give them back, and [`Entities::restore`]
-//! checks that they give each live entity exactly one.
+//! Saved, as a tuple: one number per slot, its generation (alive: the
+//! entity's; dead: the one its next occupant gets, or 0 once the slot is
+//! retired); the free list as the slot indices it chains, from its head; and
+//! the pending reservations `(from_list, fresh)`. Which slots are alive and
+//! where their entities are is not saved: the table rows name them, and
+//! [`Entities::restore`] checks that every slot is accounted for exactly
+//! once, by a row, by the free list, or as retired.
 
 use super::{Entities, EntityLocation, Reserved, Slot, MAX_INDEX, NO_SLOT};
-use crate::save::Bounded;
+use crate::save::{reject, Bounded};
 use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::marker::PhantomData;
 use core::num::NonZeroU32;
-use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
-use serde::ser::{SerializeTuple, Serializer};
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 
 impl Serialize for Entities {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let slots = self.slots.iter().map(|slot| match *slot {
-            Slot::Alive { generation, .. } => (0u8, generation.get(), 0u32),
-            Slot::Dead { reuse, next_free } => (1u8, reuse.map_or(0, NonZeroU32::get), next_free),
-        });
         let reserved = *super::lock(&self.reserved);
         let mut tuple = serializer.serialize_tuple(4)?;
-        tuple.serialize_element(&Slots(core::cell::Cell::new(Some(slots))))?;
-        tuple.serialize_element(&self.free)?;
+        tuple.serialize_element(&Generations(&self.slots))?;
+        tuple.serialize_element(&FreeList(self))?;
         tuple.serialize_element(&reserved.from_list)?;
         tuple.serialize_element(&reserved.fresh)?;
         tuple.end()
     }
 }
 
-/// An iterator serialized once as a sequence.
-struct Slots<I>(core::cell::Cell<Option<I>>);
+/// Each slot's generation: the live entity's, or the next occupant's, or 0
+/// for a retired slot.
+struct Generations<'e>(&'e [Slot]);
 
-impl<I: Iterator<Item = (u8, u32, u32)>> Serialize for Slots<I> {
+impl Serialize for Generations<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0.take() {
-            Some(slots) => serializer.collect_seq(slots),
-            None => Err(serde::ser::Error::custom("slots serialized twice")),
-        }
+        serializer.collect_seq(self.0.iter().map(|slot| match *slot {
+            Slot::Alive { generation, .. } => generation.get(),
+            Slot::Dead { reuse, .. } => reuse.map_or(0, NonZeroU32::get),
+        }))
     }
 }
 
-/// The entity part of a save as read, not checked yet.
+/// The free list's slots, from its head.
+struct FreeList<'e>(&'e Entities);
+
+impl Serialize for FreeList<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let entities = self.0;
+        let mut seq = serializer.serialize_seq(Some(entities.free_len))?;
+        let mut at = entities.free;
+        while at != NO_SLOT {
+            seq.serialize_element(&at)?;
+            at = entities.listed(at).1;
+        }
+        seq.end()
+    }
+}
+
+/// The entity part of a save as read: the slots, with the free list linked
+/// and checked, and the live ones not placed yet.
 pub(crate) struct SavedEntities {
+    /// A slot with a generation and outside the free list is
+    /// `Alive { location: UNPLACED }` until a table row names it.
     slots: Vec<Slot>,
+    /// The number of slots with a generation (not retired).
+    waiting: usize,
     free: u32,
+    free_len: usize,
     from_list: u32,
     fresh: u32,
 }
@@ -78,8 +99,8 @@ impl<'de> Visitor<'de> for EntitiesSeed {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SavedEntities, A::Error> {
-        let missing = || A::Error::custom("the entity part of the save is cut short");
-        let slots = seq
+        let missing = || reject::<A::Error>("the entity part of the save is cut short");
+        let mut slots = seq
             .next_element_seed(Bounded {
                 min: 0,
                 max: MAX_INDEX as usize + 1,
@@ -88,40 +109,109 @@ impl<'de> Visitor<'de> for EntitiesSeed {
                 marker: PhantomData,
             })?
             .ok_or_else(missing)?;
-        let free = seq.next_element::<u32>()?.ok_or_else(missing)?;
+        let waiting = slots
+            .iter()
+            .filter(|slot| matches!(slot, Slot::Alive { .. }))
+            .count();
+        let (free, free_len) = seq
+            .next_element_seed(FreeListSeed { slots: &mut slots })?
+            .ok_or_else(missing)?;
         let from_list = seq.next_element::<u32>()?.ok_or_else(missing)?;
         let fresh = seq.next_element::<u32>()?.ok_or_else(missing)?;
         Ok(SavedEntities {
             slots,
+            waiting,
             free,
+            free_len,
             from_list,
             fresh,
         })
     }
 }
 
-/// One slot, `(kind, a, b)`, read straight into a [`Slot`].
+/// One slot's generation, read straight into a [`Slot`]: alive and not
+/// placed yet, or retired (generation 0).
 #[derive(Clone, Copy)]
 struct SlotSeed;
 
 impl<'de> DeserializeSeed<'de> for SlotSeed {
     type Value = Slot;
 
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Slot, D::Error> {
-        let (kind, a, b) = <(u8, u32, u32)>::deserialize(deserializer)?;
-        match (kind, NonZeroU32::new(a)) {
-            (0, Some(generation)) if b == 0 => Ok(Slot::Alive {
+        Ok(match NonZeroU32::new(u32::deserialize(deserializer)?) {
+            Some(generation) => Slot::Alive {
                 generation,
                 location: UNPLACED,
-            }),
-            (1, reuse) => Ok(Slot::Dead {
-                reuse,
-                next_free: b,
-            }),
-            _ => Err(D::Error::custom(
-                "an entity slot is neither alive (with a non-zero generation) nor dead",
-            )),
+            },
+            None => Slot::Dead {
+                reuse: None,
+                next_free: NO_SLOT,
+            },
+        })
+    }
+}
+
+/// Reads the free list, linking each slot it names (which must wait, not be
+/// retired, and appear once) into the chain: `(head, length)`.
+struct FreeListSeed<'s> {
+    slots: &'s mut [Slot],
+}
+
+impl<'de> DeserializeSeed<'de> for FreeListSeed<'_> {
+    type Value = (u32, usize);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(u32, usize), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FreeListSeed<'_> {
+    type Value = (u32, usize);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the free list of a world's entity slots")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(u32, usize), A::Error> {
+        let (mut head, mut tail, mut len) = (NO_SLOT, NO_SLOT, 0usize);
+        while let Some(index) = seq.next_element::<u32>()? {
+            let reuse = match self.slots.get(index as usize) {
+                Some(&Slot::Alive {
+                    generation,
+                    location: UNPLACED,
+                }) => generation,
+                slot => {
+                    return Err(reject::<A::Error>(format!(
+                        "the free list names slot {index}, {}",
+                        unfit(slot, self.slots.len())
+                    )))
+                }
+            };
+            self.slots[index as usize] = Slot::Dead {
+                reuse: Some(reuse),
+                next_free: NO_SLOT,
+            };
+            if tail == NO_SLOT {
+                head = index;
+            } else if let Slot::Dead { next_free, .. } = &mut self.slots[tail as usize] {
+                *next_free = index;
+            }
+            tail = index;
+            len += 1;
         }
+        Ok((head, len))
+    }
+}
+
+/// Why `slot` cannot be named by a table row or by the free list (both want
+/// a slot with a generation that neither names yet): "which is ...".
+fn unfit(slot: Option<&Slot>, count: usize) -> String {
+    match slot {
+        None => format!("which does not exist (the save has {count} slots)"),
+        Some(Slot::Dead { reuse: None, .. }) => "which is retired".into(),
+        Some(Slot::Dead { reuse: Some(_), .. }) => "which the free list names already".into(),
+        Some(Slot::Alive { .. }) => "which a table row names already".into(),
     }
 }
 
@@ -134,21 +224,23 @@ const UNPLACED: EntityLocation = EntityLocation {
 impl Entities {
     /// The slots of `saved`, each live one placed at the row of `tables`
     /// (table id, entity list) that names it, after checking every invariant:
-    /// each live entity in exactly one row and each row's entity alive; the
-    /// free list a chain without cycles through exactly the dead slots that
-    /// wait for reuse; the reservations within the free list and the index
-    /// space. An error says which invariant the save breaks.
+    /// each row names a slot that waits for it, no slot is named twice, and
+    /// every slot with a generation is named by a row or by the free list;
+    /// the reservations lie within the free list and the index space. An
+    /// error says which invariant the save breaks.
     pub(crate) fn restore<'t>(
         saved: SavedEntities,
         tables: impl Iterator<Item = (TableId, &'t [EntityIndex])>,
     ) -> Result<Entities, String> {
         let SavedEntities {
             mut slots,
+            waiting,
             free,
+            free_len,
             from_list,
             fresh,
         } = saved;
-        let mut placed = 0usize;
+        let (mut placed, count) = (0usize, slots.len());
         for (table, rows) in tables {
             for (row, &EntityIndex(index)) in rows.iter().enumerate() {
                 match slots.get_mut(index as usize) {
@@ -157,57 +249,28 @@ impl Entities {
                             table,
                             row: TableRow(row as u32),
                         };
-                        placed += 1;
                     }
                     Some(Slot::Alive { .. }) => {
                         return Err(format!("entity slot {index} is in two table rows"))
                     }
-                    _ => {
+                    slot => {
                         return Err(format!(
-                            "table {} row {row} holds entity slot {index}, which is not alive",
-                            table.0
+                            "table {} row {row} holds entity slot {index}, {}",
+                            table.0,
+                            unfit(slot.as_deref(), count)
                         ))
                     }
                 }
             }
+            placed += rows.len();
         }
-        let live = slots
-            .iter()
-            .filter(|slot| matches!(slot, Slot::Alive { .. }))
-            .count();
-        if live != placed {
-            return Err(format!("{} live entities are in no table", live - placed));
-        }
-        // The free list: a chain from `free` through dead, reusable slots,
-        // each visited once, ending at NO_SLOT.
-        let mut listed = vec![false; slots.len()];
-        let mut free_len = 0usize;
-        let mut at = free;
-        while at != NO_SLOT {
-            let next = match slots.get(at as usize) {
-                Some(Slot::Dead {
-                    reuse: Some(_),
-                    next_free,
-                }) if !listed[at as usize] => *next_free,
-                _ => {
-                    return Err(format!(
-                        "the free list reaches slot {at}, which is not a dead slot waiting for \
-                         reuse, or reaches it twice"
-                    ))
-                }
+        if placed + free_len != waiting {
+            let (n, verbs) = match waiting - placed - free_len {
+                1 => (1, "slot has a generation but is"),
+                n => (n, "slots have a generation but are"),
             };
-            listed[at as usize] = true;
-            free_len += 1;
-            at = next;
-        }
-        let reusable = slots
-            .iter()
-            .filter(|slot| matches!(slot, Slot::Dead { reuse: Some(_), .. }))
-            .count();
-        if reusable != free_len {
             return Err(format!(
-                "{} dead slots wait for reuse outside the free list",
-                reusable - free_len
+                "{n} entity {verbs} in no table row and not in the free list"
             ));
         }
         if from_list as usize > free_len || (fresh != 0 && from_list as usize != free_len) {
@@ -230,7 +293,7 @@ impl Entities {
             slots,
             free,
             free_len,
-            live,
+            live: placed,
             reserved: Mutex::new(Reserved {
                 from_list,
                 fresh,

@@ -20,20 +20,22 @@ use super::World;
 use crate::change::Changes;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
-use crate::save::{bounded, Bounded, LoadColumn};
+use crate::save::{bounded, reject, take_reason, Bounded, LoadColumn, LoadError};
 use crate::schema::{Column, Schema};
 use crate::storage::{Bins, EntityIndex, TableId, Tables};
 use crate::structure::EntityStore;
 use core::fmt;
 use core::marker::PhantomData;
-use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
-/// this layout.
-const FORMAT: u32 = 0xec5_0002;
+/// this layout. 3: the entity part holds one generation per slot and the free
+/// list as a sequence (2 saved each slot as a `(kind, generation, next)`
+/// triple, and 1 had no change state).
+const FORMAT: u32 = 0xec5_0003;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
@@ -142,6 +144,47 @@ where
     }
 }
 
+impl<S: Schema> World<S> {
+    /// Loads a save, like `World::deserialize`, keeping the reason when the
+    /// save is refused: a save of another schema, or one that would break
+    /// the world, is [`LoadError::Invalid`] with a `reason` that says what is
+    /// wrong, also through a format whose errors keep no message (postcard
+    /// reports every such refusal as "Serde Deserialization Error"). Input
+    /// the format itself cannot read is [`LoadError::Format`].
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// use schemecs::LoadError;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Clone, Serialize, Deserialize)] struct Pos(f32);
+    /// #[derive(Clone, Serialize, Deserialize)] struct Vel(f32);
+    /// #[derive(Schema)] struct Game { pos: Pos }
+    /// #[derive(Schema)] struct Other { vel: Vel }
+    ///
+    /// let json = serde_json::to_string(&World::<Game>::new()).unwrap();
+    /// // With postcard: `World::<Other>::load(&mut postcard::Deserializer::from_bytes(&bytes))`.
+    /// match World::<Other>::load(&mut serde_json::Deserializer::from_str(&json)) {
+    ///     Err(LoadError::Invalid { reason, .. }) => {
+    ///         assert!(reason.contains("schema `Game`"), "{reason}");
+    ///     }
+    ///     _ => panic!("a Game save is not an Other world"),
+    /// }
+    /// ```
+    pub fn load<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, LoadError<D::Error>>
+    where
+        Self: Deserialize<'de>,
+    {
+        take_reason();
+        let loaded = World::deserialize(deserializer);
+        let reason = take_reason();
+        loaded.map_err(|format| match reason {
+            Some(reason) => LoadError::Invalid { reason, format },
+            None => LoadError::Format(format),
+        })
+    }
+}
+
 struct WorldVisitor<S>(PhantomData<S>);
 
 impl<'de, S: Schema> Visitor<'de> for WorldVisitor<S>
@@ -156,10 +199,11 @@ where
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World<S>, A::Error> {
-        let cut = |part: &str| A::Error::custom(format!("the save is cut short before its {part}"));
+        let cut =
+            |part: &str| reject::<A::Error>(format!("the save is cut short before its {part}"));
         let format = seq.next_element::<u32>()?.ok_or_else(|| cut("format"))?;
         if format != FORMAT {
-            return Err(A::Error::custom(format!(
+            return Err(reject::<A::Error>(format!(
                 "not a saved world of this version of `schemecs` (format tag {format:#x}, expected \
                  {FORMAT:#x})"
             )));
@@ -184,7 +228,7 @@ where
         let changes = seq
             .next_element_seed(ChangesSeed::<S>(PhantomData))?
             .ok_or_else(|| cut("change state"))?;
-        let entities = restore_entities(entities, &tables).map_err(A::Error::custom)?;
+        let entities = restore_entities(entities, &tables).map_err(reject::<A::Error>)?;
         let mut bins = Bins::<S>::default();
         let (bags, _) = bins.tags_and_trash_mut();
         for (bit, bag) in S::Mask::TAGS.iter_bits().zip(tags) {
@@ -239,7 +283,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let cut = || A::Error::custom("the save is cut short in its header");
+        let cut = || reject::<A::Error>("the save is cut short in its header");
         let name: String = seq.next_element()?.ok_or_else(cut)?;
         let components = seq
             .next_element_seed(bounded::<String>(128, "component names"))?
@@ -252,7 +296,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
             && components.iter().eq(S::COMPONENT_NAMES)
             && resources.iter().eq(S::RESOURCE_NAMES);
         if !same_names {
-            return Err(A::Error::custom(format!(
+            return Err(reject::<A::Error>(format!(
                 "the save holds a world of schema `{name}` (components: {}; resources: {}), \
                  not of schema `{}` (components: {}; resources: {})",
                 list(components.iter()),
@@ -266,7 +310,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
             let differ = (0..S::COMPONENT_NAMES.len())
                 .filter(|bit| (data_bits ^ S::DATA_BITS) >> bit & 1 == 1)
                 .map(|bit| S::COMPONENT_NAMES[bit]);
-            return Err(A::Error::custom(format!(
+            return Err(reject::<A::Error>(format!(
                 "the save's schema `{name}` has the same components, but these are tags \
                  (zero-sized) in one and carry data in the other: {}",
                 list(differ)
@@ -331,15 +375,15 @@ where
                 break;
             };
             if count == 0 && mask != S::Mask::EMPTY {
-                return Err(A::Error::custom(
+                return Err(reject::<A::Error>(
                     "the first table of a saved world must be the empty archetype's",
                 ));
             }
             if count >= u32::MAX as usize - 1 {
-                return Err(A::Error::custom("more tables than table ids"));
+                return Err(reject::<A::Error>("more tables than table ids"));
             }
             if count > 0 && tables.get_or_create(mask) != TableId(count as u32) {
-                return Err(A::Error::custom(format!(
+                return Err(reject::<A::Error>(format!(
                     "two tables of the save have the archetype {mask:?}"
                 )));
             }
@@ -351,7 +395,7 @@ where
             count += 1;
         }
         if count == 0 {
-            return Err(A::Error::custom("a saved world has at least one table"));
+            return Err(reject::<A::Error>("a saved world has at least one table"));
         }
         Ok(tables)
     }
@@ -385,10 +429,10 @@ where
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let cut = || A::Error::custom("the save is cut short in a table");
+        let cut = || reject::<A::Error>("the save is cut short in a table");
         let bits: u128 = seq.next_element()?.ok_or_else(cut)?;
         if bits & !self.all != 0 {
-            return Err(A::Error::custom(format!(
+            return Err(reject::<A::Error>(format!(
                 "a table's archetype {bits:#x} has bits of no component of schema `{}`",
                 S::NAME
             )));
@@ -466,7 +510,7 @@ where
                 marker: PhantomData,
             };
             let column = seq.next_element_seed(seed)?.ok_or_else(|| {
-                A::Error::custom(format!(
+                reject::<A::Error>(format!(
                     "a table of archetype {:?} lacks its `{}` column",
                     self.mask,
                     S::COMPONENT_NAMES[bit as usize]
@@ -539,7 +583,7 @@ where
                 marker: PhantomData,
             };
             let bag = seq.next_element_seed(seed)?.ok_or_else(|| {
-                A::Error::custom(format!(
+                reject::<A::Error>(format!(
                     "the save lacks the values of tag `{}`",
                     S::COMPONENT_NAMES[bit as usize]
                 ))

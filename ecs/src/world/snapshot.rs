@@ -12,12 +12,14 @@
 
 use super::World;
 use crate::checksum::{StableHash, StableHasher};
+use crate::component_bounds::{CloneSchema, HashSchema};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
 use std::sync::{PoisonError, RwLock};
 
 /// An exact copy: same entities, generations, free-slot order, tables, row
-/// order and resources. Exists when every component and resource is `Clone`.
+/// order and resources. Exists when every component and resource is `Clone`;
+/// when one is not, `world.clone()` is an error that names it.
 ///
 /// `clone_from` reuses the target's allocations (every column, entity list
 /// and slot vector is refilled with `Vec::clone_from`), so a ring of
@@ -43,15 +45,15 @@ use std::sync::{PoisonError, RwLock};
 /// ```
 impl<S: Schema> Clone for World<S>
 where
+    S: CloneSchema<S>,
     S::Column: Clone,
-    S::Resources: Clone,
 {
     fn clone(&self) -> Self {
         let queries = self.queries.read().unwrap_or_else(PoisonError::into_inner);
         World {
             store: self.store.clone(),
             queries: RwLock::new(queries.clone()),
-            resources: self.resources.clone(),
+            resources: S::clone_resources(&self.resources),
         }
     }
 
@@ -65,15 +67,39 @@ where
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner)
             .clone_from(&queries);
-        self.resources.clone_from(&source.resources);
+        S::clone_resources_from(&mut self.resources, &source.resources);
     }
 }
 
-impl<S: Schema> World<S>
-where
-    S::Column: StableHash,
-    S::Resources: StableHash,
-{
+/// `clone` and `clone_from` as inherent methods too, so that calling them on
+/// a world that is not `Clone` is an error that names the component or
+/// resource lacking `Clone`. (Called as methods, the trait's would fail
+/// early, on the bound of the hidden column type, and the compiler would
+/// name only that.)
+impl<S: Schema> World<S> {
+    /// An exact copy: the same as [`Clone::clone`] (see the `Clone` impl).
+    #[allow(
+        clippy::should_implement_trait,
+        reason = "it is `Clone::clone`, for the message"
+    )]
+    #[inline]
+    pub fn clone(&self) -> Self
+    where
+        Self: Clone,
+    {
+        Clone::clone(self)
+    }
+
+    /// Makes this world an exact copy of `source`, keeping its allocations:
+    /// the same as [`Clone::clone_from`] (see the `Clone` impl).
+    #[inline]
+    pub fn clone_from(&mut self, source: &Self)
+    where
+        Self: Clone,
+    {
+        Clone::clone_from(self, source)
+    }
+
     /// A 64-bit digest of the whole world, for desync detection: equal worlds
     /// give equal values in every run, process and thread count; a change to
     /// any component value, entity, slot or resource changes it (with
@@ -82,16 +108,14 @@ where
     /// pending reservations), the tables in order with their rows and
     /// values, the tag counts and the resources.
     ///
-    /// Exists when every component and resource is [`StableHash`].
+    /// Exists when every component and resource is [`StableHash`]
+    /// (`#[derive(schemecs::StableHash)]`).
     ///
     /// ```
     /// use schemecs::prelude::*;
-    /// use schemecs::{StableHash, StableHasher};
+    /// use schemecs::StableHash;
     ///
-    /// #[derive(Clone)] struct Pos(f32);
-    /// impl StableHash for Pos {
-    ///     fn stable_hash(&self, hasher: &mut StableHasher) { self.0.stable_hash(hasher) }
-    /// }
+    /// #[derive(Clone, StableHash)] struct Pos(f32);
     /// #[derive(Schema)] struct Game { pos: Pos }
     ///
     /// let mut world = World::<Game>::new();
@@ -101,7 +125,10 @@ where
     /// world.get_mut::<Pos>(e).unwrap().0 += f32::EPSILON;
     /// assert_ne!(world.checksum(), before);
     /// ```
-    pub fn checksum(&self) -> u64 {
+    pub fn checksum(&self) -> u64
+    where
+        S: HashSchema<S>,
+    {
         let mut hasher = StableHasher::new();
         self.store.entities().stable_hash(&mut hasher);
         let tables = self.store.tables();
@@ -113,14 +140,14 @@ where
                 hasher.write_word(u64::from(index.0));
             }
             for column in table.columns() {
-                column.stable_hash(&mut hasher);
+                S::hash_column(column, &mut hasher);
             }
         }
         for bag in self.store.bins().tags() {
             use crate::schema::Column;
             hasher.write_word(bag.len() as u64);
         }
-        self.resources.stable_hash(&mut hasher);
+        S::hash_resources(&self.resources, &mut hasher);
         // The change state matters only where something reads it: tracked
         // components and events.
         if uses_change_state::<S>() {

@@ -1,6 +1,6 @@
 // A schema with a component that is not `Clone` compiles, and its world
-// works; only cloning it fails, with a message that names the type lacking
-// `Clone`.
+// works; only cloning it fails, with a message that names the component, the
+// schema, and the fix.
 use ecs::prelude::*;
 
 #[derive(Clone)]

@@ -1,0 +1,333 @@
+//! The bounds behind `World: Clone` and `World::checksum`, checked one
+//! component and one resource at a time, so that a schema with a type
+//! lacking the trait is told which type, in which schema, and what to do.
+//!
+//! A world is `Clone` when its schema is [`CloneSchema`]: `#[derive(Schema)]`
+//! implements it for each schema, bounded by [`CloneComponent`] for every
+//! component and [`CloneResource`] for every resource and event, and it
+//! clones the columns and the resources (through [`Store`], which knows the
+//! column of a tracked component and the queue of an event). Those two traits have a blanket impl for every
+//! `Clone` type, marked `do_not_recommend`, so when one type is not `Clone`
+//! the compiler reports the bound on that type, with the message below,
+//! rather than a bound on the hidden column type. The same goes for
+//! [`HashSchema`] and `World::checksum`.
+//!
+//! The schema's impls take a type parameter (`impl<W> CloneSchema<W> for
+//! Game where Pos: CloneComponent<W>`), always the schema itself where used:
+//! a bound on a concrete type that does not hold would be an error where the
+//! impl is written, while one that names a parameter only makes the impl not
+//! apply, so a schema with a component that is not `Clone` still compiles.
+
+use crate::change::TrackedVec;
+use crate::checksum::{StableHash, StableHasher};
+use crate::event::Events;
+use crate::schema::Schema;
+
+/// How a world keeps values of `T`: a component's column (`Vec<T>`, or
+/// `TrackedVec<T>` for a tracked component), a resource (itself) or an
+/// event's queue (`Events<T>`); and how that is cloned and hashed when `T`
+/// can be. What [`CloneComponent`], [`HashComponent`] and their resource
+/// twins call.
+#[doc(hidden)]
+pub trait Store<T>: Sized {
+    /// `self.clone()`.
+    fn clone_store(&self) -> Self
+    where
+        T: Clone;
+    /// `self.clone_from(source)`: keeps the allocations, and copies `Copy`
+    /// values as one block.
+    fn clone_store_from(&mut self, source: &Self)
+    where
+        T: Clone;
+    /// Writes what is stored into `hasher`.
+    fn hash_store(&self, hasher: &mut StableHasher)
+    where
+        T: StableHash;
+}
+
+/// `Store<T>` for each way of keeping `T`, by the stored type's own `Clone`
+/// and `StableHash`, which it has when `T` does.
+macro_rules! stores {
+    ($($store:ty),+ $(,)?) => {$(
+        impl<T> Store<T> for $store {
+            #[inline]
+            fn clone_store(&self) -> Self
+            where
+                T: Clone,
+            {
+                self.clone()
+            }
+
+            #[inline]
+            fn clone_store_from(&mut self, source: &Self)
+            where
+                T: Clone,
+            {
+                self.clone_from(source);
+            }
+
+            #[inline]
+            fn hash_store(&self, hasher: &mut StableHasher)
+            where
+                T: StableHash,
+            {
+                self.stable_hash(hasher);
+            }
+        }
+    )+};
+}
+
+stores!(Vec<T>, TrackedVec<T>, T, Events<T>);
+
+/// A component type of schema `S`, as far as cloning a world is concerned:
+/// every `Clone` type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`World<{S}>` cannot be cloned: its component `{Self}` is not `Clone`",
+    label = "`{Self}` is not `Clone`",
+    note = "derive or implement `Clone` for `{Self}`: a world is `Clone` when every component, \
+            resource and event of its schema is"
+)]
+pub trait CloneComponent<S>: Sized {
+    /// `store.clone()`.
+    fn clone_values<C: Store<Self>>(store: &C) -> C;
+    /// `target.clone_from(source)`.
+    fn clone_values_from<C: Store<Self>>(target: &mut C, source: &C);
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Clone, S> CloneComponent<S> for T {
+    #[inline]
+    fn clone_values<C: Store<T>>(store: &C) -> C {
+        store.clone_store()
+    }
+
+    #[inline]
+    fn clone_values_from<C: Store<T>>(target: &mut C, source: &C) {
+        target.clone_store_from(source);
+    }
+}
+
+/// A resource or event type of schema `S`, as far as cloning a world is
+/// concerned: every `Clone` type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`World<{S}>` cannot be cloned: its resource or event `{Self}` is not `Clone`",
+    label = "`{Self}` is not `Clone`",
+    note = "derive or implement `Clone` for `{Self}`: a world is `Clone` when every component, \
+            resource and event of its schema is"
+)]
+pub trait CloneResource<S>: Sized {
+    /// `stored.clone()`.
+    fn clone_value<C: Store<Self>>(stored: &C) -> C;
+    /// `target.clone_from(source)`.
+    fn clone_value_from<C: Store<Self>>(target: &mut C, source: &C);
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Clone, S> CloneResource<S> for T {
+    #[inline]
+    fn clone_value<C: Store<T>>(stored: &C) -> C {
+        stored.clone_store()
+    }
+
+    #[inline]
+    fn clone_value_from<C: Store<T>>(target: &mut C, source: &C) {
+        target.clone_store_from(source);
+    }
+}
+
+/// A schema whose components, resources and events are all `Clone`, with
+/// the cloning of its columns and resources. `#[derive(Schema)]` implements
+/// it; `W` is the schema itself wherever it is used (see the module
+/// documentation).
+#[doc(hidden)]
+pub trait CloneSchema<W>: Schema {
+    /// `column.clone()`.
+    fn clone_column(column: &Self::Column) -> Self::Column;
+    /// `target.clone_from(source)`, keeping `target`'s allocation when both
+    /// hold the same component.
+    fn clone_column_from(target: &mut Self::Column, source: &Self::Column);
+    /// `resources.clone()`.
+    fn clone_resources(resources: &Self::Resources) -> Self::Resources;
+    /// `target.clone_from(source)`, field by field.
+    fn clone_resources_from(target: &mut Self::Resources, source: &Self::Resources);
+}
+
+/// A component type of schema `S`, as far as a world's checksum is
+/// concerned: every [`StableHash`] type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`World<{S}>` has no checksum: its component `{Self}` is not `StableHash`",
+    label = "`{Self}` is not `StableHash`",
+    note = "add `#[derive(schemecs::StableHash)]` to `{Self}`, or implement \
+            `schemecs::StableHash` for it: a world has a checksum when every component, \
+            resource and event of its schema is `StableHash`"
+)]
+pub trait HashComponent<S>: Sized {
+    /// Writes the column's values (and ticks) into `hasher`.
+    fn hash_values<C: Store<Self>>(store: &C, hasher: &mut StableHasher);
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: StableHash, S> HashComponent<S> for T {
+    #[inline]
+    fn hash_values<C: Store<T>>(store: &C, hasher: &mut StableHasher) {
+        store.hash_store(hasher);
+    }
+}
+
+/// A resource or event type of schema `S`, as far as a world's checksum is
+/// concerned: every [`StableHash`] type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`World<{S}>` has no checksum: its resource or event `{Self}` is not `StableHash`",
+    label = "`{Self}` is not `StableHash`",
+    note = "add `#[derive(schemecs::StableHash)]` to `{Self}`, or implement \
+            `schemecs::StableHash` for it: a world has a checksum when every component, \
+            resource and event of its schema is `StableHash`"
+)]
+pub trait HashResource<S>: Sized {
+    /// Writes the stored value into `hasher`.
+    fn hash_value<C: Store<Self>>(stored: &C, hasher: &mut StableHasher);
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: StableHash, S> HashResource<S> for T {
+    #[inline]
+    fn hash_value<C: Store<T>>(stored: &C, hasher: &mut StableHasher) {
+        stored.hash_store(hasher);
+    }
+}
+
+/// A schema whose components, resources and events are all [`StableHash`],
+/// with the hashing of its columns and resources. `#[derive(Schema)]`
+/// implements it; `W` is the schema itself wherever it is used.
+#[doc(hidden)]
+pub trait HashSchema<W>: Schema {
+    /// Writes the values of `column` into `hasher`.
+    fn hash_column(column: &Self::Column, hasher: &mut StableHasher);
+    /// Writes every resource and event queue into `hasher`, in field order.
+    fn hash_resources(resources: &Self::Resources, hasher: &mut StableHasher);
+}
+
+/// `impl CloneSchema<W>` and `impl HashSchema<W>` for a schema, and `Clone`
+/// for its column enum, from the names `#[derive(Schema)]` passes: each
+/// component's variant and type, each resource's field and type, in order.
+/// Written here rather than in the derive so that the compiler, when a bound
+/// fails, does not suggest replacing a derived impl by hand; the types keep
+/// the spans of the user's fields, so its notes point at them.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_snapshot_impls {
+    (
+        schema: $schema:ident,
+        column: $column:ident,
+        resources: $resources:ident,
+        components: [$($variant:ident: $component:ty),+ $(,)?],
+        resource_fields: [$($field:ident: $resource:ty),* $(,)?] $(,)?
+    ) => {
+        #[automatically_derived]
+        #[allow(unreachable_patterns)]
+        impl<__W> $crate::__private::CloneSchema<__W> for $schema
+        where
+            $($component: $crate::__private::CloneComponent<__W>,)+
+            $($resource: $crate::__private::CloneResource<__W>,)*
+        {
+            #[inline]
+            fn clone_column(column: &$column) -> $column {
+                match column {
+                    $($column::$variant(values) => $column::$variant(
+                        <$component as $crate::__private::CloneComponent<__W>>::clone_values(values),
+                    ),)+
+                }
+            }
+
+            #[inline]
+            fn clone_column_from(target: &mut $column, source: &$column) {
+                match (target, source) {
+                    $(($column::$variant(to), $column::$variant(from)) => {
+                        <$component as $crate::__private::CloneComponent<__W>>::clone_values_from(
+                            to, from,
+                        )
+                    })+
+                    (target, source) => {
+                        *target = <Self as $crate::__private::CloneSchema<__W>>::clone_column(source)
+                    }
+                }
+            }
+
+            #[inline]
+            fn clone_resources(
+                resources: &<Self as $crate::Schema>::Resources,
+            ) -> <Self as $crate::Schema>::Resources {
+                $resources {
+                    $($field: <$resource as $crate::__private::CloneResource<__W>>::clone_value(
+                        &resources.$field,
+                    ),)*
+                }
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn clone_resources_from(
+                target: &mut <Self as $crate::Schema>::Resources,
+                source: &<Self as $crate::Schema>::Resources,
+            ) {
+                $(<$resource as $crate::__private::CloneResource<__W>>::clone_value_from(
+                    &mut target.$field,
+                    &source.$field,
+                );)*
+            }
+        }
+
+        #[automatically_derived]
+        impl<__W> $crate::__private::HashSchema<__W> for $schema
+        where
+            $($component: $crate::__private::HashComponent<__W>,)+
+            $($resource: $crate::__private::HashResource<__W>,)*
+        {
+            #[inline]
+            fn hash_column(column: &$column, hasher: &mut $crate::StableHasher) {
+                match column {
+                    $($column::$variant(values) => {
+                        <$component as $crate::__private::HashComponent<__W>>::hash_values(
+                            values, hasher,
+                        )
+                    })+
+                }
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn hash_resources(
+                resources: &<Self as $crate::Schema>::Resources,
+                hasher: &mut $crate::StableHasher,
+            ) {
+                $(<$resource as $crate::__private::HashResource<__W>>::hash_value(
+                    &resources.$field,
+                    hasher,
+                );)*
+            }
+        }
+
+        // Bounded on the impl above through a higher-ranked bound: a plain
+        // `Game: CloneSchema<Game>` that does not hold would be an error
+        // here, while this one only makes the impl not apply.
+        #[automatically_derived]
+        impl ::core::clone::Clone for $column
+        where
+            for<'a> $schema: $crate::__private::CloneSchema<$schema>,
+        {
+            #[inline]
+            fn clone(&self) -> Self {
+                <$schema as $crate::__private::CloneSchema<$schema>>::clone_column(self)
+            }
+
+            #[inline]
+            fn clone_from(&mut self, source: &Self) {
+                <$schema as $crate::__private::CloneSchema<$schema>>::clone_column_from(self, source)
+            }
+        }
+    };
+}
