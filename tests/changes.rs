@@ -111,17 +111,27 @@ fn a_write_marks_only_the_entity_written() {
     assert_eq!(changed_pos(&world), [ids[1], ids[7]]);
     world.clear_trackers();
 
-    // An iterator hands out each table it enters whole, even when stopped
-    // early; rows of tables it never reaches stay unmarked.
-    world.spawn((Pos(100),));
+    // An iterator hands out every row of its query, even when stopped
+    // early; rows its query does not cover stay unmarked.
+    let apart = world.spawn((Pos(100),));
     world.clear_trackers();
-    for (i, pos) in world.query_mut::<&mut Pos>().iter_mut().enumerate() {
+    for (i, pos) in world
+        .query_filtered_mut::<&mut Pos, With<Vel>>()
+        .iter_mut()
+        .enumerate()
+    {
         if i == 4 {
             break;
         }
         pos.0 += 1;
     }
     assert_eq!(changed_pos(&world), ids);
+    world.clear_trackers();
+    for pos in world.query_mut::<&mut Pos>().iter_mut() {
+        pos.0 += 1;
+        break;
+    }
+    assert!(changed_pos(&world).contains(&apart));
     world.clear_trackers();
     world.query_mut::<&mut Pos>().for_each_mut(|pos| pos.0 += 1);
     assert_eq!(changed_pos(&world).len(), 11);
@@ -457,8 +467,9 @@ fn tuple_items_mark_only_the_rows_handed_out() {
     world.spawn((Pos(0),));
     world.clear_trackers();
     {
-        // Stopped in the first table: the second is never entered.
-        let mut query = world.query_mut::<(Option<&Vel>, &mut Pos)>();
+        // Stopped early: the rows of the query count as handed out, the
+        // entity outside it does not.
+        let mut query = world.query_mut::<(&Vel, &mut Pos)>();
         for (i, (_, pos)) in query.iter_mut().enumerate() {
             pos.0 += 1;
             if i == 2 {

@@ -132,11 +132,10 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// (by `for_each_mut`, `get_mut`, `get_many_mut`, the table form, or a
 /// parallel loop), [`World::get_mut`](crate::World::get_mut), an
 /// [`EntityMut`](crate::EntityMut), or an insert that replaces the value.
-/// It is recorded per entity. An `iter_mut()` iterator hands out each table
-/// it enters whole: if it is dropped part-way through a table, the rest of
-/// that table counts as written too (so that stepping through rows costs
-/// nothing extra). Filter out what you will not write rather than skipping it
-/// in the loop.
+/// It is recorded per entity. An `iter_mut()` iterator hands out every row
+/// of the query at once: if it is dropped part-way, the rows it did not reach
+/// count as written too (so that stepping through rows costs nothing extra).
+/// Filter out what you will not write rather than skipping it in the loop.
 ///
 /// ```
 /// use schemecs::prelude::*;

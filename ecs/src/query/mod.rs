@@ -341,7 +341,15 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 
     /// Iterates over the items, mutably.
+    ///
+    /// Every row the query covers counts as handed out, so for a tracked
+    /// component ([`Changed`]) every one is written, even if the iteration
+    /// stops early: the rows are stamped here, at once, which keeps the
+    /// iterator's step what it is without tracking.
     pub fn iter_mut(&mut self) -> QueryIter<'_, 'w, Q> {
+        for table in &mut self.tables {
+            Q::stamp_rows(&mut table.fetch, table.entities.len());
+        }
         QueryIter::new(IterSource::Exclusive(self.tables.iter_mut()))
     }
 
@@ -492,11 +500,6 @@ impl<'a, 'w, Q: QueryData> QueryIter<'a, 'w, Q> {
                 (table.entities.len(), Q::reborrow(&mut table.fetch))
             }
         };
-        // The rows of a table the iterator enters count as handed out: the
-        // tracked `&mut T` items are stamped here, once per table, so that
-        // the per-row step is what it is without tracking.
-        let mut fetch = fetch;
-        Q::stamp_rows(&mut fetch, len);
         self.fetch = fetch;
         self.remaining = len;
         Some(())
