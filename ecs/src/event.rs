@@ -129,13 +129,12 @@ impl<T> Events<T> {
 
     /// The events sent within `window`, oldest first.
     pub(crate) fn in_window(&self, window: ChangeWindow) -> impl Iterator<Item = &T> + Clone {
-        // Ticks are non-decreasing along the queue: skip the old ones, stop
-        // at the first sent after the window.
+        // Ticks never decrease along the queue, so ages never increase: the
+        // events before the window are a prefix, found by bisection.
+        let span = window.this_run.wrapping_sub(window.last_run);
         let start = self
             .queue
-            .iter()
-            .position(|&(tick, _)| window.contains(tick))
-            .unwrap_or(self.queue.len());
+            .partition_point(|&(tick, _)| window.this_run.wrapping_sub(tick) >= span);
         self.queue[start..]
             .iter()
             .take_while(move |&&(tick, _)| window.contains(tick))
