@@ -96,6 +96,9 @@ pub struct Schedule<S: Schema> {
     plan: Option<Plan>,
     /// Measurements and reusable memory of the runs.
     executor: Executor<S>,
+    /// What identifies these systems in a world's change state; computed
+    /// at the first run after a change.
+    fingerprint: Option<u64>,
 }
 
 impl<S: Schema> Default for Schedule<S> {
@@ -104,6 +107,7 @@ impl<S: Schema> Default for Schedule<S> {
             systems: Vec::new(),
             plan: None,
             executor: Executor::default(),
+            fingerprint: None,
         }
     }
 }
@@ -138,6 +142,7 @@ impl<S: Schema> Schedule<S> {
         const { T::CHECK };
         self.systems.push(system.into_system());
         self.plan = None;
+        self.fingerprint = None;
         self
     }
 
@@ -172,6 +177,7 @@ impl<S: Schema> Schedule<S> {
         system.name = name.into();
         self.systems.push(system);
         self.plan = None;
+        self.fingerprint = None;
         self
     }
 
@@ -211,12 +217,15 @@ impl<S: Schema> Schedule<S> {
 
     /// What identifies this schedule's systems in a world's change state:
     /// a stable hash of their names, in order (the same in every process).
-    fn fingerprint(&self) -> u64 {
-        let mut hasher = crate::StableHasher::new();
-        for system in &self.systems {
-            crate::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
-        }
-        hasher.finish()
+    fn fingerprint(&mut self) -> u64 {
+        let systems = &self.systems;
+        *self.fingerprint.get_or_insert_with(|| {
+            let mut hasher = crate::StableHasher::new();
+            for system in systems {
+                crate::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
+            }
+            hasher.finish()
+        })
     }
 
     /// Makes [`Schedule::run`] hand every stage of several systems to the
