@@ -189,6 +189,18 @@ mod tests {
     }
 
     #[test]
+    fn filling_leaves_no_row_past_the_end_of_the_table() {
+        // The last rows dropped: no run may start in the bits of the last
+        // word past the table's end (it would be an empty table to iterate).
+        let mut set = RowSet::default();
+        set.fill(70);
+        set.words[1] &= !0b11_1111;
+        let mut runs = Vec::new();
+        set.push_runs(TableId(0), &mut runs);
+        assert_eq!(runs, [RowRun::new(TableId(0), 0, 64)]);
+    }
+
+    #[test]
     fn filling_sets_exactly_the_rows_of_the_table() {
         let mut set = RowSet::default();
         set.fill(70);
