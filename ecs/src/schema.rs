@@ -56,8 +56,11 @@ pub trait Schema: Sized + 'static {
     const DATA_BITS: u128;
     /// Bits of the components marked `#[ecs(track)]` (change detection).
     const TRACKED_BITS: u128;
-    /// Resource type names, indexed by [`Resource::BIT`].
+    /// Resource type names, indexed by [`Resource::BIT`] (the queues of the
+    /// event types, `Events<T>`, come last).
     const RESOURCE_NAMES: &'static [&'static str];
+    /// Event type names (`#[ecs(event)]` fields), in field order.
+    const EVENT_NAMES: &'static [&'static str];
     // The messages of the compile-time checks, one per component bit (per
     // resource bit for resource conflicts), written by `schema_texts!` below.
     #[doc(hidden)]
@@ -122,6 +125,7 @@ macro_rules! __schema_texts {
         const COMPONENT_NAMES: &'static [&'static str] = &[$($component),*];
         const RESOURCE_NAMES: &'static [&'static str] =
             &[$($resource,)* $(::core::concat!("Events<", $event, ">"),)*];
+        const EVENT_NAMES: &'static [&'static str] = &[$($event),*];
         const QUERY_ALIAS_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "this query borrows component `", $component, "` of schema `", $schema,
             "` mutably and also reads or writes it in another item; a query may name a `&mut ",

@@ -160,8 +160,5 @@ impl<S: Schema> World<S> {
 /// Whether schema `S` has tracked components or events, whose readers depend
 /// on the world's change state.
 pub(crate) fn uses_change_state<S: Schema>() -> bool {
-    S::TRACKED_BITS != 0
-        || S::RESOURCE_NAMES
-            .iter()
-            .any(|name| name.starts_with("Events<"))
+    S::TRACKED_BITS != 0 || !S::EVENT_NAMES.is_empty()
 }
