@@ -116,10 +116,11 @@ impl RowSet {
             let mut at = 0u32;
             while at < 64 {
                 if bits & 1 == 1 {
-                    let ones = bits.trailing_ones().min(64 - at);
+                    // Fewer than 64: a word of all ones took the path above.
+                    let ones = bits.trailing_ones();
                     open.get_or_insert(base + at);
                     at += ones;
-                    bits = bits.checked_shr(ones).unwrap_or(0);
+                    bits >>= ones;
                 } else {
                     if let Some(start) = open.take() {
                         runs.push(RowRun::new(table, start, base + at));
