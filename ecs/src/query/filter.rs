@@ -153,39 +153,36 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
-impl<S: Schema, T: Tracked<S>> QueryFilter<S> for Added<T> {
-    const REQUIRED: u128 = 1 << T::BIT;
-    const EXCLUDED: u128 = 0;
-    const CONDITIONS: Conditions = Conditions::one(TableCondition {
-        required: 1 << T::BIT,
-        excluded: 0,
-    });
-    const READS: u128 = 1 << T::BIT;
-    const ROWS: bool = true;
+/// `Added<T>` and `Changed<T>`: the tables that have `T`, as `With<T>`, then
+/// the rows whose added (`.0`) or changed (`.1`) tick is in the window.
+macro_rules! tick_filter {
+    ($filter:ident, $ticks:tt) => {
+        impl<S: Schema, T: Tracked<S>> QueryFilter<S> for $filter<T> {
+            const REQUIRED: u128 = 1 << T::BIT;
+            const EXCLUDED: u128 = 0;
+            const CONDITIONS: Conditions = Conditions::one(TableCondition {
+                required: 1 << T::BIT,
+                excluded: 0,
+            });
+            const READS: u128 = 1 << T::BIT;
+            const ROWS: bool = true;
 
-    fn filter_rows(mask: S::Mask, columns: &[S::Column], window: ChangeWindow, rows: &mut RowSet) {
-        if let Some((added, _)) = columns[mask.index(T::BIT)].ticks() {
-            rows.retain_ticks(added, window);
+            fn filter_rows(
+                mask: S::Mask,
+                columns: &[S::Column],
+                window: ChangeWindow,
+                rows: &mut RowSet,
+            ) {
+                if let Some(ticks) = columns[mask.index(T::BIT)].ticks() {
+                    rows.retain_ticks(ticks.$ticks, window);
+                }
+            }
         }
-    }
+    };
 }
 
-impl<S: Schema, T: Tracked<S>> QueryFilter<S> for Changed<T> {
-    const REQUIRED: u128 = 1 << T::BIT;
-    const EXCLUDED: u128 = 0;
-    const CONDITIONS: Conditions = Conditions::one(TableCondition {
-        required: 1 << T::BIT,
-        excluded: 0,
-    });
-    const READS: u128 = 1 << T::BIT;
-    const ROWS: bool = true;
-
-    fn filter_rows(mask: S::Mask, columns: &[S::Column], window: ChangeWindow, rows: &mut RowSet) {
-        if let Some((_, changed)) = columns[mask.index(T::BIT)].ticks() {
-            rows.retain_ticks(changed, window);
-        }
-    }
-}
+tick_filter!(Added, 0);
+tick_filter!(Changed, 1);
 
 impl<S: Schema, T: Component<S>> QueryFilter<S> for With<T> {
     const REQUIRED: u128 = 1 << T::BIT;
