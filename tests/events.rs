@@ -245,3 +245,113 @@ fn a_world_without_schedules_drops_old_events_at_each_mark() {
         [3]
     );
 }
+
+fn shoot_first(mut hits: EventWriter<Hit>) {
+    hits.send_batch([Hit(1), Hit(2), Hit(3)]);
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Counts(Vec<(usize, bool)>);
+
+#[derive(Schema)]
+struct Counted {
+    pos: Pos,
+    #[ecs(event)]
+    hit: Hit,
+    #[ecs(resource)]
+    counts: Counts,
+}
+
+fn count_first(mut hits: EventWriter<Hit>) {
+    hits.send_batch([Hit(1), Hit(2), Hit(3)]);
+}
+
+fn count_unread(hits: EventReader<Hit>, mut counts: ResMut<Counts>) {
+    counts.0.push((hits.len(), hits.is_empty()));
+}
+
+#[test]
+fn a_reader_counts_what_it_has_not_seen() {
+    let mut world = World::<Counted>::new();
+    let mut schedule = Schedule::<Counted>::new();
+    schedule
+        .add(count_unread)
+        .add(count_first)
+        .add(count_unread);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    // The first reader runs before the writer: nothing in the first run,
+    // the writer's three in the second; the second reader, three each time.
+    assert_eq!(
+        world.resource::<Counts>().0,
+        [(0, true), (3, false), (3, false), (3, false)]
+    );
+}
+
+#[test]
+fn events_sent_by_the_first_system_of_a_run_live_through_the_next_run() {
+    // The first system's tick is the run's start, the oldest tick kept.
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(shoot_first).add(late);
+    schedule.run(&mut world);
+    assert_eq!(world.events::<Hit>().len(), 3);
+    schedule.run(&mut world);
+    assert_eq!(world.events::<Hit>().len(), 6);
+    schedule.run(&mut world);
+    assert_eq!(world.events::<Hit>().len(), 6);
+}
+
+#[test]
+fn a_copied_cursor_reads_from_where_the_original_was() {
+    let mut world = World::<Game>::new();
+    let mut cursor = EventCursor::<Hit>::default();
+    world.send_event(Hit(1));
+    assert_eq!(cursor.read(&world).count(), 1);
+    world.send_event(Hit(2));
+    let mut copy = cursor.clone();
+    assert_eq!(copy.read(&world).map(|hit| hit.0).collect::<Vec<_>>(), [2]);
+    assert_eq!(
+        cursor.read(&world).map(|hit| hit.0).collect::<Vec<_>>(),
+        [2]
+    );
+    assert_eq!(format!("{cursor:?}"), "EventCursor { next: 2 }");
+}
+
+fn describe(hits: EventReader<Hit>, writer: EventWriter<Pos2>, mut log: ResMut<Shown>) {
+    log.0.push(format!("{hits:?} / {writer:?}"));
+}
+
+#[derive(Debug)]
+struct Pos2;
+#[derive(Debug, Default)]
+struct Shown(Vec<String>);
+
+#[derive(Schema)]
+struct Shows {
+    pos: Pos,
+    #[ecs(event)]
+    hit: Hit,
+    #[ecs(event)]
+    pos2: Pos2,
+    #[ecs(resource)]
+    shown: Shown,
+}
+
+#[test]
+fn queues_readers_and_writers_say_what_they_hold() {
+    let mut world = World::<Shows>::new();
+    world.send_event(Hit(4));
+    world.send_event(Hit(5));
+    assert_eq!(format!("{:?}", world.events::<Hit>()), "[Hit(4), Hit(5)]");
+    let mut schedule = Schedule::<Shows>::new();
+    schedule.add(describe);
+    schedule.run(&mut world);
+    let tick = world.change_tick().get() - 1;
+    assert_eq!(
+        world.resource::<Shown>().0,
+        [format!(
+            "EventReader {{ unread: 2 }} / EventWriter {{ tick: {tick} }}"
+        )]
+    );
+}
