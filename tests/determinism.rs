@@ -725,42 +725,16 @@ fn runs_equal_program_order_when_growing_work_makes_a_stage_go_parallel_and_back
 // the same events read, the same `Changed`/`Added`/`Removed` answers and the
 // same world on any number of threads, whatever the executor decides.
 
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, ecs::StableHash)]
 struct Place(f64);
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, ecs::StableHash)]
 struct Speed(f64);
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, ecs::StableHash)]
 struct Life(i64);
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, ecs::StableHash)]
 struct Bump(u32);
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, ecs::StableHash)]
 struct Journal(u64);
-
-impl ecs::StableHash for Place {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
-        ecs::StableHash::stable_hash(&self.0, hasher);
-    }
-}
-impl ecs::StableHash for Speed {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
-        ecs::StableHash::stable_hash(&self.0, hasher);
-    }
-}
-impl ecs::StableHash for Life {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
-        ecs::StableHash::stable_hash(&self.0, hasher);
-    }
-}
-impl ecs::StableHash for Bump {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
-        ecs::StableHash::stable_hash(&self.0, hasher);
-    }
-}
-impl ecs::StableHash for Journal {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
-        ecs::StableHash::stable_hash(&self.0, hasher);
-    }
-}
 
 #[derive(Schema)]
 struct Reactive {

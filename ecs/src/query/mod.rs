@@ -145,6 +145,20 @@ fn take_runs<'r>(runs: &mut Option<&'r [RowRun]>, id: TableId) -> Option<&'r [Ro
     Some(mine)
 }
 
+/// For a query made on the world, the runs of rows of the tables `matched`
+/// that pass the row filter `F` (see [`filter_rows`]); `None` without one.
+fn passing_rows<S: Schema, F: QueryFilter<S>>(
+    tables: &[Table<S>],
+    matched: &[TableId],
+    window: ChangeWindow,
+) -> Option<Vec<RowRun>> {
+    F::ROWS.then(|| {
+        let mut runs = Vec::new();
+        filter_rows::<S, F>(tables, matched, window, &mut RowSet::default(), &mut runs);
+        runs
+    })
+}
+
 /// The runs of rows of the tables `matched` that pass the row conditions of
 /// filter `F`, seen through `window`, appended to `runs` (ascending by table,
 /// then row). `scratch` is working memory.
@@ -179,22 +193,9 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S>,
         F: QueryFilter<S>,
     {
-        let mut row_runs = Vec::new();
-        if F::ROWS {
-            filter_rows::<S, F>(
-                tables,
-                matched,
-                window,
-                &mut RowSet::default(),
-                &mut row_runs,
-            );
-        }
-        let mut runs = F::ROWS.then_some(row_runs.as_slice());
-        let mut fetched = Vec::with_capacity(if F::ROWS {
-            row_runs.len()
-        } else {
-            matched.len()
-        });
+        let row_runs = passing_rows::<S, F>(tables, matched, window);
+        let mut runs = row_runs.as_deref();
+        let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
         let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
         let mut offset = 0;
@@ -257,22 +258,9 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S> + ReadOnlyQueryData,
         F: QueryFilter<S>,
     {
-        let mut row_runs = Vec::new();
-        if F::ROWS {
-            filter_rows::<S, F>(
-                tables,
-                matched,
-                window,
-                &mut RowSet::default(),
-                &mut row_runs,
-            );
-        }
-        let mut runs = F::ROWS.then_some(row_runs.as_slice());
-        let mut fetched = Vec::with_capacity(if F::ROWS {
-            row_runs.len()
-        } else {
-            matched.len()
-        });
+        let row_runs = passing_rows::<S, F>(tables, matched, window);
+        let mut runs = row_runs.as_deref();
+        let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
         for &id in matched {
             let table = &tables[id.index()];
             if table.len() == 0 {
