@@ -258,4 +258,17 @@ pub mod __private {
             S::NAME
         )
     }
+
+    /// A sparse set lacks the value of an entity whose archetype says it
+    /// has one: a broken invariant, never a user error.
+    #[cold]
+    #[track_caller]
+    pub(crate) fn sparse_value_missing<S: Schema>(bit: u32) -> ! {
+        panic!(
+            "schemecs internal error: an entity's value of sparse component `{}` of schema \
+             `{}` is missing",
+            S::COMPONENT_NAMES[bit as usize],
+            S::NAME
+        )
+    }
 }

@@ -56,6 +56,10 @@ pub trait Schema: Sized + 'static {
     const DATA_BITS: u128;
     /// Bits of the components marked `#[ecs(track)]` (change detection).
     const TRACKED_BITS: u128;
+    /// Bits of the components marked `#[ecs(sparse)]`: kept in a sparse set
+    /// keyed by entity index, never in a table column (no table's mask holds
+    /// one of these bits).
+    const SPARSE_BITS: u128;
     /// Resource type names, indexed by [`Resource::BIT`] (the queues of the
     /// event types, `Events<T>`, come last).
     const RESOURCE_NAMES: &'static [&'static str];

@@ -302,7 +302,7 @@ impl<S: Schema> World<S> {
     /// Whether `entity` is alive and has component `C`.
     #[inline]
     pub fn has<C: Component<S>>(&self, entity: Entity) -> bool {
-        self.archetype(entity).is_some_and(|mask| mask.has(C::BIT))
+        self.store.entity(entity).is_some_and(|e| e.has::<C>())
     }
 
     /// The archetype of `entity`, if it is alive.

@@ -1,0 +1,292 @@
+//! Sparse-set components (`#[ecs(sparse)]`): every operation treats them like
+//! any other component, while inserting or removing one moves nothing else.
+
+use ecs::prelude::*;
+use ecs::StableHash;
+use support::{DropLog, Tracked};
+
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Pos(i64);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Vel(i64);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Stun(u32);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Heat(i32);
+#[derive(Clone, Copy, Debug, PartialEq, Default, StableHash)]
+struct Frozen;
+
+/// Bits: Pos 0, Stun 1 (sparse), Vel 2, Heat 3 (sparse, tracked), Frozen 4.
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    #[ecs(sparse)]
+    stun: Stun,
+    vel: Vel,
+    #[ecs(sparse)]
+    #[ecs(track)]
+    heat: Heat,
+    frozen: Frozen,
+}
+
+fn tables(world: &World<Game>) -> Vec<String> {
+    world
+        .describe()
+        .to_string()
+        .lines()
+        .skip(1)
+        .map(|line| line.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn schema_reports_its_sparse_bits() {
+    assert_eq!(
+        <Game as Schema>::SPARSE_BITS,
+        (GameMask::STUN | GameMask::HEAT).bits() as u128
+    );
+    assert_eq!(
+        <Game as Schema>::TRACKED_BITS,
+        GameMask::HEAT.bits() as u128
+    );
+}
+
+#[test]
+fn spawn_with_sparse_components_puts_the_entity_in_the_table_of_the_rest() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1), Stun(3)));
+    let b = world.spawn((Pos(2),));
+    assert_eq!(world.get::<Stun>(a), Some(&Stun(3)));
+    assert_eq!(world.get::<Stun>(b), None);
+    assert!(world.has::<Stun>(a) && !world.has::<Stun>(b));
+    assert_eq!(world.archetype(a), Some(GameMask::POS | GameMask::STUN));
+    assert_eq!(world.archetype(b), Some(GameMask::POS));
+    // One table holds both: the sparse bit chose none.
+    assert_eq!(tables(&world), ["[]: 0 entities", "[Pos]: 2 entities"]);
+}
+
+#[test]
+fn inserting_and_removing_a_sparse_component_moves_no_row() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = (0..4).map(|i| world.spawn((Pos(i), Vel(-i)))).collect();
+    let order = |world: &World<Game>| world.iter().collect::<Vec<_>>();
+    let before = order(&world);
+    world.insert(ids[1], (Stun(7),)).unwrap();
+    world.insert(ids[3], (Stun(9), Heat(2))).unwrap();
+    assert_eq!(order(&world), before);
+    assert_eq!(
+        world.archetype(ids[3]),
+        Some(GameMask::POS | GameMask::VEL | GameMask::STUN | GameMask::HEAT)
+    );
+    assert_eq!(world.remove::<Stun>(ids[1]), Ok(Some(Stun(7))));
+    assert_eq!(world.remove::<Stun>(ids[1]), Ok(None));
+    assert_eq!(world.remove::<Stun>(ids[0]), Ok(None));
+    assert_eq!(order(&world), before);
+    assert_eq!(world.get::<Stun>(ids[3]), Some(&Stun(9)));
+    assert_eq!(world.get::<Heat>(ids[3]), Some(&Heat(2)));
+    assert_eq!(tables(&world), ["[]: 0 entities", "[Pos, Vel]: 4 entities"]);
+}
+
+#[test]
+fn a_bundle_of_sparse_and_table_components_migrates_only_for_the_table_part() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1),));
+    world.insert(a, (Stun(1), Vel(2))).unwrap();
+    assert_eq!(world.get::<Vel>(a), Some(&Vel(2)));
+    assert_eq!(world.get::<Stun>(a), Some(&Stun(1)));
+    assert_eq!(
+        world.remove_bundle::<(Vel, Stun)>(a),
+        Ok(Some((Vel(2), Stun(1))))
+    );
+    assert_eq!(world.archetype(a), Some(GameMask::POS));
+    // Removing a bundle the entity has only part of changes nothing.
+    world.insert(a, (Stun(4),)).unwrap();
+    assert_eq!(world.remove_bundle::<(Vel, Stun)>(a), Ok(None));
+    assert_eq!(world.remove_bundle::<(Heat, Stun)>(a), Ok(None));
+    assert_eq!(world.get::<Stun>(a), Some(&Stun(4)));
+}
+
+#[test]
+fn overwriting_a_sparse_value_replaces_it_in_place() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1), Stun(1)));
+    let b = world.spawn((Pos(2), Stun(2)));
+    world.insert(a, (Stun(10),)).unwrap();
+    world.get_mut::<Stun>(b).unwrap().0 += 5;
+    assert_eq!(world.get::<Stun>(a), Some(&Stun(10)));
+    assert_eq!(world.get::<Stun>(b), Some(&Stun(7)));
+}
+
+#[test]
+fn stale_and_dead_entities_are_errors_that_change_nothing() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1), Stun(1)));
+    let keep = world.spawn((Pos(2), Stun(2)));
+    world.despawn(a).unwrap();
+    let reused = world.spawn((Pos(3),));
+    assert_eq!(reused.index(), a.index());
+    let checksum = world.checksum();
+    assert_eq!(world.insert(a, (Stun(5),)), Err(NoSuchEntity(a)));
+    assert_eq!(world.remove::<Stun>(a), Err(NoSuchEntity(a)));
+    assert_eq!(world.remove_bundle::<(Pos, Stun)>(a), Err(NoSuchEntity(a)));
+    assert_eq!(world.despawn(a), Err(NoSuchEntity(a)));
+    assert_eq!(world.get::<Stun>(a), None);
+    assert!(world.get_mut::<Stun>(a).is_none());
+    assert!(!world.has::<Stun>(a));
+    assert_eq!(world.checksum(), checksum);
+    // The new entity in the old slot has no sparse value of the dead one.
+    assert_eq!(world.get::<Stun>(reused), None);
+    assert_eq!(world.get::<Stun>(keep), Some(&Stun(2)));
+}
+
+#[test]
+fn despawn_takes_the_sparse_values_with_the_entity() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = (0..5)
+        .map(|i| world.spawn((Pos(i), Stun(i as u32))))
+        .collect();
+    world.despawn(ids[0]).unwrap();
+    world.despawn(ids[3]).unwrap();
+    for (i, &e) in ids.iter().enumerate() {
+        let expected = (i != 0 && i != 3).then_some(Stun(i as u32));
+        assert_eq!(world.get::<Stun>(e).copied(), expected);
+    }
+    world.clear();
+    for &e in &ids {
+        assert_eq!(world.get::<Stun>(e), None);
+    }
+    let fresh = world.spawn((Pos(9),));
+    assert!(!world.has::<Stun>(fresh));
+}
+
+#[test]
+fn entity_views_see_sparse_components() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1), Stun(2), Frozen));
+    let e = world.entity(a).unwrap();
+    assert_eq!(e.get::<Stun>(), Some(&Stun(2)));
+    assert!(e.has::<Stun>() && !e.has::<Heat>());
+    assert_eq!(
+        e.archetype(),
+        GameMask::POS | GameMask::STUN | GameMask::FROZEN
+    );
+    assert_eq!(
+        format!("{e:?}"),
+        format!("EntityRef({a:?}: Pos, Stun, Frozen)")
+    );
+    let mut m = world.entity_mut(a).unwrap();
+    m.get_mut::<Stun>().unwrap().0 = 8;
+    assert_eq!(m.get::<Stun>(), Some(&Stun(8)));
+    assert!(m.get_mut::<Heat>().is_none());
+}
+
+#[derive(Debug, PartialEq)]
+struct Owned(Tracked);
+#[derive(Debug, PartialEq)]
+struct Held(Tracked);
+
+#[derive(Schema)]
+struct Drops {
+    owned: Owned,
+    #[ecs(sparse)]
+    held: Held,
+}
+
+#[test]
+fn sparse_values_are_dropped_exactly_once() {
+    let log = DropLog::new();
+    let mut world = World::<Drops>::new();
+    let a = world.spawn((Owned(log.track(1)), Held(log.track(2))));
+    let b = world.spawn((Owned(log.track(3)),));
+    world.insert(b, (Held(log.track(4)),)).unwrap();
+    // Overwritten: the old value is dropped, the new one kept.
+    world.insert(a, (Held(log.track(5)),)).unwrap();
+    assert_eq!(log.dropped(), [2]);
+    // Removed: handed back, not dropped by the world.
+    let held = world.remove::<Held>(b).unwrap().unwrap();
+    assert_eq!(log.dropped(), [2]);
+    drop(held);
+    assert_eq!(log.dropped(), [2, 4]);
+    // Despawned: every value of the entity, once.
+    world.despawn(a).unwrap();
+    assert_eq!(log.dropped_sorted(), [1, 2, 4, 5]);
+    world.insert(b, (Held(log.track(6)),)).unwrap();
+    let c = world.spawn((Owned(log.track(7)), Held(log.track(8))));
+    world.clear();
+    assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 7, 8]);
+    let _ = world.spawn((Owned(log.track(9)), Held(log.track(10))));
+    drop(world);
+    assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    for id in 1..=10 {
+        assert_eq!(log.times_dropped(id), 1, "value {id}");
+    }
+    let _ = c;
+}
+
+#[test]
+fn commands_route_sparse_components_to_their_sets() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1),));
+    let b = world.spawn((Pos(2), Stun(2)));
+    let mut buffer = CommandBuffer::<Game>::new();
+    let mut commands = buffer.commands(&world);
+    let c = commands.spawn((Pos(3), Stun(3), Heat(1)));
+    commands.insert(a, (Stun(1),));
+    commands.insert(b, (Stun(20), Vel(5)));
+    commands.remove::<Stun>(c);
+    commands.despawn(a);
+    drop(commands);
+    buffer.apply(&mut world);
+    assert!(!world.is_alive(a));
+    assert_eq!(world.get::<Stun>(b), Some(&Stun(20)));
+    assert_eq!(world.get::<Vel>(b), Some(&Vel(5)));
+    assert_eq!(world.get::<Stun>(c), None);
+    assert_eq!(world.get::<Heat>(c), Some(&Heat(1)));
+    assert_eq!(world.archetype(c), Some(GameMask::POS | GameMask::HEAT));
+    let mut commands = buffer.commands(&world);
+    commands.remove_bundle::<(Pos, Heat)>(c);
+    commands.remove_bundle::<(Vel, Heat)>(b);
+    drop(commands);
+    buffer.apply(&mut world);
+    assert_eq!(world.archetype(c), Some(GameMask::EMPTY));
+    assert_eq!(
+        world.archetype(b),
+        Some(GameMask::POS | GameMask::VEL | GameMask::STUN)
+    );
+}
+
+#[test]
+fn a_clone_is_exact_and_independent() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = (0..6).map(|i| world.spawn((Pos(i),))).collect();
+    for &e in ids.iter().rev().step_by(2) {
+        world.insert(e, (Stun(e.index()), Heat(1))).unwrap();
+    }
+    world.remove::<Stun>(ids[3]).unwrap();
+    let copy = world.clone();
+    assert_eq!(copy.checksum(), world.checksum());
+    for &e in &ids {
+        assert_eq!(copy.get::<Stun>(e), world.get::<Stun>(e));
+        assert_eq!(copy.archetype(e), world.archetype(e));
+    }
+    world.insert(ids[0], (Stun(99),)).unwrap();
+    assert_ne!(copy.checksum(), world.checksum());
+    assert_eq!(copy.get::<Stun>(ids[0]), None);
+    let mut target = World::<Game>::new();
+    target.spawn((Pos(5), Stun(5)));
+    target.clone_from(&copy);
+    assert_eq!(target.checksum(), copy.checksum());
+}
+
+#[test]
+fn the_checksum_sees_sparse_values() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1), Stun(1)));
+    let before = world.checksum();
+    world.get_mut::<Stun>(a).unwrap().0 = 2;
+    assert_ne!(world.checksum(), before);
+    world.get_mut::<Stun>(a).unwrap().0 = 1;
+    assert_eq!(world.checksum(), before);
+    world.remove::<Stun>(a).unwrap();
+    assert_ne!(world.checksum(), before);
+}
