@@ -72,22 +72,30 @@ impl<S: Schema> SparseSet<S> {
         }
     }
 
-    /// A set of the given parts, unchecked: see [`SparseSets::from_parts`].
+    /// A set of the given values and their owners (a loaded save, whose
+    /// caller has checked that every owner is alive and that there are as
+    /// many values as owners); `Err` with an owner named twice.
     #[cfg(feature = "serde")]
-    pub(crate) fn from_parts(values: S::Column, owners: Vec<EntityIndex>) -> Self {
+    pub(crate) fn from_parts(
+        values: S::Column,
+        owners: Vec<EntityIndex>,
+    ) -> Result<Self, EntityIndex> {
         let mut slots = Vec::new();
-        for (dense, owner) in owners.iter().enumerate() {
+        for (dense, &owner) in owners.iter().enumerate() {
             let index = owner.0 as usize;
             if slots.len() <= index {
                 slots.resize(index + 1, ABSENT);
             }
+            if slots[index] != ABSENT {
+                return Err(owner);
+            }
             slots[index] = dense as u32;
         }
-        SparseSet {
+        Ok(SparseSet {
             values,
             owners,
             slots,
-        }
+        })
     }
 
     /// The dense slot of entity `index`, if it has the component.
