@@ -4,6 +4,12 @@
 //! Beside it, the least work an archetype ECS must do for the same pass: two
 //! hand-written struct-of-arrays tables, `{A}` and `{A, B}`, an entity → (table,
 //! row) map, and swap-remove moves that fix up the moved entity's row.
+//!
+//! `ecs_sparse` runs the same pass on a schema where `B` is `#[ecs(sparse)]`:
+//! no row moves, each insert and remove is a sparse-set push or swap-remove.
+//! Its floor, `sparse_baseline`, is a hand-written sparse set (dense values,
+//! dense owners, an entity → dense slot index) behind the same generation
+//! check that a world makes on every entity handle.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ecs::prelude::*;
@@ -25,6 +31,67 @@ struct B(f32);
 struct Bench {
     a: A,
     b: B,
+}
+
+#[derive(Schema)]
+struct SparseBench {
+    a: A,
+    #[ecs(sparse)]
+    b: B,
+}
+
+/// A hand-written sparse set of `B` for entities `(index, generation)`.
+struct SparseBaseline {
+    /// The live generation of each entity index.
+    generations: Vec<u32>,
+    values: Vec<B>,
+    owners: Vec<u32>,
+    /// Entity index -> dense slot, or `ABSENT`.
+    slots: Vec<u32>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl SparseBaseline {
+    fn new() -> Self {
+        SparseBaseline {
+            generations: vec![1; ENTITIES],
+            values: Vec::new(),
+            owners: Vec::new(),
+            slots: vec![ABSENT; ENTITIES],
+        }
+    }
+
+    fn insert(&mut self, (index, generation): (u32, u32), b: B) -> Result<(), ()> {
+        if self.generations.get(index as usize) != Some(&generation) {
+            return Err(());
+        }
+        let slot = &mut self.slots[index as usize];
+        if *slot != ABSENT {
+            self.values[*slot as usize] = b;
+        } else {
+            *slot = self.values.len() as u32;
+            self.values.push(b);
+            self.owners.push(index);
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, (index, generation): (u32, u32)) -> Result<Option<B>, ()> {
+        if self.generations.get(index as usize) != Some(&generation) {
+            return Err(());
+        }
+        let slot = core::mem::replace(&mut self.slots[index as usize], ABSENT);
+        if slot == ABSENT {
+            return Ok(None);
+        }
+        let b = self.values.swap_remove(slot as usize);
+        self.owners.swap_remove(slot as usize);
+        if let Some(&moved) = self.owners.get(slot as usize) {
+            self.slots[moved as usize] = slot;
+        }
+        Ok(Some(b))
+    }
 }
 
 /// One hand-written table: entity ids and the columns.
@@ -130,6 +197,34 @@ fn add_remove(c: &mut Criterion) {
             }
             for entity in 0..ENTITIES as u32 {
                 black_box(base.remove_b(entity));
+            }
+        })
+    });
+
+    let mut world = World::<SparseBench>::new();
+    let entities: Vec<Entity> = world
+        .spawn_batch((0..ENTITIES).map(|_| (A(0.0),)))
+        .collect();
+    group.bench_function("ecs_sparse", |b| {
+        b.iter(|| {
+            for &entity in &entities {
+                world.insert(entity, (B(0.0),)).unwrap();
+            }
+            for &entity in &entities {
+                black_box(world.remove::<B>(entity).unwrap());
+            }
+        })
+    });
+
+    let mut base = SparseBaseline::new();
+    let handles: Vec<(u32, u32)> = (0..ENTITIES as u32).map(|i| (i, 1)).collect();
+    group.bench_function("sparse_baseline", |b| {
+        b.iter(|| {
+            for &entity in &handles {
+                base.insert(entity, B(0.0)).unwrap();
+            }
+            for &entity in &handles {
+                black_box(base.remove(entity).unwrap());
             }
         })
     });
