@@ -290,3 +290,36 @@ fn the_checksum_sees_sparse_values() {
     world.remove::<Stun>(a).unwrap();
     assert_ne!(world.checksum(), before);
 }
+
+#[test]
+fn spawn_batch_puts_sparse_values_in_their_sets() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..5).map(|i| (Pos(i), Stun(i as u32 * 10))))
+        .collect();
+    world.spawn_batch((0..3).map(|i| (Heat(i),))).for_each(drop);
+    for (i, &e) in ids.iter().enumerate() {
+        assert_eq!(world.get::<Stun>(e), Some(&Stun(i as u32 * 10)));
+        assert_eq!(world.archetype(e), Some(GameMask::POS | GameMask::STUN));
+    }
+    assert_eq!(tables(&world), ["[]: 3 entities", "[Pos]: 5 entities"]);
+}
+
+#[test]
+fn removed_lists_entities_that_lost_a_tracked_sparse_component() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1), Heat(1)));
+    let b = world.spawn((Pos(2), Heat(2)));
+    let c = world.spawn((Pos(3), Heat(3)));
+    let d = world.spawn((Pos(4), Heat(4)));
+    world.clear_trackers();
+    world.remove::<Heat>(b).unwrap();
+    world.despawn(a).unwrap();
+    world.remove_bundle::<(Pos, Heat)>(c).unwrap();
+    // Losing an untracked component logs nothing.
+    world.remove::<Pos>(d).unwrap();
+    assert_eq!(world.removed::<Heat>().collect::<Vec<_>>(), [b, a, c]);
+    world.clear_trackers();
+    world.clear();
+    assert_eq!(world.removed::<Heat>().collect::<Vec<_>>(), [d]);
+}
