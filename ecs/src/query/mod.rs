@@ -551,6 +551,8 @@ impl<Q: QueryData> ExactSizeIterator for QueryIter<'_, '_, Q> {}
 #[derive(Default)]
 #[doc(hidden)]
 pub struct MatchedTables {
+    /// The [`Tables::layout`] the ids below belong to.
+    layout: u64,
     tables: Vec<TableId>,
     /// Tables with an id below this have been tested.
     seen: usize,
@@ -560,12 +562,14 @@ pub struct MatchedTables {
 impl Clone for MatchedTables {
     fn clone(&self) -> Self {
         MatchedTables {
+            layout: self.layout,
             tables: self.tables.clone(),
             seen: self.seen,
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
+        self.layout = source.layout;
         self.tables.clone_from(&source.tables);
         self.seen = source.seen;
     }
@@ -580,16 +584,23 @@ impl MatchedTables {
     /// Whether every table of `tables` has been tested.
     #[inline]
     pub(crate) fn is_current<S: Schema>(&self, tables: &Tables<S>) -> bool {
-        self.seen == tables.len()
+        self.layout == tables.layout() && self.seen == tables.len()
     }
 
     /// Tests the tables created since the last update against `conditions`
-    /// (a table matches when it satisfies any one of them).
+    /// (a table matches when it satisfies any one of them). Tables of
+    /// another history (another world, or this one after a restore or a
+    /// load) are all tested anew.
     pub(crate) fn update<S: Schema>(
         &mut self,
         tables: &Tables<S>,
         conditions: &[TableCondition],
     ) -> &[TableId] {
+        if self.layout != tables.layout() {
+            self.layout = tables.layout();
+            self.tables.clear();
+            self.seen = 0;
+        }
         let new = tables.iter().enumerate().skip(self.seen);
         match conditions {
             // Without `Or`: the two mask tests, as the masks' own type.
@@ -668,6 +679,19 @@ where
 }
 
 impl<S: Schema> QueryCache<S> {
+    /// Makes the entries kept for table history `from` belong to `to`: for
+    /// a world's cache copied along with its tables, whose copy gets a
+    /// history token of its own.
+    pub(crate) fn relabel(&mut self, from: u64, to: u64) {
+        let entries = self
+            .by_masks
+            .values_mut()
+            .chain(self.by_conditions.values_mut());
+        for matched in entries.filter(|matched| matched.layout == from) {
+            matched.layout = to;
+        }
+    }
+
     /// The tables matched so far for `conditions`, if it was queried before.
     #[inline]
     pub(crate) fn get(&self, conditions: &'static [TableCondition]) -> Option<&MatchedTables> {
