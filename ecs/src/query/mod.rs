@@ -15,6 +15,7 @@ mod fetch;
 mod filter;
 mod lookup;
 mod par;
+mod prepared;
 mod rows;
 mod table;
 
@@ -23,6 +24,7 @@ pub(crate) use filter::QueryReach;
 pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without};
 pub use lookup::{QueryEntityError, QuerySingleError};
 pub use par::ChunkEvents;
+pub use prepared::PreparedQuery;
 pub(crate) use rows::{RowRun, RowSet};
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
@@ -181,6 +183,35 @@ pub(crate) fn filter_rows<S: Schema, F: QueryFilter<S>>(
     }
 }
 
+/// The rows of `table` (a non-empty table matching `Q`) and `Q`'s fetch of
+/// them, its writes stamped with `tick`. A query whose items take their
+/// columns in ascending order, each once (any query whose items' columns do
+/// not interleave, in whatever order the items are listed), walks the
+/// columns with a cursor; others go through `slots`, which tell shared from
+/// exclusive borrows (a buffer the caller reuses from table to table).
+#[inline]
+pub(crate) fn fetch_table<'w, S: Schema, Q: SchemaQuery<S>>(
+    table: &'w mut Table<S>,
+    entities: &'w Entities,
+    tick: u32,
+    slots: &mut Vec<Lent<'w, S::Column>>,
+) -> (&'w [EntityIndex], Q::Fetch<'w>) {
+    let mask = table.mask();
+    let (indices, columns) = table.split_mut();
+    let columns = if Q::ORDERED {
+        ViewColumns::Ascending {
+            rest: columns,
+            next: 0,
+        }
+    } else {
+        slots.clear();
+        slots.extend(columns.iter_mut().map(Lent::Free));
+        ViewColumns::Slots(slots)
+    };
+    let mut view = TableView::new(mask, indices, entities, columns, tick);
+    (indices, Q::fetch(&mut view))
+}
+
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Builds the query over the tables `matched` (ascending ids).
     pub(crate) fn new<S: Schema>(
@@ -194,7 +225,27 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         F: QueryFilter<S>,
     {
         let row_runs = passing_rows::<S, F>(tables, matched, window);
-        let mut runs = row_runs.as_deref();
+        Self::build(
+            entities,
+            tables,
+            matched,
+            row_runs.as_deref(),
+            window.this_run,
+        )
+    }
+
+    /// Builds the query over the tables `matched` (ascending ids), the rows
+    /// of each cut to `runs` with a row filter; `tick` stamps writes.
+    pub(crate) fn build<S: Schema>(
+        entities: &'w Entities,
+        tables: &'w mut [Table<S>],
+        matched: &[TableId],
+        mut runs: Option<&[RowRun]>,
+        tick: u32,
+    ) -> Self
+    where
+        Q: SchemaQuery<S>,
+    {
         let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
         let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
@@ -214,25 +265,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             if table_runs.is_some_and(<[RowRun]>::is_empty) {
                 continue;
             }
-            let mask = table.mask();
-            let (indices, columns) = table.split_mut();
-            // A query whose items take columns in ascending order, each once,
-            // walks the columns with a cursor; others go through slots, which
-            // tell shared from exclusive borrows but cost a buffer per build
-            // (a large share of a query over many small tables).
-            let columns = if Q::ORDERED {
-                ViewColumns::Ascending {
-                    rest: columns,
-                    next: 0,
-                }
-            } else {
-                slots.clear();
-                slots.extend(columns.iter_mut().map(Lent::Free));
-                ViewColumns::Slots(&mut slots)
-            };
-            let mut view = TableView::new(mask, indices, entities, columns, window.this_run);
-            let fetch = Q::fetch(&mut view);
-            let bits = mask.bits().to_u128();
+            let bits = table.mask().bits().to_u128();
+            let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
             FetchedTable::push(&mut fetched, id, bits, indices, fetch, table_runs);
         }
         Query::from_tables::<S>(entities, fetched)
@@ -259,7 +293,20 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         F: QueryFilter<S>,
     {
         let row_runs = passing_rows::<S, F>(tables, matched, window);
-        let mut runs = row_runs.as_deref();
+        Self::build_shared(entities, tables, matched, row_runs.as_deref())
+    }
+
+    /// Builds a read-only query over the tables `matched` (ascending ids) of
+    /// a shared world, the rows of each cut to `runs` with a row filter.
+    pub(crate) fn build_shared<S: Schema>(
+        entities: &'w Entities,
+        tables: &'w [Table<S>],
+        matched: &[TableId],
+        mut runs: Option<&[RowRun]>,
+    ) -> Self
+    where
+        Q: SchemaQuery<S> + ReadOnlyQueryData,
+    {
         let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
         for &id in matched {
             let table = &tables[id.index()];
@@ -270,19 +317,26 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             if table_runs.is_some_and(<[RowRun]>::is_empty) {
                 continue;
             }
-            let columns = ViewColumns::Shared(table.columns());
-            let mut view = TableView::new(
-                table.mask(),
-                table.entities(),
-                entities,
-                columns,
-                window.this_run,
-            );
-            let fetch = Q::fetch(&mut view);
+            let fetch = Self::fetch_shared::<S>(table, entities, 0);
             let bits = table.mask().bits().to_u128();
             FetchedTable::push(&mut fetched, id, bits, table.entities(), fetch, table_runs);
         }
         Query::from_tables::<S>(entities, fetched)
+    }
+
+    /// `Q`'s fetch of the rows of `table`, a table of a shared world.
+    #[inline]
+    pub(crate) fn fetch_shared<S: Schema>(
+        table: &'w Table<S>,
+        entities: &'w Entities,
+        tick: u32,
+    ) -> Q::Fetch<'w>
+    where
+        Q: SchemaQuery<S>,
+    {
+        let columns = ViewColumns::Shared(table.columns());
+        let mut view = TableView::new(table.mask(), table.entities(), entities, columns, tick);
+        Q::fetch(&mut view)
     }
 
     /// Builds the query over the tables `matched` of a world taken apart for
