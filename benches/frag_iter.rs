@@ -3,9 +3,10 @@
 //! `Data`. The query visits 26 tables of 20 rows, so this measures the cost
 //! of moving from one table to the next more than the loop over a table.
 //!
-//! In one group: the query's internal iteration (`for_each_mut`), its
-//! external iterator (`for … in iter_mut()`), and the floor for this layout,
-//! the same loop over 26 `Vec`s of 20 `Data` each.
+//! In one group: the query's internal iteration (`for_each_mut`), the same
+//! through a [`PreparedQuery`](ecs::PreparedQuery) kept across passes, its
+//! external iterator (`for … in iter_mut()`), read-only passes, and the
+//! floor for this layout, the same loop over 26 `Vec`s of 20 `Data` each.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ecs::prelude::*;
@@ -63,6 +64,17 @@ fn frag_iter(c: &mut Criterion) {
     group.bench_function("ecs_for_each", |b| {
         b.iter(|| {
             w.query_mut::<&mut Data>().for_each_mut(double);
+            black_box(&mut w);
+        })
+    });
+
+    // The same loop through a query kept across calls: no cache lookup, no
+    // list of tables built per call.
+    let mut w = world();
+    let mut query = w.prepare::<&mut Data>();
+    group.bench_function("ecs_prepared_for_each", |b| {
+        b.iter(|| {
+            query.for_each_mut(&mut w, double);
             black_box(&mut w);
         })
     });

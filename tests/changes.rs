@@ -490,3 +490,26 @@ fn tuple_items_mark_only_the_rows_handed_out() {
         .par_for_each_mut(|(pos, vel)| pos.0 += vel.0);
     assert_eq!(changed_pos(&world), ids);
 }
+
+#[test]
+fn a_prepared_query_filters_changes_from_the_worlds_mark_and_marks_its_writes() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(0), Vel(1)));
+    let b = world.spawn((Pos(0),));
+    let mut changed = world.prepare_filtered::<Entity, Changed<Pos>>();
+    let mut movers = world.prepare::<(&mut Pos, &Vel)>();
+    let mut list = |world: &mut World<Game>| {
+        let mut found = Vec::new();
+        changed.for_each_mut(world, |e| found.push(e));
+        found
+    };
+    assert_eq!(list(&mut world), [a, b]);
+    world.clear_trackers();
+    assert_eq!(list(&mut world), []);
+    movers.for_each_mut(&mut world, |(pos, vel)| pos.0 += vel.0);
+    assert_eq!(list(&mut world), [a]);
+    assert_eq!(changed_pos(&world), [a]);
+    world.clear_trackers();
+    *world.get_mut::<Pos>(b).unwrap() = Pos(5);
+    assert_eq!(list(&mut world), [b]);
+}

@@ -1196,9 +1196,11 @@ fn a_cached_table_that_empties_and_refills_is_seen_again() {
 }
 
 mod column_order {
-    //! Queries whose items take columns in ascending bit order are served by
-    //! a cursor over the table's columns; others by per-column slots. Both
-    //! must hand every item the right values.
+    //! Queries whose items' columns do not interleave are served by a
+    //! cursor over the table's columns, the items fetched in column order
+    //! whatever their order in the tuple; others (one column taken twice,
+    //! or items whose columns interleave) by per-column slots. Both must
+    //! hand every item the right values.
     use ecs::prelude::*;
     use ecs::SchemaQuery;
 
@@ -1228,10 +1230,16 @@ mod column_order {
         assert!(ordered::<(&P, &mut Q, &R)>());
         assert!(ordered::<(Entity, &P, Has<Tag>, Option<&mut R>)>());
         assert!(ordered::<((&P, &Q), &mut R)>());
-        assert!(!ordered::<(&Q, &P)>());
+        // Any order of the items.
+        assert!(ordered::<(&Q, &P)>());
+        assert!(ordered::<(Option<&R>, &mut Q)>());
+        assert!(ordered::<(&mut R, Entity, (&Q, Has<Tag>), &P)>());
+        assert!(ordered::<(&R, (&P, &Q))>());
+        // One column twice, or columns that interleave.
         assert!(!ordered::<(&P, &P)>());
+        assert!(!ordered::<(&Q, (&P, Option<&Q>))>());
         assert!(!ordered::<((&P, &R), &Q)>());
-        assert!(!ordered::<(Option<&R>, &mut Q)>());
+        assert!(!ordered::<(&Q, (&P, &R))>());
     }
 
     #[test]
@@ -1258,7 +1266,8 @@ mod column_order {
             ]
         );
 
-        // Reversed and interleaved orders take the slot path.
+        // Reversed orders (the cursor, items fetched in column order) and
+        // interleaved ones (the slots).
         world
             .query_mut::<(&mut R, &P, Option<&mut Q>)>()
             .for_each_mut(|(r, p, q)| {
@@ -1276,6 +1285,32 @@ mod column_order {
         assert_eq!(world.get::<P>(a), Some(&P(12)));
         assert_eq!(world.get::<P>(b), Some(&P(2)));
         assert_eq!(world.get::<P>(c), Some(&P(33)));
+
+        // Interleaved: `(P, R)` around `Q`, through the slots.
+        world
+            .query_mut::<((&mut P, &R), &Q)>()
+            .for_each_mut(|((p, r), q)| p.0 = r.0 * 1000 + q.0);
+        assert_eq!(world.get::<P>(a), Some(&P(101_011)));
+        // Every order of three items, each value where it belongs.
+        type Values = Vec<(u32, u32, u32)>;
+        let pqr: Values = world
+            .query::<(&P, &Q, &R)>()
+            .iter()
+            .map(|(p, q, r)| (p.0, q.0, r.0))
+            .collect();
+        let rqp: Values = world
+            .query::<(&R, &Q, &P)>()
+            .iter()
+            .map(|(r, q, p)| (p.0, q.0, r.0))
+            .collect();
+        let qpr: Values = world
+            .query::<(&Q, (&P, &R))>()
+            .iter()
+            .map(|(q, (p, r))| (p.0, q.0, r.0))
+            .collect();
+        assert_eq!(pqr, [(101_011, 11, 101)]);
+        assert_eq!(rqp, pqr);
+        assert_eq!(qpr, pqr);
     }
 }
 
@@ -1351,4 +1386,102 @@ fn shared_queries_run_from_several_threads_at_once() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     assert_eq!(sums, [4950 + 1225; 4]);
+}
+
+// ---------------------------------------------------------- prepared queries
+
+/// Every `(entity, Pos, Vel)` a query of the fixture's world gives, in the
+/// order it gives them.
+type PosVel = Vec<(Entity, i64, Option<i64>)>;
+
+#[test]
+fn a_prepared_query_gives_what_the_world_query_gives_in_the_same_order() {
+    let mut f = Fixture::new();
+    let mut prepared = f
+        .world
+        .prepare_filtered::<(&mut Pos, Entity, Option<&Vel>), Or<(Without<Frozen>, With<Player>)>>(
+        );
+    let expected: PosVel = f
+        .world
+        .query_filtered::<(Entity, &Pos, Option<&Vel>), Or<(Without<Frozen>, With<Player>)>>()
+        .iter()
+        .map(|(e, p, v)| (e, p.0, v.map(|v| v.0)))
+        .collect();
+    let mut visited: PosVel = Vec::new();
+    prepared.for_each_mut(&mut f.world, |(p, e, v)| {
+        visited.push((e, p.0, v.map(|v| v.0)))
+    });
+    assert_eq!(visited, expected);
+    assert_eq!(
+        sorted(visited.iter().map(|row| row.0).collect()),
+        sorted(vec![f.e0, f.e2, f.e3, f.e5, f.e7])
+    );
+    let through_query: PosVel = prepared
+        .query_mut(&mut f.world)
+        .iter_mut()
+        .map(|(p, e, v)| (e, p.0, v.map(|v| v.0)))
+        .collect();
+    assert_eq!(through_query, expected);
+}
+
+#[test]
+fn a_prepared_query_writes_and_finds_tables_made_after_it() {
+    let mut f = Fixture::new();
+    let mut movers = f.world.prepare::<(&Vel, &mut Pos)>();
+    movers.for_each_mut(&mut f.world, |(vel, pos)| pos.0 += vel.0);
+    // A table made since: {Pos, Vel, Hp}; and an entity moved into a table
+    // the query already knew.
+    let late = f.world.spawn((Pos(100), Vel(1), Hp(0)));
+    f.world.insert(f.e2, (Vel(5),)).unwrap();
+    movers.for_each_mut(&mut f.world, |(vel, pos)| pos.0 += vel.0);
+    let pos = |world: &World<Sim>, e: Entity| world.get::<Pos>(e).unwrap().0;
+    assert_eq!(pos(&f.world, f.e0), 2);
+    assert_eq!(pos(&f.world, f.e1), 32);
+    assert_eq!(pos(&f.world, f.e2), 25);
+    assert_eq!(pos(&f.world, f.e5), 152);
+    assert_eq!(pos(&f.world, late), 101);
+    assert_eq!(movers.query_mut(&mut f.world).count(), 7);
+}
+
+#[test]
+fn a_read_only_prepared_query_runs_on_a_shared_world() {
+    let f = Fixture::new();
+    let world: &World<Sim> = &f.world;
+    let mut names = world.prepare::<(Entity, &Name)>();
+    let mut seen = Vec::new();
+    names.for_each(world, |(e, name)| seen.push((e, name.0.clone())));
+    assert_eq!(seen, [(f.e5, "five".to_string())]);
+    let shared = world.query::<&Pos>();
+    // The prepared query's `Query` lives beside another query of the world.
+    let query = names.query(world);
+    assert_eq!(query.get(f.e5).map(|(e, _)| e), Some(f.e5));
+    assert_eq!(shared.count(), 6);
+}
+
+#[test]
+fn a_prepared_query_follows_the_world_it_is_given() {
+    let mut first = Fixture::new().world;
+    let mut second = World::<Sim>::new();
+    // The second world's tables come in another order, under the same ids.
+    let only_name = second.spawn((name("n"),));
+    let with_pos = second.spawn((Pos(7), name("m")));
+    let mut positions = first.prepare::<&mut Pos>();
+    let mut count = |world: &mut World<Sim>| {
+        let mut values = Vec::new();
+        positions.for_each_mut(world, |pos| values.push(pos.0));
+        sorted(values)
+    };
+    assert_eq!(count(&mut first), [0, 10, 20, 30, 50, 70]);
+    assert_eq!(count(&mut second), [7]);
+    // A restore replaces the tables of the world the query knew.
+    let snapshot = second.clone();
+    second.despawn(only_name).unwrap();
+    second.spawn((Vel(1), Pos(8)));
+    assert_eq!(count(&mut second), [7, 8]);
+    second.clone_from(&snapshot);
+    second.spawn((Hp(1),));
+    second.spawn((Acc(1), Pos(9)));
+    assert_eq!(count(&mut second), [7, 9]);
+    assert_eq!(count(&mut first), [0, 10, 20, 30, 50, 70]);
+    assert!(second.is_alive(with_pos));
 }

@@ -310,3 +310,51 @@ fn a_world_whose_components_are_not_clone_still_works() {
     let e = world.spawn((Pos(1.0, 2.0),));
     assert_eq!(world.get::<Pos>(e), Some(&Pos(1.0, 2.0)));
 }
+
+#[test]
+fn a_schedule_run_after_a_restore_sees_the_restored_tables() {
+    fn sum_pos(query: Query<&Pos>, mut log: ResMut<Log>) {
+        let mut xs: Vec<f32> = query.iter().map(|pos| pos.0).collect();
+        xs.sort_by(f32::total_cmp);
+        log.0.push(format!("{xs:?}"));
+    }
+    let mut world = World::<Game>::new();
+    world.spawn((Pos(1.0, 0.0),));
+    let snapshot = world.clone();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(sum_pos);
+    // The schedule's query meets table {Pos, Vel}, made after the snapshot.
+    world.spawn((Pos(2.0, 0.0), Vel(0.0)));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().0, ["[1.0, 2.0]"]);
+    // Restored, the world has only table {Pos}; the next table made is
+    // {Vel}, at the index {Pos, Vel} had.
+    world.clone_from(&snapshot);
+    world.spawn((Vel(1.0),));
+    world.spawn((Pos(3.0, 0.0), Name("c".into())));
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().0, ["[1.0, 3.0]"]);
+}
+
+#[test]
+fn one_schedule_runs_on_two_worlds_of_different_shapes() {
+    fn names(query: Query<&Name>, mut log: ResMut<Log>) {
+        let mut names: Vec<&str> = query.iter().map(|name| name.0.as_str()).collect();
+        names.sort();
+        log.0.push(names.join(","));
+    }
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(names);
+    let mut first = World::<Game>::new();
+    first.spawn((Pos(0.0, 0.0), Name("a".into())));
+    first.spawn((Vel(0.0), Name("b".into())));
+    let mut second = World::<Game>::new();
+    second.spawn((Vel(0.0),));
+    second.spawn((Pos(0.0, 0.0),));
+    second.spawn((Name("c".into()),));
+    schedule.run(&mut first);
+    schedule.run(&mut second);
+    schedule.run(&mut first);
+    assert_eq!(first.resource::<Log>().0, ["a,b", "a,b"]);
+    assert_eq!(second.resource::<Log>().0, ["c"]);
+}

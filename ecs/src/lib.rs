@@ -161,9 +161,9 @@ pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{Event, EventCursor, EventReader, EventWriter, Events};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Added, Changed, ChunkEvents, Has, Or, Query, QueryData, QueryEntityError, QueryFilter,
-    QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition,
-    TableEntities, TableEntitiesIter, With, Without,
+    Added, Changed, ChunkEvents, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError,
+    QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk,
+    TableCondition, TableEntities, TableEntitiesIter, With, Without,
 };
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema, Tracked};
@@ -189,7 +189,8 @@ pub mod prelude {
     pub use crate::{
         Added, Changed, ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut,
         EntityRef, EventCursor, EventReader, EventWriter, Events, Has, Local, Mask, NoSuchEntity,
-        Or, Query, Removed, Res, ResMut, Resource, Schedule, Schema, With, Without, World,
+        Or, PreparedQuery, Query, Removed, Res, ResMut, Resource, Schedule, Schema, With, Without,
+        World,
     };
 }
 

@@ -8,9 +8,11 @@ use crate::entity_ref::{EntityMut, EntityRef};
 use crate::event::{Event, Events};
 use crate::lend::{SplitBuffers, SplitWorld};
 use crate::mask::Mask;
-use crate::query::{Query, QueryCache, QueryFilter, QueryReach, ReadOnlyQueryData, SchemaQuery};
+use crate::query::{
+    PreparedQuery, Query, QueryCache, QueryFilter, QueryReach, ReadOnlyQueryData, SchemaQuery,
+};
 use crate::schema::{Component, Resource, Schema, Tracked};
-use crate::storage::{TableId, Tables};
+use crate::storage::{Table, TableId, Tables};
 use crate::structure::{EntityStore, Spawned};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
@@ -220,6 +222,17 @@ impl<S: Schema> World<S> {
     /// The tables, for bringing a query's matched tables up to date.
     pub(crate) fn tables(&self) -> &Tables<S> {
         self.store.tables()
+    }
+
+    /// The entity slots and the tables, for a query to borrow columns from.
+    pub(crate) fn lend_tables(&mut self) -> (&Entities, &mut [Table<S>]) {
+        self.store.lend()
+    }
+
+    /// The window of queries made outside systems: since the mark of
+    /// [`World::clear_trackers`].
+    pub(crate) fn outside_window(&self) -> ChangeWindow {
+        self.store.changes().outside_window()
     }
 
     /// Applies the commands of `queue` in recording order, leaving it empty;
@@ -440,6 +453,38 @@ impl<S: Schema> World<S> {
         const { Q::CHECK };
         const { QueryReach::<S, Q, F>::CHECK };
         self.query_exclusive()
+    }
+
+    /// A [`PreparedQuery`] for `Q`, to keep and call with this world (or
+    /// another of its schema) again and again: it keeps its matched tables
+    /// between calls, and its `for_each_mut` builds nothing.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Vel(i64);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let a = world.spawn((Pos(1), Vel(2)));
+    /// let mut movers = world.prepare::<(&mut Pos, &Vel)>();
+    /// for _ in 0..3 {
+    ///     movers.for_each_mut(&mut world, |(pos, vel)| pos.0 += vel.0);
+    /// }
+    /// assert_eq!(world.get::<Pos>(a), Some(&Pos(7)));
+    /// ```
+    #[inline]
+    pub fn prepare<Q: SchemaQuery<S>>(&self) -> PreparedQuery<S, Q, ()> {
+        const { Q::CHECK };
+        PreparedQuery::new()
+    }
+
+    /// A [`PreparedQuery`] for `Q` and filter `F`; see [`World::prepare`].
+    #[inline]
+    pub fn prepare_filtered<Q: SchemaQuery<S>, F: QueryFilter<S>>(&self) -> PreparedQuery<S, Q, F> {
+        const { Q::CHECK };
+        const { QueryReach::<S, Q, F>::CHECK };
+        PreparedQuery::new()
     }
 
     fn query_shared<Q, F>(&self) -> Query<'_, Q, F>

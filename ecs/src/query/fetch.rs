@@ -557,8 +557,53 @@ impl<S: Schema, Q: SchemaQuery<S>> SchemaQuery<S> for Option<Q> {
     }
 }
 
+/// The most items a query tuple holds.
+const MAX_ITEMS: usize = 12;
+
+/// The order in which a tuple's items take their columns: their indices,
+/// sorted by the first column each takes (`firsts`, [`NO_COLUMN`] for none,
+/// which go last), ties in item order.
+const fn fetch_order(firsts: &[u32]) -> [usize; MAX_ITEMS] {
+    let mut order = [0; MAX_ITEMS];
+    let mut placed = 0;
+    while placed < firsts.len() {
+        // Insertion sort: shift the larger ones right, then place this one.
+        let mut at = placed;
+        while at > 0 && firsts[order[at - 1]] > firsts[placed] {
+            order[at] = order[at - 1];
+            at -= 1;
+        }
+        order[at] = placed;
+        placed += 1;
+    }
+    order
+}
+
+/// Whether items `(ordered, first column, last column)` taken in `order`
+/// take their columns in ascending order, each once: every item is itself
+/// ordered and each starts after the previous one's last column.
+const fn ranges_ascend(ranges: &[(bool, u32, u32)], order: &[usize; MAX_ITEMS]) -> bool {
+    // The highest column bit taken so far, plus one.
+    let mut end = 0u32;
+    let mut next = 0;
+    while next < ranges.len() {
+        let (ordered, first, last) = ranges[order[next]];
+        if !ordered {
+            return false;
+        }
+        if first != NO_COLUMN {
+            if first < end {
+                return false;
+            }
+            end = last + 1;
+        }
+        next += 1;
+    }
+    true
+}
+
 macro_rules! impl_query_tuple {
-    ($($q:ident),*) => {
+    ($($n:literal $q:ident),*) => {
         #[allow(non_snake_case, clippy::unused_unit)]
         impl<$($q: QueryData),*> QueryData for ($($q,)*) {
             type Item<'a> = ($($q::Item<'a>,)*);
@@ -637,19 +682,10 @@ macro_rules! impl_query_tuple {
                     panic!("{}", S::QUERY_ALIAS_MESSAGES[conflicts.trailing_zeros() as usize]);
                 }
             };
-            #[allow(unused_mut, unused_variables, unused_assignments)]
             const ORDERED: bool = {
-                let mut ordered = true;
-                // The highest column bit taken so far, plus one.
-                let mut end = 0u32;
-                $(
-                    ordered &= $q::ORDERED;
-                    if $q::FIRST_COLUMN != NO_COLUMN {
-                        ordered &= $q::FIRST_COLUMN >= end;
-                        end = $q::LAST_COLUMN + 1;
-                    }
-                )*
-                ordered
+                let order = fetch_order(&[$($q::FIRST_COLUMN),*]);
+                let ranges = [$(($q::ORDERED, $q::FIRST_COLUMN, $q::LAST_COLUMN)),*];
+                ranges_ascend(&ranges, &order)
             };
             #[allow(unused_mut, unused_assignments)]
             const FIRST_COLUMN: u32 = {
@@ -672,27 +708,47 @@ macro_rules! impl_query_tuple {
                 last
             };
 
+            // The items take their columns in ascending order, whatever
+            // their order in the tuple: a table's columns can then be
+            // handed out by a cursor (see `ORDERED`), and `(&Vel, &mut
+            // Pos)` costs what `(&mut Pos, &Vel)` does. The order is a
+            // constant, so the loop and the `Option`s fold away.
             #[inline]
+            #[allow(unused_mut, unused_variables, unreachable_code)]
             fn fetch<'w>(_table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w> {
-                ($($q::fetch(_table),)*)
+                const ITEMS: usize = {
+                    let items: &[usize] = &[$($n),*];
+                    items.len()
+                };
+                let order = const { fetch_order(&[$($q::FIRST_COLUMN),*]) };
+                $(let mut $q: Option<$q::Fetch<'w>> = None;)*
+                let mut next = 0;
+                while next < ITEMS {
+                    match order[next] {
+                        $($n => $q = Some($q::fetch(_table)),)*
+                        _ => unreachable!("an item index out of range"),
+                    }
+                    next += 1;
+                }
+                ($($q.expect("every item fetched"),)*)
             }
         }
     };
 }
 
 impl_query_tuple!();
-impl_query_tuple!(A);
-impl_query_tuple!(A, B);
-impl_query_tuple!(A, B, C);
-impl_query_tuple!(A, B, C, D);
-impl_query_tuple!(A, B, C, D, E);
-impl_query_tuple!(A, B, C, D, E, F);
-impl_query_tuple!(A, B, C, D, E, F, G);
-impl_query_tuple!(A, B, C, D, E, F, G, H);
-impl_query_tuple!(A, B, C, D, E, F, G, H, I);
-impl_query_tuple!(A, B, C, D, E, F, G, H, I, J);
-impl_query_tuple!(A, B, C, D, E, F, G, H, I, J, K);
-impl_query_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+impl_query_tuple!(0 A);
+impl_query_tuple!(0 A, 1 B);
+impl_query_tuple!(0 A, 1 B, 2 C);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D, 4 E);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K);
+impl_query_tuple!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L);
 
 /// Never implemented: the bound of the [`SchemaQuery`] impls of tuples past
 /// 12 items, which never apply, so that such a query fails with this message

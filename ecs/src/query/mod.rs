@@ -15,6 +15,7 @@ mod fetch;
 mod filter;
 mod lookup;
 mod par;
+mod prepared;
 mod rows;
 mod table;
 
@@ -23,6 +24,7 @@ pub(crate) use filter::QueryReach;
 pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without};
 pub use lookup::{QueryEntityError, QuerySingleError};
 pub use par::ChunkEvents;
+pub use prepared::PreparedQuery;
 pub(crate) use rows::{RowRun, RowSet};
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
@@ -181,6 +183,35 @@ pub(crate) fn filter_rows<S: Schema, F: QueryFilter<S>>(
     }
 }
 
+/// The rows of `table` (a non-empty table matching `Q`) and `Q`'s fetch of
+/// them, its writes stamped with `tick`. A query whose items take their
+/// columns in ascending order, each once (any query whose items' columns do
+/// not interleave, in whatever order the items are listed), walks the
+/// columns with a cursor; others go through `slots`, which tell shared from
+/// exclusive borrows (a buffer the caller reuses from table to table).
+#[inline]
+pub(crate) fn fetch_table<'w, S: Schema, Q: SchemaQuery<S>>(
+    table: &'w mut Table<S>,
+    entities: &'w Entities,
+    tick: u32,
+    slots: &mut Vec<Lent<'w, S::Column>>,
+) -> (&'w [EntityIndex], Q::Fetch<'w>) {
+    let mask = table.mask();
+    let (indices, columns) = table.split_mut();
+    let columns = if Q::ORDERED {
+        ViewColumns::Ascending {
+            rest: columns,
+            next: 0,
+        }
+    } else {
+        slots.clear();
+        slots.extend(columns.iter_mut().map(Lent::Free));
+        ViewColumns::Slots(slots)
+    };
+    let mut view = TableView::new(mask, indices, entities, columns, tick);
+    (indices, Q::fetch(&mut view))
+}
+
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Builds the query over the tables `matched` (ascending ids).
     pub(crate) fn new<S: Schema>(
@@ -194,7 +225,27 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         F: QueryFilter<S>,
     {
         let row_runs = passing_rows::<S, F>(tables, matched, window);
-        let mut runs = row_runs.as_deref();
+        Self::build(
+            entities,
+            tables,
+            matched,
+            row_runs.as_deref(),
+            window.this_run,
+        )
+    }
+
+    /// Builds the query over the tables `matched` (ascending ids), the rows
+    /// of each cut to `runs` with a row filter; `tick` stamps writes.
+    pub(crate) fn build<S: Schema>(
+        entities: &'w Entities,
+        tables: &'w mut [Table<S>],
+        matched: &[TableId],
+        mut runs: Option<&[RowRun]>,
+        tick: u32,
+    ) -> Self
+    where
+        Q: SchemaQuery<S>,
+    {
         let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
         let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
@@ -214,25 +265,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             if table_runs.is_some_and(<[RowRun]>::is_empty) {
                 continue;
             }
-            let mask = table.mask();
-            let (indices, columns) = table.split_mut();
-            // A query whose items take columns in ascending order, each once,
-            // walks the columns with a cursor; others go through slots, which
-            // tell shared from exclusive borrows but cost a buffer per build
-            // (a large share of a query over many small tables).
-            let columns = if Q::ORDERED {
-                ViewColumns::Ascending {
-                    rest: columns,
-                    next: 0,
-                }
-            } else {
-                slots.clear();
-                slots.extend(columns.iter_mut().map(Lent::Free));
-                ViewColumns::Slots(&mut slots)
-            };
-            let mut view = TableView::new(mask, indices, entities, columns, window.this_run);
-            let fetch = Q::fetch(&mut view);
-            let bits = mask.bits().to_u128();
+            let bits = table.mask().bits().to_u128();
+            let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
             FetchedTable::push(&mut fetched, id, bits, indices, fetch, table_runs);
         }
         Query::from_tables::<S>(entities, fetched)
@@ -259,7 +293,20 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         F: QueryFilter<S>,
     {
         let row_runs = passing_rows::<S, F>(tables, matched, window);
-        let mut runs = row_runs.as_deref();
+        Self::build_shared(entities, tables, matched, row_runs.as_deref())
+    }
+
+    /// Builds a read-only query over the tables `matched` (ascending ids) of
+    /// a shared world, the rows of each cut to `runs` with a row filter.
+    pub(crate) fn build_shared<S: Schema>(
+        entities: &'w Entities,
+        tables: &'w [Table<S>],
+        matched: &[TableId],
+        mut runs: Option<&[RowRun]>,
+    ) -> Self
+    where
+        Q: SchemaQuery<S> + ReadOnlyQueryData,
+    {
         let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
         for &id in matched {
             let table = &tables[id.index()];
@@ -270,19 +317,26 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             if table_runs.is_some_and(<[RowRun]>::is_empty) {
                 continue;
             }
-            let columns = ViewColumns::Shared(table.columns());
-            let mut view = TableView::new(
-                table.mask(),
-                table.entities(),
-                entities,
-                columns,
-                window.this_run,
-            );
-            let fetch = Q::fetch(&mut view);
+            let fetch = Self::fetch_shared::<S>(table, entities, 0);
             let bits = table.mask().bits().to_u128();
             FetchedTable::push(&mut fetched, id, bits, table.entities(), fetch, table_runs);
         }
         Query::from_tables::<S>(entities, fetched)
+    }
+
+    /// `Q`'s fetch of the rows of `table`, a table of a shared world.
+    #[inline]
+    pub(crate) fn fetch_shared<S: Schema>(
+        table: &'w Table<S>,
+        entities: &'w Entities,
+        tick: u32,
+    ) -> Q::Fetch<'w>
+    where
+        Q: SchemaQuery<S>,
+    {
+        let columns = ViewColumns::Shared(table.columns());
+        let mut view = TableView::new(table.mask(), table.entities(), entities, columns, tick);
+        Q::fetch(&mut view)
     }
 
     /// Builds the query over the tables `matched` of a world taken apart for
@@ -551,6 +605,8 @@ impl<Q: QueryData> ExactSizeIterator for QueryIter<'_, '_, Q> {}
 #[derive(Default)]
 #[doc(hidden)]
 pub struct MatchedTables {
+    /// The [`Tables::layout`] the ids below belong to.
+    layout: u64,
     tables: Vec<TableId>,
     /// Tables with an id below this have been tested.
     seen: usize,
@@ -560,12 +616,14 @@ pub struct MatchedTables {
 impl Clone for MatchedTables {
     fn clone(&self) -> Self {
         MatchedTables {
+            layout: self.layout,
             tables: self.tables.clone(),
             seen: self.seen,
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
+        self.layout = source.layout;
         self.tables.clone_from(&source.tables);
         self.seen = source.seen;
     }
@@ -580,16 +638,23 @@ impl MatchedTables {
     /// Whether every table of `tables` has been tested.
     #[inline]
     pub(crate) fn is_current<S: Schema>(&self, tables: &Tables<S>) -> bool {
-        self.seen == tables.len()
+        self.layout == tables.layout() && self.seen == tables.len()
     }
 
     /// Tests the tables created since the last update against `conditions`
-    /// (a table matches when it satisfies any one of them).
+    /// (a table matches when it satisfies any one of them). Tables of
+    /// another history (another world, or this one after a restore or a
+    /// load) are all tested anew.
     pub(crate) fn update<S: Schema>(
         &mut self,
         tables: &Tables<S>,
         conditions: &[TableCondition],
     ) -> &[TableId] {
+        if self.layout != tables.layout() {
+            self.layout = tables.layout();
+            self.tables.clear();
+            self.seen = 0;
+        }
         let new = tables.iter().enumerate().skip(self.seen);
         match conditions {
             // Without `Or`: the two mask tests, as the masks' own type.
@@ -668,6 +733,19 @@ where
 }
 
 impl<S: Schema> QueryCache<S> {
+    /// Makes the entries kept for table history `from` belong to `to`: for
+    /// a world's cache copied along with its tables, whose copy gets a
+    /// history token of its own.
+    pub(crate) fn relabel(&mut self, from: u64, to: u64) {
+        let entries = self
+            .by_masks
+            .values_mut()
+            .chain(self.by_conditions.values_mut());
+        for matched in entries.filter(|matched| matched.layout == from) {
+            matched.layout = to;
+        }
+    }
+
     /// The tables matched so far for `conditions`, if it was queried before.
     #[inline]
     pub(crate) fn get(&self, conditions: &'static [TableCondition]) -> Option<&MatchedTables> {

@@ -3,6 +3,7 @@
 use super::{EntityIndex, MaskMap, TableId, TableRow};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Schema};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Every entity of one archetype, and one column per data component of it.
 ///
@@ -281,6 +282,13 @@ pub(crate) struct TableMove {
 /// `mask.with(bit)` ([`TableId::UNKNOWN`] until known). A migration then finds its
 /// target one load after the entity's location, without reading the table.
 pub(crate) struct Tables<S: Schema> {
+    /// Which history of tables this is: a token no other `Tables` has, new
+    /// whenever the list is replaced rather than extended (a copy, a
+    /// `clone_from`, a load). State kept outside the world about its tables
+    /// (a system's or a prepared query's matched tables) records the token,
+    /// and starts over when it differs: table ids are only meaningful
+    /// within one history.
+    layout: u64,
     tables: Vec<Table<S>>,
     by_mask: MaskMap<S::Mask, TableId>,
     insert_edges: Vec<TableId>,
@@ -303,6 +311,7 @@ where
 {
     fn clone(&self) -> Self {
         Tables {
+            layout: next_layout(),
             tables: self.tables.clone(),
             by_mask: self.by_mask.clone(),
             insert_edges: self.insert_edges.clone(),
@@ -311,6 +320,7 @@ where
     }
 
     fn clone_from(&mut self, source: &Self) {
+        self.layout = next_layout();
         // `Vec::clone_from` calls `Table::clone_from` on the tables both have.
         self.tables.clone_from(&source.tables);
         self.by_mask.clone_from(&source.by_mask);
@@ -322,6 +332,7 @@ where
 impl<S: Schema> Default for Tables<S> {
     fn default() -> Self {
         let mut tables = Tables {
+            layout: next_layout(),
             tables: Vec::new(),
             by_mask: MaskMap::default(),
             insert_edges: Vec::new(),
@@ -333,7 +344,19 @@ impl<S: Schema> Default for Tables<S> {
     }
 }
 
+/// A token for [`Tables::layout`] that no table list of this process had.
+fn next_layout() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
 impl<S: Schema> Tables<S> {
+    /// This table list's history token (see the field).
+    #[inline]
+    pub(crate) fn layout(&self) -> u64 {
+        self.layout
+    }
+
     #[inline]
     pub(crate) fn get(&self, id: TableId) -> &Table<S> {
         &self.tables[id.index()]

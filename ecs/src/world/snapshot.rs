@@ -50,9 +50,14 @@ where
 {
     fn clone(&self) -> Self {
         let queries = self.queries.read().unwrap_or_else(PoisonError::into_inner);
+        let store = self.store.clone();
+        // The copy's tables are a history of their own (see
+        // `Tables::layout`); its cache is about them.
+        let mut queries = queries.clone();
+        queries.relabel(self.store.tables().layout(), store.tables().layout());
         World {
-            store: self.store.clone(),
-            queries: RwLock::new(queries.clone()),
+            store,
+            queries: RwLock::new(queries),
             resources: S::clone_resources(&self.resources),
         }
     }
@@ -63,10 +68,12 @@ where
             .queries
             .read()
             .unwrap_or_else(PoisonError::into_inner);
-        self.queries
+        let cache = self
+            .queries
             .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone_from(&queries);
+            .unwrap_or_else(PoisonError::into_inner);
+        cache.clone_from(&queries);
+        cache.relabel(source.store.tables().layout(), self.store.tables().layout());
         S::clone_resources_from(&mut self.resources, &source.resources);
     }
 }
