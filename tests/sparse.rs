@@ -323,3 +323,182 @@ fn removed_lists_entities_that_lost_a_tracked_sparse_component() {
     world.clear();
     assert_eq!(world.removed::<Heat>().collect::<Vec<_>>(), [d]);
 }
+
+/// A world of 12 entities in two tables, each with `Stun` on some rows and
+/// `Heat` on others, inserted out of row order (so the dense order of the
+/// sets differs from the rows').
+fn mixed() -> (World<Game>, Vec<Entity>) {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = (0..12)
+        .map(|i| {
+            if i % 3 == 0 {
+                world.spawn((Pos(i), Vel(i)))
+            } else {
+                world.spawn((Pos(i),))
+            }
+        })
+        .collect();
+    for &i in &[7, 1, 2, 9, 4, 3, 11, 0] {
+        world.insert(ids[i], (Stun(i as u32),)).unwrap();
+    }
+    for &i in &[5, 4, 3, 10] {
+        world.insert(ids[i], (Heat(i as i32),)).unwrap();
+    }
+    (world, ids)
+}
+
+/// What the world holds, entity by entity, in iteration order.
+fn expected(
+    world: &World<Game>,
+    f: impl Fn(Entity) -> Option<(Entity, u32)>,
+) -> Vec<(Entity, u32)> {
+    world.iter().filter_map(f).collect()
+}
+
+#[test]
+fn a_query_of_a_sparse_component_sees_every_entity_that_has_it_in_table_order() {
+    let (world, _) = mixed();
+    let got: Vec<(Entity, u32)> = world
+        .query::<(Entity, &Stun)>()
+        .iter()
+        .map(|(e, s)| (e, s.0))
+        .collect();
+    let want = expected(&world, |e| world.get::<Stun>(e).map(|s| (e, s.0)));
+    assert_eq!(got, want);
+    assert_eq!(got.len(), 8);
+    let mut with_pos = Vec::new();
+    world
+        .query::<(&Pos, &Stun)>()
+        .for_each(|(p, s)| with_pos.push((p.0, s.0)));
+    assert!(with_pos.iter().all(|&(p, s)| p as u32 == s));
+    assert_eq!(with_pos.len(), 8);
+}
+
+#[test]
+fn writing_a_sparse_component_through_a_query_reaches_each_value_once() {
+    let (mut world, ids) = mixed();
+    world
+        .query_mut::<(&Pos, &mut Stun)>()
+        .for_each_mut(|(p, s)| s.0 += 100 + p.0 as u32);
+    for (i, &e) in ids.iter().enumerate() {
+        let expect = [7, 1, 2, 9, 4, 3, 11, 0]
+            .contains(&i)
+            .then_some(Stun(i as u32 * 2 + 100));
+        assert_eq!(world.get::<Stun>(e).copied(), expect, "entity {i}");
+    }
+    for (_, s) in world.query_mut::<(Entity, &mut Stun)>().iter_mut() {
+        s.0 = 0;
+    }
+    assert!(world.query::<&Stun>().iter().all(|s| s.0 == 0));
+}
+
+#[test]
+fn optional_and_has_items_of_sparse_components_are_per_entity() {
+    let (mut world, _) = mixed();
+    let got: Vec<(Entity, Option<u32>, bool, bool)> = world
+        .query::<(Entity, Option<&Stun>, Has<Heat>, Has<Vel>)>()
+        .iter()
+        .map(|(e, s, h, v)| (e, s.map(|s| s.0), h, v))
+        .collect();
+    let want: Vec<(Entity, Option<u32>, bool, bool)> = world
+        .iter()
+        .map(|e| {
+            (
+                e,
+                world.get::<Stun>(e).map(|s| s.0),
+                world.has::<Heat>(e),
+                world.has::<Vel>(e),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    world
+        .query_mut::<(Option<&mut Stun>, Option<&mut Heat>)>()
+        .for_each_mut(|(s, h)| {
+            if let Some(s) = s {
+                s.0 += 1;
+            }
+            if let Some(h) = h {
+                h.0 -= 1;
+            }
+        });
+    let after: Vec<(Option<u32>, Option<i32>)> = world
+        .query::<(Option<&Stun>, Option<&Heat>)>()
+        .iter()
+        .map(|(s, h)| (s.map(|s| s.0), h.map(|h| h.0)))
+        .collect();
+    let want: Vec<(Option<u32>, Option<i32>)> = want
+        .iter()
+        .map(|&(e, s, _, _)| (s.map(|s| s + 1), world.get::<Heat>(e).map(|h| h.0)))
+        .collect();
+    assert_eq!(after, want);
+    assert!(after.iter().any(|(_, h)| *h == Some(4)));
+}
+
+#[test]
+fn filters_on_sparse_components_select_entities() {
+    let (world, _) = mixed();
+    let pick =
+        |f: &dyn Fn(Entity) -> bool| -> Vec<Entity> { world.iter().filter(|&e| f(e)).collect() };
+    let with: Vec<Entity> = world
+        .query_filtered::<Entity, With<Stun>>()
+        .iter()
+        .collect();
+    assert_eq!(with, pick(&|e| world.has::<Stun>(e)));
+    let without: Vec<Entity> = world
+        .query_filtered::<Entity, (With<Vel>, Without<Stun>)>()
+        .iter()
+        .collect();
+    assert_eq!(
+        without,
+        pick(&|e| world.has::<Vel>(e) && !world.has::<Stun>(e))
+    );
+    let either: Vec<Entity> = world
+        .query_filtered::<Entity, Or<(With<Heat>, (With<Vel>, With<Stun>))>>()
+        .iter()
+        .collect();
+    assert_eq!(
+        either,
+        pick(&|e| world.has::<Heat>(e) || (world.has::<Vel>(e) && world.has::<Stun>(e)))
+    );
+    assert_eq!(world.query_filtered::<&Pos, With<Heat>>().count(), 4);
+}
+
+#[test]
+fn a_query_gets_entities_by_id_through_sparse_items() {
+    let (mut world, ids) = mixed();
+    let q = world.query::<(&Pos, &Stun)>();
+    assert_eq!(q.get(ids[7]).map(|(p, s)| (p.0, s.0)), Some((7, 7)));
+    assert!(q.get(ids[5]).is_none());
+    assert!(q.contains(ids[0]) && !q.contains(ids[6]));
+    let mut q = world.query_mut::<&mut Stun>();
+    q.get_mut(ids[9]).unwrap().0 = 90;
+    let [a, b] = q.get_many_mut([ids[1], ids[2]]).unwrap();
+    std::mem::swap(a, b);
+    assert_eq!(world.get::<Stun>(ids[9]), Some(&Stun(90)));
+    assert_eq!(world.get::<Stun>(ids[1]), Some(&Stun(2)));
+    assert_eq!(world.get::<Stun>(ids[2]), Some(&Stun(1)));
+}
+
+#[test]
+fn the_table_form_hands_out_sparse_values_aligned_with_the_rows() {
+    let (mut world, _) = mixed();
+    let mut seen = 0;
+    world
+        .query_mut::<(Entity, &Pos, &mut Stun)>()
+        .for_each_table_mut(|chunk, (entities, pos, stun)| {
+            assert_eq!(chunk.len(), pos.len());
+            assert_eq!(pos.len(), stun.len());
+            for (i, (p, s)) in pos.iter().zip(stun.iter_mut()).enumerate() {
+                assert!(entities.get(i).is_some());
+                assert_eq!(p.0 as u32, s.0);
+                s.0 += 1;
+                seen += 1;
+            }
+        });
+    assert_eq!(seen, 8);
+    assert!(world
+        .query::<(&Pos, &Stun)>()
+        .iter()
+        .all(|(p, s)| s.0 == p.0 as u32 + 1));
+}

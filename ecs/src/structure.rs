@@ -120,6 +120,23 @@ impl<S: Schema> EntityStore<S> {
         (&self.entities, self.tables.as_mut_slice())
     }
 
+    /// The entity slots, shared, the tables and the sparse sets, to be lent
+    /// out column by column (queries that reach sparse components).
+    #[inline]
+    pub(crate) fn lend_with_sparse(
+        &mut self,
+    ) -> (
+        &Entities,
+        &mut [Table<S>],
+        &mut crate::storage::SparseSets<S>,
+    ) {
+        (
+            &self.entities,
+            self.tables.as_mut_slice(),
+            self.bins.sparse_mut(),
+        )
+    }
+
     /// The change tick and removal log.
     #[inline]
     pub(crate) fn changes(&self) -> &Changes {

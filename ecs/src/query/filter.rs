@@ -10,6 +10,7 @@
 
 use super::fetch::SchemaQuery;
 use super::rows::RowSet;
+use super::sparse::RowView;
 use crate::change::ChangeWindow;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Component, Schema, Tracked};
@@ -54,6 +55,15 @@ pub trait QueryFilter<S: Schema> {
         _window: ChangeWindow,
         _rows: &mut RowSet,
     ) {
+    }
+
+    /// Whether one entity passes the filter, its archetype (table and
+    /// sparse components) and ticks read through `row`: how a query that
+    /// reaches sparse components filters, row by row.
+    #[doc(hidden)]
+    #[inline]
+    fn row_passes(row: &RowView<'_, S>) -> bool {
+        Self::CONDITIONS.admits(row.mask)
     }
 }
 
@@ -173,9 +183,21 @@ macro_rules! tick_filter {
                 window: ChangeWindow,
                 rows: &mut RowSet,
             ) {
+                // A sparse `T` is never in a table: its queries filter
+                // through `row_passes`.
+                if crate::storage::is_sparse::<S>(T::BIT) {
+                    return;
+                }
                 if let Some(ticks) = columns[mask.index(T::BIT)].ticks() {
                     rows.retain_ticks(ticks.$ticks, window);
                 }
+            }
+
+            fn row_passes(row: &RowView<'_, S>) -> bool {
+                row.mask & (1 << T::BIT) != 0
+                    && row
+                        .ticks(T::BIT)
+                        .is_some_and(|ticks| row.window.contains(ticks.$ticks))
             }
         }
     };
@@ -218,6 +240,12 @@ macro_rules! impl_filter_tuple {
                     $f::filter_rows(mask, columns, window, rows);
                 })*
             }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn row_passes(row: &RowView<'_, S>) -> bool {
+                true $(&& $f::row_passes(row))*
+            }
         }
     };
 }
@@ -247,6 +275,10 @@ macro_rules! impl_or {
                     union.unite(&branch);
                 })+
                 rows.intersect(&union);
+            }
+
+            fn row_passes(row: &RowView<'_, S>) -> bool {
+                false $(|| $f::row_passes(row))+
             }
         }
     };
@@ -396,6 +428,34 @@ impl Conditions {
         all
     }
 
+    /// The same conditions, each without the components of `bits` (a
+    /// condition that then repeats another is listed once).
+    pub const fn without_bits(&self, bits: u128) -> Conditions {
+        let mut out = Conditions::NONE;
+        out.contradicted = self.contradicted;
+        let mut i = 0;
+        while i < self.len {
+            let condition = self.items[i];
+            out = out.with(TableCondition {
+                required: condition.required & !bits,
+                excluded: condition.excluded & !bits,
+            });
+            i += 1;
+        }
+        out
+    }
+
+    /// Every component any condition requires or excludes.
+    pub const fn mentions(&self) -> u128 {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < self.len {
+            bits |= self.items[i].required | self.items[i].excluded;
+            i += 1;
+        }
+        bits
+    }
+
     /// Tables that satisfy a condition of either.
     pub const fn or(&self, other: &Conditions) -> Conditions {
         let mut result = *self;
@@ -467,6 +527,17 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
         excluded: 0,
     })
     .and(&F::CONDITIONS);
+
+    /// The conditions on tables: [`QueryReach::CONDITIONS`] less the sparse
+    /// components, which no table holds (the rows are then filtered one by
+    /// one, see [`QueryReach::SPARSE`]). The same conditions in a schema
+    /// without sparse components.
+    pub const TABLE_CONDITIONS: &'static Conditions =
+        &Self::CONDITIONS.without_bits(S::SPARSE_BITS);
+
+    /// Whether the query reaches a sparse component, in an item or in its
+    /// filter: it is then built run by run (see `query/sparse.rs`).
+    pub const SPARSE: bool = Q::SPARSE != 0 || Self::CONDITIONS.mentions() & S::SPARSE_BITS != 0;
 
     /// The conditions as a list, empty when there is only one (see
     /// [`Access::any_of`](crate::Access::any_of)).
