@@ -502,3 +502,175 @@ fn the_table_form_hands_out_sparse_values_aligned_with_the_rows() {
         .iter()
         .all(|(p, s)| s.0 == p.0 as u32 + 1));
 }
+
+#[test]
+fn a_prepared_query_reaches_sparse_components() {
+    let (mut world, ids) = mixed();
+    let mut stunned = world.prepare::<(&Pos, &mut Stun)>();
+    for _ in 0..3 {
+        stunned.for_each_mut(&mut world, |(_, s)| s.0 += 1);
+    }
+    assert_eq!(world.get::<Stun>(ids[7]), Some(&Stun(10)));
+    world.remove::<Stun>(ids[7]).unwrap();
+    world.insert(ids[6], (Stun(60),)).unwrap();
+    let mut sum = 0;
+    stunned.for_each_mut(&mut world, |(_, s)| sum += s.0);
+    let want: u32 = world.query::<&Stun>().iter().map(|s| s.0).sum();
+    assert_eq!(sum, want);
+    let mut readers = world.prepare_filtered::<Entity, Without<Stun>>();
+    let got: Vec<Entity> = readers.query(&world).iter().collect();
+    let want: Vec<Entity> = world.iter().filter(|&e| !world.has::<Stun>(e)).collect();
+    assert_eq!(got, want);
+    let mut n = 0;
+    readers.for_each(&world, |_| n += 1);
+    assert_eq!(n, want.len());
+    assert_eq!(stunned.query_mut(&mut world).count(), 8);
+}
+
+#[test]
+fn parallel_iteration_writes_each_sparse_value_once() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..5000).map(|i| (Pos(i),))).collect();
+    for &e in ids.iter().rev().step_by(3) {
+        world.insert(e, (Stun(1),)).unwrap();
+    }
+    world
+        .query_mut::<(&Pos, &mut Stun)>()
+        .par_for_each_mut(|(p, s)| s.0 += p.0 as u32);
+    for (i, &e) in ids.iter().enumerate() {
+        let expect = ((ids.len() - 1 - i) % 3 == 0).then_some(Stun(1 + i as u32));
+        assert_eq!(world.get::<Stun>(e).copied(), expect);
+    }
+}
+
+#[test]
+fn change_detection_sees_additions_and_writes_of_a_tracked_sparse_component() {
+    let (mut world, ids) = mixed();
+    world.clear_trackers();
+    let added = |world: &World<Game>| -> Vec<Entity> {
+        world
+            .query_filtered::<Entity, Added<Heat>>()
+            .iter()
+            .collect()
+    };
+    let changed = |world: &World<Game>| -> Vec<Entity> {
+        world
+            .query_filtered::<Entity, Changed<Heat>>()
+            .iter()
+            .collect()
+    };
+    assert!(added(&world).is_empty() && changed(&world).is_empty());
+    world.insert(ids[0], (Heat(0),)).unwrap();
+    world.get_mut::<Heat>(ids[4]).unwrap().0 += 1;
+    world.insert(ids[10], (Heat(-10),)).unwrap();
+    assert_eq!(added(&world), [ids[0]]);
+    let mut want = vec![ids[0], ids[4], ids[10]];
+    want.sort_by_key(|&e| world.iter().position(|x| x == e));
+    assert_eq!(changed(&world), want);
+    world.clear_trackers();
+    world
+        .query_filtered_mut::<&mut Heat, With<Vel>>()
+        .for_each_mut(|h| h.0 += 1);
+    let want: Vec<Entity> = world
+        .iter()
+        .filter(|&e| world.has::<Heat>(e) && world.has::<Vel>(e))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(changed(&world), want);
+    // An Or of a table row filter and a sparse one.
+    let either: Vec<Entity> = world
+        .query_filtered::<Entity, Or<(Changed<Heat>, With<Stun>)>>()
+        .iter()
+        .collect();
+    let want: Vec<Entity> = world
+        .iter()
+        .filter(|&e| want.contains(&e) || world.has::<Stun>(e))
+        .collect();
+    assert_eq!(either, want);
+}
+
+#[derive(Clone, Default)]
+struct Log(Vec<String>);
+
+#[derive(Schema)]
+struct Sys {
+    pos: Pos,
+    #[ecs(sparse)]
+    stun: Stun,
+    vel: Vel,
+    #[ecs(resource)]
+    log: Log,
+}
+
+fn stun_movers(mut q: Query<(&Vel, &mut Stun)>) {
+    q.for_each_mut(|(v, s)| s.0 += v.0 as u32);
+}
+
+fn move_unstunned(mut q: Query<(&mut Pos, &Vel), Without<Stun>>) {
+    q.for_each_mut(|(p, v)| p.0 += v.0);
+}
+
+fn read_stunned(q: Query<(Entity, &Stun)>, mut log: ResMut<Log>) {
+    for (e, s) in q.iter() {
+        log.0.push(format!("{e:?}={}", s.0));
+    }
+}
+
+fn hold_stunned(mut q: Query<&mut Pos, With<Stun>>, mut commands: Commands<Sys>) {
+    for p in q.iter_mut() {
+        p.0 = 0;
+    }
+    commands.spawn((Pos(100), Stun(100)));
+}
+
+#[test]
+fn systems_reach_sparse_components_and_conflict_on_them() {
+    let mut world = World::<Sys>::new();
+    let a = world.spawn((Pos(0), Vel(1)));
+    let b = world.spawn((Pos(0), Vel(2), Stun(10)));
+    let c = world.spawn((Pos(5), Stun(7)));
+    let mut schedule = Schedule::<Sys>::new();
+    schedule
+        .add(stun_movers)
+        .add(move_unstunned)
+        .add(read_stunned)
+        .add(hold_stunned);
+    let plan = schedule.describe();
+    // The writer of Stun and its reader cannot share a stage. Nor can the
+    // two writers of Pos, although With<Stun> / Without<Stun> keep their
+    // entities apart: they are lent whole table columns, and a sparse
+    // component splits no column.
+    assert!(
+        plan.contains("read_stunned waits for stun_movers"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("hold_stunned waits for move_unstunned"),
+        "{plan}"
+    );
+    schedule.run(&mut world);
+    assert_eq!(world.get::<Stun>(b), Some(&Stun(12)));
+    assert_eq!(world.get::<Stun>(c), Some(&Stun(7)));
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(1)));
+    assert_eq!(world.get::<Pos>(b), Some(&Pos(0)));
+    assert_eq!(world.get::<Pos>(c), Some(&Pos(0)));
+    assert_eq!(
+        world.resource::<Log>().0,
+        [format!("{b:?}=12"), format!("{c:?}=7")]
+    );
+    assert_eq!(world.query::<&Stun>().count(), 3);
+    // Sequential and (forced) parallel runs agree.
+    let mut copy = World::<Sys>::new();
+    copy.clone_from(&world);
+    schedule.force_parallel(Some(true)).run(&mut world);
+    schedule.run_sequential(&mut copy);
+    let stuns = |w: &World<Sys>| -> Vec<(Entity, u32, i64)> {
+        w.query::<(Entity, &Stun, &Pos)>()
+            .iter()
+            .map(|(e, s, p)| (e, s.0, p.0))
+            .collect()
+    };
+    assert_eq!(stuns(&world), stuns(&copy));
+    assert_eq!(world.resource::<Log>().0, copy.resource::<Log>().0);
+    assert_eq!(stuns(&world).len(), 4);
+}

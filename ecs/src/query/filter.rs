@@ -539,10 +539,10 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
     /// filter: it is then built run by run (see `query/sparse.rs`).
     pub const SPARSE: bool = Q::SPARSE != 0 || Self::CONDITIONS.mentions() & S::SPARSE_BITS != 0;
 
-    /// The conditions as a list, empty when there is only one (see
+    /// The table conditions as a list, empty when there is only one (see
     /// [`Access::any_of`](crate::Access::any_of)).
-    pub const ANY_OF: &'static [TableCondition] = if Self::CONDITIONS.len() > 1 {
-        Self::CONDITIONS.as_slice()
+    pub const ANY_OF: &'static [TableCondition] = if Self::TABLE_CONDITIONS.len() > 1 {
+        Self::TABLE_CONDITIONS.as_slice()
     } else {
         &[]
     };

@@ -157,11 +157,6 @@ impl SparseRuns {
                 .zip(slots)
                 .all(|(&start, &slot)| slot == start + run.len)
     }
-
-    /// The runs, ascending by table and row.
-    pub(crate) fn runs(&self) -> &[RowRun] {
-        &self.runs
-    }
 }
 
 /// A sparse component's values, lent to a query build.

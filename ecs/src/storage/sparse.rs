@@ -107,13 +107,6 @@ impl<S: Schema> SparseSet<S> {
         }
     }
 
-    /// The dense slots by entity index ([`ABSENT`] where none; the vector
-    /// may be shorter than the entity count).
-    #[inline]
-    pub(crate) fn slots(&self) -> &[u32] {
-        &self.slots
-    }
-
     /// The values, by dense slot.
     #[inline]
     pub(crate) fn values(&self) -> &S::Column {
