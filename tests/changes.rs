@@ -513,3 +513,18 @@ fn a_prepared_query_filters_changes_from_the_worlds_mark_and_marks_its_writes() 
     *world.get_mut::<Pos>(b).unwrap() = Pos(5);
     assert_eq!(list(&mut world), [b]);
 }
+
+#[test]
+fn get_on_a_row_filtered_query_finds_no_entity_of_a_table_without_passing_rows() {
+    let mut world = World::<Game>::new();
+    let _ = world.spawn((Pos(0),));
+    let changed = world.spawn((Pos(1),));
+    let later = world.spawn((Pos(2), Vel(0)));
+    world.clear_trackers();
+    world.get_mut::<Pos>(changed).unwrap().0 += 1;
+    let query = world.query_filtered::<Entity, Changed<Pos>>();
+    // `later` sits at row 0 of a table after the one whose passing rows
+    // start at row 1.
+    assert_eq!(query.get(later), None);
+    assert_eq!(query.get(changed), Some(changed));
+}

@@ -528,8 +528,13 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             .partition_point(|table| (table.id, table.first_row) <= (location.table, row));
         let index = after.checked_sub(1)?;
         let table = &self.tables[index];
+        // The table before the entity's place may be another table, whose
+        // first row is past the entity's row.
+        if table.id != location.table {
+            return None;
+        }
         let offset = (row - table.first_row) as usize;
-        (table.id == location.table && offset < table.entities.len()).then_some((index, offset))
+        (offset < table.entities.len()).then_some((index, offset))
     }
 }
 
