@@ -105,6 +105,11 @@
 //! assert_eq!(world.resource::<Log>().0, ["2 moved, 1 landed", "1 moved, 1 landed", "0 moved, 0 landed"]);
 //! ```
 //!
+//! A component marked `#[ecs(sparse)]` is stored in a sparse set keyed
+//! by entity index rather than in a table column: inserting or removing it
+//! moves nothing else. Queries, filters, commands, change detection and
+//! snapshots treat it like any other component (see [`Schema`]).
+//!
 //! Start with [`Schema`] (what the derive generates), then [`World`],
 //! [`Query`] and [`Schedule`].
 //!

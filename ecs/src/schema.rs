@@ -32,6 +32,36 @@ use crate::mask::Mask;
 /// assert_eq!(PhysicsMask::DATA, PhysicsMask::POS | PhysicsMask::VEL);
 /// ```
 ///
+/// Field keys, any number of them in `#[ecs(...)]` on a field:
+///
+/// * `resource`: a world-global singleton, not a component;
+/// * `event`: an event type (`EventWriter<T>`, `EventReader<T>`);
+/// * `track`: a component with change detection (`Added<T>`, `Changed<T>`,
+///   `Removed<T>`);
+/// * `sparse`: a component kept in a sparse set keyed by entity index
+///   instead of a table column. Inserting or removing it moves nothing
+///   else (the entity keeps its table and row), at the price of a lookup
+///   per entity in the queries that reach it. Its bit stays in the mask, so
+///   `get`, `has`, `archetype`, bundles, commands, queries, filters and
+///   change detection (with `track`) treat it like any other component;
+///   no table's archetype ever holds it. A filter on it does not separate
+///   two systems' queries (they are lent whole table columns). It needs
+///   data: on a tag, a resource or an event it is a compile error.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Pos(i32);
+/// #[derive(Debug, PartialEq)] struct Stun(u32);
+/// #[derive(Schema)]
+/// struct Game { pos: Pos, #[ecs(sparse)] stun: Stun }
+///
+/// assert_eq!(<Game as Schema>::SPARSE_BITS, GameMask::STUN.bits().into());
+/// let mut world = World::<Game>::new();
+/// let e = world.spawn((Pos(0), Stun(2)));
+/// assert_eq!(world.archetype(e), Some(GameMask::POS | GameMask::STUN));
+/// assert_eq!(world.describe().to_string().lines().last(), Some("  [Pos]: 1 entity"));
+/// ```
+///
 /// Besides this impl the derive generates, next to the struct:
 /// `PhysicsMask` (the archetype mask, see [`Mask`]), `PhysicsResources`
 /// (the resources a `World<Physics>` owns) and a hidden column enum.
