@@ -185,7 +185,8 @@ macro_rules! __schema_texts {
             "` values of schema `", $schema, "`, and at least one of them writes `", $component,
             "`; read and write `", $component, "` through one query (e.g. a single `Query<&mut ",
             $component, ">`), or make the two queries' entities disjoint: one must require a \
-             component (`With<C>` or `&C`) that the other excludes (`Without<C>`)"
+             component (`With<C>` or `&C`) that the other excludes (`Without<C>`), with `C` a \
+             table component, not `#[ecs(sparse)]`"
         )),*];
         const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "this system takes resource `", $resource, "` of schema `", $schema,
