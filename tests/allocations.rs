@@ -3,6 +3,8 @@
 //! * a warm schedule's run: the world is split for the systems in memory the
 //!   schedule keeps from one run to the next, and only the tables a system
 //!   asks for are taken apart;
+//! * a `PreparedQuery`'s `for_each_mut` and `for_each`, in any order of
+//!   the query's items;
 //! * `World::clone_from` into a snapshot that has held a world of the same
 //!   shape before (a rollback ring): every vector is refilled in place.
 //!
@@ -228,6 +230,23 @@ fn the_allocations_of_a_warm_run_do_not_grow_with_tables() {
         // What is left is each query's own list of tables, one per query.
         assert!(many <= 3, "{how:?}: {many} allocations a run");
     }
+}
+
+#[test]
+fn a_prepared_query_allocates_nothing_whatever_the_order_of_its_items() {
+    let mut world = world(32);
+    let mut forward = world.prepare::<(&mut B, &A, Option<&C>)>();
+    let mut reversed = world.prepare::<(Option<&C>, &A, &mut B)>();
+    let mut reading = world.prepare::<(&C, Entity, &A)>();
+    let allocations = allocations_per_run(|| {
+        forward.for_each_mut(&mut world, |(b, a, c)| b.0 = a.0 + c.map_or(0, |c| c.0));
+        reversed.for_each_mut(&mut world, |(c, a, b)| b.0 += a.0 + c.map_or(0, |c| c.0));
+        let mut sum = 0;
+        reading.for_each(&world, |(c, _, a)| sum += c.0 + a.0);
+        world.resource_mut::<Tick>().0 += u64::from(sum);
+    });
+    assert_eq!(allocations, 0);
+    assert!(world.resource::<Tick>().0 > 0);
 }
 
 /// One frame of a world whose shape repeats every 7 frames: the population
