@@ -235,7 +235,6 @@ fn commands_route_sparse_components_to_their_sets() {
     commands.insert(b, (Stun(20), Vel(5)));
     commands.remove::<Stun>(c);
     commands.despawn(a);
-    drop(commands);
     buffer.apply(&mut world);
     assert!(!world.is_alive(a));
     assert_eq!(world.get::<Stun>(b), Some(&Stun(20)));
@@ -246,7 +245,6 @@ fn commands_route_sparse_components_to_their_sets() {
     let mut commands = buffer.commands(&world);
     commands.remove_bundle::<(Pos, Heat)>(c);
     commands.remove_bundle::<(Vel, Heat)>(b);
-    drop(commands);
     buffer.apply(&mut world);
     assert_eq!(world.archetype(c), Some(GameMask::EMPTY));
     assert_eq!(
