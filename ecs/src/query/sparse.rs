@@ -38,7 +38,7 @@
 //! [`QueryReach::SPARSE`]: super::QueryReach::SPARSE
 
 use super::fetch::{Donor, RowSplit, SchemaQuery, TableView, NO_COLUMN};
-use super::filter::QueryFilter;
+use super::filter::{QueryFilter, QueryReach};
 use super::rows::RowRun;
 use super::FetchedTable;
 use crate::change::ChangeWindow;
@@ -99,6 +99,10 @@ impl SparseRuns {
     ) {
         let observed = Q::SPARSE;
         let valued = (Q::READS | Q::WRITES) & S::SPARSE_BITS;
+        // The sparse components anything here asks about; the others are
+        // never looked up.
+        let conditions = QueryReach::<S, Q, F>::CONDITIONS.mentions();
+        let relevant = (observed | valued | conditions | Q::REQUIRED | F::READS) & S::SPARSE_BITS;
         self.runs.clear();
         self.present.clear();
         self.starts.clear();
@@ -110,7 +114,19 @@ impl SparseRuns {
             // Whether the last run pushed is this table's and open.
             let mut open = false;
             for (row, &index) in table.entities().iter().enumerate() {
-                let full = mask | sparse.mask_of(index).bits().to_u128();
+                // The entity's relevant sparse components, and its dense
+                // slot in each set whose values the query takes.
+                let mut full = mask;
+                slots.clear();
+                for bit in S::Mask::from_u128(relevant).iter_bits() {
+                    let slot = sparse.set(bit).slot(index);
+                    if slot.is_some() {
+                        full |= 1 << bit;
+                    }
+                    if valued & (1 << bit) != 0 {
+                        slots.push(slot.map_or(0, |slot| slot as u32));
+                    }
+                }
                 let view = RowView {
                     mask: full,
                     window,
@@ -124,12 +140,6 @@ impl SparseRuns {
                     continue;
                 }
                 let present = full & observed;
-                slots.clear();
-                slots.extend(
-                    S::Mask::from_u128(valued)
-                        .iter_bits()
-                        .map(|bit| sparse.set(bit).slot(index).map_or(0, |slot| slot as u32)),
-                );
                 if open && self.extends(present, &slots) {
                     if let Some(run) = self.runs.last_mut() {
                         run.len += 1;
