@@ -214,10 +214,18 @@ fn sparse_values_are_dropped_exactly_once() {
     let c = world.spawn((Owned(log.track(7)), Held(log.track(8))));
     world.clear();
     assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 7, 8]);
-    let _ = world.spawn((Owned(log.track(9)), Held(log.track(10))));
-    drop(world);
+    let d = world.spawn((Owned(log.track(9)), Held(log.track(10))));
+    // A bundle of both kinds over values the entity has: both old ones go.
+    world
+        .insert(d, (Held(log.track(11)), Owned(log.track(12))))
+        .unwrap();
     assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    for id in 1..=10 {
+    drop(world);
+    assert_eq!(
+        log.dropped_sorted(),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+    );
+    for id in 1..=12 {
         assert_eq!(log.times_dropped(id), 1, "value {id}");
     }
     let _ = c;

@@ -1,5 +1,6 @@
 //! Archetype storage: one [`Table`] per archetype, found by mask, linked by
-//! cached migration edges.
+//! cached migration edges; beside the tables, in the [`Bins`], the tag
+//! values and one [`SparseSets`] entry per `#[ecs(sparse)]` component.
 
 mod bins;
 mod hash;
