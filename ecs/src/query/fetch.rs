@@ -370,7 +370,7 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> WriteFetch<'w, T> {
         let tick = table.tick;
-        let (values, changed) = T::values_and_changed(table.exclusive(T::BIT));
+        let (values, changed) = T::values_and_changed(table.exclusive(T::BIT), tick);
         WriteFetch {
             values,
             changed,

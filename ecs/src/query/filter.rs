@@ -154,9 +154,9 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
 /// `Added<T>` and `Changed<T>`: the tables that have `T`, as `With<T>`, then
-/// the rows whose added (`.0`) or changed (`.1`) tick is in the window.
+/// the rows `$keep` keeps (given the column, the window and the rows).
 macro_rules! tick_filter {
-    ($filter:ident, $ticks:tt) => {
+    ($filter:ident, $keep:expr) => {
         impl<S: Schema, T: Tracked<S>> QueryFilter<S> for $filter<T> {
             const REQUIRED: u128 = 1 << T::BIT;
             const EXCLUDED: u128 = 0;
@@ -173,16 +173,26 @@ macro_rules! tick_filter {
                 window: ChangeWindow,
                 rows: &mut RowSet,
             ) {
-                if let Some(ticks) = columns[mask.index(T::BIT)].ticks() {
-                    rows.retain_ticks(ticks.$ticks, window);
-                }
+                let keep: fn(&S::Column, ChangeWindow, &mut RowSet) = $keep;
+                keep(&columns[mask.index(T::BIT)], window, rows);
             }
         }
     };
 }
 
-tick_filter!(Added, 0);
-tick_filter!(Changed, 1);
+// The rows added in the window.
+tick_filter!(Added, |column, window, rows| {
+    if let Some((added, _)) = column.ticks() {
+        rows.retain_ticks(added, window);
+    }
+});
+// The rows changed in the window, skipping the groups of rows whose
+// summary says none was.
+tick_filter!(Changed, |column, window, rows| {
+    if let Some((changed, latest)) = column.changed_and_latest() {
+        rows.retain_changed(changed, latest, window);
+    }
+});
 
 impl<S: Schema, T: Component<S>> QueryFilter<S> for With<T> {
     const REQUIRED: u128 = 1 << T::BIT;
