@@ -78,7 +78,7 @@ fn ours(group: &mut Group) {
     let mut world = ours_world();
     group.bench_function("ours", |b| {
         b.iter(|| {
-            world.query::<&mut Data>().for_each_mut(double);
+            world.query_mut::<&mut Data>().for_each_mut(double);
             black_box(&mut world);
         })
     });

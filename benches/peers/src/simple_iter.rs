@@ -37,7 +37,7 @@ fn ours_for_each(group: &mut Group) {
     group.bench_function("ours_for_each", |b| {
         b.iter(|| {
             world
-                .query::<(&mut Position, &Velocity)>()
+                .query_mut::<(&mut Position, &Velocity)>()
                 .for_each_mut(|(p, v)| step(p, v));
             black_box(&mut world);
         })
@@ -48,7 +48,7 @@ fn ours_for(group: &mut Group) {
     let mut world = ours_bodies(ENTITIES, identity());
     group.bench_function("ours_for", |b| {
         b.iter(|| {
-            for (p, v) in world.query::<(&mut Position, &Velocity)>().iter_mut() {
+            for (p, v) in world.query_mut::<(&mut Position, &Velocity)>().iter_mut() {
                 step(p, v);
             }
             black_box(&mut world);
@@ -61,7 +61,7 @@ fn ours_iter_for_each(group: &mut Group) {
     group.bench_function("ours_iter_for_each", |b| {
         b.iter(|| {
             world
-                .query::<(&mut Position, &Velocity)>()
+                .query_mut::<(&mut Position, &Velocity)>()
                 .iter_mut()
                 .for_each(|(p, v)| step(p, v));
             black_box(&mut world);
