@@ -56,6 +56,7 @@ ORDER = [
     "ours",
     "ours_batch",
     "ours_for_each",
+    "ours_for_each_reversed",
     "ours_for",
     "ours_iter_for_each",
     "hecs",
