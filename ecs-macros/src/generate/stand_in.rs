@@ -270,7 +270,7 @@ fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel
             const BIT: u32 = #bit;
             fn column(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> { match *column {} }
-            fn values_and_changed(column: &mut #column) -> (&mut [Self], &mut [u32]) { match *column {} }
+            fn values_and_changed(column: &mut #column, _: u32) -> (&mut [Self], &mut [u32]) { match *column {} }
         }
     }
 }
