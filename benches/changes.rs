@@ -7,7 +7,8 @@
 //! * `changed_iter`: one pass over the entities whose `Position` changed
 //!   since the last `clear_trackers` (1% of them, spread evenly), beside a
 //!   full pass over all of them doing the same work (target: at most 0.2×
-//!   the full pass), and the same over an untracked schema.
+//!   the full pass), the same through a `PreparedQuery`, and the full pass
+//!   over an untracked schema.
 //! * `events`: a schedule of one writer sending 1,000 events and two readers
 //!   summing them, per run, beside the same sends and sums over a `Vec`.
 
@@ -114,6 +115,15 @@ fn changed_iter(c: &mut Criterion) {
         total
     };
     group.bench_function("changed_1_percent", |b| b.iter(|| black_box(sum(&world))));
+    // The same through a query kept across passes.
+    let mut changed = world.prepare_filtered::<(&Position, &Velocity), Changed<Position>>();
+    group.bench_function("changed_1_percent_prepared", |b| {
+        b.iter(|| {
+            let mut total = 0.0;
+            changed.for_each(&world, |(p, v)| total += p.0[1] * v.0[0]);
+            black_box(total)
+        })
+    });
     group.bench_function("full_pass", |b| {
         b.iter(|| {
             let mut total = 0.0;

@@ -514,6 +514,104 @@ fn a_prepared_query_filters_changes_from_the_worlds_mark_and_marks_its_writes() 
     assert_eq!(list(&mut world), [b]);
 }
 
+/// Random spawns, despawns, moves between tables, writes and marks on a few
+/// hundred entities (so rows cross the groups `Changed` summarises and
+/// skips), each followed by a comparison of `Changed<Pos>` with a model:
+/// per entity, whether its `Pos` was written since the last mark.
+#[test]
+fn changed_matches_a_model_through_random_writes_moves_and_marks() {
+    use std::collections::BTreeMap;
+    let mut rng = support::Rng::new(0x5eed_c4a9);
+    let mut world = World::<Game>::new();
+    // Per live entity: `Some(changed since the mark)` if it has `Pos`.
+    let mut model: BTreeMap<Entity, Option<bool>> = BTreeMap::new();
+    let mut prepared = world.prepare_filtered::<Entity, Changed<Pos>>();
+    for step in 0..4000 {
+        let alive: Vec<Entity> = model.keys().copied().collect();
+        let some = |rng: &mut support::Rng| *rng.pick(&alive);
+        match rng.below(12) {
+            0..=2 => {
+                let e = match rng.below(3) {
+                    0 => world.spawn((Pos(1),)),
+                    1 => world.spawn((Pos(2), Vel(0))),
+                    _ => world.spawn((Vel(0), Frozen)),
+                };
+                model.insert(e, world.has::<Pos>(e).then_some(true));
+            }
+            3 if !alive.is_empty() => {
+                let e = some(&mut rng);
+                world.despawn(e).unwrap();
+                model.remove(&e);
+            }
+            // Moves between tables, carrying the ticks.
+            4 if !alive.is_empty() => {
+                let e = some(&mut rng);
+                if world.has::<Vel>(e) {
+                    world.remove::<Vel>(e).unwrap();
+                } else {
+                    world.insert(e, (Vel(1),)).unwrap();
+                }
+            }
+            5 if !alive.is_empty() => {
+                let e = some(&mut rng);
+                if world.has::<Frozen>(e) {
+                    world.remove::<Frozen>(e).unwrap();
+                } else {
+                    world.insert(e, (Frozen,)).unwrap();
+                }
+            }
+            6 if !alive.is_empty() => {
+                let e = some(&mut rng);
+                if rng.chance(1, 2) {
+                    world.insert(e, (Pos(3),)).unwrap();
+                    model.insert(e, Some(true));
+                } else {
+                    world.remove::<Pos>(e).unwrap();
+                    model.insert(e, None);
+                }
+            }
+            7..=8 if !alive.is_empty() => {
+                let e = some(&mut rng);
+                if let Some(pos) = world.get_mut::<Pos>(e) {
+                    pos.0 += 1;
+                    model.insert(e, Some(true));
+                }
+            }
+            9 if rng.chance(1, 4) => {
+                // Every `Pos` of an entity that has `Vel` and not `Frozen`.
+                world
+                    .query_filtered_mut::<&mut Pos, (With<Vel>, Without<Frozen>)>()
+                    .for_each_mut(|pos| pos.0 += 1);
+                for (&e, state) in &mut model {
+                    if state.is_some() && world.has::<Vel>(e) && !world.has::<Frozen>(e) {
+                        *state = Some(true);
+                    }
+                }
+            }
+            10 => {
+                world.clear_trackers();
+                for state in model.values_mut().flatten() {
+                    *state = false;
+                }
+            }
+            _ => {}
+        }
+        let expected: Vec<Entity> = model
+            .iter()
+            .filter(|(_, state)| **state == Some(true))
+            .map(|(&e, _)| e)
+            .collect();
+        let mut found = changed_pos(&world);
+        found.sort();
+        assert_eq!(found, expected, "step {step}");
+        let mut through_prepared = Vec::new();
+        prepared.for_each_mut(&mut world, |e| through_prepared.push(e));
+        through_prepared.sort();
+        assert_eq!(through_prepared, expected, "step {step}, prepared");
+    }
+    assert!(model.len() > 100, "{} entities at the end", model.len());
+}
+
 #[test]
 fn get_on_a_row_filtered_query_finds_no_entity_of_a_table_without_passing_rows() {
     let mut world = World::<Game>::new();

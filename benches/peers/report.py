@@ -4,7 +4,7 @@
 Reads criterion's results, TARGET/criterion/<group>/<bench>/new/estimates.json
 (the median's point estimate, in nanoseconds), and prints for each workload
 every contender's median, its ratio to the hand-written baseline, and for our
-contenders the ratio to the fastest peer (hecs or bevy). Optionally writes
+contenders the ratio to the fastest comparable peer (see `kept`). Optionally writes
 the same as a markdown section and as an SVG bar chart of median / baseline
 on a log scale.
 
@@ -12,7 +12,10 @@ on a log scale.
 
 Contenders are told apart by name: `ours…` (or `ecs…`) is this crate, `baseline…` a
 hand-written baseline (`baseline` itself is the one ratios are taken to),
-anything else a peer. Python 3 standard library only.
+anything else a peer. A contender whose name ends in `_prepared` or `_cached`
+keeps its query across passes; the others make it per pass (or have no
+query). Ours of one sort is compared with peers of the same sort. Python 3
+standard library only.
 """
 
 import argparse
@@ -51,16 +54,33 @@ def kind(name):
     return "peer"
 
 
+def kept(name):
+    """Whether the contender keeps its query from one pass to the next."""
+    return name.endswith(("_prepared", "_cached"))
+
+
+def comparable_peer(name, peers):
+    """The fastest peer to compare our contender `name` with: of the peers
+    that keep their query across passes if `name` does, of the others if it
+    does not; of all peers where that sort has none. (name, median) or None."""
+    like = {n: t for n, t in peers.items() if kept(n) == kept(name)} or peers
+    return min(like.items(), key=lambda kv: kv[1]) if like else None
+
+
 # Contenders in the order the benches define them; others go after their kind.
 ORDER = [
     "ours",
     "ours_batch",
+    "ours_prepared",
     "ours_for_each",
+    "ours_for_each_reversed",
     "ours_for",
     "ours_iter_for_each",
     "hecs",
+    "hecs_prepared",
     "hecs_spawn",
     "bevy",
+    "bevy_cached",
     "bevy_spawn",
     "baseline",
     "baseline_par",
@@ -123,36 +143,35 @@ def fmt_ratio(r):
 
 
 def summarise(results):
-    """Rows per workload: (contender, median, ÷ baseline, ÷ best peer)."""
+    """Rows per workload: (contender, median, ÷ baseline, (÷ peer, peer)),
+    the last for our contenders only (see `comparable_peer`)."""
     summary = []
     for workload in ordered_workloads(results):
         benches = results[workload]
         base = benches.get("baseline")
         peers = {n: t for n, t in benches.items() if kind(n) == "peer"}
-        best = min(peers.items(), key=lambda kv: kv[1]) if peers else None
         rows = []
         for name in sorted(benches, key=sort_key):
             t = benches[name]
             vs_base = t / base if base else None
-            vs_peer = t / best[1] if best and kind(name) == "ours" else None
+            peer = comparable_peer(name, peers) if kind(name) == "ours" else None
+            vs_peer = (t / peer[1], peer[0]) if peer else None
             rows.append((name, t, vs_base, vs_peer))
-        summary.append((workload, best, rows))
+        summary.append((workload, rows))
     return summary
 
 
 def print_text(summary, meta):
     print(f"# {meta['title']}")
     print(f"# {meta['caption']}")
-    for workload, best, rows in summary:
+    for workload, rows in summary:
         print(f"\n{workload}")
         width = max([16] + [len(name) + 1 for name, *_ in rows])
-        print(f"  {'contender':<{width}}{'median':>12}{'÷ baseline':>13}{'÷ best peer':>14}")
+        print(f"  {'contender':<{width}}{'median':>12}{'÷ baseline':>13}  ÷ best comparable peer")
         for name, t, vs_base, vs_peer in rows:
             b = fmt_ratio(vs_base) if vs_base is not None else "-"
-            p = fmt_ratio(vs_peer) if vs_peer is not None else ""
-            print(f"  {name:<{width}}{fmt_time(t):>12}{b:>13}{p:>14}")
-        if best:
-            print(f"  best peer: {best[0]}")
+            p = f"{fmt_ratio(vs_peer[0])} (vs {vs_peer[1]})" if vs_peer is not None else ""
+            print(f"  {name:<{width}}{fmt_time(t):>12}{b:>13}  {p}")
         if not any(kind(n) == "ours" for n, *_ in rows):
             waits = PENDING.get(workload)
             print("  ours: pending" + (f" ({waits})" if waits else ""))
@@ -164,16 +183,16 @@ def markdown(summary, meta):
         "",
         meta["caption"] + ".",
         "",
-        "| workload | contender | median | ÷ baseline | ours ÷ best peer |",
+        "| workload | contender | median | ÷ baseline | ours ÷ best comparable peer |",
         "| --- | --- | ---: | ---: | ---: |",
     ]
-    for workload, best, rows in summary:
+    for workload, rows in summary:
         first = True
         for name, t, vs_base, vs_peer in rows:
             label = f"`{workload}`" if first else ""
             first = False
             b = fmt_ratio(vs_base) if vs_base is not None else "–"
-            p = f"{fmt_ratio(vs_peer)} (vs {best[0]})" if vs_peer is not None else ""
+            p = f"{fmt_ratio(vs_peer[0])} (vs {vs_peer[1]})" if vs_peer is not None else ""
             lines.append(f"| {label} | {name} | {fmt_time(t)} | {b} | {p} |")
         if not any(kind(n) == "ours" for n, *_ in rows):
             waits = PENDING.get(workload)
@@ -189,8 +208,10 @@ def markdown(summary, meta):
 OURS_COLOURS = ["#0d3b78", "#1f64b8", "#4f8fd8", "#8cb9ec", "#c0dbf7"]
 COLOURS = {
     "hecs": "#e07b1a",
+    "hecs_prepared": "#b35900",
     "hecs_spawn": "#f3b77a",
     "bevy": "#3a9a3a",
+    "bevy_cached": "#1e6b1e",
     "bevy_spawn": "#8fd18f",
     "baseline": "#555555",
 }
@@ -217,12 +238,13 @@ def svg_chart(summary, meta):
 
     groups = []
     notes = []
-    for workload, best, rows in summary:
-        # Under the workload's name: our fastest variant against the fastest peer.
-        ours = [(t, n) for n, t, _, _ in rows if kind(n) == "ours"]
-        if ours and best:
-            t, name = min(ours)
-            notes.append([f"{name} ÷ {best[0]}", f"= {fmt_ratio(t / best[1])}"])
+    for workload, rows in summary:
+        # Under the workload's name: our fastest variant against its
+        # comparable peer.
+        ours = [(t, n, p) for n, t, _, p in rows if kind(n) == "ours" and p]
+        if ours:
+            _t, name, (ratio, peer) = min(ours)
+            notes.append([f"{name} ÷ {peer}", f"= {fmt_ratio(ratio)}"])
         else:
             notes.append([])
         base = dict((n, t) for n, t, _, _ in rows).get("baseline")

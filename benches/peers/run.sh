@@ -49,8 +49,15 @@ run native "-C target-cpu=native" "$@"
     echo
     echo "Written by \`benches/peers/run.sh\`; the charts are"
     echo "[peers-default.svg](peers-default.svg) and [peers-native.svg](peers-native.svg)."
-    echo "Ratios are to the hand-written baseline of the same run; \"ours ÷ best"
-    echo "peer\" divides our median by the faster of hecs and bevy_ecs."
+    echo "Ratios are to the hand-written baseline of the same run. \"ours ÷ best"
+    echo "comparable peer\" divides our median by the fastest hecs or bevy_ecs"
+    echo "contender of the same sort: one that keeps its query across passes"
+    echo "(named \`…_prepared\` or \`…_cached\`) for ours that does"
+    echo "(\`ours_prepared\`), one that makes its query per pass (or has none)"
+    echo "for the others; of all peers where that sort has none. The peer is"
+    echo "named beside each ratio. Only frag_iter, where it matters (26 small"
+    echo "tables), has both sorts; elsewhere \`bevy\` runs a \`QueryState\` made"
+    echo "before timing (or a system), as ecs_bench_suite does."
     echo
     cat "$work/default.md"
     echo

@@ -21,10 +21,12 @@
 //! Ticks are `u32` and compared by age (`now - tick`, wrapping), which is
 //! exact while every age is below 2³². Every [`SWEEP_INTERVAL`] ticks the
 //! world clamps every stored tick to at most [`MAX_AGE`] old, so ages never
-//! exceed `MAX_AGE + SWEEP_INTERVAL` (3·2³⁰). The bound this gives: a change
-//! is reported exactly to a system that runs at least once every
-//! [`MAX_AGE`] ticks (2³¹: at 64 systems a frame and 60 frames a second,
-//! over six days); older changes are forgotten, never reported twice.
+//! exceed `MAX_AGE + SWEEP_INTERVAL` (3·2²⁹), and any two stored ticks are
+//! less than 2³¹ apart, so that they can be ordered too ([`later`]). The
+//! bound this gives: a change is reported exactly to a system that runs at
+//! least once every [`MAX_AGE`] ticks (2³⁰: at 64 systems a frame and 60
+//! frames a second, over three days); older changes are forgotten, never
+//! reported twice.
 
 use crate::entity::Entity;
 use crate::StableHash;
@@ -38,11 +40,11 @@ use crate::StableHasher;
 /// once per [`World::clear_trackers`](crate::World::clear_trackers). Changes
 /// are stamped with the tick of the system that made them; a system sees
 /// the changes stamped after its previous run. Ticks are 32-bit and wrap;
-/// they are compared by age, and every 2³⁰ ticks the world clamps every
-/// stored tick to at most 2³¹ old. So [`Added`](crate::Added),
+/// they are compared by age, and every 2²⁹ ticks the world clamps every
+/// stored tick to at most 2³⁰ old. So [`Added`](crate::Added),
 /// [`Changed`](crate::Changed), [`Removed`](crate::Removed) and events are
-/// exact for a reader that runs at least once every 2³¹ ticks (at 64
-/// systems a frame and 60 frames a second: over six days); changes older
+/// exact for a reader that runs at least once every 2³⁰ ticks (at 64
+/// systems a frame and 60 frames a second: over three days); changes older
 /// than that are forgotten, never reported twice or out of order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tick(pub(crate) u32);
@@ -55,9 +57,24 @@ impl Tick {
 }
 
 /// Ticks older than this (relative to the world's) are clamped to it.
-pub(crate) const MAX_AGE: u32 = 1 << 31;
+pub(crate) const MAX_AGE: u32 = 1 << 30;
 /// How far the world's tick may advance between two clamping sweeps.
-pub(crate) const SWEEP_INTERVAL: u32 = 1 << 30;
+pub(crate) const SWEEP_INTERVAL: u32 = 1 << 29;
+
+/// Of two ticks a world holds, the later one. Every stored tick is at most
+/// `MAX_AGE + SWEEP_INTERVAL` (3·2²⁹) old, so any two are less than 2³¹
+/// apart and their wrapping difference, read as signed, orders them.
+#[inline(always)]
+pub(crate) fn later(a: u32, b: u32) -> u32 {
+    if (b.wrapping_sub(a) as i32) > 0 {
+        b
+    } else {
+        a
+    }
+}
+
+/// Rows per group of a tracked column's summary (see [`TrackedVec`]).
+pub(crate) const GROUP: usize = 16;
 
 /// What one reader sees: changes stamped after `last_run`, up to `this_run`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,19 +111,27 @@ pub(crate) fn clamp(tick: &mut u32, now: u32) {
     }
 }
 
-/// The column of a tracked component: its values, and per row the tick it was
-/// added at and the tick it was last changed at.
+/// The column of a tracked component: its values, per row the tick it was
+/// added at and the tick it was last changed at, and per group of [`GROUP`]
+/// rows a summary: a tick no earlier than any changed tick of the group's
+/// rows ([`later`]). A `Changed<T>` pass skips every group whose summary is
+/// not after the reader's last run, reading one tick instead of sixteen.
 ///
 /// Values may be pushed without ticks (through the component's `Vec`); the
 /// structural operation that does so then stamps the new rows with
 /// [`ColumnVec::sync_ticks`] before it returns. Everything that removes or
-/// reorders rows goes through [`ColumnVec`], which keeps the three in step.
+/// reorders rows goes through [`ColumnVec`], which keeps the four in step.
+/// A write stamps the summary with the writer's tick, the latest a world
+/// holds; rows moved in bring theirs ([`later`]); handing rows out to be
+/// written ([`ColumnVec::values_and_changed`]) stamps every group at once.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct TrackedVec<T> {
     values: Vec<T>,
     added: Vec<u32>,
     changed: Vec<u32>,
+    /// Per group of [`GROUP`] rows (the last one possibly partial).
+    latest: Vec<u32>,
 }
 
 impl<T> Default for TrackedVec<T> {
@@ -115,6 +140,7 @@ impl<T> Default for TrackedVec<T> {
             values: Vec::new(),
             added: Vec::new(),
             changed: Vec::new(),
+            latest: Vec::new(),
         }
     }
 }
@@ -125,6 +151,7 @@ impl<T: Clone> Clone for TrackedVec<T> {
             values: self.values.clone(),
             added: self.added.clone(),
             changed: self.changed.clone(),
+            latest: self.latest.clone(),
         }
     }
 
@@ -132,6 +159,7 @@ impl<T: Clone> Clone for TrackedVec<T> {
         self.values.clone_from(&source.values);
         self.added.clone_from(&source.added);
         self.changed.clone_from(&source.changed);
+        self.latest.clone_from(&source.latest);
     }
 }
 
@@ -140,11 +168,53 @@ impl<T> TrackedVec<T> {
     #[cfg(feature = "serde")]
     pub(crate) fn from_parts(values: Vec<T>, added: Vec<u32>, changed: Vec<u32>) -> Self {
         debug_assert!(values.len() == added.len() && added.len() == changed.len());
-        TrackedVec {
+        let mut column = TrackedVec {
             values,
             added,
             changed,
+            latest: Vec::new(),
+        };
+        column.summarize_from(0);
+        column
+    }
+
+    /// Recomputes the summaries of the groups from the one holding `row`
+    /// on, from the changed ticks.
+    fn summarize_from(&mut self, row: usize) {
+        let first = row / GROUP;
+        self.latest.truncate(first);
+        self.latest.extend(
+            self.changed[first * GROUP..]
+                .chunks(GROUP)
+                .map(|group| group.iter().copied().reduce(later).unwrap_or(0)),
+        );
+    }
+
+    /// Folds `tick`, now a changed tick of `row`, into its group's summary.
+    #[inline]
+    fn summarize_row(&mut self, row: usize, tick: u32) {
+        let group = row / GROUP;
+        match self.latest.get_mut(group) {
+            Some(latest) => *latest = later(*latest, tick),
+            None => self.latest.push(tick),
         }
+    }
+
+    /// Fixes the summaries after the changed tick of `row` was swap-removed:
+    /// the last row's tick moved into `row`'s group, and the last group may
+    /// be gone.
+    #[inline]
+    fn after_swap_remove(&mut self, row: usize) {
+        if let Some(&moved) = self.changed.get(row) {
+            self.summarize_row(row, moved);
+        }
+        self.latest.truncate(self.changed.len().div_ceil(GROUP));
+    }
+
+    /// The changed ticks, and the summaries of their groups.
+    #[inline]
+    pub(crate) fn changed_and_latest(&self) -> (&[u32], &[u32]) {
+        (&self.changed, &self.latest)
     }
 }
 
@@ -169,8 +239,10 @@ pub trait ColumnVec: Default {
     fn vec(&self) -> &Vec<Self::Value>;
     /// The values, to read, write, or push to (then [`ColumnVec::sync_ticks`]).
     fn vec_mut(&mut self) -> &mut Vec<Self::Value>;
-    /// The values, and the changed ticks of a tracked column (empty for a `Vec`).
-    fn values_and_changed(&mut self) -> (&mut [Self::Value], &mut [u32]);
+    /// The values, and the changed ticks of a tracked column (empty for a
+    /// `Vec`), to hand rows out to be written at `tick`: a tracked column
+    /// counts every group as written at `tick` from here on.
+    fn values_and_changed(&mut self, tick: u32) -> (&mut [Self::Value], &mut [u32]);
     /// Reserves room for `additional` more values.
     fn reserve(&mut self, additional: usize);
     /// Drops every value.
@@ -211,9 +283,10 @@ pub trait ColumnVec: Default {
     /// Clamps the ticks to at most [`MAX_AGE`] older than `now`.
     #[inline(always)]
     fn clamp_ticks(&mut self, _now: u32) {}
-    /// The ticks, to fill when loading a save.
+    /// The changed ticks by row and their groups' summaries (see
+    /// [`TrackedVec`]), for a tracked column.
     #[inline(always)]
-    fn ticks_mut(&mut self) -> Option<(&mut Vec<u32>, &mut Vec<u32>)> {
+    fn changed_and_latest(&self) -> Option<(&[u32], &[u32])> {
         None
     }
 }
@@ -232,7 +305,7 @@ impl<T> ColumnVec for Vec<T> {
     }
 
     #[inline(always)]
-    fn values_and_changed(&mut self) -> (&mut [T], &mut [u32]) {
+    fn values_and_changed(&mut self, _tick: u32) -> (&mut [T], &mut [u32]) {
         (self, &mut [])
     }
 
@@ -283,7 +356,8 @@ impl<T> ColumnVec for TrackedVec<T> {
     }
 
     #[inline(always)]
-    fn values_and_changed(&mut self) -> (&mut [T], &mut [u32]) {
+    fn values_and_changed(&mut self, tick: u32) -> (&mut [T], &mut [u32]) {
+        self.latest.fill(tick);
         (&mut self.values, &mut self.changed)
     }
 
@@ -299,13 +373,17 @@ impl<T> ColumnVec for TrackedVec<T> {
         self.values.clear();
         self.added.clear();
         self.changed.clear();
+        self.latest.clear();
     }
 
     #[inline]
     fn append(&mut self, other: &mut Self) {
+        let start = self.changed.len();
         self.values.append(&mut other.values);
         self.added.append(&mut other.added);
         self.changed.append(&mut other.changed);
+        other.latest.clear();
+        self.summarize_from(start);
     }
 
     #[inline]
@@ -313,6 +391,7 @@ impl<T> ColumnVec for TrackedVec<T> {
         self.values.reverse();
         self.added.reverse();
         self.changed.reverse();
+        self.summarize_from(0);
     }
 
     #[inline]
@@ -321,7 +400,10 @@ impl<T> ColumnVec for TrackedVec<T> {
         // Only the trash, a destination never read by row, can lack ticks.
         if row < self.added.len() {
             to.added.push(self.added.swap_remove(row));
-            to.changed.push(self.changed.swap_remove(row));
+            let changed = self.changed.swap_remove(row);
+            to.changed.push(changed);
+            to.summarize_row(to.changed.len() - 1, changed);
+            self.after_swap_remove(row);
         }
     }
 
@@ -332,6 +414,7 @@ impl<T> ColumnVec for TrackedVec<T> {
         }
         self.added.truncate(self.values.len());
         self.changed.truncate(self.values.len());
+        self.latest.truncate(self.values.len().div_ceil(GROUP));
     }
 
     #[inline]
@@ -343,14 +426,20 @@ impl<T> ColumnVec for TrackedVec<T> {
     fn sync_ticks(&mut self, tick: u32) {
         let len = self.values.len();
         if self.added.len() != len {
+            let first_new = self.added.len();
             self.added.resize(len, tick);
             self.changed.resize(len, tick);
+            // `tick` is the latest tick of the world: the summary of every
+            // group holding a new row becomes it.
+            self.latest.truncate(first_new / GROUP);
+            self.latest.resize(len.div_ceil(GROUP), tick);
         }
     }
 
     #[inline]
     fn mark_changed(&mut self, row: usize, tick: u32) {
         self.changed[row] = tick;
+        self.latest[row / GROUP] = tick;
     }
 
     #[inline]
@@ -362,22 +451,26 @@ impl<T> ColumnVec for TrackedVec<T> {
     fn set_row_ticks(&mut self, row: usize, (added, changed): (u32, u32)) {
         self.added[row] = added;
         self.changed[row] = changed;
+        self.summarize_row(row, changed);
     }
 
     #[inline]
     fn swap_remove_ticks(&mut self, row: usize) {
         self.added.swap_remove(row);
         self.changed.swap_remove(row);
+        self.after_swap_remove(row);
     }
 
     fn clamp_ticks(&mut self, now: u32) {
-        for tick in self.added.iter_mut().chain(self.changed.iter_mut()) {
+        let ticks = self.added.iter_mut().chain(self.changed.iter_mut());
+        for tick in ticks.chain(self.latest.iter_mut()) {
             clamp(tick, now);
         }
     }
 
-    fn ticks_mut(&mut self) -> Option<(&mut Vec<u32>, &mut Vec<u32>)> {
-        Some((&mut self.added, &mut self.changed))
+    #[inline]
+    fn changed_and_latest(&self) -> Option<(&[u32], &[u32])> {
+        Some(TrackedVec::changed_and_latest(self))
     }
 }
 

@@ -131,7 +131,7 @@ where
         unreachable!("a misuse impl never applies")
     }
 
-    fn values_and_changed(_: &mut S::Column) -> (&mut [Self], &mut [u32]) {
+    fn values_and_changed(_: &mut S::Column, _: u32) -> (&mut [Self], &mut [u32]) {
         unreachable!("a misuse impl never applies")
     }
 }

@@ -224,9 +224,10 @@ pub trait Component<S: Schema>: Sized + 'static {
     #[doc(hidden)]
     fn column_mut(column: &mut S::Column) -> &mut Vec<Self>;
     /// This component's values and, if it is tracked, their changed ticks
-    /// (empty otherwise).
+    /// (empty otherwise), to be written at `tick` (which a tracked column
+    /// records for all of its rows at once; see `TrackedVec`).
     #[doc(hidden)]
-    fn values_and_changed(column: &mut S::Column) -> (&mut [Self], &mut [u32]);
+    fn values_and_changed(column: &mut S::Column, tick: u32) -> (&mut [Self], &mut [u32]);
 }
 
 /// A component of schema `S` marked `#[ecs(track)]`: the world records, per
@@ -314,6 +315,7 @@ pub trait Column: 'static {
     fn swap_remove_ticks(&mut self, row: usize);
     /// Clamps the ticks (see [`crate::change`]).
     fn clamp_ticks(&mut self, now: u32);
-    /// The tick vectors (added, changed), to fill when loading.
-    fn ticks_mut(&mut self) -> Option<(&mut Vec<u32>, &mut Vec<u32>)>;
+    /// The changed ticks by row and the summaries of their groups of rows
+    /// (tracked components).
+    fn changed_and_latest(&self) -> Option<(&[u32], &[u32])>;
 }

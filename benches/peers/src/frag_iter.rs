@@ -3,7 +3,12 @@
 //! tables of 20 rows, so this measures going from one table to the next more
 //! than the loop over a table.
 //!
-//! The baseline is the same loop over 26 `Vec`s of 20 `Data` each.
+//! Each ECS twice: with a query made on the world each pass (`ours`:
+//! `query_mut(…).for_each_mut`; `hecs`: `query_mut`; `bevy`: a `QueryState`
+//! from `world.query()`), and with one made before timing and kept across
+//! passes (`ours_prepared`: a `PreparedQuery`; `hecs_prepared`: hecs's
+//! `PreparedQuery`; `bevy_cached`: the `QueryState`). The baseline is the
+//! same loop over 26 `Vec`s of 20 `Data` each.
 
 use crate::Group;
 use bevy_ecs::component::Component;
@@ -63,8 +68,11 @@ fragments!(
 pub fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("frag_iter");
     ours(&mut group);
+    ours_prepared(&mut group);
     hecs(&mut group);
+    hecs_prepared(&mut group);
     bevy(&mut group);
+    bevy_cached(&mut group);
     baseline(&mut group);
     group.finish();
 }
@@ -74,16 +82,30 @@ fn double(data: &mut Data) {
     data.0 *= 2.0;
 }
 
+/// A query made on the world each pass.
 fn ours(group: &mut Group) {
     let mut world = ours_world();
     group.bench_function("ours", |b| {
         b.iter(|| {
-            world.query::<&mut Data>().for_each_mut(double);
+            world.query_mut::<&mut Data>().for_each_mut(double);
             black_box(&mut world);
         })
     });
 }
 
+/// A `PreparedQuery` made before timing and kept across passes.
+fn ours_prepared(group: &mut Group) {
+    let mut world = ours_world();
+    let mut query = world.prepare::<&mut Data>();
+    group.bench_function("ours_prepared", |b| {
+        b.iter(|| {
+            query.for_each_mut(&mut world, double);
+            black_box(&mut world);
+        })
+    });
+}
+
+/// `query_mut` each pass.
 fn hecs(group: &mut Group) {
     let mut world = hecs_world();
     group.bench_function("hecs", |b| {
@@ -96,10 +118,39 @@ fn hecs(group: &mut Group) {
     });
 }
 
+/// hecs's `PreparedQuery`, made before timing and kept across passes.
+fn hecs_prepared(group: &mut Group) {
+    let mut world = hecs_world();
+    let mut query = hecs::PreparedQuery::<&mut Data>::new();
+    group.bench_function("hecs_prepared", |b| {
+        b.iter(|| {
+            for data in query.query_mut(&mut world) {
+                double(data);
+            }
+            black_box(&mut world);
+        })
+    });
+}
+
+/// A `QueryState` made on the world each pass (`world.query()`).
 fn bevy(group: &mut Group) {
     let mut world = bevy_world();
-    let mut query = world.query::<&mut Data>();
     group.bench_function("bevy", |b| {
+        b.iter(|| {
+            let mut query = world.query::<&mut Data>();
+            query
+                .iter_mut(&mut world)
+                .for_each(|mut data| double(&mut data));
+            black_box(&mut world);
+        })
+    });
+}
+
+/// A `QueryState` made before timing and kept across passes.
+fn bevy_cached(group: &mut Group) {
+    let mut world = bevy_world();
+    let mut query = world.query::<&mut Data>();
+    group.bench_function("bevy_cached", |b| {
         b.iter(|| {
             query
                 .iter_mut(&mut world)

@@ -165,12 +165,15 @@ mod small {
 
     type Four<A, B, C, D> = (A, B, C, D);
 
-    fn archetypes() -> (
+    /// One entity of each of the four archetypes.
+    type Archetypes = (
         Four<C0, C1, C2, C3>,
         Four<C4, C5, C6, C7>,
         (C0, C1, C2, C3, C4, C5, C6, C7),
         Four<C1, C3, C5, C7>,
-    ) {
+    );
+
+    fn archetypes() -> Archetypes {
         (
             (C0(1.0), C1(1.0), C2(1.0), C3(1.0)),
             (C4(1.0), C5(1.0), C6(1.0), C7(1.0)),

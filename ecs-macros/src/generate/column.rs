@@ -153,9 +153,10 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 }
             }
 
-            fn ticks_mut(&mut self) -> ::core::option::Option<(&mut ::std::vec::Vec<u32>, &mut ::std::vec::Vec<u32>)> {
+            #[inline]
+            fn changed_and_latest(&self) -> ::core::option::Option<(&[u32], &[u32])> {
                 match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::ticks_mut(values),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::changed_and_latest(values),)*
                 }
             }
         }

@@ -72,10 +72,10 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
 
             #[allow(unreachable_patterns)]
             #[inline]
-            fn values_and_changed(column: &mut #column) -> (&mut [Self], &mut [u32]) {
+            fn values_and_changed(column: &mut #column, tick: u32) -> (&mut [Self], &mut [u32]) {
                 match column {
                     #column::#variant(values) => {
-                        #krate::__private::ColumnVec::values_and_changed(values)
+                        #krate::__private::ColumnVec::values_and_changed(values, tick)
                     }
                     _ => #krate::__private::column_mismatch::<#schema>(#bit),
                 }

@@ -171,7 +171,7 @@ fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
             fn set_row_ticks(&mut self, _: usize, _: (u32, u32)) { match *self {} }
             fn swap_remove_ticks(&mut self, _: usize) { match *self {} }
             fn clamp_ticks(&mut self, _: u32) { match *self {} }
-            fn ticks_mut(&mut self) -> ::core::option::Option<(&mut ::std::vec::Vec<u32>, &mut ::std::vec::Vec<u32>)> { match *self {} }
+            fn changed_and_latest(&self) -> ::core::option::Option<(&[u32], &[u32])> { match *self {} }
         }
 
         #[automatically_derived]
@@ -271,7 +271,7 @@ fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel
             const BIT: u32 = #bit;
             fn column(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> { match *column {} }
-            fn values_and_changed(column: &mut #column) -> (&mut [Self], &mut [u32]) { match *column {} }
+            fn values_and_changed(column: &mut #column, _: u32) -> (&mut [Self], &mut [u32]) { match *column {} }
         }
     }
 }

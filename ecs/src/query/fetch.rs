@@ -432,7 +432,7 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
         } else {
             table.exclusive(T::BIT)
         };
-        let (values, changed) = T::values_and_changed(column);
+        let (values, changed) = T::values_and_changed(column, tick);
         WriteFetch {
             values,
             changed,

@@ -164,9 +164,10 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
 /// `Added<T>` and `Changed<T>`: the tables that have `T`, as `With<T>`, then
-/// the rows whose added (`.0`) or changed (`.1`) tick is in the window.
+/// the rows `$keep` keeps (given the column, the window and the rows); one
+/// entity at a time (`row_passes`), its tick `$ticks` of (added, changed).
 macro_rules! tick_filter {
-    ($filter:ident, $ticks:tt) => {
+    ($filter:ident, $ticks:tt, $keep:expr) => {
         impl<S: Schema, T: Tracked<S>> QueryFilter<S> for $filter<T> {
             const REQUIRED: u128 = 1 << T::BIT;
             const EXCLUDED: u128 = 0;
@@ -188,9 +189,8 @@ macro_rules! tick_filter {
                 if crate::storage::is_sparse::<S>(T::BIT) {
                     return;
                 }
-                if let Some(ticks) = columns[mask.index(T::BIT)].ticks() {
-                    rows.retain_ticks(ticks.$ticks, window);
-                }
+                let keep: fn(&S::Column, ChangeWindow, &mut RowSet) = $keep;
+                keep(&columns[mask.index(T::BIT)], window, rows);
             }
 
             fn row_passes(row: &RowView<'_, S>) -> bool {
@@ -203,8 +203,19 @@ macro_rules! tick_filter {
     };
 }
 
-tick_filter!(Added, 0);
-tick_filter!(Changed, 1);
+// The rows added in the window.
+tick_filter!(Added, 0, |column, window, rows| {
+    if let Some((added, _)) = column.ticks() {
+        rows.retain_ticks(added, window);
+    }
+});
+// The rows changed in the window, skipping the groups of rows whose
+// summary says none was.
+tick_filter!(Changed, 1, |column, window, rows| {
+    if let Some((changed, latest)) = column.changed_and_latest() {
+        rows.retain_changed(changed, latest, window);
+    }
+});
 
 impl<S: Schema, T: Component<S>> QueryFilter<S> for With<T> {
     const REQUIRED: u128 = 1 << T::BIT;

@@ -115,22 +115,37 @@ impl<'w, Q: QueryData> FetchedTable<'w, Q> {
             });
             return;
         };
-        let mut rest = fetch;
-        let mut at = 0;
-        for run in runs {
+        split_runs::<Q>(fetch, runs, |run, rows| {
             let (start, len) = (run.start as usize, run.len as usize);
-            let (_, tail) = Q::split_at(rest, start - at);
-            let (head, tail) = Q::split_at(tail, len);
             fetched.push(FetchedTable {
                 id,
                 mask,
                 entities: &entities[start..start + len],
                 first_row: run.start,
-                fetch: head,
+                fetch: rows,
             });
-            rest = tail;
-            at = start + len;
-        }
+        });
+    }
+}
+
+/// Cuts `fetch`, the fetch of every row of a table, into the fetches of
+/// the rows of each of `runs` (that table's, ascending), handed to `each`
+/// in order.
+#[inline]
+pub(crate) fn split_runs<'w, Q: QueryData>(
+    fetch: Q::Fetch<'w>,
+    runs: &[RowRun],
+    mut each: impl FnMut(&RowRun, Q::Fetch<'w>),
+) {
+    let mut rest = fetch;
+    let mut at = 0;
+    for run in runs {
+        let (start, len) = (run.start as usize, run.len as usize);
+        let (_, tail) = Q::split_at(rest, start - at);
+        let (rows, tail) = Q::split_at(tail, len);
+        each(run, rows);
+        rest = tail;
+        at = start + len;
     }
 }
 

@@ -3,7 +3,7 @@
 use super::fetch::{QueryData, ReadOnlyQueryData, SchemaQuery};
 use super::filter::{QueryFilter, QueryReach};
 use super::rows::{RowRun, RowSet};
-use super::{fetch_table, filter_rows, take_runs, MatchedTables, Query, SparseRuns};
+use super::{fetch_table, filter_rows, split_runs, take_runs, MatchedTables, Query, SparseRuns};
 use crate::lend::Lent;
 use crate::schema::Schema;
 use crate::storage::TableId;
@@ -221,19 +221,11 @@ fn fold_runs<'w, Q: QueryData>(
     runs: Option<&[RowRun]>,
     f: &mut impl FnMut(Q::Item<'_>),
 ) {
-    let Some(runs) = runs else {
-        Q::fold(fetch, len, (), |(), item| f(item));
-        return;
-    };
-    let mut rest = fetch;
-    let mut at = 0;
-    for run in runs {
-        let (start, run_len) = (run.start as usize, run.len as usize);
-        let (_, tail) = Q::split_at(rest, start - at);
-        let (head, tail) = Q::split_at(tail, run_len);
-        Q::fold(head, run_len, (), |(), item| f(item));
-        rest = tail;
-        at = start + run_len;
+    match runs {
+        None => Q::fold(fetch, len, (), |(), item| f(item)),
+        Some(runs) => split_runs::<Q>(fetch, runs, |run, rows| {
+            Q::fold(rows, run.len as usize, (), |(), item| f(item));
+        }),
     }
 }
 

@@ -4,7 +4,7 @@
 //! iterates the runs of consecutive passing rows as if each were a table of
 //! its own ([`RowRun`]). A query without one never gets here.
 
-use crate::change::ChangeWindow;
+use crate::change::{ChangeWindow, GROUP, MAX_AGE, SWEEP_INTERVAL};
 use crate::storage::TableId;
 
 /// A set of rows of one table, as bits.
@@ -41,44 +41,45 @@ impl RowSet {
     }
 
     /// Keeps the rows whose tick (`ticks[row]`) falls in `window`.
-    // A Changed<T> pass reads 4 bytes a row and keeps few: each word's 64
-    // ticks are compared at once into 64 flag bytes (a fixed-size loop that
-    // vectorizes), and a word with any flag set packs them into bits, eight
-    // at a time, by one multiplication each.
     pub(crate) fn retain_ticks(&mut self, ticks: &[u32], window: ChangeWindow) {
         debug_assert_eq!(ticks.len(), self.len);
-        let (now, span) = (
-            window.this_run,
-            window.this_run.wrapping_sub(window.last_run),
-        );
-        let new = |tick: u32| now.wrapping_sub(tick) < span;
-        let full = ticks.len() / 64;
-        let (words, last) = self.words.split_at_mut(full);
-        for (word, chunk) in words.iter_mut().zip(ticks.chunks_exact(64)) {
-            let mut flags = [0u8; 64];
-            for (flag, &tick) in flags.iter_mut().zip(chunk) {
-                *flag = u8::from(new(tick));
-            }
-            let mut bits = 0u64;
-            if flags.iter().fold(0u8, |any, &flag| any | flag) != 0 {
-                for (j, eight) in flags.chunks_exact(8).enumerate() {
-                    let Ok(eight) = <[u8; 8]>::try_from(eight) else {
-                        unreachable!("chunks_exact(8) gives 8 flags");
-                    };
-                    // Byte i (0 or 1) lands on bit 56 + i of the product.
-                    let packed =
-                        u64::from_le_bytes(eight).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-                    bits |= packed << (8 * j);
-                }
-            }
-            *word &= bits;
+        let new = InWindow::new(window);
+        for (word, chunk) in self.words.iter_mut().zip(ticks.chunks(64)) {
+            *word &= bits_where(chunk, |tick| new.contains(tick));
         }
-        if let Some(word) = last.first_mut() {
-            let mut bits = 0u64;
-            for (i, &tick) in ticks[full * 64..].iter().enumerate() {
-                bits |= u64::from(new(tick)) << i;
+    }
+
+    /// Keeps the rows whose changed tick (`changed[row]`) falls in
+    /// `window`, reading only the groups of [`GROUP`] rows whose summary
+    /// (`latest`, see [`TrackedVec`](crate::change::TrackedVec)) is after
+    /// the window's start: a group whose latest change is at or before it
+    /// has no row to keep. The summaries are read 64 at a time, and each
+    /// group that may hold a change costs one more read of 16 ticks, so a
+    /// pass over thinly spread changes reads little more than a sixteenth
+    /// of the ticks.
+    pub(crate) fn retain_changed(&mut self, changed: &[u32], latest: &[u32], window: ChangeWindow) {
+        debug_assert_eq!(changed.len(), self.len);
+        debug_assert_eq!(latest.len(), self.len.div_ceil(GROUP));
+        const GROUPS_PER_WORD: usize = 64 / GROUP;
+        const WORDS_PER_CHUNK: usize = 64 / GROUPS_PER_WORD;
+        let new = InWindow::new(window);
+        let word_chunks = self.words.chunks_mut(WORDS_PER_CHUNK);
+        for (c, (words, summaries)) in word_chunks.zip(latest.chunks(64)).enumerate() {
+            // Bit g: group g of these 64 may hold a change. Only those are
+            // read, one by one.
+            let mut candidates = bits_where(summaries, |latest| !new.stale(latest));
+            let mut kept = [0u64; WORDS_PER_CHUNK];
+            while candidates != 0 {
+                let group = candidates.trailing_zeros() as usize;
+                candidates &= candidates - 1;
+                let start = (c * 64 + group) * GROUP;
+                let ticks = &changed[start..changed.len().min(start + GROUP)];
+                let bits = bits_where(ticks, |tick| new.contains(tick));
+                kept[group / GROUPS_PER_WORD] |= bits << (group % GROUPS_PER_WORD * GROUP);
             }
-            *word &= bits;
+            for (word, kept) in words.iter_mut().zip(kept) {
+                *word &= kept;
+            }
         }
     }
 
@@ -138,6 +139,82 @@ impl RowSet {
             runs.push(RowRun::new(table, start, self.len as u32));
         }
     }
+}
+
+/// A window, as the two numbers its tests need.
+#[derive(Clone, Copy)]
+struct InWindow {
+    now: u32,
+    span: u32,
+}
+
+impl InWindow {
+    fn new(window: ChangeWindow) -> Self {
+        InWindow {
+            now: window.this_run,
+            span: window.this_run.wrapping_sub(window.last_run),
+        }
+    }
+
+    /// Whether `tick` is in the window.
+    #[inline(always)]
+    fn contains(self, tick: u32) -> bool {
+        self.now.wrapping_sub(tick) < self.span
+    }
+
+    /// Whether `latest`, a group's summary, is at or before the window's
+    /// start, and a tick of the past (a world holds none older than
+    /// `MAX_AGE + SWEEP_INTERVAL`; anything else is read, to be safe).
+    #[inline(always)]
+    fn stale(self, latest: u32) -> bool {
+        let age = self.now.wrapping_sub(latest);
+        // `&`, not `&&`: no branch, so that a loop of these vectorizes.
+        (age >= self.span) & (age <= MAX_AGE + SWEEP_INTERVAL)
+    }
+}
+
+/// Bit `i` set where `keep(values[i])`, for at most 64 values.
+#[inline(always)]
+fn bits_where(values: &[u32], keep: impl Fn(u32) -> bool) -> u64 {
+    if let Ok(values) = <&[u32; 64]>::try_from(values) {
+        pack(values, keep)
+    } else if let Ok(values) = <&[u32; GROUP]>::try_from(values) {
+        // Unrolled, each flag shifted by a constant: a compare and a
+        // mask extraction.
+        values
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (i, &value)| bits | u64::from(keep(value)) << i)
+    } else {
+        values
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (i, &value)| bits | u64::from(keep(value)) << i)
+    }
+}
+
+/// [`bits_where`] of `N` values (a multiple of 8, at most 64): they are
+/// tested at once into `N` flag bytes (a fixed-size loop that vectorizes),
+/// and if any is set the flags are packed into bits, eight at a time, by
+/// one multiplication each.
+#[inline(always)]
+fn pack<const N: usize>(values: &[u32; N], keep: impl Fn(u32) -> bool) -> u64 {
+    let mut flags = [0u8; N];
+    for (flag, &value) in flags.iter_mut().zip(values) {
+        *flag = u8::from(keep(value));
+    }
+    let mut bits = 0u64;
+    if flags.iter().fold(0u8, |any, &flag| any | flag) != 0 {
+        for (j, eight) in flags.chunks_exact(8).enumerate() {
+            let Ok(eight) = <[u8; 8]>::try_from(eight) else {
+                unreachable!("chunks_exact(8) gives 8 flags");
+            };
+            // Byte i (0 or 1) lands on bit 56 + i of the product.
+            let packed = u64::from_le_bytes(eight).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            bits |= packed << (8 * j);
+        }
+    }
+    bits
 }
 
 /// Rows `start..start + len` of table `table`, all passing a row filter.
@@ -253,5 +330,41 @@ mod tests {
         let mut runs = Vec::new();
         set.push_runs(TableId(0), &mut runs);
         assert_eq!(runs, [RowRun::new(TableId(0), 11, 21)]);
+    }
+
+    #[test]
+    fn retaining_changes_reads_only_the_groups_whose_summary_is_in_the_window() {
+        let window = ChangeWindow {
+            last_run: 10,
+            this_run: 20,
+        };
+        // 100 rows: rows 3, 40 and 99 changed at 15, the rest at 5.
+        let mut changed = vec![5u32; 100];
+        for row in [3, 40, 99] {
+            changed[row] = 15;
+        }
+        let exact: Vec<u32> = changed
+            .chunks(GROUP)
+            .map(|group| group.iter().copied().max().unwrap())
+            .collect();
+        let kept = |latest: &[u32]| {
+            let mut set = RowSet::default();
+            set.fill(100);
+            set.retain_changed(&changed, latest, window);
+            let mut runs = Vec::new();
+            set.push_runs(TableId(0), &mut runs);
+            runs.iter().map(|run| run.start).collect::<Vec<_>>()
+        };
+        assert_eq!(kept(&exact), [3, 40, 99]);
+        // A summary at or before the window's start hides its group (which
+        // the summaries' invariant makes right); one after it, or one that
+        // is not a past tick at all, does not.
+        let mut summaries = exact.clone();
+        summaries[40 / GROUP] = 10;
+        assert_eq!(kept(&summaries), [3, 99]);
+        summaries[40 / GROUP] = 11;
+        assert_eq!(kept(&summaries), [3, 40, 99]);
+        summaries[40 / GROUP] = 25;
+        assert_eq!(kept(&summaries), [3, 40, 99]);
     }
 }
