@@ -680,3 +680,103 @@ fn systems_reach_sparse_components_and_conflict_on_them() {
     assert_eq!(world.resource::<Log>().0, copy.resource::<Log>().0);
     assert_eq!(stuns(&world).len(), 4);
 }
+
+/// Random spawns, despawns, moves between tables, inserts, removals and
+/// writes of the tracked sparse `Heat`, and marks, each followed by a
+/// comparison of `Added<Heat>` and `Changed<Heat>` (through the world and
+/// through a prepared query) with a model of when each entity's `Heat` was
+/// added and written.
+#[test]
+fn added_and_changed_of_a_sparse_component_match_a_model() {
+    use std::collections::BTreeMap;
+    let mut rng = support::Rng::new(0x5ba25e);
+    let mut world = World::<Game>::new();
+    // Per live entity: its Heat's (added, changed) since the mark, if any.
+    let mut model: BTreeMap<Entity, Option<(bool, bool)>> = BTreeMap::new();
+    let mut prepared = world.prepare_filtered::<Entity, Changed<Heat>>();
+    for step in 0..3000 {
+        let alive: Vec<Entity> = model.keys().copied().collect();
+        let pick = |rng: &mut support::Rng| *rng.pick(&alive);
+        match rng.below(10) {
+            0 | 1 => {
+                let e = if rng.chance(1, 2) {
+                    world.spawn((Pos(0), Heat(0)))
+                } else {
+                    world.spawn((Pos(0), Vel(0)))
+                };
+                model.insert(e, world.has::<Heat>(e).then_some((true, true)));
+            }
+            2 if !alive.is_empty() => {
+                let e = pick(&mut rng);
+                world.despawn(e).unwrap();
+                model.remove(&e);
+            }
+            3 if !alive.is_empty() => {
+                // A move between tables leaves the sparse value's ticks.
+                let e = pick(&mut rng);
+                if world.remove::<Vel>(e).unwrap().is_none() {
+                    world.insert(e, (Vel(1),)).unwrap();
+                }
+            }
+            4 if !alive.is_empty() => {
+                let e = pick(&mut rng);
+                let state = model.get_mut(&e).unwrap();
+                world.insert(e, (Heat(1),)).unwrap();
+                *state = Some(match *state {
+                    Some((added, _)) => (added, true),
+                    None => (true, true),
+                });
+            }
+            5 if !alive.is_empty() => {
+                let e = pick(&mut rng);
+                world.remove::<Heat>(e).unwrap();
+                model.insert(e, None);
+            }
+            6 if !alive.is_empty() => {
+                let e = pick(&mut rng);
+                if let Some(heat) = world.get_mut::<Heat>(e) {
+                    heat.0 += 1;
+                    let state = model.get_mut(&e).unwrap();
+                    *state = state.map(|(added, _)| (added, true));
+                }
+            }
+            7 if rng.chance(1, 3) => {
+                world
+                    .query_filtered_mut::<&mut Heat, With<Vel>>()
+                    .for_each_mut(|heat| heat.0 += 1);
+                for (&e, state) in &mut model {
+                    if world.has::<Vel>(e) {
+                        *state = state.map(|(added, _)| (added, true));
+                    }
+                }
+            }
+            8 => {
+                world.clear_trackers();
+                for state in model.values_mut().flatten() {
+                    *state = (false, false);
+                }
+            }
+            _ => {}
+        }
+        let expect = |which: fn((bool, bool)) -> bool| -> Vec<Entity> {
+            world
+                .iter()
+                .filter(|e| model[e].is_some_and(which))
+                .collect()
+        };
+        let added: Vec<Entity> = world
+            .query_filtered::<Entity, Added<Heat>>()
+            .iter()
+            .collect();
+        assert_eq!(added, expect(|(a, _)| a), "step {step}: Added");
+        let changed: Vec<Entity> = world
+            .query_filtered::<Entity, Changed<Heat>>()
+            .iter()
+            .collect();
+        assert_eq!(changed, expect(|(_, c)| c), "step {step}: Changed");
+        let mut through_prepared = Vec::new();
+        prepared.for_each_mut(&mut world, |e| through_prepared.push(e));
+        assert_eq!(through_prepared, changed, "step {step}: prepared");
+    }
+    assert!(model.len() > 50, "{} entities at the end", model.len());
+}
