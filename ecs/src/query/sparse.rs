@@ -46,7 +46,7 @@ use crate::entity::Entities;
 use crate::lend::Lent;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Schema};
-use crate::storage::{EntityIndex, SparseSets, Table, TableId};
+use crate::storage::{EntityIndex, SparseSet, SparseSets, Table, TableId};
 
 /// One entity of a matched table, as a row filter sees it: its full
 /// archetype and its ticks.
@@ -107,19 +107,25 @@ impl SparseRuns {
         self.present.clear();
         self.starts.clear();
         self.stride = valued.count_ones() as usize;
+        // The sets to look each entity up in, found once.
+        let sets: Vec<(u32, &SparseSet<S>)> = S::Mask::from_u128(relevant)
+            .iter_bits()
+            .map(|bit| (bit, sparse.set(bit)))
+            .collect();
         let mut slots = Vec::with_capacity(self.stride);
         for &id in matched {
             let table = &tables[id.index()];
             let mask = table.mask().bits().to_u128();
-            // Whether the last run pushed is this table's and open.
-            let mut open = false;
+            // The rows of the open run (this table's, the last pushed), if
+            // any, and its sparse components.
+            let mut open: Option<(u32, u128)> = None;
             for (row, &index) in table.entities().iter().enumerate() {
                 // The entity's relevant sparse components, and its dense
                 // slot in each set whose values the query takes.
                 let mut full = mask;
                 slots.clear();
-                for bit in S::Mask::from_u128(relevant).iter_bits() {
-                    let slot = sparse.set(bit).slot(index);
+                for &(bit, set) in &sets {
+                    let slot = set.slot(index);
                     if slot.is_some() {
                         full |= 1 << bit;
                     }
@@ -136,36 +142,33 @@ impl SparseRuns {
                     sparse,
                 };
                 if full & Q::REQUIRED != Q::REQUIRED || !F::row_passes(&view) {
-                    open = false;
+                    open = None;
                     continue;
                 }
                 let present = full & observed;
-                if open && self.extends(present, &slots) {
-                    if let Some(run) = self.runs.last_mut() {
+                // The row continues the open run if it has the same sparse
+                // components, each value right after the run's last.
+                let continues = open.is_some_and(|(len, open_present)| {
+                    let starts = &self.starts[self.starts.len() - self.stride..];
+                    open_present == present
+                        && starts
+                            .iter()
+                            .zip(&slots)
+                            .all(|(&start, &slot)| slot == start + len)
+                });
+                if continues {
+                    if let (Some(run), Some((len, _))) = (self.runs.last_mut(), open.as_mut()) {
                         run.len += 1;
+                        *len += 1;
                     }
                 } else {
                     self.runs.push(RowRun::new(id, row as u32, row as u32 + 1));
                     self.present.push(present);
                     self.starts.extend_from_slice(&slots);
-                    open = true;
+                    open = Some((1, present));
                 }
             }
         }
-    }
-
-    /// Whether a row with sparse components `present` and dense slots
-    /// `slots` continues the last run.
-    fn extends(&self, present: u128, slots: &[u32]) -> bool {
-        let (Some(run), Some(&last)) = (self.runs.last(), self.present.last()) else {
-            return false;
-        };
-        let starts = &self.starts[self.starts.len() - self.stride..];
-        last == present
-            && starts
-                .iter()
-                .zip(slots)
-                .all(|(&start, &slot)| slot == start + run.len)
     }
 }
 
