@@ -170,12 +170,21 @@ impl<S: Schema> Table<S> {
         destination: &mut Table<S>,
         bit: u32,
     ) {
-        let added = column_of::<S>(self.mask, bit);
-        // A slice, not the box: its pointer stays in a register across the
-        // stores below instead of being reloaded for each column.
+        let from: &mut [S::Column] = &mut self.columns;
         let to: &mut [S::Column] = &mut destination.columns;
-        for (i, column) in self.columns.iter_mut().enumerate() {
-            column.move_row(row.index(), &mut to[i + usize::from(i >= added)]);
+        // The columns before the added one pair up at the same index, the
+        // ones after it one further on (a tag adds no column: all pair up).
+        // Zipped slices, so no index arithmetic or bounds check per column.
+        let added = column_of::<S>(self.mask, bit).min(from.len());
+        let (from_head, from_tail) = from.split_at_mut(added);
+        let (to_head, to_tail) = to.split_at_mut(added);
+        for (column, to) in from_head.iter_mut().zip(to_head) {
+            column.move_row(row.index(), to);
+        }
+        if !from_tail.is_empty() {
+            for (column, to) in from_tail.iter_mut().zip(&mut to_tail[1..]) {
+                column.move_row(row.index(), to);
+            }
         }
     }
 
@@ -191,12 +200,21 @@ impl<S: Schema> Table<S> {
         destination: &mut Table<S>,
         bit: u32,
     ) {
-        let removed = column_of::<S>(self.mask, bit);
-        // As in `move_columns_adding`, and walking the destination's columns
-        // rather than ours, so that the removed column costs no turn.
         let from: &mut [S::Column] = &mut self.columns;
-        for (i, column) in destination.columns.iter_mut().enumerate() {
-            from[i + usize::from(i >= removed)].move_row(row.index(), column);
+        let to: &mut [S::Column] = &mut destination.columns;
+        // As in `move_columns_adding`: the destination's columns before the
+        // removed one pair up at the same index, the ones after it with ours
+        // one further on.
+        let removed = column_of::<S>(self.mask, bit).min(to.len());
+        let (from_head, from_tail) = from.split_at_mut(removed);
+        let (to_head, to_tail) = to.split_at_mut(removed);
+        for (column, to) in from_head.iter_mut().zip(to_head) {
+            column.move_row(row.index(), to);
+        }
+        if !to_tail.is_empty() {
+            for (column, to) in from_tail[1..].iter_mut().zip(to_tail) {
+                column.move_row(row.index(), to);
+            }
         }
     }
 
