@@ -32,25 +32,30 @@ pub(crate) fn for_each<T: Send>(items: Vec<T>, f: impl Fn(T) + Send + Sync) {
 }
 
 /// Calls `run` once with each of some pieces that together cover `whole`,
-/// a piece of `len` rows, and their lengths. On the pool the pieces are cut
-/// with `split(piece, mid)` (rows `..mid` and `mid..`) the way rayon cuts an
-/// indexed parallel iterator: in halves, as many times at first as it takes
-/// to give each thread a piece, and again each time a half is stolen by an
-/// idle thread, so that uneven work balances down to single rows while work
-/// that is spread evenly costs a few cuts. Without the pool, `run(whole, len)`.
+/// a piece of `len` rows out of `total` rows being run at once, and their
+/// lengths. On the pool the pieces are cut with `split(piece, mid)` (rows
+/// `..mid` and `mid..`) the way rayon cuts an indexed parallel iterator: in
+/// halves, as many times at first as it takes to give each thread its share
+/// of `total` rows, and again each time a half is stolen by an idle thread,
+/// so that uneven work balances down to single rows while work spread
+/// evenly costs a few cuts. A piece smaller than a thread's share is not cut
+/// unless stolen: spreading the pieces is the caller's part. Without the
+/// pool, `run(whole, len)`.
 pub(crate) fn split_for_each<P: Send>(
     whole: P,
     len: usize,
+    total: usize,
     split: &(impl Fn(P, usize) -> (P, P) + Sync),
     run: &(impl Fn(P, usize) + Sync),
 ) {
     #[cfg(feature = "parallel")]
     {
-        split_halves(whole, len, rayon::current_num_threads(), false, split, run);
+        let cuts = rayon::current_num_threads() * len / total.max(1);
+        split_halves(whole, len, cuts, false, split, run);
     }
     #[cfg(not(feature = "parallel"))]
     {
-        let _ = split;
+        let _ = (split, total);
         run(whole, len);
     }
 }

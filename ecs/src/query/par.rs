@@ -36,10 +36,11 @@ fn chunks<'a, Q: QueryData>(
 }
 
 /// Calls `f` with every item of `tables` (fetches with their row counts):
-/// the tables spread over rayon's pool, each cut into row ranges as rayon
-/// cuts a slice (see [`pool::split_for_each`]), so that the work balances
-/// as `par_iter_mut` over a `Vec` does. Nothing is collected, so how the
-/// rows are cut cannot show in the result.
+/// the tables spread over rayon's pool, and each table holding more than a
+/// thread's share of the rows cut into row ranges as rayon cuts a slice
+/// (see [`pool::split_for_each`]), so that the work balances as
+/// `par_iter_mut` over a `Vec` does while small tables cost no cuts.
+/// Nothing is collected, so how the rows are cut cannot show in the result.
 fn run_split<'a, Q: QueryData>(
     tables: Vec<(Q::Fetch<'a>, usize)>,
     f: impl Fn(Q::Item<'_>) + Send + Sync,
@@ -47,10 +48,12 @@ fn run_split<'a, Q: QueryData>(
     Q::Fetch<'a>: Send,
 {
     let f = &f;
+    let total = tables.iter().map(|&(_, len)| len).sum();
     pool::for_each(tables, |(fetch, len)| {
         pool::split_for_each(
             fetch,
             len,
+            total,
             &|fetch, mid| Q::split_at(fetch, mid),
             &|fetch, len| Q::fold(fetch, len, (), |(), item| f(item)),
         );
