@@ -225,9 +225,10 @@ impl<S: Schema> Table<S> {
     pub(crate) fn move_entity(&mut self, row: TableRow, destination: &mut Table<S>) -> TableMove {
         // The entity that will fill `row` is the last one, read before the
         // swap: then fixing its location does not wait for the load of `row`.
-        let last = self.entities.last().copied();
-        let entity = self.entities.swap_remove(row.index());
-        let swapped = last.filter(|_| row.index() < self.entities.len());
+        let last = *self.entities.last().expect("a table row to move");
+        let entity = core::mem::replace(&mut self.entities[row.index()], last);
+        self.entities.pop();
+        let swapped = (row.index() < self.entities.len()).then_some(last);
         TableMove {
             row: destination.push_entity(entity),
             swapped,
