@@ -20,7 +20,7 @@
 use crate::bundle::{Bundle, NewRows, Placement, SpawnRows};
 use crate::change::Changes;
 use crate::command::Staged;
-use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
+use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity, SlotsMut};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Component, Schema};
@@ -413,7 +413,8 @@ impl<S: Schema> EntityStore<S> {
         // known yet, a dead entity) goes through `insert_cold`, out of line,
         // so that these paths have the caller's registers to themselves.
         let bit = B::BITS.trailing_zeros();
-        let Some(location) = self.entities.location(entity) else {
+        let mut slots = self.entities.slots_mut();
+        let Some(location) = slots.location(entity) else {
             return self.insert_cold(entity, bundle);
         };
         match self.tables.migration_insert(location.table, bit) {
@@ -422,7 +423,7 @@ impl<S: Schema> EntityStore<S> {
                 // The entity first, then the columns: less stays live in
                 // registers across the column loop.
                 let moved = source.move_entity(location.row, destination);
-                relocate(&mut self.entities, entity, location, to, moved);
+                relocate(&mut slots, entity, location, to, moved);
                 source.move_columns_adding(location.row, destination, bit);
                 bundle.place(&mut Placement::at(
                     destination,
@@ -608,7 +609,8 @@ impl<S: Schema> EntityStore<S> {
         }
         // As in `insert`: a straight path along a known edge.
         let bit = B::BITS.trailing_zeros();
-        let Some(location) = self.entities.location(entity) else {
+        let mut slots = self.entities.slots_mut();
+        let Some(location) = slots.location(entity) else {
             return self.remove_cold(entity);
         };
         let Some(Edge { from, to }) = self.tables.migration_remove(location.table, bit) else {
@@ -628,7 +630,7 @@ impl<S: Schema> EntityStore<S> {
             tick,
         ));
         let moved = source.move_entity(location.row, destination);
-        relocate(&mut self.entities, entity, location, to, moved);
+        relocate(&mut slots, entity, location, to, moved);
         source.move_columns_removing(location.row, destination, bit);
         self.log_removed(entity, B::mask());
         Ok(Some(taken))
@@ -746,7 +748,13 @@ impl<S: Schema> EntityStore<S> {
     fn migrate(&mut self, entity: Entity, location: EntityLocation, target: TableId) -> TableRow {
         let (source, destination) = self.tables.pair_mut(location.table, target);
         let moved = source.move_row(location.row, destination);
-        relocate(&mut self.entities, entity, location, target, moved);
+        relocate(
+            &mut self.entities.slots_mut(),
+            entity,
+            location,
+            target,
+            moved,
+        );
         moved.row
     }
 
@@ -814,7 +822,7 @@ fn sparse_part<S: Schema>(mask: S::Mask) -> S::Mask {
 // Always inlined, as `migrate`: part of the inlined migration.
 #[inline(always)]
 fn relocate(
-    entities: &mut Entities,
+    entities: &mut SlotsMut<'_>,
     entity: Entity,
     location: EntityLocation,
     target: TableId,

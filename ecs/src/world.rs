@@ -174,6 +174,9 @@ impl<S: Schema> World<S> {
     /// Removes component `C` from `entity` and returns it: `Ok(None)` if the
     /// entity does not have it, `Err(NoSuchEntity)` (changing nothing) if the
     /// entity is not alive.
+    // Always inlined, as `remove_bundle`: LLVM left this wrapper out of line,
+    // which kept the migration out of the caller's loop.
+    #[inline(always)]
     pub fn remove<C: Component<S>>(&mut self, entity: Entity) -> Result<Option<C>, NoSuchEntity> {
         self.remove_bundle::<(C,)>(entity)
             .map(|taken| taken.map(|(value,)| value))

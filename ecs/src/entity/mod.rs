@@ -306,6 +306,29 @@ impl SlotName for EntityIndex {
     }
 }
 
+/// The entity slots borrowed for one migration, which looks its entity up
+/// once and then records two locations (the entity's and that of the
+/// entity swapped into the row it left). A slice, unlike the `Vec` behind
+/// it, keeps its pointer and length in registers across the stores to the
+/// tables in between, which the compiler cannot tell apart from the `Vec`.
+pub(crate) struct SlotsMut<'a>(&'a mut [Slot]);
+
+impl SlotsMut<'_> {
+    /// The location of `entity`, if it is alive.
+    #[inline(always)]
+    pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
+        self.0
+            .get(entity.index as usize)?
+            .location(entity.generation)
+    }
+
+    /// Records that the live `entity` now sits at `location`.
+    #[inline(always)]
+    pub(crate) fn set_location(&mut self, entity: impl SlotName, location: EntityLocation) {
+        entity.relocate(&mut self.0[entity.slot()], location);
+    }
+}
+
 /// Slot indices run from 0 to `MAX_INDEX`; `u32::MAX` is never handed out (it
 /// is [`NO_SLOT`]), so the slot count always fits in a `u32`.
 const MAX_INDEX: u32 = u32::MAX - 1;
@@ -518,6 +541,12 @@ impl Entities {
     #[inline]
     pub(crate) fn set_location(&mut self, entity: impl SlotName, location: EntityLocation) {
         entity.relocate(&mut self.slots[entity.slot()], location);
+    }
+
+    /// The slots alone, for one migration; see [`SlotsMut`].
+    #[inline(always)]
+    pub(crate) fn slots_mut(&mut self) -> SlotsMut<'_> {
+        SlotsMut(&mut self.slots)
     }
 
     /// The live entity of slot `index`, with its generation.

@@ -1,6 +1,9 @@
 //! Parallel iteration over a query: each table's column slices cut into
-//! chunks, the chunks run on rayon's thread pool (in order on the calling
-//! thread without the `parallel` feature).
+//! row ranges that run on rayon's thread pool (in order on the calling
+//! thread without the `parallel` feature). The forms that only call a
+//! function cut the ranges as rayon cuts a slice, adaptively; the forms that
+//! collect commands or events cut them into fixed chunks, one buffer each,
+//! put back in chunk order.
 
 use super::{Query, QueryData, ReadOnlyQueryData};
 use crate::command::{ChunkCommands, CommandQueue, Commands};
@@ -32,18 +35,28 @@ fn chunks<'a, Q: QueryData>(
     chunks
 }
 
-/// Calls `f` with every item of every chunk, the chunks on rayon's pool.
-fn run_chunks<'a, Q: QueryData>(
-    chunks: Vec<(Q::Fetch<'a>, usize)>,
+/// Calls `f` with every item of `tables` (fetches with their row counts):
+/// the tables spread over rayon's pool, and each table holding more than a
+/// thread's share of the rows cut into row ranges as rayon cuts a slice
+/// (see [`pool::split_for_each`]), so that the work balances as
+/// `par_iter_mut` over a `Vec` does while small tables cost no cuts.
+/// Nothing is collected, so how the rows are cut cannot show in the result.
+fn run_split<'a, Q: QueryData>(
+    tables: Vec<(Q::Fetch<'a>, usize)>,
     f: impl Fn(Q::Item<'_>) + Send + Sync,
 ) where
     Q::Fetch<'a>: Send,
 {
-    pool::for_each(chunks, |(mut fetch, len)| {
-        Q::stamp_rows(&mut fetch, len);
-        for _ in 0..len {
-            f(Q::next(&mut fetch));
-        }
+    let f = &f;
+    let total = tables.iter().map(|&(_, len)| len).sum();
+    pool::for_each(tables, |(fetch, len)| {
+        pool::split_for_each(
+            fetch,
+            len,
+            total,
+            &|fetch, mid| Q::split_at(fetch, mid),
+            &|fetch, len| Q::fold(fetch, len, (), |(), item| f(item)),
+        );
     });
 }
 
@@ -75,7 +88,12 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        run_chunks::<Q>(self.exclusive_chunks(), f);
+        let tables = self
+            .tables
+            .iter_mut()
+            .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()))
+            .collect();
+        run_split::<Q>(tables, f);
     }
 
     /// Calls `f` with every item of a read-only query on rayon's thread
@@ -86,12 +104,12 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let total = self.count();
         let tables = self
             .tables
             .iter()
-            .map(|table| (Q::shared(&table.fetch), table.entities.len()));
-        run_chunks::<Q>(chunks::<Q>(tables, total), f);
+            .map(|table| (Q::shared(&table.fetch), table.entities.len()))
+            .collect();
+        run_split::<Q>(tables, f);
     }
 
     /// [`Query::par_for_each_mut`] for a function that also records

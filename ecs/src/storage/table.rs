@@ -171,12 +171,21 @@ impl<S: Schema> Table<S> {
         destination: &mut Table<S>,
         bit: u32,
     ) {
-        let added = column_of::<S>(self.mask, bit);
-        // A slice, not the box: its pointer stays in a register across the
-        // stores below instead of being reloaded for each column.
+        let from: &mut [S::Column] = &mut self.columns;
         let to: &mut [S::Column] = &mut destination.columns;
-        for (i, column) in self.columns.iter_mut().enumerate() {
-            column.move_row(row.index(), &mut to[i + usize::from(i >= added)]);
+        // The columns before the added one pair up at the same index, the
+        // ones after it one further on (a tag adds no column: all pair up).
+        // Zipped slices, so no index arithmetic or bounds check per column.
+        let added = column_of::<S>(self.mask, bit).min(from.len());
+        let (from_head, from_tail) = from.split_at_mut(added);
+        let (to_head, to_tail) = to.split_at_mut(added);
+        for (column, to) in from_head.iter_mut().zip(to_head) {
+            column.move_row(row.index(), to);
+        }
+        if !from_tail.is_empty() {
+            for (column, to) in from_tail.iter_mut().zip(&mut to_tail[1..]) {
+                column.move_row(row.index(), to);
+            }
         }
     }
 
@@ -192,12 +201,21 @@ impl<S: Schema> Table<S> {
         destination: &mut Table<S>,
         bit: u32,
     ) {
-        let removed = column_of::<S>(self.mask, bit);
-        // As in `move_columns_adding`, and walking the destination's columns
-        // rather than ours, so that the removed column costs no turn.
         let from: &mut [S::Column] = &mut self.columns;
-        for (i, column) in destination.columns.iter_mut().enumerate() {
-            from[i + usize::from(i >= removed)].move_row(row.index(), column);
+        let to: &mut [S::Column] = &mut destination.columns;
+        // As in `move_columns_adding`: the destination's columns before the
+        // removed one pair up at the same index, the ones after it with ours
+        // one further on.
+        let removed = column_of::<S>(self.mask, bit).min(to.len());
+        let (from_head, from_tail) = from.split_at_mut(removed);
+        let (to_head, to_tail) = to.split_at_mut(removed);
+        for (column, to) in from_head.iter_mut().zip(to_head) {
+            column.move_row(row.index(), to);
+        }
+        if !to_tail.is_empty() {
+            for (column, to) in from_tail[1..].iter_mut().zip(to_tail) {
+                column.move_row(row.index(), to);
+            }
         }
     }
 
@@ -208,9 +226,10 @@ impl<S: Schema> Table<S> {
     pub(crate) fn move_entity(&mut self, row: TableRow, destination: &mut Table<S>) -> TableMove {
         // The entity that will fill `row` is the last one, read before the
         // swap: then fixing its location does not wait for the load of `row`.
-        let last = self.entities.last().copied();
-        let entity = self.entities.swap_remove(row.index());
-        let swapped = last.filter(|_| row.index() < self.entities.len());
+        let last = *self.entities.last().expect("a table row to move");
+        let entity = core::mem::replace(&mut self.entities[row.index()], last);
+        self.entities.pop();
+        let swapped = (row.index() < self.entities.len()).then_some(last);
         TableMove {
             row: destination.push_entity(entity),
             swapped,
