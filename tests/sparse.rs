@@ -780,3 +780,30 @@ fn added_and_changed_of_a_sparse_component_match_a_model() {
     }
     assert!(model.len() > 50, "{} entities at the end", model.len());
 }
+
+fn stun_the_moving(mut q: Query<&mut Stun, With<Vel>>) {
+    q.for_each_mut(|s| s.0 += 1);
+}
+
+fn stun_the_still(mut q: Query<&mut Stun, Without<Vel>>) {
+    q.for_each_mut(|s| s.0 += 10);
+}
+
+#[test]
+fn writers_of_a_sparse_component_never_share_a_stage_whatever_their_filters() {
+    let mut world = World::<Sys>::new();
+    let moving = world.spawn((Pos(0), Vel(1), Stun(0)));
+    let still = world.spawn((Pos(0), Stun(0)));
+    let mut schedule = Schedule::<Sys>::new();
+    schedule.add(stun_the_moving).add(stun_the_still);
+    let plan = schedule.describe();
+    // One set holds every entity's `Stun`: it is lent to one writer at a
+    // time, although the two queries reach different entities.
+    assert!(
+        plan.contains("stun_the_still waits for stun_the_moving"),
+        "{plan}"
+    );
+    schedule.force_parallel(Some(true)).run(&mut world);
+    assert_eq!(world.get::<Stun>(moving), Some(&Stun(1)));
+    assert_eq!(world.get::<Stun>(still), Some(&Stun(10)));
+}

@@ -100,6 +100,8 @@ pub trait Schema: Sized + 'static {
     #[doc(hidden)]
     const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
+    const SPARSE_CONFLICT_MESSAGES: &'static [&'static str];
+    #[doc(hidden)]
     const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const QUERY_ALIAS_MESSAGES: &'static [&'static str];
@@ -187,6 +189,13 @@ macro_rules! __schema_texts {
             $component, ">`), or make the two queries' entities disjoint: one must require a \
              component (`With<C>` or `&C`) that the other excludes (`Without<C>`), with `C` a \
              table component, not `#[ecs(sparse)]`"
+        )),*];
+        const SPARSE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "two parameters of this system can reach `", $component, "` of schema `", $schema,
+            "`, and at least one of them writes it; `", $component, "` is `#[ecs(sparse)]`: one \
+             sparse set holds every entity's `", $component, "`, so no filter splits it between \
+             two queries of one system; read and write `", $component, "` through one query \
+             (e.g. a single `Query<&mut ", $component, ">`)"
         )),*];
         const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "this system takes resource `", $resource, "` of schema `", $schema,

@@ -84,6 +84,7 @@ where
     const ACCESS: Access = Access {
         reads: Q::READS | F::READS,
         writes: Q::WRITES,
+        whole: (Q::READS | Q::WRITES | F::READS) & S::SPARSE_BITS,
         // The table conditions: systems are lent whole table columns, so
         // only components that tables hold can keep two queries apart (a
         // sparse component splits entities, not columns).
@@ -356,10 +357,11 @@ const fn check_params<S: Schema>(params: &[Access]) {
         while j < params.len() {
             let components = params[i].component_conflicts(&params[j]);
             if components != 0 {
-                panic!(
-                    "{}",
-                    S::SYSTEM_CONFLICT_MESSAGES[components.trailing_zeros() as usize]
-                );
+                let bit = components.trailing_zeros() as usize;
+                if S::SPARSE_BITS & (1 << bit) != 0 {
+                    panic!("{}", S::SPARSE_CONFLICT_MESSAGES[bit]);
+                }
+                panic!("{}", S::SYSTEM_CONFLICT_MESSAGES[bit]);
             }
             let resources = params[i].resource_conflicts(&params[j]);
             if resources != 0 {
