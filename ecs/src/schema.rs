@@ -45,8 +45,10 @@ use crate::mask::Mask;
 ///   `get`, `has`, `archetype`, bundles, commands, queries, filters and
 ///   change detection (with `track`) treat it like any other component;
 ///   no table's archetype ever holds it. A filter on it does not separate
-///   two systems' queries (they are lent whole table columns). It needs
-///   data: on a tag, a resource or an event it is a compile error.
+///   two systems' queries (they are lent whole table columns), and its set
+///   is lent whole: two writers of it never run at once, whatever their
+///   filters. It needs data: on a tag, a resource or an event it is a
+///   compile error.
 ///
 /// ```
 /// use schemecs::prelude::*;
