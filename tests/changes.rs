@@ -611,3 +611,18 @@ fn changed_matches_a_model_through_random_writes_moves_and_marks() {
     }
     assert!(model.len() > 100, "{} entities at the end", model.len());
 }
+
+#[test]
+fn get_on_a_row_filtered_query_finds_no_entity_of_a_table_without_passing_rows() {
+    let mut world = World::<Game>::new();
+    let _ = world.spawn((Pos(0),));
+    let changed = world.spawn((Pos(1),));
+    let later = world.spawn((Pos(2), Vel(0)));
+    world.clear_trackers();
+    world.get_mut::<Pos>(changed).unwrap().0 += 1;
+    let query = world.query_filtered::<Entity, Changed<Pos>>();
+    // `later` sits at row 0 of a table after the one whose passing rows
+    // start at row 1.
+    assert_eq!(query.get(later), None);
+    assert_eq!(query.get(changed), Some(changed));
+}

@@ -4,8 +4,9 @@
 //! stale handles (entities despawned earlier, whose slots are since reused).
 //!
 //! The harness (`model/harness.rs`) runs over two schemas of the same five
-//! components: `Model` below (bits 0 to 4, `u8` masks) and `wide::Model`
-//! (bits 64 to 68 after 64 fillers, `u128` masks).
+//! components: `Model` below (bits 0 to 4, `u8` masks, `C` sparse) and
+//! `wide::Model` (bits 64 to 68 after 64 fillers, `u128` masks, `B`
+//! sparse), so that every random operation also reaches a sparse set.
 //!
 //! On failure the seed is printed; replay one seed with
 //! `ECS_MODEL_SEED=<seed> cargo test --test model`, and change the number of
@@ -26,12 +27,14 @@ pub struct C(i16);
 #[derive(Clone, Debug, PartialEq)]
 pub struct D(String);
 
-/// Bits: A 0, B 1, Tag 2 (a tag between data components), C 3, D 4.
+/// Bits: A 0, B 1, Tag 2 (a tag between data components), C 3 (sparse:
+/// kept in a sparse set, not in the tables), D 4.
 #[derive(Schema)]
 struct Model {
     a: A,
     b: B,
     tag: Tag,
+    #[ecs(sparse)]
     c: C,
     d: D,
 }

@@ -21,13 +21,19 @@ struct Name(String);
 struct Frozen;
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, StableHash)]
 struct Frame(u64);
+/// Kept in a sparse set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
+struct Stun(u32);
 
+/// Bits: Pos 0, Vel 1, Name 2, Frozen 3, Stun 4 (sparse).
 #[derive(Schema)]
 struct Game {
     pos: Pos,
     vel: Vel,
     name: Name,
     frozen: Frozen,
+    #[ecs(sparse)]
+    stun: Stun,
     #[ecs(resource)]
     frame: Frame,
 }
@@ -60,7 +66,11 @@ fn churned(seed: u64, steps: usize) -> World<Game> {
             }
             5 if !alive.is_empty() => {
                 let e = *rng.pick(&alive);
-                world.insert(e, (Frozen, Vel(-1.0))).unwrap();
+                if rng.chance(1, 2) {
+                    world.insert(e, (Frozen, Vel(-1.0))).unwrap();
+                } else if world.remove::<Stun>(e).unwrap().is_none() {
+                    world.insert(e, (Stun(step as u32),)).unwrap();
+                }
             }
             _ => {}
         }
@@ -69,7 +79,14 @@ fn churned(seed: u64, steps: usize) -> World<Game> {
     world
 }
 
-type Row = (Entity, Option<Pos>, Option<Vel>, Option<Name>, bool);
+type Row = (
+    Entity,
+    Option<Pos>,
+    Option<Vel>,
+    Option<Name>,
+    bool,
+    Option<Stun>,
+);
 
 fn contents(world: &World<Game>) -> Vec<Row> {
     world
@@ -81,7 +98,10 @@ fn contents(world: &World<Game>) -> Vec<Row> {
             Has<Frozen>,
         )>()
         .iter()
-        .map(|(e, p, v, n, f)| (e, p.cloned(), v.cloned(), n.cloned(), f))
+        .map(|(e, p, v, n, f)| {
+            let stun = world.get::<Stun>(e).cloned();
+            (e, p.cloned(), v.cloned(), n.cloned(), f, stun)
+        })
         .collect()
 }
 
@@ -377,6 +397,49 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
     );
     expect(load_edited(|s| s[5] = json!([])), "resources");
     expect(
+        load_edited(|s| s[1][3] = json!(0)),
+        "`#[ecs(sparse)]` in one and not in the other: `Stun`",
+    );
+    // A table holding the sparse bit.
+    expect(
+        load_edited(|s| s[3][1][0] = json!(0b1_0011)),
+        "holds a sparse component",
+    );
+    // A sparse value of an entity in no table (a slot past the rows).
+    expect(
+        load_edited(|s| {
+            let beyond = json!(slots(s).len() - 1 + 1000);
+            s[7][0][0][0] = beyond;
+        }),
+        "which is in no table",
+    );
+    expect(
+        load_edited(|s| {
+            let head = free_list(s)[0].clone();
+            s[7][0][0][0] = head;
+        }),
+        "the sparse set of `Stun` holds a value of entity index",
+    );
+    expect(
+        load_edited(|s| {
+            let first = s[7][0][0][0].clone();
+            s[7][0][0][1] = first;
+        }),
+        "the sparse set of `Stun` holds two values of entity index",
+    );
+    expect(
+        load_edited(|s| {
+            s[7][0][1].as_array_mut().unwrap().pop();
+        }),
+        "values of `Stun` where it must have exactly",
+    );
+    expect(
+        load_edited(|s| {
+            s[7].as_array_mut().unwrap().pop();
+        }),
+        "sparse set",
+    );
+    expect(
         load_edited(|s| {
             s.as_array_mut().unwrap().pop();
         }),
@@ -405,11 +468,15 @@ fn exercise(mut world: World<Game>) {
     assert_eq!(entities.len(), world.len());
     for (i, &e) in entities.iter().enumerate() {
         assert!(world.entity(e).is_some());
-        match i % 3 {
+        match i % 4 {
             0 => world.insert(e, (Vel(1.0),)).unwrap(),
             1 => drop(world.remove::<Frozen>(e).unwrap()),
+            2 => drop(world.remove::<Stun>(e).unwrap()),
             _ => drop(world.remove::<Pos>(e).unwrap()),
         }
+        world
+            .insert(entities[entities.len() - 1 - i], (Stun(1),))
+            .unwrap();
     }
     let copy = world.clone();
     // Twice: the first despawn makes pending reservations alive.

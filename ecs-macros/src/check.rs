@@ -5,7 +5,7 @@
 
 use crate::errors::Errors;
 use crate::model::{
-    is_field_key, FieldModel, SchemaModel, Shape, EVENT_KEY, RESOURCE_KEY, TRACK_KEY,
+    is_field_key, FieldModel, SchemaModel, Shape, EVENT_KEY, RESOURCE_KEY, SPARSE_KEY, TRACK_KEY,
 };
 use quote::ToTokens;
 
@@ -98,7 +98,8 @@ fn check_field_keys(model: &SchemaModel, errors: &mut Errors) {
             format_args!(
                 "unknown `#[ecs(...)]` key `{}` on a field of schema `{}`: \
                  the field keys are `resource` (a world-global singleton), `event` (an \
-                 event type) and `track` (a component with change detection)",
+                 event type), `track` (a component with change detection) and `sparse` (a \
+                 component kept in a sparse set)",
                 path_string(key),
                 model.ident
             ),
@@ -106,11 +107,13 @@ fn check_field_keys(model: &SchemaModel, errors: &mut Errors) {
     }
 }
 
-/// A field is one of component (optionally tracked), resource or event.
+/// A field is one of component (optionally tracked, optionally sparse),
+/// resource or event.
 fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
     for field in &model.fields {
         let has = |name: &str| field.keys.iter().filter(|key| key.is_ident(name)).count();
         let (resource, event, track) = (has(RESOURCE_KEY), has(EVENT_KEY), has(TRACK_KEY));
+        let sparse = has(SPARSE_KEY);
         let message = if resource > 0 && event > 0 {
             Some(format!(
                 "field `{}` of schema `{}` is marked both `resource` and `event`: a field is \
@@ -125,7 +128,15 @@ fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
                 model.ident,
                 if resource > 0 { "resources" } else { "events" }
             ))
-        } else if resource > 1 || event > 1 || track > 1 {
+        } else if sparse > 0 && resource + event > 0 {
+            Some(format!(
+                "field `{}` of schema `{}`: `sparse` (sparse-set storage) applies to components \
+                 only, not to {}; remove `sparse`, or the other key to make it a component",
+                field.ident,
+                model.ident,
+                if resource > 0 { "resources" } else { "events" }
+            ))
+        } else if resource > 1 || event > 1 || track > 1 || sparse > 1 {
             Some(format!(
                 "field `{}` of schema `{}` repeats a `#[ecs(...)]` key; give each key once",
                 field.ident, model.ident

@@ -49,6 +49,9 @@ pub struct FieldModel<'a> {
     /// `#[ecs(track)]`: a component whose additions and changes are recorded
     /// per entity (change detection).
     pub tracked: bool,
+    /// `#[ecs(sparse)]`: a component kept in a sparse set keyed by entity
+    /// index rather than in a table column.
+    pub sparse: bool,
 }
 
 /// What a field declares, read from its keys.
@@ -69,7 +72,8 @@ pub enum Role {
 pub const RESOURCE_KEY: &str = "resource";
 pub const EVENT_KEY: &str = "event";
 pub const TRACK_KEY: &str = "track";
-const FIELD_KEYS: [&str; 3] = [RESOURCE_KEY, EVENT_KEY, TRACK_KEY];
+pub const SPARSE_KEY: &str = "sparse";
+const FIELD_KEYS: [&str; 4] = [RESOURCE_KEY, EVENT_KEY, TRACK_KEY, SPARSE_KEY];
 
 impl<'a> SchemaModel<'a> {
     pub fn from_syn(input: &'a syn::DeriveInput, errors: &mut Errors) -> Self {
@@ -148,6 +152,7 @@ impl<'a> FieldModel<'a> {
             ty: &field.ty,
             type_name: type_name(&field.ty),
             tracked: role == Role::Component && has(TRACK_KEY),
+            sparse: role == Role::Component && has(SPARSE_KEY),
             keys,
             role,
         }

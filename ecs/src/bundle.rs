@@ -4,7 +4,7 @@ use crate::entity::{Entities, EntityLocation};
 use crate::mask::Mask;
 use crate::misuse::Misuse;
 use crate::schema::{Column, Component, Schema};
-use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow};
+use crate::storage::{is_sparse, table_part, Bins, EntityIndex, Table, TableId, TableRow};
 
 /// A tuple of distinct components of schema `S`: what [`World::spawn`],
 /// [`World::insert`] and [`World::remove_bundle`] take. Implemented for tuples
@@ -61,13 +61,17 @@ pub trait Bundle<S: Schema>: Sized + 'static {
 
 /// One entity's row, as bundles see it: the row's table columns, the table's
 /// mask, the mask the entity had before (to tell an overwrite from a new
-/// value), and the world's tag bags and trash.
+/// value), and the world's tag bags, sparse sets and trash. The masks are
+/// table masks: they never hold a sparse bit (a sparse value goes to its set,
+/// under the entity's index, which tells an overwrite by itself).
 #[doc(hidden)]
 pub struct Placement<'a, S: Schema> {
     pub(crate) columns: &'a mut [S::Column],
     pub(crate) mask: S::Mask,
     pub(crate) previous: S::Mask,
     pub(crate) row: usize,
+    /// The entity, for its sparse values.
+    pub(crate) entity: EntityIndex,
     pub(crate) bins: &'a mut Bins<S>,
     /// The tick an overwritten tracked component is stamped changed with.
     pub(crate) tick: u32,
@@ -85,12 +89,20 @@ impl<'a, S: Schema> Placement<'a, S> {
         tick: u32,
     ) -> Self {
         let mask = table.mask();
-        let (_, columns) = table.split_mut();
+        let (entities, columns) = table.split_mut();
+        // Read only where a bundle can hold a sparse component: the
+        // migration paths of other schemas keep their loads.
+        let entity = if S::SPARSE_BITS != 0 {
+            entities[row.index()]
+        } else {
+            EntityIndex(u32::MAX)
+        };
         Placement {
             columns,
             mask,
             previous,
             row: row.index(),
+            entity,
             bins,
             tick,
         }
@@ -106,6 +118,10 @@ impl<S: Schema> Placement<'_, S> {
     // loop LLVM otherwise calls it out of line (docs/PERFORMANCE.md).
     #[inline(always)]
     pub fn put<C: Component<S>>(&mut self, value: C) {
+        if is_sparse::<S>(C::BIT) {
+            self.bins.put_sparse(self.entity, value, self.tick);
+            return;
+        }
         let present = self.previous.has(C::BIT);
         if S::Mask::DATA.has(C::BIT) {
             let column = &mut self.columns[self.mask.index(C::BIT)];
@@ -128,11 +144,18 @@ impl<S: Schema> Placement<'_, S> {
         }
     }
 
-    /// Takes the value at the row out of its column (swap-remove), or one value
-    /// out of the tag's bag. The component must be present.
+    /// Takes the value at the row out of its column (swap-remove), out of its
+    /// sparse set, or one value out of the tag's bag. The component must be
+    /// present.
     // Always inlined: see `put`.
     #[inline(always)]
     pub fn take<C: Component<S>>(&mut self) -> C {
+        if is_sparse::<S>(C::BIT) {
+            return match self.bins.sparse_mut().take(self.entity) {
+                Some(value) => value,
+                None => crate::__private::sparse_value_missing::<S>(C::BIT),
+            };
+        }
         debug_assert!(self.mask.has(C::BIT));
         if S::Mask::DATA.has(C::BIT) {
             let column = &mut self.columns[self.mask.index(C::BIT)];
@@ -154,6 +177,9 @@ pub struct SpawnRows<'a, S: Schema> {
     pub(crate) columns: &'a mut [S::Column],
     pub(crate) bins: &'a mut Bins<S>,
     pub(crate) entities: NewRows<'a>,
+    /// The tick sparse tracked values are added at (table rows are stamped
+    /// after the batch).
+    pub(crate) tick: u32,
 }
 
 /// Adds one entity per new row of a table: allocates it and records it in
@@ -170,6 +196,12 @@ pub(crate) struct NewRows<'a> {
 }
 
 impl NewRows<'_> {
+    /// The entity of `row`, a row this batch has pushed.
+    #[inline(always)]
+    pub(crate) fn entity_of(&self, row: TableRow) -> EntityIndex {
+        self.rows[row.index()]
+    }
+
     /// A new entity in the next row, whose values the caller then pushes.
     ///
     /// # Panics
@@ -268,13 +300,14 @@ macro_rules! impl_bundle {
                 bundles: Bundles,
                 target: &mut SpawnRows<'_, S>,
             ) {
-                let SpawnRows { columns, bins, entities } = target;
-                let mask = <Self as Bundle<S>>::mask();
-                // Every component has a column (no tags): borrow each
-                // component's `Vec` once, then push plain values, with no
-                // column lookup or match per row. The borrow cannot fail for
-                // a table of this mask (distinct bits, distinct columns).
-                if Self::BITS & !S::DATA_BITS == 0 {
+                let SpawnRows { columns, bins, entities, tick } = target;
+                let mask = table_part::<S>(<Self as Bundle<S>>::mask());
+                // Every component has a column (no tags, no sparse sets):
+                // borrow each component's `Vec` once, then push plain values,
+                // with no column lookup or match per row. The borrow cannot
+                // fail for a table of this mask (distinct bits, distinct
+                // columns).
+                if Self::BITS & (!S::DATA_BITS | S::SPARSE_BITS) == 0 {
                     if let Ok(borrowed) = columns.get_disjoint_mut([$(mask.index($c::BIT)),+]) {
                         let mut borrowed = borrowed.into_iter();
                         let vecs = ($($c::column_mut(
@@ -287,7 +320,8 @@ macro_rules! impl_bundle {
                         return;
                     }
                 }
-                // Tags go to the world's bags, value by value.
+                // Tags go to the world's bags, sparse values to their sets,
+                // value by value.
                 for bundle in bundles {
                     let row = entities.push();
                     bundle.place(&mut Placement {
@@ -295,9 +329,11 @@ macro_rules! impl_bundle {
                         mask,
                         previous: S::Mask::EMPTY,
                         row: row.index(),
+                        entity: entities.entity_of(row),
                         bins,
-                        // Nothing is overwritten; the rows are stamped after.
-                        tick: 0,
+                        // Nothing is overwritten; table rows are stamped
+                        // after, sparse values as they are added.
+                        tick: *tick,
                     });
                 }
             }

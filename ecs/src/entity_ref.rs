@@ -4,7 +4,7 @@
 use crate::entity::Entity;
 use crate::mask::Mask;
 use crate::schema::{Column, Component, Schema};
-use crate::storage::{Bins, Table};
+use crate::storage::{is_sparse, Bins, Table};
 use core::fmt;
 
 /// One live entity of a [`World`](crate::World), read-only: what
@@ -38,7 +38,8 @@ pub struct EntityRef<'w, S: Schema> {
     /// The entity's table; its row is `row`.
     table: &'w Table<S>,
     row: usize,
-    /// For the entity's tags, which have no column.
+    /// For the entity's tags, which have no column, and its sparse
+    /// components.
     bins: &'w Bins<S>,
 }
 
@@ -65,7 +66,9 @@ impl<'w, S: Schema> EntityRef<'w, S> {
     #[inline]
     pub fn get<C: Component<S>>(&self) -> Option<&'w C> {
         let (table, bins) = (self.table, self.bins);
-        if !table.mask().has(C::BIT) {
+        if is_sparse::<S>(C::BIT) {
+            bins.sparse().get(self.id.into())
+        } else if !table.mask().has(C::BIT) {
             None
         } else if S::Mask::DATA.has(C::BIT) {
             C::column(table.column(C::BIT)).get(self.row)
@@ -78,13 +81,27 @@ impl<'w, S: Schema> EntityRef<'w, S> {
     /// Whether it has component `C`.
     #[inline]
     pub fn has<C: Component<S>>(&self) -> bool {
-        self.archetype().has(C::BIT)
+        if is_sparse::<S>(C::BIT) {
+            self.bins.sparse().has(C::BIT, self.id.into())
+        } else {
+            self.table.mask().has(C::BIT)
+        }
     }
 
-    /// Its archetype: the set of its components.
+    /// Its archetype: the set of its components (sparse ones included).
     #[inline]
     pub fn archetype(&self) -> S::Mask {
-        self.table.mask()
+        archetype(self.id, self.table, self.bins)
+    }
+}
+
+/// The archetype of `id`, whose row is in `table`.
+#[inline]
+fn archetype<S: Schema>(id: Entity, table: &Table<S>, bins: &Bins<S>) -> S::Mask {
+    if S::SPARSE_BITS == 0 {
+        table.mask()
+    } else {
+        table.mask().union(bins.sparse().mask_of(id.into()))
     }
 }
 
@@ -196,7 +213,9 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// ```
     #[inline]
     pub fn into_mut<C: Component<S>>(self) -> Option<&'w mut C> {
-        if !self.table.mask().has(C::BIT) {
+        if is_sparse::<S>(C::BIT) {
+            self.bins.sparse_mut().get_mut(self.id.into(), self.tick)
+        } else if !self.table.mask().has(C::BIT) {
             None
         } else if S::Mask::DATA.has(C::BIT) {
             let column = self.table.column_mut(C::BIT);
@@ -212,13 +231,17 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// Whether it has component `C`.
     #[inline]
     pub fn has<C: Component<S>>(&self) -> bool {
-        self.archetype().has(C::BIT)
+        if is_sparse::<S>(C::BIT) {
+            self.bins.sparse().has(C::BIT, self.id.into())
+        } else {
+            self.table.mask().has(C::BIT)
+        }
     }
 
-    /// Its archetype: the set of its components.
+    /// Its archetype: the set of its components (sparse ones included).
     #[inline]
     pub fn archetype(&self) -> S::Mask {
-        self.table.mask()
+        archetype(self.id, self.table, self.bins)
     }
 }
 

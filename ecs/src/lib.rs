@@ -105,6 +105,11 @@
 //! assert_eq!(world.resource::<Log>().0, ["2 moved, 1 landed", "1 moved, 1 landed", "0 moved, 0 landed"]);
 //! ```
 //!
+//! A component marked `#[ecs(sparse)]` is stored in a sparse set keyed
+//! by entity index rather than in a table column: inserting or removing it
+//! moves nothing else. Queries, filters, commands, change detection and
+//! snapshots treat it like any other component (see [`Schema`]).
+//!
 //! Start with [`Schema`] (what the derive generates), then [`World`],
 //! [`Query`] and [`Schedule`].
 //!
@@ -255,6 +260,19 @@ pub mod __private {
     pub(crate) fn tag_bag_empty<S: Schema>(bit: u32) -> ! {
         panic!(
             "schemecs internal error: no value of tag `{}` of schema `{}` is stored",
+            S::COMPONENT_NAMES[bit as usize],
+            S::NAME
+        )
+    }
+
+    /// A sparse set lacks the value of an entity whose archetype says it
+    /// has one: a broken invariant, never a user error.
+    #[cold]
+    #[track_caller]
+    pub(crate) fn sparse_value_missing<S: Schema>(bit: u32) -> ! {
+        panic!(
+            "schemecs internal error: an entity's value of sparse component `{}` of schema \
+             `{}` is missing",
             S::COMPONENT_NAMES[bit as usize],
             S::NAME
         )

@@ -32,6 +32,38 @@ use crate::mask::Mask;
 /// assert_eq!(PhysicsMask::DATA, PhysicsMask::POS | PhysicsMask::VEL);
 /// ```
 ///
+/// Field keys, any number of them in `#[ecs(...)]` on a field:
+///
+/// * `resource`: a world-global singleton, not a component;
+/// * `event`: an event type (`EventWriter<T>`, `EventReader<T>`);
+/// * `track`: a component with change detection (`Added<T>`, `Changed<T>`,
+///   `Removed<T>`);
+/// * `sparse`: a component kept in a sparse set keyed by entity index
+///   instead of a table column. Inserting or removing it moves nothing
+///   else (the entity keeps its table and row), at the price of a lookup
+///   per entity in the queries that reach it. Its bit stays in the mask, so
+///   `get`, `has`, `archetype`, bundles, commands, queries, filters and
+///   change detection (with `track`) treat it like any other component;
+///   no table's archetype ever holds it. A filter on it does not separate
+///   two systems' queries (they are lent whole table columns), and its set
+///   is lent whole: two writers of it never run at once, whatever their
+///   filters. It needs data: on a tag, a resource or an event it is a
+///   compile error.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Pos(i32);
+/// #[derive(Debug, PartialEq)] struct Stun(u32);
+/// #[derive(Schema)]
+/// struct Game { pos: Pos, #[ecs(sparse)] stun: Stun }
+///
+/// assert_eq!(<Game as Schema>::SPARSE_BITS, GameMask::STUN.bits().into());
+/// let mut world = World::<Game>::new();
+/// let e = world.spawn((Pos(0), Stun(2)));
+/// assert_eq!(world.archetype(e), Some(GameMask::POS | GameMask::STUN));
+/// assert_eq!(world.describe().to_string().lines().last(), Some("  [Pos]: 1 entity"));
+/// ```
+///
 /// Besides this impl the derive generates, next to the struct:
 /// `PhysicsMask` (the archetype mask, see [`Mask`]), `PhysicsResources`
 /// (the resources a `World<Physics>` owns) and a hidden column enum.
@@ -56,6 +88,10 @@ pub trait Schema: Sized + 'static {
     const DATA_BITS: u128;
     /// Bits of the components marked `#[ecs(track)]` (change detection).
     const TRACKED_BITS: u128;
+    /// Bits of the components marked `#[ecs(sparse)]`: kept in a sparse set
+    /// keyed by entity index, never in a table column (no table's mask holds
+    /// one of these bits).
+    const SPARSE_BITS: u128;
     /// Resource type names, indexed by [`Resource::BIT`] (the queues of the
     /// event types, `Events<T>`, come last).
     const RESOURCE_NAMES: &'static [&'static str];
@@ -65,6 +101,8 @@ pub trait Schema: Sized + 'static {
     // resource bit for resource conflicts), written by `schema_texts!` below.
     #[doc(hidden)]
     const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str];
+    #[doc(hidden)]
+    const SPARSE_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
@@ -151,7 +189,15 @@ macro_rules! __schema_texts {
             "` values of schema `", $schema, "`, and at least one of them writes `", $component,
             "`; read and write `", $component, "` through one query (e.g. a single `Query<&mut ",
             $component, ">`), or make the two queries' entities disjoint: one must require a \
-             component (`With<C>` or `&C`) that the other excludes (`Without<C>`)"
+             component (`With<C>` or `&C`) that the other excludes (`Without<C>`), with `C` a \
+             table component, not `#[ecs(sparse)]`"
+        )),*];
+        const SPARSE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "two parameters of this system can reach `", $component, "` of schema `", $schema,
+            "`, and at least one of them writes it; `", $component, "` is `#[ecs(sparse)]`: one \
+             sparse set holds every entity's `", $component, "`, so no filter splits it between \
+             two queries of one system; read and write `", $component, "` through one query \
+             (e.g. a single `Query<&mut ", $component, ">`)"
         )),*];
         const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "this system takes resource `", $resource, "` of schema `", $schema,

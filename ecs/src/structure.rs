@@ -6,6 +6,13 @@
 //! changes them. [`World`](crate::World) calls it for its typed operations;
 //! command replay calls it, through the world, for the mask-driven ones.
 //!
+//! A sparse component (`#[ecs(sparse)]`) never decides a table: every path
+//! here sends the sparse bits of a bundle or mask to the sparse sets (kept in
+//! the bins, see [`crate::storage::SparseSets`]) and the rest to the tables,
+//! so inserting or removing only sparse components leaves the entity's row
+//! where it is. An entity's archetype is its table's mask plus its sparse
+//! bits.
+//!
 //! Every change here follows one order: move the rows and fix every location
 //! first, drop the values let go of (overwritten, removed, despawned) last,
 //! from the trash. A `Drop` that panics then finds the world consistent.
@@ -17,7 +24,9 @@ use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchE
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Component, Schema};
-use crate::storage::{Bins, Edge, EntityIndex, Table, TableId, TableMove, TableRow, Tables};
+use crate::storage::{
+    table_part, Bins, Edge, EntityIndex, Table, TableId, TableMove, TableRow, Tables,
+};
 use core::fmt;
 
 /// Every entity of a world and its components: the entity slots (entity →
@@ -25,8 +34,9 @@ use core::fmt;
 ///
 /// Invariants, kept by every method: a live entity's slot names the table and
 /// row that hold its components, and that row's entity is it; a dead entity
-/// is in no table; each tag's bag holds one value per live entity that has
-/// the tag; the trash is empty between operations.
+/// is in no table and no sparse set; no table's mask holds a sparse bit; each
+/// tag's bag holds one value per live entity that has the tag; the trash is
+/// empty between operations.
 pub(crate) struct EntityStore<S: Schema> {
     entities: Entities,
     tables: Tables<S>,
@@ -110,6 +120,23 @@ impl<S: Schema> EntityStore<S> {
         (&self.entities, self.tables.as_mut_slice())
     }
 
+    /// The entity slots, shared, the tables and the sparse sets, to be lent
+    /// out column by column (queries that reach sparse components).
+    #[inline]
+    pub(crate) fn lend_with_sparse(
+        &mut self,
+    ) -> (
+        &Entities,
+        &mut [Table<S>],
+        &mut crate::storage::SparseSets<S>,
+    ) {
+        (
+            &self.entities,
+            self.tables.as_mut_slice(),
+            self.bins.sparse_mut(),
+        )
+    }
+
     /// The change tick and removal log.
     #[inline]
     pub(crate) fn changes(&self) -> &Changes {
@@ -128,6 +155,9 @@ impl<S: Schema> EntityStore<S> {
             for id in 0..self.tables.len() {
                 self.tables.get_mut(TableId(id as u32)).clamp_ticks(now);
             }
+        }
+        if S::TRACKED_BITS & S::SPARSE_BITS != 0 {
+            self.bins.sparse_mut().clamp_ticks(now);
         }
     }
 
@@ -205,11 +235,22 @@ impl<S: Schema> EntityStore<S> {
         self.entity_mut(entity)?.into_mut()
     }
 
-    /// The archetype of `entity`, if it is alive.
+    /// The archetype of `entity`, if it is alive: its table's mask and its
+    /// sparse components.
     #[inline]
     pub(crate) fn archetype(&self, entity: Entity) -> Option<S::Mask> {
         let location = self.entities.location(entity)?;
-        Some(self.tables.get(location.table).mask())
+        Some(self.full_mask(entity.into(), self.tables.get(location.table).mask()))
+    }
+
+    /// The archetype of entity `index`, whose table's mask is `table_mask`.
+    #[inline(always)]
+    fn full_mask(&self, index: EntityIndex, table_mask: S::Mask) -> S::Mask {
+        if S::SPARSE_BITS == 0 {
+            table_mask
+        } else {
+            table_mask.union(self.bins.sparse().mask_of(index))
+        }
     }
 }
 
@@ -240,21 +281,23 @@ impl<S: Schema> EntityStore<S> {
     #[inline]
     pub(crate) fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
         self.flush();
-        let id = self.tables.insert_target(TableId::EMPTY, B::mask());
+        let mask = table_part::<S>(B::mask());
+        let id = self.tables.insert_target(TableId::EMPTY, mask);
         let table = self.tables.get_mut(id);
         let row = TableRow(table.len() as u32);
         let entity = self.entities.alloc(EntityLocation { table: id, row })?;
         table.push_entity(entity);
-        // The table's archetype is the bundle's, a constant: each value's
-        // column index folds at compile time instead of a popcount per value.
-        debug_assert!(table.mask() == B::mask());
-        let mask = B::mask();
+        // The table's archetype is the bundle's (less its sparse bits), a
+        // constant: each value's column index folds at compile time instead
+        // of a popcount per value.
+        debug_assert!(table.mask() == mask);
         let (_, columns) = table.split_mut();
         bundle.place(&mut Placement {
             columns,
             mask,
             previous: S::Mask::EMPTY,
             row: row.index(),
+            entity: entity.into(),
             bins: &mut self.bins,
             tick: self.changes.tick,
         });
@@ -270,7 +313,9 @@ impl<S: Schema> EntityStore<S> {
         I: Iterator<Item = B>,
     {
         self.flush();
-        let id = self.tables.insert_target(TableId::EMPTY, B::mask());
+        let id = self
+            .tables
+            .insert_target(TableId::EMPTY, table_part::<S>(B::mask()));
         let (additional, upper) = bundles.size_hint();
         let table = self.tables.get_mut(id);
         table.reserve(additional);
@@ -300,6 +345,7 @@ impl<S: Schema> EntityStore<S> {
                     rows,
                     ahead,
                 },
+                tick: self.changes.tick,
             },
         );
         self.stamp(id);
@@ -317,7 +363,8 @@ impl<S: Schema> EntityStore<S> {
     /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
     pub(crate) fn spawn_staged(&mut self, mask: S::Mask, values: &mut Staged<S>) {
         self.flush();
-        let id = self.tables.insert_target(TableId::EMPTY, mask);
+        let table_mask = table_part::<S>(mask);
+        let id = self.tables.insert_target(TableId::EMPTY, table_mask);
         let table = self.tables.get_mut(id);
         let row = TableRow(table.len() as u32);
         let entity = match self.entities.alloc(EntityLocation { table: id, row }) {
@@ -327,14 +374,15 @@ impl<S: Schema> EntityStore<S> {
         table.push_entity(entity);
         let (_, columns) = table.split_mut();
         let (tags, _) = self.bins.tags_and_trash_mut();
-        for bit in mask.iter_bits() {
+        for bit in table_mask.iter_bits() {
             if S::Mask::DATA.has(bit) {
-                values.pop_into(bit, &mut columns[mask.index(bit)]);
+                values.pop_into(bit, &mut columns[table_mask.index(bit)]);
             } else {
                 values.pop_into(bit, &mut tags[bit as usize]);
             }
         }
         self.stamp(id);
+        self.put_staged_sparse(entity, mask, values);
     }
 }
 
@@ -351,6 +399,12 @@ impl<S: Schema> EntityStore<S> {
         entity: Entity,
         bundle: B,
     ) -> Result<(), NoSuchEntity> {
+        if B::BITS & S::SPARSE_BITS != 0 {
+            if B::BITS & !S::SPARSE_BITS == 0 {
+                return self.insert_sparse(entity, bundle);
+            }
+            return self.insert_any(entity, bundle);
+        }
         if B::BITS.count_ones() != 1 {
             return self.insert_any(entity, bundle);
         }
@@ -407,12 +461,36 @@ impl<S: Schema> EntityStore<S> {
         self.insert_any(entity, bundle)
     }
 
+    /// [`EntityStore::insert`] of a bundle of sparse components only: no
+    /// table changes, each value goes to its set.
+    #[inline(always)]
+    fn insert_sparse<B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<(), NoSuchEntity> {
+        if self.entities.location(entity).is_none() {
+            return Err(NoSuchEntity(entity));
+        }
+        bundle.place(&mut Placement {
+            columns: &mut [],
+            mask: S::Mask::EMPTY,
+            previous: S::Mask::EMPTY,
+            row: 0,
+            entity: entity.into(),
+            bins: &mut self.bins,
+            tick: self.changes.tick,
+        });
+        self.bins.empty_trash(B::mask());
+        Ok(())
+    }
+
     /// [`EntityStore::insert`] for any bundle.
     #[inline(always)]
     fn insert_any<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let previous = self.tables.get(location.table).mask();
-        let (target, row) = self.migrate_adding(entity, location, B::mask());
+        let (target, row) = self.migrate_adding(entity, location, table_part::<S>(B::mask()));
         let tick = self.changes.tick;
         let table = self.tables.get_mut(target);
         bundle.place(&mut Placement::at(
@@ -423,7 +501,11 @@ impl<S: Schema> EntityStore<S> {
             tick,
         ));
         self.stamp(target);
-        self.bins.empty_trash(previous.intersection(B::mask()));
+        self.bins.empty_trash(
+            previous
+                .intersection(B::mask())
+                .union(sparse_part::<S>(B::mask())),
+        );
         Ok(())
     }
 
@@ -441,13 +523,13 @@ impl<S: Schema> EntityStore<S> {
             return;
         };
         let previous = self.tables.get(location.table).mask();
-        let (target, row) = self.migrate_adding(entity, location, mask);
+        let (target, row) = self.migrate_adding(entity, location, table_part::<S>(mask));
         let tick = self.changes.tick;
         let table = self.tables.get_mut(target);
         let table_mask = table.mask();
         let (_, columns) = table.split_mut();
         let (tags, trash) = self.bins.tags_and_trash_mut();
-        for bit in mask.iter_bits() {
+        for bit in table_part::<S>(mask).iter_bits() {
             let present = previous.has(bit);
             if S::Mask::DATA.has(bit) {
                 let column = &mut columns[table_mask.index(bit)];
@@ -470,7 +552,21 @@ impl<S: Schema> EntityStore<S> {
             }
         }
         self.stamp(target);
-        self.bins.empty_trash(previous.intersection(mask));
+        self.put_staged_sparse(entity, mask, values);
+        self.bins
+            .empty_trash(previous.intersection(mask).union(sparse_part::<S>(mask)));
+    }
+
+    /// Gives `entity` the next staged value of each sparse bit of `mask`.
+    #[inline]
+    fn put_staged_sparse(&mut self, entity: Entity, mask: S::Mask, values: &mut Staged<S>) {
+        if S::SPARSE_BITS != 0 {
+            let tick = self.changes.tick;
+            let (sparse, trash) = self.bins.sparse_and_trash_mut();
+            for bit in sparse_part::<S>(mask).iter_bits() {
+                sparse.put_staged(bit, entity.into(), values, trash, tick);
+            }
+        }
     }
 
     /// Moves `entity`, at `location`, to the table of its archetype plus
@@ -502,6 +598,12 @@ impl<S: Schema> EntityStore<S> {
         &mut self,
         entity: Entity,
     ) -> Result<Option<B>, NoSuchEntity> {
+        if B::BITS & S::SPARSE_BITS != 0 {
+            if B::BITS & !S::SPARSE_BITS == 0 {
+                return self.remove_sparse(entity);
+            }
+            return self.remove_any(entity);
+        }
         if B::BITS.count_ones() != 1 {
             return self.remove_any(entity);
         }
@@ -542,15 +644,42 @@ impl<S: Schema> EntityStore<S> {
         self.remove_any(entity)
     }
 
+    /// [`EntityStore::remove_bundle`] of a bundle of sparse components only:
+    /// no table changes, each value comes out of its set.
+    #[inline(always)]
+    fn remove_sparse<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
+        if self.entities.location(entity).is_none() {
+            return Err(NoSuchEntity(entity));
+        }
+        let index = EntityIndex::from(entity);
+        let sparse = self.bins.sparse();
+        if !B::mask().iter_bits().all(|bit| sparse.has(bit, index)) {
+            return Ok(None);
+        }
+        let taken = B::take(&mut Placement {
+            columns: &mut [],
+            mask: S::Mask::EMPTY,
+            previous: S::Mask::EMPTY,
+            row: 0,
+            entity: index,
+            bins: &mut self.bins,
+            tick: self.changes.tick,
+        });
+        self.log_removed(entity, B::mask());
+        Ok(Some(taken))
+    }
+
     /// [`EntityStore::remove_bundle`] for any bundle.
     #[inline(always)]
     fn remove_any<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let mask = self.tables.get(location.table).mask();
-        if !mask.contains(B::mask()) {
+        if !self.full_mask(entity.into(), mask).contains(B::mask()) {
             return Ok(None);
         }
-        let target = self.tables.remove_target(location.table, B::mask());
+        let target = self
+            .tables
+            .remove_target(location.table, table_part::<S>(B::mask()));
         let tick = self.changes.tick;
         if target == location.table {
             // The empty bundle: nothing to take, nowhere to go.
@@ -583,22 +712,28 @@ impl<S: Schema> EntityStore<S> {
         let Some(location) = self.entities.location(entity) else {
             return;
         };
-        let table = self.tables.get_mut(location.table);
-        let table_mask = table.mask();
-        if !table_mask.contains(mask) {
+        let table_mask = self.tables.get(location.table).mask();
+        if !self.full_mask(entity.into(), table_mask).contains(mask) {
             return;
         }
-        let target = self.tables.remove_target(location.table, mask);
-        if target == location.table {
-            return;
+        if S::SPARSE_BITS != 0 {
+            let (sparse, trash) = self.bins.sparse_and_trash_mut();
+            for bit in sparse_part::<S>(mask).iter_bits() {
+                sparse.discard(bit, entity.into(), trash);
+            }
         }
-        let (_, columns) = self.tables.get_mut(location.table).split_mut();
-        let trash = self.bins.trash_mut();
-        for bit in mask.intersection(S::Mask::DATA).iter_bits() {
-            columns[table_mask.index(bit)].move_row(location.row.index(), &mut trash[bit as usize]);
+        let removed = table_part::<S>(mask);
+        let target = self.tables.remove_target(location.table, removed);
+        if target != location.table {
+            let (_, columns) = self.tables.get_mut(location.table).split_mut();
+            let trash = self.bins.trash_mut();
+            for bit in removed.intersection(S::Mask::DATA).iter_bits() {
+                columns[table_mask.index(bit)]
+                    .move_row(location.row.index(), &mut trash[bit as usize]);
+            }
+            self.bins.discard_tags(removed);
+            self.migrate(entity, location, target);
         }
-        self.bins.discard_tags(mask);
-        self.migrate(entity, location, target);
         self.log_removed(entity, mask);
         self.bins.empty_trash(mask);
     }
@@ -629,11 +764,15 @@ impl<S: Schema> EntityStore<S> {
         self.flush();
         let location = self.entities.free(entity).ok_or(NoSuchEntity(entity))?;
         let table = self.tables.get_mut(location.table);
-        let mask = table.mask();
+        let mut mask = table.mask();
         if let Some(swapped) = table.remove_row(location.row, self.bins.trash_mut()) {
             self.entities.set_location(swapped, location);
         }
         self.bins.discard_tags(mask);
+        if S::SPARSE_BITS != 0 {
+            let (sparse, trash) = self.bins.sparse_and_trash_mut();
+            mask = mask.union(sparse.discard_all(entity.into(), trash));
+        }
         self.log_removed(entity, mask);
         self.bins.empty_trash(mask);
         Ok(())
@@ -650,6 +789,10 @@ impl<S: Schema> EntityStore<S> {
                 let entity = self.entities.entity(index);
                 self.entities.free(entity);
                 if S::TRACKED_BITS != 0 {
+                    let mut mask = mask;
+                    if S::SPARSE_BITS & S::TRACKED_BITS != 0 {
+                        mask = mask.union(self.bins.sparse().mask_of(index));
+                    }
                     let tracked = mask.bits().to_u128() & S::TRACKED_BITS;
                     let mut bits = tracked;
                     while bits != 0 {
@@ -661,8 +804,17 @@ impl<S: Schema> EntityStore<S> {
             columns.push(table.take_rows());
         }
         columns.push(self.bins.take_tags());
+        if S::SPARSE_BITS != 0 {
+            columns.push(self.bins.sparse_mut().take_values().into_boxed_slice());
+        }
         drop(columns);
     }
+}
+
+/// The sparse bits of `mask`.
+#[inline(always)]
+fn sparse_part<S: Schema>(mask: S::Mask) -> S::Mask {
+    mask.intersection(S::Mask::from_u128(S::SPARSE_BITS))
 }
 
 /// Records a move of `entity` from `location` to `moved.row` of table

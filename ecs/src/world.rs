@@ -6,13 +6,14 @@ use crate::command::{Command, CommandQueue};
 use crate::entity::{Entities, EntitiesExhausted, Entity, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::event::{Event, Events};
-use crate::lend::{SplitBuffers, SplitWorld};
+use crate::lend::{Lent, SplitBuffers, SplitWorld};
 use crate::mask::Mask;
 use crate::query::{
     PreparedQuery, Query, QueryCache, QueryFilter, QueryReach, ReadOnlyQueryData, SchemaQuery,
+    SparseRuns,
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
-use crate::storage::{Table, TableId, Tables};
+use crate::storage::{SparseSets, Table, TableId, Tables};
 use crate::structure::{EntityStore, Spawned};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
@@ -212,9 +213,29 @@ impl<S: Schema> World<S> {
     /// resource in a slot of its own, in vectors taken from `buffers` (give
     /// them back with [`SplitWorld::reclaim`]).
     pub(crate) fn split(&mut self, buffers: &mut SplitBuffers<S>) -> SplitWorld<'_, S> {
-        let (entities, tables) = self.store.lend();
+        let (entities, tables, sparse) = self.store.lend_with_sparse();
+        let sparse = if S::SPARSE_BITS == 0 {
+            Vec::new()
+        } else {
+            sparse
+                .sets_mut()
+                .iter_mut()
+                .map(|set| Lent::Free(set.values_mut()))
+                .collect()
+        };
         let resources = S::resource_slots(&mut self.resources);
-        SplitWorld::new(entities, tables, resources, buffers)
+        SplitWorld::new(entities, tables, resources, sparse, buffers)
+    }
+
+    /// The sparse sets (for queries that reach sparse components).
+    pub(crate) fn sparse_sets(&self) -> &SparseSets<S> {
+        self.store.bins().sparse()
+    }
+
+    /// The entity slots, the tables and the sparse sets, for a query that
+    /// reaches sparse components to borrow columns from.
+    pub(crate) fn lend_with_sparse(&mut self) -> (&Entities, &mut [Table<S>], &mut SparseSets<S>) {
+        self.store.lend_with_sparse()
     }
 
     /// The entity slots, where commands reserve the ids of what they spawn.
@@ -318,7 +339,7 @@ impl<S: Schema> World<S> {
     /// Whether `entity` is alive and has component `C`.
     #[inline]
     pub fn has<C: Component<S>>(&self, entity: Entity) -> bool {
-        self.archetype(entity).is_some_and(|mask| mask.has(C::BIT))
+        self.store.entity(entity).is_some_and(|e| e.has::<C>())
     }
 
     /// The archetype of `entity`, if it is alive.
@@ -495,10 +516,21 @@ impl<S: Schema> World<S> {
         Q: SchemaQuery<S> + ReadOnlyQueryData,
         F: QueryFilter<S>,
     {
-        let conditions = const { QueryReach::<S, Q, F>::CONDITIONS.as_slice() };
+        let conditions = const { QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice() };
         let tables = self.store.tables();
         let window = self.store.changes().outside_window();
         let build = |matched: &[TableId]| {
+            if QueryReach::<S, Q, F>::SPARSE {
+                let sparse = self.store.bins().sparse();
+                let mut runs = SparseRuns::default();
+                runs.find::<S, Q, F>(tables.as_slice(), sparse, matched, window);
+                return Query::build_sparse_shared(
+                    self.store.entities(),
+                    tables.as_slice(),
+                    sparse,
+                    &runs,
+                );
+            }
             Query::new_shared(self.store.entities(), tables.as_slice(), matched, window)
         };
         // Warm: the tables matched so far are all there is; a shared lock
@@ -516,7 +548,7 @@ impl<S: Schema> World<S> {
     }
 
     fn query_exclusive<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
-        let conditions = const { QueryReach::<S, Q, F>::CONDITIONS.as_slice() };
+        let conditions = const { QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice() };
         let queries = self
             .queries
             .get_mut()
@@ -525,6 +557,13 @@ impl<S: Schema> World<S> {
             .entry(conditions)
             .update(self.store.tables(), conditions);
         let window = self.store.changes().outside_window();
+        if QueryReach::<S, Q, F>::SPARSE {
+            let mut runs = SparseRuns::default();
+            let (tables, sparse) = (self.store.tables(), self.store.bins().sparse());
+            runs.find::<S, Q, F>(tables.as_slice(), sparse, matched, window);
+            let (entities, tables, sparse) = self.store.lend_with_sparse();
+            return Query::build_sparse(entities, tables, sparse, &runs, window.this_run);
+        }
         let (entities, tables) = self.store.lend();
         Query::new(entities, tables, matched, window)
     }

@@ -5,7 +5,7 @@
 use crate::{Tag, A, B, C, D};
 
 support::schema_with_fillers! {
-    /// Bits: 0 to 63 fillers, then A 64, B 65, Tag 66, C 67, D 68.
+    /// Bits: 0 to 63 fillers, then A 64, B 65 (sparse), Tag 66, C 67, D 68.
     pub struct Model [
         f0 t0 f1 t1 f2 t2 f3 t3 f4 t4 f5 t5 f6 t6 f7 t7
         f8 t8 f9 t9 f10 t10 f11 t11 f12 t12 f13 t13 f14 t14 f15 t15
@@ -13,6 +13,7 @@ support::schema_with_fillers! {
         f24 t24 f25 t25 f26 t26 f27 t27 f28 t28 f29 t29 f30 t30 f31 t31
     ] {
         a: A,
+        #[ecs(sparse)]
         b: B,
         tag: Tag,
         c: C,

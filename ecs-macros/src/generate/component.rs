@@ -31,6 +31,22 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
     } else {
         quote!()
     };
+    let sparse = if field.sparse {
+        // A tag is a bit with no values: a sparse set of it would hold
+        // nothing that the bit does not already say.
+        let message = format!(
+            "`{ty}` is a tag of schema `{schema}` (a zero-sized component: a bit, no values), so \
+             `#[ecs(sparse)]` has nothing to store; remove it (adding or removing a tag moves \
+             the entity's row like any other component)",
+            ty = field.type_name,
+        );
+        let span = syn::spanned::Spanned::span(ty);
+        quote_spanned! {span=>
+            const _: () = ::core::assert!(::core::mem::size_of::<#ty>() != 0, #message);
+        }
+    } else {
+        quote!()
+    };
     quote! {
         #[automatically_derived]
         impl #krate::Component<#schema> for #ty {
@@ -67,6 +83,7 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
         }
 
         #tracked
+        #sparse
     }
 }
 

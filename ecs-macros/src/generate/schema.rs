@@ -21,6 +21,11 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
         .enumerate()
         .filter(|(_, field)| field.tracked)
         .map(|(bit, _)| bit_literal(bit));
+    let sparse_bits = model
+        .components()
+        .enumerate()
+        .filter(|(_, field)| field.sparse)
+        .map(|(bit, _)| bit_literal(bit));
     let event_fields: Vec<_> = model.events().map(|field| field.ident).collect();
     let new_columns = model
         .components()
@@ -44,6 +49,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 bits
             };
             const TRACKED_BITS: u128 = 0 #(| (1u128 << #tracked_bits))*;
+            const SPARSE_BITS: u128 = 0 #(| (1u128 << #sparse_bits))*;
 
             #[inline]
             #[allow(unused_variables, clippy::unused_unit)]

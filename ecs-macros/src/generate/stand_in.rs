@@ -227,6 +227,7 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
             #schema_texts
             const DATA_BITS: u128 = 0;
             const TRACKED_BITS: u128 = 0;
+            const SPARSE_BITS: u128 = 0;
 
             fn resource_slots(_: &mut #resources_ty) {}
 

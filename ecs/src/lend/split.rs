@@ -24,6 +24,9 @@ pub struct SplitWorld<'w, S: Schema> {
     /// The column slots of every table in `lent`, each table's in one run.
     columns: Vec<Lent<'w, S::Column>>,
     pub(crate) resources: S::ResourceSlots<'w>,
+    /// The values of each sparse set, by position among the sparse
+    /// components (empty in a schema without them).
+    pub(crate) sparse: Vec<Lent<'w, S::Column>>,
 }
 
 /// Consecutive tables, not taken apart yet; the first has id `first`.
@@ -80,6 +83,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         resources: S::ResourceSlots<'w>,
+        sparse: Vec<Lent<'w, S::Column>>,
         buffers: &mut SplitBuffers<S>,
     ) -> Self {
         let mut unlent = recycle(core::mem::take(&mut buffers.unlent));
@@ -92,6 +96,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
             lent: recycle(core::mem::take(&mut buffers.lent)),
             columns: recycle(core::mem::take(&mut buffers.columns)),
             resources,
+            sparse,
         }
     }
 

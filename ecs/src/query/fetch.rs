@@ -8,7 +8,7 @@ use crate::lend::Lent;
 use crate::mask::Mask;
 use crate::misuse::Misuse;
 use crate::schema::{Component, Schema};
-use crate::storage::EntityIndex;
+use crate::storage::{is_sparse, EntityIndex};
 use core::marker::PhantomData;
 
 /// The shape of a query item, independent of any schema: `&T`, `&mut T`,
@@ -131,10 +131,35 @@ pub trait SchemaQuery<S: Schema>: QueryData {
     const FIRST_COLUMN: u32;
     #[doc(hidden)]
     const LAST_COLUMN: u32;
+    /// The sparse components (`#[ecs(sparse)]`) whose values or presence
+    /// the items read per entity; a query with none, and with no sparse
+    /// component in its filter, is built as if sparse sets did not exist.
+    #[doc(hidden)]
+    const SPARSE: u128 = 0;
 
     /// This item's columns in a matching table.
     #[doc(hidden)]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w>;
+
+    /// The fetch cut in two as [`RowSplit`] says: table items at
+    /// `split.rows`, the values of sparse component `split.bit` at
+    /// `split.values` (other sparse items at 0). The head covers rows whose
+    /// sparse components are `split.present` (for `Option` and `Has`).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn split_rows<'w>(
+        fetch: Self::Fetch<'w>,
+        split: RowSplit,
+    ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+        Self::split_at(fetch, split.rows)
+    }
+
+    /// `fetch` with the items of sparse component `bit` taken from `donor`.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn graft<'w>(fetch: Self::Fetch<'w>, _donor: Self::Fetch<'w>, _bit: u32) -> Self::Fetch<'w> {
+        fetch
+    }
 }
 
 /// Query item that says whether the entity has component `T`: a `bool`,
@@ -229,12 +254,38 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &T {
     const WRITES: u128 = 0;
     const CHECK: () = tag_check::<S>(T::BIT);
     const ORDERED: bool = true;
-    const FIRST_COLUMN: u32 = T::BIT;
-    const LAST_COLUMN: u32 = T::BIT;
+    const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
+    const LAST_COLUMN: u32 = table_column::<S>(T::BIT);
+    const SPARSE: u128 = S::SPARSE_BITS & (1 << T::BIT);
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w [T] {
+        if is_sparse::<S>(T::BIT) {
+            return table
+                .sparse_shared(T::BIT)
+                .map_or(&[], |column| T::column(column));
+        }
+        if table.is_donor() {
+            return &[];
+        }
         T::column(table.shared(T::BIT))
+    }
+
+    #[inline]
+    fn split_rows<'w>(
+        fetch: Self::Fetch<'w>,
+        split: RowSplit,
+    ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+        fetch.split_at(split.mid::<S>(T::BIT))
+    }
+
+    #[inline]
+    fn graft<'w>(fetch: Self::Fetch<'w>, donor: Self::Fetch<'w>, bit: u32) -> Self::Fetch<'w> {
+        if bit == T::BIT {
+            donor
+        } else {
+            fetch
+        }
     }
 }
 
@@ -364,17 +415,45 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
     const WRITES: u128 = 1 << T::BIT;
     const CHECK: () = tag_check::<S>(T::BIT);
     const ORDERED: bool = true;
-    const FIRST_COLUMN: u32 = T::BIT;
-    const LAST_COLUMN: u32 = T::BIT;
+    const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
+    const LAST_COLUMN: u32 = table_column::<S>(T::BIT);
+    const SPARSE: u128 = S::SPARSE_BITS & (1 << T::BIT);
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> WriteFetch<'w, T> {
         let tick = table.tick;
-        let (values, changed) = T::values_and_changed(table.exclusive(T::BIT), tick);
+        let column = if is_sparse::<S>(T::BIT) {
+            match table.sparse_exclusive(T::BIT) {
+                Some(column) => column,
+                None => return WriteFetch::default(),
+            }
+        } else if table.is_donor() {
+            return WriteFetch::default();
+        } else {
+            table.exclusive(T::BIT)
+        };
+        let (values, changed) = T::values_and_changed(column, tick);
         WriteFetch {
             values,
             changed,
             tick,
+        }
+    }
+
+    #[inline]
+    fn split_rows<'w>(
+        fetch: Self::Fetch<'w>,
+        split: RowSplit,
+    ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+        <&mut T as QueryData>::split_at(fetch, split.mid::<S>(T::BIT))
+    }
+
+    #[inline]
+    fn graft<'w>(fetch: Self::Fetch<'w>, donor: Self::Fetch<'w>, bit: u32) -> Self::Fetch<'w> {
+        if bit == T::BIT {
+            donor
+        } else {
+            fetch
         }
     }
 }
@@ -478,10 +557,24 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for Has<T> {
     const ORDERED: bool = true;
     const FIRST_COLUMN: u32 = NO_COLUMN;
     const LAST_COLUMN: u32 = NO_COLUMN;
+    const SPARSE: u128 = S::SPARSE_BITS & (1 << T::BIT);
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> bool {
         table.mask.has(T::BIT)
+    }
+
+    // A sparse component's presence is the same for every row of a run.
+    #[inline]
+    fn split_rows<'w>(
+        fetch: Self::Fetch<'w>,
+        split: RowSplit,
+    ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+        if is_sparse::<S>(T::BIT) {
+            (split.present & (1 << T::BIT) != 0, fetch)
+        } else {
+            (fetch, fetch)
+        }
     }
 }
 
@@ -546,13 +639,40 @@ impl<S: Schema, Q: SchemaQuery<S>> SchemaQuery<S> for Option<Q> {
     const ORDERED: bool = Q::ORDERED;
     const FIRST_COLUMN: u32 = Q::FIRST_COLUMN;
     const LAST_COLUMN: u32 = Q::LAST_COLUMN;
+    const SPARSE: u128 = Q::SPARSE;
 
+    // The table decides the table components; the sparse ones are decided
+    // run by run (`split_rows`).
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w> {
-        if table.mask.contains(S::Mask::from_u128(Q::REQUIRED)) {
+        let required = S::Mask::from_u128(Q::REQUIRED & !S::SPARSE_BITS);
+        if table.is_donor() || table.mask.contains(required) {
             Some(Q::fetch(table))
         } else {
             None
+        }
+    }
+
+    #[inline]
+    fn split_rows<'w>(
+        fetch: Self::Fetch<'w>,
+        split: RowSplit,
+    ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+        match fetch {
+            Some(fetch) => {
+                let (head, tail) = Q::split_rows(fetch, split);
+                let missing = Q::REQUIRED & S::SPARSE_BITS & !split.present;
+                ((missing == 0).then_some(head), Some(tail))
+            }
+            None => (None, None),
+        }
+    }
+
+    #[inline]
+    fn graft<'w>(fetch: Self::Fetch<'w>, donor: Self::Fetch<'w>, bit: u32) -> Self::Fetch<'w> {
+        match (fetch, donor) {
+            (Some(fetch), Some(donor)) => Some(Q::graft(fetch, donor, bit)),
+            (fetch, _) => fetch,
         }
     }
 }
@@ -603,7 +723,7 @@ const fn ranges_ascend(ranges: &[(bool, u32, u32)], order: &[usize; MAX_ITEMS]) 
 }
 
 macro_rules! impl_query_tuple {
-    ($($n:literal $q:ident),*) => {
+    ($($n:tt $q:ident),*) => {
         #[allow(non_snake_case, clippy::unused_unit)]
         impl<$($q: QueryData),*> QueryData for ($($q,)*) {
             type Item<'a> = ($($q::Item<'a>,)*);
@@ -707,6 +827,28 @@ macro_rules! impl_query_tuple {
                 )*
                 last
             };
+
+            const SPARSE: u128 = 0 $(| $q::SPARSE)*;
+
+            #[inline]
+            fn split_rows<'w>(
+                fetch: Self::Fetch<'w>,
+                _split: RowSplit,
+            ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+                let ($($q,)*) = fetch;
+                $(let $q = $q::split_rows($q, _split);)*
+                (($($q.0,)*), ($($q.1,)*))
+            }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn graft<'w>(
+                fetch: Self::Fetch<'w>,
+                donor: Self::Fetch<'w>,
+                bit: u32,
+            ) -> Self::Fetch<'w> {
+                ($($q::graft(fetch.$n, donor.$n, bit),)*)
+            }
 
             // The items take their columns in ascending order, whatever
             // their order in the tuple: a table's columns can then be
@@ -835,6 +977,17 @@ pub struct TableView<'s, 'w, S: Schema> {
     columns: ViewColumns<'s, 'w, S::Column>,
     /// The tick a write is stamped with (tracked components).
     pub(crate) tick: u32,
+    /// Where sparse items take their values: nowhere (they fetch no rows)
+    /// unless this view is a donor (see `query/sparse.rs`).
+    donor: Option<Donor<'w, S>>,
+}
+
+/// A view that lends one sparse component's whole set of values, and no
+/// table: the source from which a query with sparse items carves each run's
+/// values (see `query/sparse.rs`).
+pub(crate) struct Donor<'w, S: Schema> {
+    pub(crate) bit: u32,
+    pub(crate) values: Option<Lent<'w, S::Column>>,
 }
 
 /// How a [`TableView`] hands out its columns.
@@ -864,6 +1017,51 @@ impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
             all_entities,
             columns,
             tick,
+            donor: None,
+        }
+    }
+
+    /// A view of no table that lends the values of sparse component
+    /// `donor.bit`.
+    pub(crate) fn donor(all_entities: &'w Entities, donor: Donor<'w, S>, tick: u32) -> Self {
+        TableView {
+            mask: S::Mask::EMPTY,
+            entities: &[],
+            all_entities,
+            columns: ViewColumns::Shared(&[]),
+            tick,
+            donor: Some(donor),
+        }
+    }
+
+    /// Whether this view lends a sparse component's values rather than a
+    /// table (never, at compile time, in a schema without sparse components).
+    #[inline(always)]
+    pub(crate) fn is_donor(&self) -> bool {
+        S::SPARSE_BITS != 0 && self.donor.is_some()
+    }
+
+    /// The values of sparse component `bit`, shared, if this view lends them.
+    #[inline]
+    pub(crate) fn sparse_shared(&mut self, bit: u32) -> Option<&'w S::Column> {
+        match &mut self.donor {
+            Some(Donor {
+                bit: lent,
+                values: Some(values),
+            }) if *lent == bit => Some(values.shared()),
+            _ => None,
+        }
+    }
+
+    /// The values of sparse component `bit`, exclusively, if this view lends
+    /// them.
+    #[inline]
+    pub(crate) fn sparse_exclusive(&mut self, bit: u32) -> Option<&'w mut S::Column> {
+        match &mut self.donor {
+            Some(Donor { bit: lent, values }) if *lent == bit => {
+                values.take().map(|mut values| values.exclusive())
+            }
+            _ => None,
         }
     }
 
@@ -903,4 +1101,39 @@ fn take_ascending<'w, C>(rest: &mut &'w mut [C], next: &mut usize, index: usize)
     *rest = tail;
     *next = index + 1;
     column
+}
+
+/// Where [`SchemaQuery::split_rows`] cuts a fetch: see there.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct RowSplit {
+    pub(crate) rows: usize,
+    pub(crate) bit: u32,
+    pub(crate) values: usize,
+    pub(crate) present: u128,
+}
+
+impl RowSplit {
+    /// The mid point of an item of component `bit`, sparse or not.
+    #[inline(always)]
+    fn mid<S: Schema>(self, bit: u32) -> usize {
+        if !is_sparse::<S>(bit) {
+            self.rows
+        } else if self.bit == bit {
+            self.values
+        } else {
+            0
+        }
+    }
+}
+
+/// The column bit of an item of component `bit` for the column order
+/// ([`SchemaQuery::FIRST_COLUMN`]): none for a sparse component, which
+/// takes no table column.
+const fn table_column<S: Schema>(bit: u32) -> u32 {
+    if is_sparse::<S>(bit) {
+        NO_COLUMN
+    } else {
+        bit
+    }
 }

@@ -10,6 +10,7 @@
 
 use super::fetch::SchemaQuery;
 use super::rows::RowSet;
+use super::sparse::RowView;
 use crate::change::ChangeWindow;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Component, Schema, Tracked};
@@ -54,6 +55,15 @@ pub trait QueryFilter<S: Schema> {
         _window: ChangeWindow,
         _rows: &mut RowSet,
     ) {
+    }
+
+    /// Whether one entity passes the filter, its archetype (table and
+    /// sparse components) and ticks read through `row`: how a query that
+    /// reaches sparse components filters, row by row.
+    #[doc(hidden)]
+    #[inline]
+    fn row_passes(row: &RowView<'_, S>) -> bool {
+        Self::CONDITIONS.admits(row.mask)
     }
 }
 
@@ -154,9 +164,10 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 pub struct Changed<T>(PhantomData<fn() -> T>);
 
 /// `Added<T>` and `Changed<T>`: the tables that have `T`, as `With<T>`, then
-/// the rows `$keep` keeps (given the column, the window and the rows).
+/// the rows `$keep` keeps (given the column, the window and the rows); one
+/// entity at a time (`row_passes`), its tick `$ticks` of (added, changed).
 macro_rules! tick_filter {
-    ($filter:ident, $keep:expr) => {
+    ($filter:ident, $ticks:tt, $keep:expr) => {
         impl<S: Schema, T: Tracked<S>> QueryFilter<S> for $filter<T> {
             const REQUIRED: u128 = 1 << T::BIT;
             const EXCLUDED: u128 = 0;
@@ -173,22 +184,34 @@ macro_rules! tick_filter {
                 window: ChangeWindow,
                 rows: &mut RowSet,
             ) {
+                // A sparse `T` is never in a table: its queries filter
+                // through `row_passes`.
+                if crate::storage::is_sparse::<S>(T::BIT) {
+                    return;
+                }
                 let keep: fn(&S::Column, ChangeWindow, &mut RowSet) = $keep;
                 keep(&columns[mask.index(T::BIT)], window, rows);
+            }
+
+            fn row_passes(row: &RowView<'_, S>) -> bool {
+                row.mask & (1 << T::BIT) != 0
+                    && row
+                        .ticks(T::BIT)
+                        .is_some_and(|ticks| row.window.contains(ticks.$ticks))
             }
         }
     };
 }
 
 // The rows added in the window.
-tick_filter!(Added, |column, window, rows| {
+tick_filter!(Added, 0, |column, window, rows| {
     if let Some((added, _)) = column.ticks() {
         rows.retain_ticks(added, window);
     }
 });
 // The rows changed in the window, skipping the groups of rows whose
 // summary says none was.
-tick_filter!(Changed, |column, window, rows| {
+tick_filter!(Changed, 1, |column, window, rows| {
     if let Some((changed, latest)) = column.changed_and_latest() {
         rows.retain_changed(changed, latest, window);
     }
@@ -228,6 +251,12 @@ macro_rules! impl_filter_tuple {
                     $f::filter_rows(mask, columns, window, rows);
                 })*
             }
+
+            #[inline]
+            #[allow(unused_variables)]
+            fn row_passes(row: &RowView<'_, S>) -> bool {
+                true $(&& $f::row_passes(row))*
+            }
         }
     };
 }
@@ -257,6 +286,10 @@ macro_rules! impl_or {
                     union.unite(&branch);
                 })+
                 rows.intersect(&union);
+            }
+
+            fn row_passes(row: &RowView<'_, S>) -> bool {
+                false $(|| $f::row_passes(row))+
             }
         }
     };
@@ -406,6 +439,34 @@ impl Conditions {
         all
     }
 
+    /// The same conditions, each without the components of `bits` (a
+    /// condition that then repeats another is listed once).
+    pub const fn without_bits(&self, bits: u128) -> Conditions {
+        let mut out = Conditions::NONE;
+        out.contradicted = self.contradicted;
+        let mut i = 0;
+        while i < self.len {
+            let condition = self.items[i];
+            out = out.with(TableCondition {
+                required: condition.required & !bits,
+                excluded: condition.excluded & !bits,
+            });
+            i += 1;
+        }
+        out
+    }
+
+    /// Every component any condition requires or excludes.
+    pub const fn mentions(&self) -> u128 {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < self.len {
+            bits |= self.items[i].required | self.items[i].excluded;
+            i += 1;
+        }
+        bits
+    }
+
     /// Tables that satisfy a condition of either.
     pub const fn or(&self, other: &Conditions) -> Conditions {
         let mut result = *self;
@@ -478,10 +539,21 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
     })
     .and(&F::CONDITIONS);
 
-    /// The conditions as a list, empty when there is only one (see
+    /// The conditions on tables: [`QueryReach::CONDITIONS`] less the sparse
+    /// components, which no table holds (the rows are then filtered one by
+    /// one, see [`QueryReach::SPARSE`]). The same conditions in a schema
+    /// without sparse components.
+    pub const TABLE_CONDITIONS: &'static Conditions =
+        &Self::CONDITIONS.without_bits(S::SPARSE_BITS);
+
+    /// Whether the query reaches a sparse component, in an item or in its
+    /// filter: it is then built run by run (see `query/sparse.rs`).
+    pub const SPARSE: bool = Q::SPARSE != 0 || Self::CONDITIONS.mentions() & S::SPARSE_BITS != 0;
+
+    /// The table conditions as a list, empty when there is only one (see
     /// [`Access::any_of`](crate::Access::any_of)).
-    pub const ANY_OF: &'static [TableCondition] = if Self::CONDITIONS.len() > 1 {
-        Self::CONDITIONS.as_slice()
+    pub const ANY_OF: &'static [TableCondition] = if Self::TABLE_CONDITIONS.len() > 1 {
+        Self::TABLE_CONDITIONS.as_slice()
     } else {
         &[]
     };

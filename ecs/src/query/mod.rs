@@ -17,6 +17,7 @@ mod lookup;
 mod par;
 mod prepared;
 mod rows;
+mod sparse;
 mod table;
 
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
@@ -26,6 +27,7 @@ pub use lookup::{QueryEntityError, QuerySingleError};
 pub use par::ChunkEvents;
 pub use prepared::PreparedQuery;
 pub(crate) use rows::{RowRun, RowSet};
+pub(crate) use sparse::SparseRuns;
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
 use crate::change::ChangeWindow;
@@ -33,7 +35,7 @@ use crate::entity::{Entities, Entity};
 use crate::lend::{Lent, SplitWorld};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
-use crate::storage::{EntityIndex, MaskMap, Table, TableId, Tables};
+use crate::storage::{EntityIndex, MaskMap, SparseSets, Table, TableId, Tables};
 use core::marker::PhantomData;
 use fetch::ViewColumns;
 
@@ -354,6 +356,93 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q::fetch(&mut view)
     }
 
+    /// Builds a query that reaches sparse components (see `sparse.rs`) over
+    /// the runs `runs` of an exclusively borrowed world; `tick` stamps writes.
+    pub(crate) fn build_sparse<S: Schema>(
+        entities: &'w Entities,
+        tables: &'w mut [Table<S>],
+        sparse: &'w mut SparseSets<S>,
+        runs: &SparseRuns,
+        tick: u32,
+    ) -> Self
+    where
+        Q: SchemaQuery<S>,
+    {
+        let mut values: Vec<_> = sparse
+            .sets_mut()
+            .iter_mut()
+            .map(|set| Lent::Free(set.values_mut()))
+            .collect();
+        let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
+        let mut rest = tables;
+        let mut offset = 0;
+        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, tick, |id| {
+            let (table, tail) =
+                match core::mem::take(&mut rest)[id.index() - offset..].split_first_mut() {
+                    Some(split) => split,
+                    None => unreachable!("runs are ascending by table and in range"),
+                };
+            rest = tail;
+            offset = id.index() + 1;
+            let bits = table.mask().bits().to_u128();
+            let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
+            (bits, indices, fetch)
+        });
+        Query::from_tables::<S>(entities, fetched)
+    }
+
+    /// Builds a read-only query that reaches sparse components over the runs
+    /// `runs` of a shared world.
+    pub(crate) fn build_sparse_shared<S: Schema>(
+        entities: &'w Entities,
+        tables: &'w [Table<S>],
+        sparse: &'w SparseSets<S>,
+        runs: &SparseRuns,
+    ) -> Self
+    where
+        Q: SchemaQuery<S> + ReadOnlyQueryData,
+    {
+        let mut values: Vec<_> = sparse
+            .sets()
+            .iter()
+            .map(|set| Lent::Shared(set.values()))
+            .collect();
+        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, 0, |id| {
+            let table = &tables[id.index()];
+            let fetch = Self::fetch_shared::<S>(table, entities, 0);
+            (table.mask().bits().to_u128(), table.entities(), fetch)
+        });
+        Query::from_tables::<S>(entities, fetched)
+    }
+
+    /// Builds a query that reaches sparse components over the runs `runs`
+    /// of a world taken apart for systems.
+    pub(crate) fn from_split_sparse<S: Schema>(
+        world: &mut SplitWorld<'w, S>,
+        runs: &SparseRuns,
+        tick: u32,
+    ) -> Self
+    where
+        Q: SchemaQuery<S>,
+    {
+        let entities = world.entities;
+        let mut values = core::mem::take(&mut world.sparse);
+        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, tick, |id| {
+            let table = world.table(id);
+            let mut view = TableView::new(
+                table.mask,
+                table.entities,
+                entities,
+                ViewColumns::Slots(table.columns),
+                tick,
+            );
+            let fetch = Q::fetch(&mut view);
+            (table.mask.bits().to_u128(), table.entities, fetch)
+        });
+        world.sparse = values;
+        Query::from_tables::<S>(entities, fetched)
+    }
+
     /// Builds the query over the tables `matched` of a world taken apart for
     /// systems, taking its columns out of their slots.
     /// With a row filter, `runs` are the runs of rows that pass it (made by
@@ -454,8 +543,13 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             .partition_point(|table| (table.id, table.first_row) <= (location.table, row));
         let index = after.checked_sub(1)?;
         let table = &self.tables[index];
+        // The table before the entity's place may be another table, whose
+        // first row is past the entity's row.
+        if table.id != location.table {
+            return None;
+        }
         let offset = (row - table.first_row) as usize;
-        (table.id == location.table && offset < table.entities.len()).then_some((index, offset))
+        (offset < table.entities.len()).then_some((index, offset))
     }
 }
 

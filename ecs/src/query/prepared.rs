@@ -3,7 +3,7 @@
 use super::fetch::{QueryData, ReadOnlyQueryData, SchemaQuery};
 use super::filter::{QueryFilter, QueryReach};
 use super::rows::{RowRun, RowSet};
-use super::{fetch_table, filter_rows, split_runs, take_runs, MatchedTables, Query};
+use super::{fetch_table, filter_rows, split_runs, take_runs, MatchedTables, Query, SparseRuns};
 use crate::lend::Lent;
 use crate::schema::Schema;
 use crate::storage::TableId;
@@ -65,6 +65,8 @@ pub struct PreparedQuery<S: Schema, Q, F = ()> {
     runs: Vec<RowRun>,
     /// Working memory of the row filter.
     scratch: RowSet,
+    /// For a query that reaches sparse components: its runs, this call.
+    sparse: SparseRuns,
     query: PhantomData<Types<S, Q, F>>,
 }
 
@@ -87,6 +89,7 @@ where
         PreparedQuery {
             matched: MatchedTables::default(),
             runs: Vec::new(),
+            sparse: SparseRuns::default(),
             scratch: RowSet::default(),
             query: PhantomData,
         }
@@ -95,12 +98,16 @@ where
     /// Brings the matched tables up to date with `world`, and with a row
     /// filter finds the rows that pass it now.
     fn update(&mut self, world: &World<S>) {
-        let conditions = const { QueryReach::<S, Q, F>::CONDITIONS.as_slice() };
+        let conditions = const { QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice() };
         let tables = world.tables();
         if !self.matched.is_current(tables) {
             self.matched.update(tables, conditions);
         }
-        if F::ROWS {
+        if QueryReach::<S, Q, F>::SPARSE {
+            let (matched, window) = (self.matched.tables(), world.outside_window());
+            self.sparse
+                .find::<S, Q, F>(tables.as_slice(), world.sparse_sets(), matched, window);
+        } else if F::ROWS {
             let (matched, window) = (self.matched.tables(), world.outside_window());
             filter_rows::<S, F>(
                 tables.as_slice(),
@@ -121,6 +128,10 @@ where
     /// Calls `f` with every item, mutably, table by table: the loop of
     /// [`Query::for_each_mut`] without building the [`Query`].
     pub fn for_each_mut(&mut self, world: &mut World<S>, mut f: impl FnMut(Q::Item<'_>)) {
+        if QueryReach::<S, Q, F>::SPARSE {
+            self.query_mut(world).for_each_mut(f);
+            return;
+        }
         self.update(world);
         let tick = world.outside_window().this_run;
         let mut runs = F::ROWS.then_some(self.runs.as_slice());
@@ -146,6 +157,10 @@ where
     where
         Q: ReadOnlyQueryData,
     {
+        if QueryReach::<S, Q, F>::SPARSE {
+            self.query(world).for_each(f);
+            return;
+        }
         self.update(world);
         let mut runs = F::ROWS.then_some(self.runs.as_slice());
         let (entities, tables) = (world.entities(), world.tables().as_slice());
@@ -166,6 +181,10 @@ where
     pub fn query_mut<'w>(&mut self, world: &'w mut World<S>) -> Query<'w, Q, F> {
         self.update(world);
         let window = world.outside_window();
+        if QueryReach::<S, Q, F>::SPARSE {
+            let (entities, tables, sparse) = world.lend_with_sparse();
+            return Query::build_sparse(entities, tables, sparse, &self.sparse, window.this_run);
+        }
         let runs = F::ROWS.then_some(self.runs.as_slice());
         let (entities, tables) = world.lend_tables();
         Query::build(
@@ -184,8 +203,11 @@ where
         Q: ReadOnlyQueryData,
     {
         self.update(world);
-        let runs = F::ROWS.then_some(self.runs.as_slice());
         let (entities, tables) = (world.entities(), world.tables().as_slice());
+        if QueryReach::<S, Q, F>::SPARSE {
+            return Query::build_sparse_shared(entities, tables, world.sparse_sets(), &self.sparse);
+        }
+        let runs = F::ROWS.then_some(self.runs.as_slice());
         Query::build_shared(entities, tables, self.tables(), runs)
     }
 }

@@ -226,7 +226,7 @@ pub(crate) struct RowRun {
 }
 
 impl RowRun {
-    fn new(table: TableId, start: u32, end: u32) -> Self {
+    pub(crate) fn new(table: TableId, start: u32, end: u32) -> Self {
         RowRun {
             table,
             start,

@@ -322,6 +322,13 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// `bool` per table for `Has<T>`, [`TableEntities`] for `Entity`). Empty
     /// tables are skipped; filters select tables as for any other form.
     ///
+    /// With a row filter ([`Added`](crate::Added), [`Changed`](crate::Changed))
+    /// or a sparse component (`#[ecs(sparse)]`) in the query, a chunk is a
+    /// run of consecutive rows of a table rather than the whole table
+    /// ([`TableChunk::rows`]); a sparse item's slice then holds the run's
+    /// values, row for row like the others, and its `Option` and `Has`
+    /// are the same for every row of the chunk.
+    ///
     /// This is the form for loops written by hand: over two columns at once,
     /// in `chunks_exact` steps the compiler turns into SIMD code, with an
     /// early exit or a branch on the archetype taken once per table.

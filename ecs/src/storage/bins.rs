@@ -1,10 +1,11 @@
-//! Per-component side storage of a world: the values of tags, and values on
-//! their way to being dropped.
+//! Per-component side storage of a world: the values of tags, the sparse
+//! sets, and values on their way to being dropped.
 
+use super::{EntityIndex, SparseSets};
 use crate::mask::{BitIter, Mask, MaskBits};
 use crate::schema::{Column, Component, Schema};
 
-/// Two columns per component bit, beside the tables.
+/// Two columns per component bit, and the sparse sets, beside the tables.
 ///
 /// * `tags[bit]` holds the values of tag `bit` that live entities have. A tag
 ///   (zero-sized component) has no table column, but its values are kept so that
@@ -14,9 +15,14 @@ use crate::schema::{Column, Component, Schema};
 ///   (despawned, overwritten) but not dropped yet. Every operation moves such
 ///   values here and drops them only after its bookkeeping is complete, so a
 ///   panicking `Drop` can never leave the world half-updated.
+/// * `sparse` holds the values of the `#[ecs(sparse)]` components, by entity
+///   (see [`SparseSets`]); they sit here, beside the trash their overwritten
+///   and removed values go to, so that every path that places or takes a
+///   bundle's values reaches them with the bins it already holds.
 pub(crate) struct Bins<S: Schema> {
     tags: Box<[S::Column]>,
     trash: Box<[S::Column]>,
+    sparse: SparseSets<S>,
 }
 
 impl<S: Schema> Default for Bins<S> {
@@ -29,6 +35,7 @@ impl<S: Schema> Default for Bins<S> {
         Bins {
             tags: columns(),
             trash: columns(),
+            sparse: SparseSets::default(),
         }
     }
 }
@@ -41,12 +48,14 @@ where
         Bins {
             tags: self.tags.clone(),
             trash: self.trash.clone(),
+            sparse: self.sparse.clone(),
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
         super::clone_slice_from(&mut self.tags, &source.tags);
         super::clone_slice_from(&mut self.trash, &source.trash);
+        self.sparse.clone_from(&source.sparse);
     }
 }
 
@@ -54,6 +63,31 @@ impl<S: Schema> Bins<S> {
     /// The tag bags, by bit (empty for data components).
     pub(crate) fn tags(&self) -> &[S::Column] {
         &self.tags
+    }
+
+    /// The sparse sets.
+    #[inline]
+    pub(crate) fn sparse(&self) -> &SparseSets<S> {
+        &self.sparse
+    }
+
+    /// The sparse sets, mutably.
+    #[inline]
+    pub(crate) fn sparse_mut(&mut self) -> &mut SparseSets<S> {
+        &mut self.sparse
+    }
+
+    /// The sparse sets and the trash columns, by bit.
+    #[inline]
+    pub(crate) fn sparse_and_trash_mut(&mut self) -> (&mut SparseSets<S>, &mut [S::Column]) {
+        (&mut self.sparse, &mut self.trash)
+    }
+
+    /// Gives entity `index` the value of sparse component `C`; see
+    /// [`SparseSets::put`] (an old value goes to the trash).
+    #[inline]
+    pub(crate) fn put_sparse<C: Component<S>>(&mut self, index: EntityIndex, value: C, tick: u32) {
+        self.sparse.put(index, value, &mut self.trash, tick);
     }
 
     /// Keeps a value of tag `C` for an entity that now has it.

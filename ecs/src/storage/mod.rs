@@ -1,12 +1,17 @@
 //! Archetype storage: one [`Table`] per archetype, found by mask, linked by
-//! cached migration edges.
+//! cached migration edges; beside the tables, in the [`Bins`], the tag
+//! values and one [`SparseSets`] entry per `#[ecs(sparse)]` component.
 
 mod bins;
 mod hash;
+mod sparse;
 mod table;
 
 pub(crate) use bins::Bins;
 pub(crate) use hash::MaskMap;
+#[cfg(feature = "serde")]
+pub(crate) use sparse::sparse_bits;
+pub(crate) use sparse::{is_sparse, table_part, SparseSet, SparseSets};
 pub(crate) use table::{clone_slice_from, Edge, Table, TableMove, Tables};
 
 /// Index of a table in [`Tables`]. Tables are never removed, so an id stays

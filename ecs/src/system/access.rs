@@ -11,13 +11,19 @@ use crate::query::TableCondition;
 /// reads or writes it, unless no entity is reached by both: one requires a
 /// component the other excludes (`With<Vel>` against `Without<Vel>`), or,
 /// for queries with [`Or`](crate::Or), every condition of one is disjoint
-/// in that way from every condition of the other.
+/// in that way from every condition of the other. Components lent whole
+/// ([`Access::whole`]: the sparse ones) conflict even then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
     /// Components read through `&T`.
     pub reads: u128,
     /// Components written through `&mut T`.
     pub writes: u128,
+    /// Components among `reads` and `writes` whose values are lent as one
+    /// column, whatever the entities reached: the `#[ecs(sparse)]` ones, kept
+    /// in one sparse set rather than a column per table. Disjoint entities
+    /// do not keep two accesses to them apart.
+    pub whole: u128,
     /// Components every reached entity has.
     pub required: u128,
     /// Components no reached entity has.
@@ -45,6 +51,7 @@ impl Access {
     pub const NONE: Access = Access {
         reads: 0,
         writes: 0,
+        whole: 0,
         required: 0,
         excluded: 0,
         any_of: &[],
@@ -103,10 +110,11 @@ impl Access {
 
     /// The components both can reach with at least one of them writing.
     pub const fn component_conflicts(&self, other: &Access) -> u128 {
+        let conflicts = (self.writes & (other.reads | other.writes)) | (other.writes & self.reads);
         if self.disjoint_entities(other) {
-            return 0;
+            return conflicts & (self.whole | other.whole);
         }
-        (self.writes & (other.reads | other.writes)) | (other.writes & self.reads)
+        conflicts
     }
 
     /// The resources both borrow with at least one of them writing.
@@ -157,6 +165,30 @@ mod tests {
         // Excluding something else proves nothing.
         let without_other = query(0, POS, 0, 4);
         assert_eq!(with_vel.component_conflicts(&without_other), POS);
+    }
+
+    #[test]
+    fn a_component_lent_whole_conflicts_across_disjoint_entities() {
+        // Two writers of a sparse `Pos`, kept apart by `With<Vel>` and
+        // `Without<Vel>`: their entities differ, their column does not.
+        let with_vel = Access {
+            whole: POS,
+            ..query(0, POS, VEL, 0)
+        };
+        let without_vel = Access {
+            whole: POS,
+            ..query(0, POS, 0, VEL)
+        };
+        assert!(with_vel.disjoint_entities(&without_vel));
+        assert_eq!(with_vel.component_conflicts(&without_vel), POS);
+        assert_eq!(without_vel.component_conflicts(&with_vel), POS);
+        // A reader of it conflicts too; one of another component does not.
+        let read = Access {
+            whole: POS,
+            ..query(POS, 0, 0, VEL)
+        };
+        assert_eq!(with_vel.component_conflicts(&read), POS);
+        assert_eq!(with_vel.component_conflicts(&query(4, 0, 0, VEL)), 0);
     }
 
     const A: u128 = 8;

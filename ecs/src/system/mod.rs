@@ -15,6 +15,7 @@ use crate::command::{CommandQueue, Commands};
 use crate::lend::SplitWorld;
 use crate::query::{
     filter_rows, MatchedTables, Query, QueryFilter, QueryReach, RowRun, RowSet, SchemaQuery,
+    SparseRuns,
 };
 use crate::schema::{Resource, Schema};
 use crate::world::World;
@@ -83,8 +84,12 @@ where
     const ACCESS: Access = Access {
         reads: Q::READS | F::READS,
         writes: Q::WRITES,
-        required: QueryReach::<S, Q, F>::CONDITIONS.required(),
-        excluded: QueryReach::<S, Q, F>::CONDITIONS.excluded(),
+        whole: (Q::READS | Q::WRITES | F::READS) & S::SPARSE_BITS,
+        // The table conditions: systems are lent whole table columns, so
+        // only components that tables hold can keep two queries apart (a
+        // sparse component splits entities, not columns).
+        required: QueryReach::<S, Q, F>::TABLE_CONDITIONS.required(),
+        excluded: QueryReach::<S, Q, F>::TABLE_CONDITIONS.excluded(),
         any_of: QueryReach::<S, Q, F>::ANY_OF,
         observes_entities: true,
         ..Access::NONE
@@ -99,10 +104,17 @@ where
     }
 
     fn prepare(state: &mut QueryState, world: &World<S>, window: ChangeWindow) {
-        let conditions = QueryReach::<S, Q, F>::CONDITIONS.as_slice();
+        let conditions = QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice();
         state.matched.update(world.tables(), conditions);
         state.window = Some(window);
-        if F::ROWS {
+        if QueryReach::<S, Q, F>::SPARSE {
+            let tables = world.tables().as_slice();
+            let matched = state.matched.tables();
+            let sparse = world.sparse_sets();
+            state
+                .sparse
+                .find::<S, Q, F>(tables, sparse, matched, window);
+        } else if F::ROWS {
             let tables = world.tables().as_slice();
             let matched = state.matched.tables();
             filter_rows::<S, F>(tables, matched, window, &mut state.scratch, &mut state.runs);
@@ -111,6 +123,9 @@ where
 
     fn fetch<'w>(state: &'w mut QueryState, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
         let tick = state.window.map_or(0, |window| window.this_run);
+        if QueryReach::<S, Q, F>::SPARSE {
+            return Query::from_split_sparse(world, &state.sparse, tick);
+        }
         let runs = F::ROWS.then_some(state.runs.as_slice());
         Query::from_split(world, state.matched.tables(), runs, tick)
     }
@@ -126,6 +141,8 @@ pub struct QueryState {
     window: Option<ChangeWindow>,
     runs: Vec<RowRun>,
     scratch: RowSet,
+    /// For a query that reaches sparse components: its runs, this run.
+    sparse: SparseRuns,
 }
 
 /// A system parameter that reads resource `T`.
@@ -340,10 +357,11 @@ const fn check_params<S: Schema>(params: &[Access]) {
         while j < params.len() {
             let components = params[i].component_conflicts(&params[j]);
             if components != 0 {
-                panic!(
-                    "{}",
-                    S::SYSTEM_CONFLICT_MESSAGES[components.trailing_zeros() as usize]
-                );
+                let bit = components.trailing_zeros() as usize;
+                if S::SPARSE_BITS & (1 << bit) != 0 {
+                    panic!("{}", S::SPARSE_CONFLICT_MESSAGES[bit]);
+                }
+                panic!("{}", S::SYSTEM_CONFLICT_MESSAGES[bit]);
             }
             let resources = params[i].resource_conflicts(&params[j]);
             if resources != 0 {

@@ -1,17 +1,22 @@
 //! `Serialize` and `Deserialize` for [`World`] (feature `serde`).
 //!
-//! A save is a tuple of six parts, in this order:
+//! A save is a tuple of eight parts, in this order:
 //!
 //! 1. the format tag, [`FORMAT`];
 //! 2. the header: the schema's name, its component names in bit order, its
-//!    data bits (which components carry data rather than being tags) and its
-//!    resource names. Loading compares it with the target schema first and
-//!    names the difference;
+//!    data bits (which components carry data rather than being tags), its
+//!    sparse bits and its resource names. Loading compares it with the
+//!    target schema first and names the difference;
 //! 3. the entity slots (see `entity/save.rs`);
 //! 4. the tables, in id order: `(mask, entity indices, columns)`, one column
-//!    per data component of the mask, in bit order;
+//!    per data component of the mask, in bit order (a table's mask never
+//!    holds a sparse bit);
 //! 5. the tag values, one sequence per tag bit;
-//! 6. the resources, as a tuple in field order.
+//! 6. the resources, as a tuple in field order;
+//! 7. the change state;
+//! 8. the sparse sets, one per sparse bit in bit order: `(owners, values)`,
+//!    the entity index of each dense slot and the column of values, in their
+//!    dense order. Every owner must be a live entity, named once.
 //!
 //! The caches (migration edges, matched tables) are not saved: a loaded
 //! world rebuilds them as it goes, with the same results.
@@ -22,7 +27,7 @@ use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
 use crate::save::{bounded, reject, take_reason, Bounded, LoadColumn, LoadError};
 use crate::schema::{Column, Schema};
-use crate::storage::{Bins, EntityIndex, TableId, Tables};
+use crate::storage::{sparse_bits, Bins, EntityIndex, SparseSet, SparseSets, TableId, Tables};
 use crate::structure::EntityStore;
 use core::fmt;
 use core::marker::PhantomData;
@@ -32,10 +37,11 @@ use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
-/// this layout. 3: the entity part holds one generation per slot and the free
-/// list as a sequence (2 saved each slot as a `(kind, generation, next)`
-/// triple, and 1 had no change state).
-const FORMAT: u32 = 0xec5_0003;
+/// this layout. 4: the header holds the sparse bits, and the sparse sets
+/// follow the change state (3 had neither). 3: the entity part holds one
+/// generation per slot and the free list as a sequence (2 saved each slot as
+/// a `(kind, generation, next)` triple, and 1 had no change state).
+const FORMAT: u32 = 0xec5_0004;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
@@ -62,14 +68,38 @@ where
     S::Resources: Serialize,
 {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let mut tuple = serializer.serialize_tuple(7)?;
+        let mut tuple = serializer.serialize_tuple(8)?;
         tuple.serialize_element(&FORMAT)?;
-        tuple.serialize_element(&(S::NAME, S::COMPONENT_NAMES, S::DATA_BITS, S::RESOURCE_NAMES))?;
+        tuple.serialize_element(&(
+            S::NAME,
+            S::COMPONENT_NAMES,
+            S::DATA_BITS,
+            S::SPARSE_BITS,
+            S::RESOURCE_NAMES,
+        ))?;
         tuple.serialize_element(self.store.entities())?;
         tuple.serialize_element(&SaveTables(self.store.tables()))?;
         tuple.serialize_element(&SaveTags(self.store.bins()))?;
         tuple.serialize_element(&self.resources)?;
         tuple.serialize_element(self.store.changes())?;
+        tuple.serialize_element(&SaveSparse(self.store.bins()))?;
+        tuple.end()
+    }
+}
+
+/// The sparse sets, as a tuple: their number follows from the schema.
+struct SaveSparse<'w, S: Schema>(&'w Bins<S>);
+
+impl<S: Schema> Serialize for SaveSparse<'_, S>
+where
+    S::Column: Serialize,
+{
+    fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        let sets = self.0.sparse().sets();
+        let mut tuple = serializer.serialize_tuple(sets.len())?;
+        for set in sets {
+            tuple.serialize_element(&(SaveIndices(set.owners()), set.values()))?;
+        }
         tuple.end()
     }
 }
@@ -140,7 +170,7 @@ where
     S::Resources: Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_tuple(7, WorldVisitor::<S>(PhantomData))
+        deserializer.deserialize_tuple(8, WorldVisitor::<S>(PhantomData))
     }
 }
 
@@ -228,12 +258,20 @@ where
         let changes = seq
             .next_element_seed(ChangesSeed::<S>(PhantomData))?
             .ok_or_else(|| cut("change state"))?;
+        let sparse = seq
+            .next_element_seed(SparseSeed::<S> {
+                slots: entities.slot_count(),
+                marker: PhantomData,
+            })?
+            .ok_or_else(|| cut("sparse sets"))?;
         let entities = restore_entities(entities, &tables).map_err(reject::<A::Error>)?;
+        let sparse = restore_sparse(sparse, &tables).map_err(reject::<A::Error>)?;
         let mut bins = Bins::<S>::default();
         let (bags, _) = bins.tags_and_trash_mut();
         for (bit, bag) in S::Mask::TAGS.iter_bits().zip(tags) {
             bags[bit as usize] = bag;
         }
+        *bins.sparse_mut() = sparse;
         Ok(World {
             store: EntityStore::from_parts(entities, tables, bins, changes),
             queries: RwLock::default(),
@@ -264,6 +302,144 @@ fn restore_entities<S: Schema>(
     Entities::restore(saved, rows)
 }
 
+/// The sparse sets of a save, after checking that each owner is an entity of
+/// the tables (so, alive), named once per set.
+fn restore_sparse<S: Schema>(
+    saved: Vec<(Vec<EntityIndex>, S::Column)>,
+    tables: &Tables<S>,
+) -> Result<SparseSets<S>, String> {
+    let mut alive = Vec::new();
+    if S::SPARSE_BITS != 0 {
+        for table in tables.iter() {
+            for index in table.entities() {
+                let at = index.0 as usize;
+                if alive.len() <= at {
+                    alive.resize(at + 1, false);
+                }
+                alive[at] = true;
+            }
+        }
+    }
+    let mut sets = Vec::new();
+    for ((owners, values), bit) in saved.into_iter().zip(sparse_bits::<S>()) {
+        let name = S::COMPONENT_NAMES[bit as usize];
+        if let Some(dead) = owners
+            .iter()
+            .find(|index| !alive.get(index.0 as usize).copied().unwrap_or(false))
+        {
+            return Err(format!(
+                "the sparse set of `{name}` holds a value of entity index {}, which is in no table",
+                dead.0
+            ));
+        }
+        sets.push(SparseSet::from_parts(values, owners).map_err(|index| {
+            format!(
+                "the sparse set of `{name}` holds two values of entity index {}",
+                index.0
+            )
+        })?);
+    }
+    Ok(SparseSets::from_sets(sets))
+}
+
+/// Reads the sparse sets: per sparse bit, at most `slots` owners and as many
+/// values.
+struct SparseSeed<S> {
+    slots: usize,
+    marker: PhantomData<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for SparseSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = Vec<(Vec<EntityIndex>, S::Column)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_tuple(S::SPARSE_BITS.count_ones() as usize, self)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for SparseSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = Vec<(Vec<EntityIndex>, S::Column)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the sparse sets of a saved world")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut sets = Vec::new();
+        for bit in sparse_bits::<S>() {
+            let seed = SparseSetSeed::<S> {
+                bit,
+                slots: self.slots,
+                marker: PhantomData,
+            };
+            let set = seq.next_element_seed(seed)?.ok_or_else(|| {
+                reject::<A::Error>(format!(
+                    "the save lacks the sparse set of `{}`",
+                    S::COMPONENT_NAMES[bit as usize]
+                ))
+            })?;
+            sets.push(set);
+        }
+        Ok(sets)
+    }
+}
+
+/// One sparse set: `(owners, values)`.
+struct SparseSetSeed<S> {
+    bit: u32,
+    slots: usize,
+    marker: PhantomData<S>,
+}
+
+impl<'de, S: Schema> DeserializeSeed<'de> for SparseSetSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = (Vec<EntityIndex>, S::Column);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_tuple(2, self)
+    }
+}
+
+impl<'de, S: Schema> Visitor<'de> for SparseSetSeed<S>
+where
+    S::Column: LoadColumn,
+{
+    type Value = (Vec<EntityIndex>, S::Column);
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sparse set of a saved world")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let cut = || reject::<A::Error>("the save is cut short in a sparse set");
+        let owners = seq
+            .next_element_seed(Bounded {
+                min: 0,
+                max: self.slots,
+                seed: IndexSeed,
+                what: "owners of a sparse set",
+                marker: PhantomData,
+            })?
+            .ok_or_else(cut)?;
+        let values = seq
+            .next_element_seed(ColumnSeed::<S> {
+                bit: self.bit,
+                rows: owners.len(),
+                marker: PhantomData,
+            })?
+            .ok_or_else(cut)?;
+        Ok((owners, values))
+    }
+}
+
 /// Checks that the header names schema `S`, as it is now.
 struct HeaderSeed<S>(PhantomData<S>);
 
@@ -271,7 +447,7 @@ impl<'de, S: Schema> DeserializeSeed<'de> for HeaderSeed<S> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_tuple(4, self)
+        deserializer.deserialize_tuple(5, self)
     }
 }
 
@@ -289,6 +465,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
             .next_element_seed(bounded::<String>(128, "component names"))?
             .ok_or_else(cut)?;
         let data_bits: u128 = seq.next_element()?.ok_or_else(cut)?;
+        let sparse_bits: u128 = seq.next_element()?.ok_or_else(cut)?;
         let resources = seq
             .next_element_seed(bounded::<String>(1 << 16, "resource names"))?
             .ok_or_else(cut)?;
@@ -313,6 +490,16 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
             return Err(reject::<A::Error>(format!(
                 "the save's schema `{name}` has the same components, but these are tags \
                  (zero-sized) in one and carry data in the other: {}",
+                list(differ)
+            )));
+        }
+        if sparse_bits != S::SPARSE_BITS {
+            let differ = (0..S::COMPONENT_NAMES.len())
+                .filter(|bit| (sparse_bits ^ S::SPARSE_BITS) >> bit & 1 == 1)
+                .map(|bit| S::COMPONENT_NAMES[bit]);
+            return Err(reject::<A::Error>(format!(
+                "the save's schema `{name}` has the same components, but these are \
+                 `#[ecs(sparse)]` in one and not in the other: {}",
                 list(differ)
             )));
         }
@@ -434,6 +621,13 @@ where
         if bits & !self.all != 0 {
             return Err(reject::<A::Error>(format!(
                 "a table's archetype {bits:#x} has bits of no component of schema `{}`",
+                S::NAME
+            )));
+        }
+        if bits & S::SPARSE_BITS != 0 {
+            return Err(reject::<A::Error>(format!(
+                "a table's archetype {bits:#x} holds a sparse component of schema `{}`, which \
+                 only sparse sets hold",
                 S::NAME
             )));
         }

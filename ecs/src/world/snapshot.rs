@@ -113,7 +113,8 @@ impl<S: Schema> World<S> {
     /// probability 1 − 2⁻⁶⁴). Covers exactly what a copy keeps, except the
     /// caches: the entity slots (generations, locations, free-list order,
     /// pending reservations), the tables in order with their rows and
-    /// values, the tag counts and the resources.
+    /// values, the tag counts, the sparse sets (owners and values, in their
+    /// stored order) and the resources.
     ///
     /// Exists when every component and resource is [`StableHash`]
     /// (`#[derive(schemecs::StableHash)]`).
@@ -153,6 +154,15 @@ impl<S: Schema> World<S> {
         for bag in self.store.bins().tags() {
             use crate::schema::Column;
             hasher.write_word(bag.len() as u64);
+        }
+        // The sparse sets in their dense order, which a copy keeps: their
+        // owners, then their values (with ticks, as a column).
+        for set in self.store.bins().sparse().sets() {
+            hasher.write_word(set.owners().len() as u64);
+            for index in set.owners() {
+                hasher.write_word(u64::from(index.0));
+            }
+            S::hash_column(set.values(), &mut hasher);
         }
         S::hash_resources(&self.resources, &mut hasher);
         // The change state matters only where something reads it: tracked

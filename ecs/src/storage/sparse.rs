@@ -1,0 +1,410 @@
+//! Sparse sets: the storage of the components marked `#[ecs(sparse)]`.
+//!
+//! A sparse component keeps its bit in the schema's mask (so queries, access
+//! checks and messages treat it like any other), but no table's mask ever
+//! holds a sparse bit: an entity's table is chosen by its other components,
+//! and inserting or removing a sparse component moves nothing but the
+//! component's own value. An entity's full archetype is its table's mask
+//! plus [`SparseSets::mask_of`] its index.
+//!
+//! Each sparse component has one [`SparseSet`]:
+//!
+//! ```text
+//! slots  (by entity index):  [ABSENT, 1, ABSENT, 0, ...]   entity -> dense slot
+//! owners (by dense slot):    [3, 1]                        dense slot -> entity
+//! values (by dense slot):    [v3, v1]                      a column of the component
+//! ```
+//!
+//! `slots[owners[d]] == d` for every dense slot `d`, and `values` (with its
+//! ticks, for a tracked component) is as long as `owners`. Removal is a
+//! swap-remove of the dense slot, which moves the last owner into it and fixes
+//! that owner's entry of `slots`. The dense order is therefore the order of
+//! insertions disturbed by removals; queries never iterate in it (they go by
+//! table rows and look each entity up), so it does not show in any result.
+//!
+//! The values live in the schema's own column type, so the tracked ticks,
+//! cloning, saving and hashing of columns serve sparse values unchanged.
+
+use crate::command::Staged;
+use crate::mask::Mask;
+use crate::schema::{Column, Component, Schema};
+use crate::storage::EntityIndex;
+
+/// The entry of [`SparseSet::slots`] of an entity without the component.
+pub(crate) const ABSENT: u32 = u32::MAX;
+
+/// The values of one sparse component, by entity; see the module docs.
+pub(crate) struct SparseSet<S: Schema> {
+    /// The values, densely, in the column type of the schema.
+    values: S::Column,
+    /// The entity owning each dense slot.
+    owners: Vec<EntityIndex>,
+    /// By entity index, its dense slot, or [`ABSENT`]; entries past the end
+    /// are absent too (the vector grows only as entities gain the component).
+    slots: Vec<u32>,
+}
+
+impl<S: Schema> Clone for SparseSet<S>
+where
+    S::Column: Clone,
+{
+    fn clone(&self) -> Self {
+        SparseSet {
+            values: self.values.clone(),
+            owners: self.owners.clone(),
+            slots: self.slots.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.values.clone_from(&source.values);
+        self.owners.clone_from(&source.owners);
+        self.slots.clone_from(&source.slots);
+    }
+}
+
+impl<S: Schema> SparseSet<S> {
+    fn new(bit: u32) -> Self {
+        SparseSet {
+            values: S::new_column(bit),
+            owners: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+
+    /// A set of the given values and their owners (a loaded save, whose
+    /// caller has checked that every owner is alive and that there are as
+    /// many values as owners); `Err` with an owner named twice.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(
+        values: S::Column,
+        owners: Vec<EntityIndex>,
+    ) -> Result<Self, EntityIndex> {
+        let mut slots = Vec::new();
+        for (dense, &owner) in owners.iter().enumerate() {
+            let index = owner.0 as usize;
+            if slots.len() <= index {
+                slots.resize(index + 1, ABSENT);
+            }
+            if slots[index] != ABSENT {
+                return Err(owner);
+            }
+            slots[index] = dense as u32;
+        }
+        Ok(SparseSet {
+            values,
+            owners,
+            slots,
+        })
+    }
+
+    /// The dense slot of entity `index`, if it has the component.
+    #[inline]
+    pub(crate) fn slot(&self, index: EntityIndex) -> Option<usize> {
+        match self.slots.get(index.0 as usize) {
+            Some(&slot) if slot != ABSENT => Some(slot as usize),
+            _ => None,
+        }
+    }
+
+    /// The values, by dense slot.
+    #[inline]
+    pub(crate) fn values(&self) -> &S::Column {
+        &self.values
+    }
+
+    /// The values, by dense slot, mutably: no value may be added or removed
+    /// through it.
+    #[inline]
+    pub(crate) fn values_mut(&mut self) -> &mut S::Column {
+        &mut self.values
+    }
+
+    /// The owner of each dense slot.
+    #[inline]
+    pub(crate) fn owners(&self) -> &[EntityIndex] {
+        &self.owners
+    }
+
+    /// Records that the value just pushed to `values` is entity `index`'s.
+    #[inline]
+    fn push_owner(&mut self, index: EntityIndex) {
+        let dense = self.owners.len() as u32;
+        self.owners.push(index);
+        let at = index.0 as usize;
+        if self.slots.len() <= at {
+            self.slots.resize(at + 1, ABSENT);
+        }
+        self.slots[at] = dense;
+    }
+
+    /// Forgets the owner of `dense`, whose value has just been swap-removed:
+    /// the last owner moves into `dense`.
+    #[inline]
+    fn swap_remove_owner(&mut self, dense: usize) {
+        let gone = self.owners.swap_remove(dense);
+        self.slots[gone.0 as usize] = ABSENT;
+        if let Some(&moved) = self.owners.get(dense) {
+            self.slots[moved.0 as usize] = dense as u32;
+        }
+    }
+}
+
+/// The sparse sets of a world: one [`SparseSet`] per sparse component, in bit
+/// order. Empty (and never consulted: every use is behind a constant
+/// `S::SPARSE_BITS != 0`) in a schema without sparse components.
+pub(crate) struct SparseSets<S: Schema> {
+    sets: Box<[SparseSet<S>]>,
+}
+
+impl<S: Schema> Default for SparseSets<S> {
+    fn default() -> Self {
+        SparseSets {
+            sets: sparse_bits::<S>().map(SparseSet::new).collect(),
+        }
+    }
+}
+
+impl<S: Schema> Clone for SparseSets<S>
+where
+    S::Column: Clone,
+{
+    fn clone(&self) -> Self {
+        SparseSets {
+            sets: self.sets.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        super::clone_slice_from(&mut self.sets, &source.sets);
+    }
+}
+
+/// The sparse component bits of `S`, lowest first.
+#[inline]
+pub(crate) fn sparse_bits<S: Schema>() -> impl Iterator<Item = u32> {
+    S::Mask::from_u128(S::SPARSE_BITS).iter_bits()
+}
+
+/// Whether component `bit` of `S` is sparse.
+#[inline(always)]
+pub(crate) const fn is_sparse<S: Schema>(bit: u32) -> bool {
+    S::SPARSE_BITS & (1u128 << bit) != 0
+}
+
+/// The part of `mask` a table holds: every bit but the sparse ones.
+#[inline(always)]
+pub(crate) fn table_part<S: Schema>(mask: S::Mask) -> S::Mask {
+    if S::SPARSE_BITS == 0 {
+        mask
+    } else {
+        mask.difference(S::Mask::from_u128(S::SPARSE_BITS))
+    }
+}
+
+impl<S: Schema> SparseSets<S> {
+    /// Sets of the given parts, one per sparse bit in order: a loaded save,
+    /// whose caller has checked the parts.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_sets(sets: Vec<SparseSet<S>>) -> Self {
+        SparseSets { sets: sets.into() }
+    }
+
+    /// The set of sparse component `bit`.
+    #[inline(always)]
+    pub(crate) fn set(&self, bit: u32) -> &SparseSet<S> {
+        &self.sets[position::<S>(bit)]
+    }
+
+    #[inline(always)]
+    fn set_mut(&mut self, bit: u32) -> &mut SparseSet<S> {
+        &mut self.sets[position::<S>(bit)]
+    }
+
+    /// Every set, in bit order (with [`sparse_bits`]).
+    #[inline]
+    pub(crate) fn sets(&self) -> &[SparseSet<S>] {
+        &self.sets
+    }
+
+    /// Every set, mutably, in bit order, for lending out.
+    #[inline]
+    pub(crate) fn sets_mut(&mut self) -> &mut [SparseSet<S>] {
+        &mut self.sets
+    }
+
+    /// Whether entity `index` has sparse component `bit`.
+    #[inline]
+    pub(crate) fn has(&self, bit: u32, index: EntityIndex) -> bool {
+        self.set(bit).slot(index).is_some()
+    }
+
+    /// The sparse components entity `index` has.
+    #[inline]
+    pub(crate) fn mask_of(&self, index: EntityIndex) -> S::Mask {
+        let mut mask = S::Mask::EMPTY;
+        if S::SPARSE_BITS != 0 {
+            for (set, bit) in self.sets.iter().zip(sparse_bits::<S>()) {
+                if set.slot(index).is_some() {
+                    mask = mask.with(bit);
+                }
+            }
+        }
+        mask
+    }
+
+    /// Entity `index`'s value of sparse component `C`.
+    #[inline]
+    pub(crate) fn get<C: Component<S>>(&self, index: EntityIndex) -> Option<&C> {
+        let set = self.set(C::BIT);
+        let dense = set.slot(index)?;
+        C::column(&set.values).get(dense)
+    }
+
+    /// Entity `index`'s value of sparse component `C`, mutably; a tracked
+    /// one is marked changed at `tick`.
+    #[inline]
+    pub(crate) fn get_mut<C: Component<S>>(
+        &mut self,
+        index: EntityIndex,
+        tick: u32,
+    ) -> Option<&mut C> {
+        let set = self.set_mut(C::BIT);
+        let dense = set.slot(index)?;
+        if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
+            set.values.mark_changed(dense, tick);
+        }
+        C::column_mut(&mut set.values).get_mut(dense)
+    }
+
+    /// Gives entity `index` the value of `C`: pushed as added at `tick` if
+    /// it had none, else written over the old value (which goes to `trash`;
+    /// a tracked value is marked changed at `tick`).
+    #[inline]
+    pub(crate) fn put<C: Component<S>>(
+        &mut self,
+        index: EntityIndex,
+        value: C,
+        trash: &mut [S::Column],
+        tick: u32,
+    ) {
+        let set = self.set_mut(C::BIT);
+        match set.slot(index) {
+            Some(dense) => {
+                if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
+                    set.values.mark_changed(dense, tick);
+                }
+                let old = core::mem::replace(&mut C::column_mut(&mut set.values)[dense], value);
+                C::column_mut(&mut trash[C::BIT as usize]).push(old);
+            }
+            None => {
+                C::column_mut(&mut set.values).push(value);
+                if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
+                    set.values.sync_ticks(tick);
+                }
+                set.push_owner(index);
+            }
+        }
+    }
+
+    /// Takes entity `index`'s value of `C` out, if it has one.
+    #[inline]
+    pub(crate) fn take<C: Component<S>>(&mut self, index: EntityIndex) -> Option<C> {
+        let set = self.set_mut(C::BIT);
+        let dense = set.slot(index)?;
+        if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
+            set.values.swap_remove_ticks(dense);
+        }
+        let value = C::column_mut(&mut set.values).swap_remove(dense);
+        set.swap_remove_owner(dense);
+        Some(value)
+    }
+
+    /// Moves entity `index`'s value of sparse component `bit` to `trash`;
+    /// whether it had one.
+    #[inline]
+    pub(crate) fn discard(
+        &mut self,
+        bit: u32,
+        index: EntityIndex,
+        trash: &mut [S::Column],
+    ) -> bool {
+        let set = self.set_mut(bit);
+        let Some(dense) = set.slot(index) else {
+            return false;
+        };
+        set.values.move_row(dense, &mut trash[bit as usize]);
+        set.swap_remove_owner(dense);
+        true
+    }
+
+    /// Moves every sparse value of entity `index` to `trash` (it is being
+    /// despawned); returns the components it had.
+    #[inline]
+    pub(crate) fn discard_all(&mut self, index: EntityIndex, trash: &mut [S::Column]) -> S::Mask {
+        let mut lost = S::Mask::EMPTY;
+        if S::SPARSE_BITS != 0 {
+            for bit in sparse_bits::<S>() {
+                if self.discard(bit, index, trash) {
+                    lost = lost.with(bit);
+                }
+            }
+        }
+        lost
+    }
+
+    /// Gives entity `index` the next staged value of sparse component `bit`,
+    /// as [`SparseSets::put`] does.
+    pub(crate) fn put_staged(
+        &mut self,
+        bit: u32,
+        index: EntityIndex,
+        staged: &mut Staged<S>,
+        trash: &mut [S::Column],
+        tick: u32,
+    ) {
+        let set = self.set_mut(bit);
+        let present = set.slot(index);
+        let old_ticks = present.and_then(|dense| set.values.row_ticks(dense));
+        staged.pop_into(bit, &mut set.values);
+        set.values.sync_ticks(tick);
+        match present {
+            Some(dense) => {
+                // The old value goes to the trash and the new one, last,
+                // takes its slot: for a tracked component, a change.
+                set.values.move_row(dense, &mut trash[bit as usize]);
+                if let Some((added, _)) = old_ticks {
+                    set.values.set_row_ticks(dense, (added, tick));
+                }
+            }
+            None => set.push_owner(index),
+        }
+    }
+
+    /// Empties every set, returning the values for the caller to drop once
+    /// the world is consistent.
+    pub(crate) fn take_values(&mut self) -> Vec<S::Column> {
+        self.sets
+            .iter_mut()
+            .zip(sparse_bits::<S>())
+            .map(|(set, bit)| {
+                set.owners.clear();
+                set.slots.clear();
+                core::mem::replace(&mut set.values, S::new_column(bit))
+            })
+            .collect()
+    }
+
+    /// Clamps the ticks of every tracked set (see [`crate::change`]).
+    pub(crate) fn clamp_ticks(&mut self, now: u32) {
+        for set in self.sets.iter_mut() {
+            set.values.clamp_ticks(now);
+        }
+    }
+}
+
+/// The position of sparse component `bit` among the sparse components.
+#[inline(always)]
+fn position<S: Schema>(bit: u32) -> usize {
+    (S::SPARSE_BITS & ((1u128 << bit) - 1)).count_ones() as usize
+}
