@@ -1485,3 +1485,21 @@ fn a_prepared_query_follows_the_world_it_is_given() {
     assert_eq!(count(&mut first), [0, 10, 20, 30, 50, 70]);
     assert!(second.is_alive(with_pos));
 }
+
+#[test]
+fn a_prepared_query_debugs_as_its_schema_query_and_matched_tables() {
+    let f = Fixture::new();
+    let mut prepared = f.world.prepare::<&Vel>();
+    let fresh = format!("{prepared:?}");
+    assert!(fresh.starts_with("PreparedQuery"), "{fresh}");
+    assert!(
+        fresh.contains("\"Sim\"") && fresh.contains("Vel"),
+        "{fresh}"
+    );
+    assert!(fresh.contains("matched_tables: 0"), "{fresh}");
+    prepared.for_each(&f.world, |_| {});
+    // Tables with `Vel`: {Pos, Vel}, {Pos, Vel, Frozen}, {Pos, Vel, Acc},
+    // {Vel, Player} and the table of every component.
+    let used = format!("{prepared:?}");
+    assert!(used.contains("matched_tables: 5"), "{used}");
+}
