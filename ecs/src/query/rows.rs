@@ -367,4 +367,31 @@ mod tests {
         summaries[40 / GROUP] = 25;
         assert_eq!(kept(&summaries), [3, 40, 99]);
     }
+
+    #[test]
+    fn retaining_changes_finds_them_past_the_first_thousand_rows() {
+        // Tables longer than the 1,024 rows one word of summaries covers.
+        let window = ChangeWindow {
+            last_run: 10,
+            this_run: 20,
+        };
+        let kept_rows = [5u32, 1023, 1024, 1500, 2047, 2048, 2999];
+        let mut changed = vec![5u32; 3000];
+        for &row in &kept_rows {
+            changed[row as usize] = 15;
+        }
+        let latest: Vec<u32> = changed
+            .chunks(GROUP)
+            .map(|group| group.iter().copied().max().unwrap())
+            .collect();
+        let mut set = RowSet::default();
+        set.fill(changed.len());
+        set.retain_changed(&changed, &latest, window);
+        let mut runs = Vec::new();
+        set.push_runs(TableId(0), &mut runs);
+        let starts: Vec<u32> = runs.iter().map(|run| run.start).collect();
+        assert_eq!(starts, [5, 1023, 1500, 2047, 2999]);
+        assert_eq!(runs[1].len, 2);
+        assert_eq!(runs[3].len, 2);
+    }
 }
