@@ -604,12 +604,61 @@ fn changed_matches_a_model_through_random_writes_moves_and_marks() {
         let mut found = changed_pos(&world);
         found.sort();
         assert_eq!(found, expected, "step {step}");
+        every_form_finds(&world, &expected, &model, step);
         let mut through_prepared = Vec::new();
         prepared.for_each_mut(&mut world, |e| through_prepared.push(e));
         through_prepared.sort();
         assert_eq!(through_prepared, expected, "step {step}, prepared");
     }
     assert!(model.len() > 100, "{} entities at the end", model.len());
+}
+
+/// Every way through `Changed<Pos>` finds `expected` (sorted), in the
+/// same order as `iter`: `for_each`, the table form, the parallel forms,
+/// `count`, the iterator's length as it goes, and `get` and `contains` of
+/// every live entity.
+fn every_form_finds(
+    world: &World<Game>,
+    expected: &[Entity],
+    model: &std::collections::BTreeMap<Entity, Option<bool>>,
+    step: usize,
+) {
+    let query = world.query_filtered::<Entity, Changed<Pos>>();
+    let in_order: Vec<Entity> = query.iter().collect();
+    let mut by_for_each = Vec::new();
+    query.for_each(|e| by_for_each.push(e));
+    assert_eq!(by_for_each, in_order, "step {step}: for_each");
+    let mut by_table = Vec::new();
+    query.for_each_table(|chunk, entities| {
+        assert_eq!(chunk.len(), entities.len());
+        assert_eq!(chunk.rows().len(), entities.len());
+        by_table.extend(entities.iter());
+    });
+    assert_eq!(by_table, in_order, "step {step}: for_each_table");
+    let by_par = std::sync::Mutex::new(Vec::new());
+    query.par_for_each(|e| by_par.lock().unwrap().push(e));
+    let mut by_par = by_par.into_inner().unwrap();
+    by_par.sort();
+    assert_eq!(by_par, expected, "step {step}: par_for_each");
+    let by_par_table = std::sync::Mutex::new(Vec::new());
+    query.par_for_each_table(|chunk, entities| {
+        assert_eq!(chunk.rows().len(), entities.len());
+        by_par_table.lock().unwrap().extend(entities.iter());
+    });
+    let mut by_par_table = by_par_table.into_inner().unwrap();
+    by_par_table.sort();
+    assert_eq!(by_par_table, expected, "step {step}: par_for_each_table");
+    assert_eq!(query.count(), expected.len(), "step {step}: count");
+    let mut iter = query.iter();
+    for left in (0..=expected.len()).rev() {
+        assert_eq!(iter.len(), left, "step {step}: len");
+        iter.next();
+    }
+    for &e in model.keys() {
+        let changed = expected.binary_search(&e).is_ok();
+        assert_eq!(query.contains(e), changed, "step {step}: contains");
+        assert_eq!(query.get(e), changed.then_some(e), "step {step}: get");
+    }
 }
 
 #[test]

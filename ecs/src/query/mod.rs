@@ -26,7 +26,8 @@ pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without}
 pub use lookup::{QueryEntityError, QuerySingleError};
 pub use par::ChunkEvents;
 pub use prepared::PreparedQuery;
-pub(crate) use rows::{RowRun, RowSet};
+use rows::{for_each_row, BitRuns, TableRows};
+pub(crate) use rows::{PassingRows, RowSet};
 pub(crate) use sparse::SparseRuns;
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
@@ -38,6 +39,7 @@ use crate::schema::Schema;
 use crate::storage::{EntityIndex, MaskMap, SparseSets, Table, TableId, Tables};
 use core::marker::PhantomData;
 use fetch::ViewColumns;
+use std::borrow::Cow;
 
 /// The result of [`World::query`](crate::World::query): for every entity that
 /// matches `Q` and filter `F`, its item `Q::Item`.
@@ -73,6 +75,8 @@ use fetch::ViewColumns;
 pub struct Query<'w, Q: QueryData, F = ()> {
     entities: &'w Entities,
     tables: Vec<FetchedTable<'w, Q>>,
+    /// With a row filter, the rows of each table that pass it.
+    rows: Cow<'w, PassingRows>,
     /// The schema of the world, by type name: a query's type leaves it out,
     /// and [`TableChunk::mask`] checks what it is asked for against this.
     schema: &'static str,
@@ -85,110 +89,116 @@ struct FetchedTable<'w, Q: QueryData> {
     /// The table's archetype, as the bits of its `S::Mask`.
     mask: u128,
     /// The table's entities, one per row (of the rows this query reaches:
-    /// with a row filter, one run of consecutive rows of the table).
+    /// for a query that reaches sparse components, one run of consecutive
+    /// rows of the table).
     entities: &'w [EntityIndex],
-    /// The table row of `entities[0]` (0 unless a row filter cut the table).
+    /// The table row of `entities[0]` (0 unless the rows are such a run).
     first_row: u32,
     fetch: Q::Fetch<'w>,
+    /// With a row filter: which of the rows above pass it (bits of the
+    /// query's [`PassingRows`]); without one, all do.
+    rows: Option<TableRows>,
 }
 
 impl<'w, Q: QueryData> FetchedTable<'w, Q> {
-    /// Appends table `id` (archetype bits `mask`, rows `entities`, fetched as
-    /// `fetch`) to `fetched`: whole, or as the runs of rows in `runs` (all of
-    /// this table's, in row order) when the query has a row filter.
+    /// The table of `entities` and `fetch`, all of whose rows, or with a
+    /// row filter the rows `rows`, the query reaches.
     #[inline]
-    fn push(
-        fetched: &mut Vec<Self>,
+    fn new(
         id: TableId,
         mask: u128,
         entities: &'w [EntityIndex],
         fetch: Q::Fetch<'w>,
-        runs: Option<&[RowRun]>,
-    ) {
-        let Some(runs) = runs else {
-            fetched.push(FetchedTable {
-                id,
-                mask,
-                entities,
-                first_row: 0,
-                fetch,
-            });
-            return;
-        };
-        split_runs::<Q>(fetch, runs, |run, rows| {
-            let (start, len) = (run.start as usize, run.len as usize);
-            fetched.push(FetchedTable {
-                id,
-                mask,
-                entities: &entities[start..start + len],
-                first_row: run.start,
-                fetch: rows,
-            });
-        });
+        rows: Option<TableRows>,
+    ) -> Self {
+        FetchedTable {
+            id,
+            mask,
+            entities,
+            first_row: 0,
+            fetch,
+            rows,
+        }
+    }
+
+    /// The number of rows the query reaches here, the rows of a row
+    /// filter in `passing`.
+    #[inline]
+    fn len(&self, passing: &PassingRows) -> usize {
+        match self.rows {
+            None => self.entities.len(),
+            Some(rows) => passing.count(rows),
+        }
+    }
+
+    /// Whether the query reaches the row at `offset` into `entities`.
+    fn reaches(&self, offset: usize, passing: &PassingRows) -> bool {
+        match self.rows {
+            None => offset < self.entities.len(),
+            Some(rows) => passing
+                .bits(rows)
+                .get(offset / 64)
+                .is_some_and(|word| word >> (offset % 64) & 1 == 1),
+        }
     }
 }
 
-/// Cuts `fetch`, the fetch of every row of a table, into the fetches of
-/// the rows of each of `runs` (that table's, ascending), handed to `each`
-/// in order.
+/// Hands `each` the rows of a fetched table that the query reaches, as
+/// runs of consecutive rows: the run's first row in the table, its
+/// entities and its fetch. Without a row filter (`bits` is `None`) that is
+/// one run of every row.
 #[inline]
-pub(crate) fn split_runs<'w, Q: QueryData>(
-    fetch: Q::Fetch<'w>,
-    runs: &[RowRun],
-    mut each: impl FnMut(&RowRun, Q::Fetch<'w>),
+fn for_each_run<'a, Q: QueryData>(
+    fetch: Q::Fetch<'a>,
+    entities: &'a [EntityIndex],
+    first_row: u32,
+    bits: Option<&[u64]>,
+    mut each: impl FnMut(u32, &'a [EntityIndex], Q::Fetch<'a>),
 ) {
+    let Some(bits) = bits else {
+        each(first_row, entities, fetch);
+        return;
+    };
     let mut rest = fetch;
     let mut at = 0;
-    for run in runs {
-        let (start, len) = (run.start as usize, run.len as usize);
-        let (_, tail) = Q::split_at(rest, start - at);
-        let (rows, tail) = Q::split_at(tail, len);
-        each(run, rows);
+    for (start, end) in BitRuns::new(bits) {
+        let (_, tail) = Q::split_at(rest, (start - at) as usize);
+        let (run, tail) = Q::split_at(tail, (end - start) as usize);
+        each(
+            first_row + start,
+            &entities[start as usize..end as usize],
+            run,
+        );
         rest = tail;
-        at = start + len;
+        at = end;
     }
 }
 
-/// The runs of `runs` (ascending by table) that belong to table `id`, taken
-/// off the front of `runs`; `None` when the query has no row filter.
-#[inline]
-fn take_runs<'r>(runs: &mut Option<&'r [RowRun]>, id: TableId) -> Option<&'r [RowRun]> {
-    let all = runs.as_mut()?;
-    let start = all.iter().take_while(|run| run.table < id).count();
-    let len = all[start..]
-        .iter()
-        .take_while(|run| run.table == id)
-        .count();
-    let (mine, rest) = all[start..].split_at(len);
-    *all = rest;
-    Some(mine)
-}
-
-/// For a query made on the world, the runs of rows of the tables `matched`
-/// that pass the row filter `F` (see [`filter_rows`]); `None` without one.
+/// For a query made on the world, the rows of the tables `matched` that
+/// pass the row filter `F` (see [`filter_rows`]); `None` without one.
 fn passing_rows<S: Schema, F: QueryFilter<S>>(
     tables: &[Table<S>],
     matched: &[TableId],
     window: ChangeWindow,
-) -> Option<Vec<RowRun>> {
+) -> Option<PassingRows> {
     F::ROWS.then(|| {
-        let mut runs = Vec::new();
-        filter_rows::<S, F>(tables, matched, window, &mut RowSet::default(), &mut runs);
-        runs
+        let mut rows = PassingRows::default();
+        filter_rows::<S, F>(tables, matched, window, &mut RowSet::default(), &mut rows);
+        rows
     })
 }
 
-/// The runs of rows of the tables `matched` that pass the row conditions of
-/// filter `F`, seen through `window`, appended to `runs` (ascending by table,
-/// then row). `scratch` is working memory.
+/// The rows of the tables `matched` that pass the row conditions of filter
+/// `F`, seen through `window`, in `rows` (which is cleared first).
+/// `scratch` is working memory.
 pub(crate) fn filter_rows<S: Schema, F: QueryFilter<S>>(
     tables: &[Table<S>],
     matched: &[TableId],
     window: ChangeWindow,
     scratch: &mut RowSet,
-    runs: &mut Vec<RowRun>,
+    rows: &mut PassingRows,
 ) {
-    runs.clear();
+    rows.clear();
     for &id in matched {
         let table = &tables[id.index()];
         if table.len() == 0 {
@@ -196,7 +206,7 @@ pub(crate) fn filter_rows<S: Schema, F: QueryFilter<S>>(
         }
         scratch.fill(table.len());
         F::filter_rows(table.mask(), table.columns(), window, scratch);
-        scratch.push_runs(id, runs);
+        rows.push(id, scratch);
     }
 }
 
@@ -241,29 +251,24 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S>,
         F: QueryFilter<S>,
     {
-        let row_runs = passing_rows::<S, F>(tables, matched, window);
-        Self::build(
-            entities,
-            tables,
-            matched,
-            row_runs.as_deref(),
-            window.this_run,
-        )
+        let rows = passing_rows::<S, F>(tables, matched, window).map(Cow::Owned);
+        Self::build(entities, tables, matched, rows, window.this_run)
     }
 
-    /// Builds the query over the tables `matched` (ascending ids), the rows
-    /// of each cut to `runs` with a row filter; `tick` stamps writes.
+    /// Builds the query over the tables `matched` (ascending ids), with a
+    /// row filter over the rows `rows` of each; `tick` stamps writes.
     pub(crate) fn build<S: Schema>(
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         matched: &[TableId],
-        mut runs: Option<&[RowRun]>,
+        rows: Option<Cow<'w, PassingRows>>,
         tick: u32,
     ) -> Self
     where
         Q: SchemaQuery<S>,
     {
-        let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
+        let mut passing = rows.as_deref().map(PassingRows::tables);
+        let mut fetched = Vec::with_capacity(passing.map_or(matched.len(), <[_]>::len));
         let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
         let mut offset = 0;
@@ -278,21 +283,29 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             if table.len() == 0 {
                 continue;
             }
-            let table_runs = take_runs(&mut runs, id);
-            if table_runs.is_some_and(<[RowRun]>::is_empty) {
-                continue;
-            }
+            let table_rows = match &mut passing {
+                None => None,
+                Some(passing) => match PassingRows::take(passing, id) {
+                    None => continue,
+                    some => some,
+                },
+            };
             let bits = table.mask().bits().to_u128();
             let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
-            FetchedTable::push(&mut fetched, id, bits, indices, fetch, table_runs);
+            fetched.push(FetchedTable::new(id, bits, indices, fetch, table_rows));
         }
-        Query::from_tables::<S>(entities, fetched)
+        Query::from_tables::<S>(entities, fetched, rows)
     }
 
-    fn from_tables<S: Schema>(entities: &'w Entities, tables: Vec<FetchedTable<'w, Q>>) -> Self {
+    fn from_tables<S: Schema>(
+        entities: &'w Entities,
+        tables: Vec<FetchedTable<'w, Q>>,
+        rows: Option<Cow<'w, PassingRows>>,
+    ) -> Self {
         Query {
             entities,
             tables,
+            rows: rows.unwrap_or_default(),
             schema: core::any::type_name::<S>(),
             filter: PhantomData,
         }
@@ -309,36 +322,41 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S> + ReadOnlyQueryData,
         F: QueryFilter<S>,
     {
-        let row_runs = passing_rows::<S, F>(tables, matched, window);
-        Self::build_shared(entities, tables, matched, row_runs.as_deref())
+        let rows = passing_rows::<S, F>(tables, matched, window).map(Cow::Owned);
+        Self::build_shared(entities, tables, matched, rows)
     }
 
     /// Builds a read-only query over the tables `matched` (ascending ids) of
-    /// a shared world, the rows of each cut to `runs` with a row filter.
+    /// a shared world, with a row filter over the rows `rows` of each.
     pub(crate) fn build_shared<S: Schema>(
         entities: &'w Entities,
         tables: &'w [Table<S>],
         matched: &[TableId],
-        mut runs: Option<&[RowRun]>,
+        rows: Option<Cow<'w, PassingRows>>,
     ) -> Self
     where
         Q: SchemaQuery<S> + ReadOnlyQueryData,
     {
-        let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
+        let mut passing = rows.as_deref().map(PassingRows::tables);
+        let mut fetched = Vec::with_capacity(passing.map_or(matched.len(), <[_]>::len));
         for &id in matched {
             let table = &tables[id.index()];
             if table.len() == 0 {
                 continue;
             }
-            let table_runs = take_runs(&mut runs, id);
-            if table_runs.is_some_and(<[RowRun]>::is_empty) {
-                continue;
-            }
+            let table_rows = match &mut passing {
+                None => None,
+                Some(passing) => match PassingRows::take(passing, id) {
+                    None => continue,
+                    some => some,
+                },
+            };
             let fetch = Self::fetch_shared::<S>(table, entities, 0);
             let bits = table.mask().bits().to_u128();
-            FetchedTable::push(&mut fetched, id, bits, table.entities(), fetch, table_runs);
+            let indices = table.entities();
+            fetched.push(FetchedTable::new(id, bits, indices, fetch, table_rows));
         }
-        Query::from_tables::<S>(entities, fetched)
+        Query::from_tables::<S>(entities, fetched, rows)
     }
 
     /// `Q`'s fetch of the rows of `table`, a table of a shared world.
@@ -388,7 +406,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
             (bits, indices, fetch)
         });
-        Query::from_tables::<S>(entities, fetched)
+        Query::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds a read-only query that reaches sparse components over the runs
@@ -412,7 +430,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let fetch = Self::fetch_shared::<S>(table, entities, 0);
             (table.mask().bits().to_u128(), table.entities(), fetch)
         });
-        Query::from_tables::<S>(entities, fetched)
+        Query::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds a query that reaches sparse components over the runs `runs`
@@ -440,29 +458,33 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             (table.mask.bits().to_u128(), table.entities, fetch)
         });
         world.sparse = values;
-        Query::from_tables::<S>(entities, fetched)
+        Query::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds the query over the tables `matched` of a world taken apart for
     /// systems, taking its columns out of their slots.
-    /// With a row filter, `runs` are the runs of rows that pass it (made by
+    /// With a row filter, `rows` are the rows that pass it (found by
     /// [`filter_rows`] before the split); `tick` stamps writes.
     pub(crate) fn from_split<S: Schema>(
         world: &mut SplitWorld<'w, S>,
         matched: &[TableId],
-        mut runs: Option<&[RowRun]>,
+        rows: Option<&'w PassingRows>,
         tick: u32,
     ) -> Self
     where
         Q: SchemaQuery<S>,
     {
-        let mut fetched = Vec::with_capacity(runs.map_or(matched.len(), <[RowRun]>::len));
+        let mut passing = rows.map(PassingRows::tables);
+        let mut fetched = Vec::with_capacity(passing.map_or(matched.len(), <[_]>::len));
         let all_entities = world.entities;
         for &id in matched {
-            let table_runs = take_runs(&mut runs, id);
-            if table_runs.is_some_and(<[RowRun]>::is_empty) {
-                continue;
-            }
+            let table_rows = match &mut passing {
+                None => None,
+                Some(passing) => match PassingRows::take(passing, id) {
+                    None => continue,
+                    some => some,
+                },
+            };
             let table = world.table(id);
             if table.entities.is_empty() {
                 continue;
@@ -476,14 +498,15 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             );
             let fetch = Q::fetch(&mut view);
             let bits = table.mask.bits().to_u128();
-            FetchedTable::push(&mut fetched, id, bits, table.entities, fetch, table_runs);
+            fetched.push(FetchedTable::new(
+                id,
+                bits,
+                table.entities,
+                fetch,
+                table_rows,
+            ));
         }
-        Query {
-            entities: world.entities,
-            tables: fetched,
-            schema: core::any::type_name::<S>(),
-            filter: PhantomData,
-        }
+        Query::from_tables::<S>(world.entities, fetched, rows.map(Cow::Borrowed))
     }
 
     /// Iterates over the items, mutably.
@@ -493,23 +516,28 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// stops early: the rows are stamped here, at once, which keeps the
     /// iterator's step what it is without tracking.
     pub fn iter_mut(&mut self) -> QueryIter<'_, 'w, Q> {
+        let passing = &*self.rows;
         for table in &mut self.tables {
-            Q::stamp_rows(&mut table.fetch, table.entities.len());
+            let bits = table.rows.map(|rows| passing.bits(rows));
+            let fetch = Q::reborrow(&mut table.fetch);
+            for_each_run::<Q>(fetch, table.entities, 0, bits, |_, rows, mut fetch| {
+                Q::stamp_rows(&mut fetch, rows.len());
+            });
         }
-        QueryIter::new(IterSource::Exclusive(self.tables.iter_mut()))
+        QueryIter::new(IterSource::Exclusive(self.tables.iter_mut()), passing)
     }
 
     /// Calls `f` with every item, mutably: the fast path, a loop over each
     /// table's column slices.
     #[inline]
     pub fn for_each_mut(&mut self, mut f: impl FnMut(Q::Item<'_>)) {
+        let passing = &*self.rows;
         for table in &mut self.tables {
-            Q::fold(
-                Q::reborrow(&mut table.fetch),
-                table.entities.len(),
-                (),
-                |(), item| f(item),
-            );
+            let fetch = Q::reborrow(&mut table.fetch);
+            match table.rows {
+                None => Q::fold(fetch, table.entities.len(), (), |(), item| f(item)),
+                Some(rows) => for_each_row::<Q>(fetch, passing.bits(rows), &mut f),
+            }
         }
     }
 
@@ -521,7 +549,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 
     /// Number of matching entities.
     pub fn count(&self) -> usize {
-        self.tables.iter().map(|table| table.entities.len()).sum()
+        self.tables.iter().map(|table| table.len(&self.rows)).sum()
     }
 
     /// Whether no entity matches.
@@ -549,7 +577,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             return None;
         }
         let offset = (row - table.first_row) as usize;
-        (offset < table.entities.len()).then_some((index, offset))
+        table.reaches(offset, &self.rows).then_some((index, offset))
     }
 }
 
@@ -562,7 +590,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        QueryIter::new(IterSource::Shared(self.tables.iter(), Q::shared))
+        QueryIter::new(
+            IterSource::Shared(self.tables.iter(), Q::shared),
+            &self.rows,
+        )
     }
 
     /// Calls `f` with every item of a read-only query: the fast path, a loop
@@ -573,12 +604,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: ReadOnlyQueryData,
     {
         for table in &self.tables {
-            Q::fold(
-                Q::shared(&table.fetch),
-                table.entities.len(),
-                (),
-                |(), item| f(item),
-            );
+            let fetch = Q::shared(&table.fetch);
+            match table.rows {
+                None => Q::fold(fetch, table.entities.len(), (), |(), item| f(item)),
+                Some(rows) => for_each_row::<Q>(fetch, self.rows.bits(rows), &mut f),
+            }
         }
     }
 
@@ -610,12 +640,21 @@ impl<'a, 'w, Q: QueryData, F> IntoIterator for &'a mut Query<'w, Q, F> {
     }
 }
 
-/// Iterator over a [`Query`]'s items, table by table.
+/// Iterator over a [`Query`]'s items, table by table (with a row filter,
+/// run of passing rows by run).
 pub struct QueryIter<'a, 'w, Q: QueryData> {
     tables: IterSource<'a, 'w, Q>,
-    /// The current table's remaining rows.
+    /// The bits of the query's row filter.
+    passing: &'a PassingRows,
+    /// The current table's (or run's) remaining rows.
     fetch: Q::Fetch<'a>,
     remaining: usize,
+    /// With a row filter: the runs of the current table after the current
+    /// one, and the rows after them (`rest`, which starts at row
+    /// `rest_row`).
+    runs: BitRuns<'a>,
+    rest: Q::Fetch<'a>,
+    rest_row: u32,
 }
 
 /// Where a [`QueryIter`] takes its tables from: shared (read-only queries) or
@@ -629,42 +668,69 @@ enum IterSource<'a, 'w, Q: QueryData> {
 }
 
 impl<'a, 'w, Q: QueryData> QueryIter<'a, 'w, Q> {
-    fn new(tables: IterSource<'a, 'w, Q>) -> Self {
+    fn new(tables: IterSource<'a, 'w, Q>, passing: &'a PassingRows) -> Self {
         QueryIter {
             tables,
+            passing,
             fetch: Q::Fetch::default(),
             remaining: 0,
+            runs: BitRuns::new(&[]),
+            rest: Q::Fetch::default(),
+            rest_row: 0,
         }
     }
 
-    /// Moves to the next table; `None` when there is none. Tables are never
-    /// empty (the query skips empty ones).
+    /// Moves to the next run of the current table, or else to the next
+    /// table; `None` when there is none. Tables and runs are never empty
+    /// (the query skips tables no row of which it reaches).
     #[inline]
     fn next_table(&mut self) -> Option<()> {
-        let (len, fetch) = match &mut self.tables {
+        if let Some((start, end)) = self.runs.next() {
+            let rest = core::mem::take(&mut self.rest);
+            let (_, tail) = Q::split_at(rest, (start - self.rest_row) as usize);
+            let (run, tail) = Q::split_at(tail, (end - start) as usize);
+            self.fetch = run;
+            self.remaining = (end - start) as usize;
+            self.rest = tail;
+            self.rest_row = end;
+            return Some(());
+        }
+        let (len, rows, fetch) = match &mut self.tables {
             IterSource::Shared(tables, shared) => {
                 let table = tables.next()?;
-                (table.entities.len(), shared(&table.fetch))
+                (table.entities.len(), table.rows, shared(&table.fetch))
             }
             IterSource::Exclusive(tables) => {
                 let table = tables.next()?;
-                (table.entities.len(), Q::reborrow(&mut table.fetch))
+                (
+                    table.entities.len(),
+                    table.rows,
+                    Q::reborrow(&mut table.fetch),
+                )
             }
         };
-        self.fetch = fetch;
-        self.remaining = len;
-        Some(())
+        match rows {
+            None => {
+                self.fetch = fetch;
+                self.remaining = len;
+                Some(())
+            }
+            Some(rows) => {
+                self.runs = BitRuns::new(self.passing.bits(rows));
+                self.rest = fetch;
+                self.rest_row = 0;
+                self.next_table()
+            }
+        }
     }
 
     fn rows_after_current(&self) -> usize {
-        match &self.tables {
-            IterSource::Shared(tables, _) => {
-                tables.as_slice().iter().map(|t| t.entities.len()).sum()
-            }
-            IterSource::Exclusive(tables) => {
-                tables.as_slice().iter().map(|t| t.entities.len()).sum()
-            }
-        }
+        let passing = self.passing;
+        let later: usize = match &self.tables {
+            IterSource::Shared(tables, _) => tables.as_slice().iter().map(|t| t.len(passing)).sum(),
+            IterSource::Exclusive(tables) => tables.as_slice().iter().map(|t| t.len(passing)).sum(),
+        };
+        later + self.runs.rows()
     }
 }
 
@@ -685,7 +751,7 @@ impl<'a, 'w, Q: QueryData> Iterator for QueryIter<'a, 'w, Q> {
         (len, Some(len))
     }
 
-    /// Table by table, each with the loop of `for_each`: what
+    /// Table by table (run by run), each with the loop of `for_each`: what
     /// `iter().for_each(…)`, `sum` and most adapters run on.
     #[inline]
     fn fold<B, G>(mut self, init: B, mut g: G) -> B

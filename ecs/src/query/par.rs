@@ -5,7 +5,7 @@
 //! collect commands or events cut them into fixed chunks, one buffer each,
 //! put back in chunk order.
 
-use super::{Query, QueryData, ReadOnlyQueryData};
+use super::{for_each_run, Query, QueryData, ReadOnlyQueryData};
 use crate::command::{ChunkCommands, CommandQueue, Commands};
 use crate::event::EventWriter;
 use crate::pool;
@@ -88,12 +88,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let tables = self
-            .tables
-            .iter_mut()
-            .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()))
-            .collect();
-        run_split::<Q>(tables, f);
+        run_split::<Q>(self.exclusive_runs(), f);
     }
 
     /// Calls `f` with every item of a read-only query on rayon's thread
@@ -104,12 +99,15 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(Q::Item<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let tables = self
-            .tables
-            .iter()
-            .map(|table| (Q::shared(&table.fetch), table.entities.len()))
-            .collect();
-        run_split::<Q>(tables, f);
+        let mut runs = Vec::with_capacity(self.tables.len());
+        for table in &self.tables {
+            let bits = table.rows.map(|rows| self.rows.bits(rows));
+            let fetch = Q::shared(&table.fetch);
+            for_each_run::<Q>(fetch, table.entities, 0, bits, |_, rows, fetch| {
+                runs.push((fetch, rows.len()));
+            });
+        }
+        run_split::<Q>(runs, f);
     }
 
     /// [`Query::par_for_each_mut`] for a function that also records
@@ -215,11 +213,23 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// The query's rows, mutably, cut into chunks for the pool.
     fn exclusive_chunks(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
         let total = self.count();
-        let tables = self
-            .tables
-            .iter_mut()
-            .map(|table| (Q::reborrow(&mut table.fetch), table.entities.len()));
-        chunks::<Q>(tables, total)
+        chunks::<Q>(self.exclusive_runs().into_iter(), total)
+    }
+
+    /// The fetches of the rows the query reaches, mutably, with their row
+    /// counts: one per table, or with a row filter one per run of passing
+    /// rows.
+    fn exclusive_runs(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
+        let passing = &*self.rows;
+        let mut runs = Vec::with_capacity(self.tables.len());
+        for table in &mut self.tables {
+            let bits = table.rows.map(|rows| passing.bits(rows));
+            let fetch = Q::reborrow(&mut table.fetch);
+            for_each_run::<Q>(fetch, table.entities, 0, bits, |_, rows, fetch| {
+                runs.push((fetch, rows.len()));
+            });
+        }
+        runs
     }
 }
 

@@ -1,15 +1,16 @@
 //! [`PreparedQuery`]: a query kept by its user from one call to the next.
 
-use super::fetch::{QueryData, ReadOnlyQueryData, SchemaQuery};
+use super::fetch::{ReadOnlyQueryData, SchemaQuery};
 use super::filter::{QueryFilter, QueryReach};
-use super::rows::{RowRun, RowSet};
-use super::{fetch_table, filter_rows, split_runs, take_runs, MatchedTables, Query, SparseRuns};
+use super::rows::{for_each_row, PassingRows, RowSet};
+use super::{fetch_table, filter_rows, MatchedTables, Query, SparseRuns};
 use crate::lend::Lent;
 use crate::schema::Schema;
 use crate::storage::TableId;
 use crate::World;
 use core::fmt;
 use core::marker::PhantomData;
+use std::borrow::Cow;
 
 /// A query that keeps what it found from one call to the next: the tables it
 /// matches (later calls look only at tables created since) and its working
@@ -61,8 +62,8 @@ use core::marker::PhantomData;
 /// tables anew.
 pub struct PreparedQuery<S: Schema, Q, F = ()> {
     matched: MatchedTables,
-    /// With a row filter: the runs of rows that pass it, this call.
-    runs: Vec<RowRun>,
+    /// With a row filter: the rows that pass it, this call.
+    rows: PassingRows,
     /// Working memory of the row filter.
     scratch: RowSet,
     /// For a query that reaches sparse components: its runs, this call.
@@ -88,7 +89,7 @@ where
         const { QueryReach::<S, Q, F>::CHECK };
         PreparedQuery {
             matched: MatchedTables::default(),
-            runs: Vec::new(),
+            rows: PassingRows::default(),
             sparse: SparseRuns::default(),
             scratch: RowSet::default(),
             query: PhantomData,
@@ -114,7 +115,7 @@ where
                 matched,
                 window,
                 &mut self.scratch,
-                &mut self.runs,
+                &mut self.rows,
             );
         }
     }
@@ -134,20 +135,29 @@ where
         }
         self.update(world);
         let tick = world.outside_window().this_run;
-        let mut runs = F::ROWS.then_some(self.runs.as_slice());
+        let mut passing = F::ROWS.then_some(self.rows.tables());
         let (entities, tables) = world.lend_tables();
         for &id in self.matched.tables() {
-            let table_runs = take_runs(&mut runs, id);
             let table = &mut tables[id.index()];
             let len = table.len();
-            if len == 0 || table_runs.is_some_and(<[RowRun]>::is_empty) {
+            if len == 0 {
                 continue;
             }
+            let rows = match &mut passing {
+                None => None,
+                Some(passing) => match PassingRows::take(passing, id) {
+                    None => continue,
+                    some => some,
+                },
+            };
             // Used only by a query whose items' columns interleave (see
             // `fetch_table`); empty, it allocates nothing.
             let mut slots: Vec<Lent<'_, S::Column>> = Vec::new();
             let (_, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
-            fold_runs::<Q>(fetch, len, table_runs, &mut f);
+            match rows {
+                None => Q::fold(fetch, len, (), |(), item| f(item)),
+                Some(rows) => for_each_row::<Q>(fetch, self.rows.bits(rows), &mut f),
+            }
         }
     }
 
@@ -162,17 +172,26 @@ where
             return;
         }
         self.update(world);
-        let mut runs = F::ROWS.then_some(self.runs.as_slice());
+        let mut passing = F::ROWS.then_some(self.rows.tables());
         let (entities, tables) = (world.entities(), world.tables().as_slice());
         for &id in self.matched.tables() {
-            let table_runs = take_runs(&mut runs, id);
             let table = &tables[id.index()];
             let len = table.len();
-            if len == 0 || table_runs.is_some_and(<[RowRun]>::is_empty) {
+            if len == 0 {
                 continue;
             }
+            let rows = match &mut passing {
+                None => None,
+                Some(passing) => match PassingRows::take(passing, id) {
+                    None => continue,
+                    some => some,
+                },
+            };
             let fetch = Query::<Q, F>::fetch_shared::<S>(table, entities, 0);
-            fold_runs::<Q>(fetch, len, table_runs, &mut f);
+            match rows {
+                None => Q::fold(fetch, len, (), |(), item| f(item)),
+                Some(rows) => for_each_row::<Q>(fetch, self.rows.bits(rows), &mut f),
+            }
         }
     }
 
@@ -185,13 +204,13 @@ where
             let (entities, tables, sparse) = world.lend_with_sparse();
             return Query::build_sparse(entities, tables, sparse, &self.sparse, window.this_run);
         }
-        let runs = F::ROWS.then_some(self.runs.as_slice());
+        let rows = F::ROWS.then(|| Cow::Owned(self.rows.clone()));
         let (entities, tables) = world.lend_tables();
         Query::build(
             entities,
             tables,
             self.matched.tables(),
-            runs,
+            rows,
             window.this_run,
         )
     }
@@ -207,25 +226,8 @@ where
         if QueryReach::<S, Q, F>::SPARSE {
             return Query::build_sparse_shared(entities, tables, world.sparse_sets(), &self.sparse);
         }
-        let runs = F::ROWS.then_some(self.runs.as_slice());
-        Query::build_shared(entities, tables, self.tables(), runs)
-    }
-}
-
-/// Folds `f` over the `len` rows of `fetch`, or with a row filter over the
-/// rows of `runs` (this table's, ascending).
-#[inline]
-fn fold_runs<'w, Q: QueryData>(
-    fetch: Q::Fetch<'w>,
-    len: usize,
-    runs: Option<&[RowRun]>,
-    f: &mut impl FnMut(Q::Item<'_>),
-) {
-    match runs {
-        None => Q::fold(fetch, len, (), |(), item| f(item)),
-        Some(runs) => split_runs::<Q>(fetch, runs, |run, rows| {
-            Q::fold(rows, run.len as usize, (), |(), item| f(item));
-        }),
+        let rows = F::ROWS.then(|| Cow::Owned(self.rows.clone()));
+        Query::build_shared(entities, tables, self.tables(), rows)
     }
 }
 

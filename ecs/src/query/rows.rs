@@ -1,9 +1,14 @@
 //! Row filters: [`Added`](super::Added) and [`Changed`](super::Changed) select
 //! rows, not tables. A query with one computes, per matching table, the set
-//! of rows that pass ([`RowSet`]) before it borrows any column, and then
-//! iterates the runs of consecutive passing rows as if each were a table of
-//! its own ([`RowRun`]). A query without one never gets here.
+//! of rows that pass ([`RowSet`]) before it borrows any column, and keeps
+//! those sets as bits ([`PassingRows`]). Its loops visit the set bits one
+//! by one (`for_each_row`: a lookup per passing row, so a pass over a few
+//! changed rows among many costs little more than the bit scan); the forms
+//! that hand out slices (the iterator, the table form, the parallel forms)
+//! cut each table into the runs of consecutive passing rows
+//! ([`BitRuns`]). A query without one never gets here.
 
+use super::QueryData;
 use crate::change::{ChangeWindow, GROUP, MAX_AGE, SWEEP_INTERVAL};
 use crate::storage::TableId;
 
@@ -24,8 +29,10 @@ impl RowSet {
     /// Every row of a table of `len` rows.
     pub(crate) fn fill(&mut self, len: usize) {
         self.len = len;
-        self.words.clear();
+        // Resized only when the length changes, then filled as a whole: a
+        // memset, where `resize` from empty stores word by word.
         self.words.resize(len.div_ceil(64), u64::MAX);
+        self.words.fill(u64::MAX);
         if len % 64 != 0 {
             if let Some(last) = self.words.last_mut() {
                 *last = (1u64 << (len % 64)) - 1;
@@ -97,46 +104,190 @@ impl RowSet {
         }
     }
 
-    /// Appends the runs of consecutive rows in the set, in row order, as runs
-    /// of table `table`.
-    pub(crate) fn push_runs(&self, table: TableId, runs: &mut Vec<RowRun>) {
-        let mut open: Option<u32> = None;
-        for (w, &word) in self.words.iter().enumerate() {
-            let base = (w * 64) as u32;
-            if word == 0 {
-                if let Some(start) = open.take() {
-                    runs.push(RowRun::new(table, start, base));
-                }
-                continue;
+    /// The runs of consecutive rows in the set, in row order.
+    #[cfg(test)]
+    pub(crate) fn runs(&self) -> BitRuns<'_> {
+        BitRuns::new(&self.words)
+    }
+}
+
+/// The rows of each table that pass a query's row filter, as bits: the
+/// words of each table's [`RowSet`] back to back, and where each table's
+/// start. Tables none of whose rows pass are left out.
+#[derive(Clone, Debug, Default)]
+#[doc(hidden)]
+pub struct PassingRows {
+    words: Vec<u64>,
+    tables: Vec<TableRows>,
+}
+
+/// The passing rows of one table: words `start..end` of a [`PassingRows`],
+/// bit `r` of them row `r` of the table, at least one of them set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TableRows {
+    pub(crate) table: TableId,
+    start: u32,
+    end: u32,
+}
+
+impl PassingRows {
+    /// Forgets every table's rows, keeping the memory.
+    pub(crate) fn clear(&mut self) {
+        self.words.clear();
+        self.tables.clear();
+    }
+
+    /// Adds the rows of `set` as those of table `table` (after every table
+    /// added so far); nothing if none is in the set. The first table's
+    /// words are taken from `set` rather than copied, so `set` is left with
+    /// no rows (and, as working memory, whatever memory it is given back).
+    pub(crate) fn push(&mut self, table: TableId, set: &mut RowSet) {
+        // An or of every word (which vectorizes), not a count of the bits.
+        if set.words.iter().fold(0, |any, word| any | word) == 0 {
+            return;
+        }
+        let start = self.words.len() as u32;
+        if self.words.is_empty() {
+            core::mem::swap(&mut self.words, &mut set.words);
+            set.clear(0);
+        } else {
+            self.words.extend_from_slice(&set.words);
+        }
+        self.tables.push(TableRows {
+            table,
+            start,
+            end: self.words.len() as u32,
+        });
+    }
+
+    /// The number of passing rows of `table`, one of
+    /// [`PassingRows::tables`].
+    pub(crate) fn count(&self, table: TableRows) -> usize {
+        let bits = self.bits(table);
+        bits.iter().map(|word| word.count_ones() as usize).sum()
+    }
+
+    /// Each table with passing rows, ascending.
+    pub(crate) fn tables(&self) -> &[TableRows] {
+        &self.tables
+    }
+
+    /// The bits of `table`'s rows (bit `r` for row `r`), one of
+    /// [`PassingRows::tables`].
+    #[inline]
+    pub(crate) fn bits(&self, table: TableRows) -> &[u64] {
+        &self.words[table.start as usize..table.end as usize]
+    }
+
+    /// The rows of table `id` from the front of `tables` (ascending, what is
+    /// left of [`PassingRows::tables`] after the tables before `id`), taken
+    /// off it; `None` when none of its rows pass.
+    #[inline]
+    pub(crate) fn take(tables: &mut &[TableRows], id: TableId) -> Option<TableRows> {
+        while let Some((first, rest)) = tables.split_first() {
+            if first.table > id {
+                return None;
             }
-            if word == u64::MAX {
-                open.get_or_insert(base);
-                continue;
-            }
-            let mut bits = word;
-            let mut at = 0u32;
-            while at < 64 {
-                if bits & 1 == 1 {
-                    // Fewer than 64: a word of all ones took the path above.
-                    let ones = bits.trailing_ones();
-                    open.get_or_insert(base + at);
-                    at += ones;
-                    bits >>= ones;
-                } else {
-                    if let Some(start) = open.take() {
-                        runs.push(RowRun::new(table, start, base + at));
-                    }
-                    if bits == 0 {
-                        break;
-                    }
-                    let zeros = bits.trailing_zeros();
-                    at += zeros;
-                    bits >>= zeros;
-                }
+            *tables = rest;
+            if first.table == id {
+                return Some(*first);
             }
         }
-        if let Some(start) = open {
-            runs.push(RowRun::new(table, start, self.len as u32));
+        None
+    }
+}
+
+/// The runs of consecutive set bits of a bit set, ascending, as rows
+/// `start..end`: each found with a few bit scans, not a step per row.
+#[derive(Clone, Debug)]
+pub(crate) struct BitRuns<'a> {
+    /// The words after `word`.
+    words: &'a [u64],
+    /// The bits of the current word not yet handed out.
+    word: u64,
+    /// The row of the current word's bit 0.
+    base: u32,
+}
+
+impl<'a> BitRuns<'a> {
+    pub(crate) fn new(words: &'a [u64]) -> Self {
+        match words.split_first() {
+            Some((&word, words)) => BitRuns {
+                words,
+                word,
+                base: 0,
+            },
+            None => BitRuns {
+                words,
+                word: 0,
+                base: 0,
+            },
+        }
+    }
+
+    /// The number of rows in the runs not yet handed out.
+    pub(crate) fn rows(&self) -> usize {
+        let rest: u32 = self.words.iter().map(|word| word.count_ones()).sum();
+        (self.word.count_ones() + rest) as usize
+    }
+}
+
+impl Iterator for BitRuns<'_> {
+    type Item = (u32, u32);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, u32)> {
+        while self.word == 0 {
+            let (&word, rest) = self.words.split_first()?;
+            self.words = rest;
+            self.word = word;
+            self.base += 64;
+        }
+        let start = self.word.trailing_zeros();
+        let end = start + (self.word >> start).trailing_ones();
+        if end < 64 {
+            self.word &= u64::MAX << end;
+            return Some((self.base + start, self.base + end));
+        }
+        // The run reaches the end of the word: it goes on through the
+        // words that follow, as far as their low bits are set.
+        let first = self.base + start;
+        self.word = 0;
+        while let Some((&word, rest)) = self.words.split_first() {
+            self.words = rest;
+            self.base += 64;
+            let ones = word.trailing_ones();
+            if ones < 64 {
+                self.word = word & (u64::MAX << ones);
+                return Some((first, self.base + ones));
+            }
+        }
+        Some((first, self.base + 64))
+    }
+}
+
+/// Calls `f` with the item of each row of `fetch` (a whole table's) whose
+/// bit is set in `bits`, in row order: one lookup per row, or for a word
+/// of 64 set bits, the loop over a table of those rows.
+#[inline]
+pub(crate) fn for_each_row<Q: QueryData>(
+    mut fetch: Q::Fetch<'_>,
+    bits: &[u64],
+    f: &mut impl FnMut(Q::Item<'_>),
+) {
+    for (w, &word) in bits.iter().enumerate() {
+        let base = w * 64;
+        if word == u64::MAX {
+            let (_, tail) = Q::split_at(Q::reborrow(&mut fetch), base);
+            let (rows, _) = Q::split_at(tail, 64);
+            Q::fold(rows, 64, (), |(), item| f(item));
+            continue;
+        }
+        let mut rest = word;
+        while rest != 0 {
+            let row = base + rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            f(Q::get(Q::reborrow(&mut fetch), row));
         }
     }
 }
@@ -217,7 +368,8 @@ fn pack<const N: usize>(values: &[u32; N], keep: impl Fn(u32) -> bool) -> u64 {
     bits
 }
 
-/// Rows `start..start + len` of table `table`, all passing a row filter.
+/// Rows `start..start + len` of table `table`, all passing the filter of a
+/// query that reaches sparse components (see `sparse.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RowRun {
     pub(crate) table: TableId,
@@ -239,6 +391,12 @@ impl RowRun {
 mod tests {
     use super::*;
 
+    fn runs(set: &RowSet) -> Vec<RowRun> {
+        set.runs()
+            .map(|(start, end)| RowRun::new(TableId(0), start, end))
+            .collect()
+    }
+
     fn runs_of(rows: &[bool]) -> Vec<(u32, u32)> {
         let mut set = RowSet::default();
         set.clear(rows.len());
@@ -247,9 +405,9 @@ mod tests {
                 set.words[row / 64] |= 1 << (row % 64);
             }
         }
-        let mut runs = Vec::new();
-        set.push_runs(TableId(3), &mut runs);
-        runs.iter().map(|run| (run.start, run.len)).collect()
+        set.runs()
+            .map(|(start, end)| (start, end - start))
+            .collect()
     }
 
     #[test]
@@ -267,14 +425,67 @@ mod tests {
     }
 
     #[test]
+    fn runs_end_at_word_boundaries_and_count_the_rows_left() {
+        let mut rows = vec![false; 256];
+        for row in (60..64).chain([100]).chain(128..256) {
+            rows[row] = true;
+        }
+        assert_eq!(runs_of(&rows), [(60, 4), (100, 1), (128, 128)]);
+        let mut set = RowSet::default();
+        set.clear(rows.len());
+        for row in (0..rows.len()).filter(|&row| rows[row]) {
+            set.words[row / 64] |= 1 << (row % 64);
+        }
+        let mut runs = set.runs();
+        assert_eq!(runs.rows(), 133);
+        runs.next();
+        assert_eq!(runs.rows(), 129);
+        runs.next();
+        assert_eq!(runs.rows(), 128);
+        assert_eq!(runs.next(), Some((128, 256)));
+        assert_eq!((runs.rows(), runs.next()), (0, None));
+    }
+
+    #[test]
+    fn passing_rows_keep_the_tables_with_rows_and_are_taken_in_table_order() {
+        let mut passing = PassingRows::default();
+        let mut set = RowSet::default();
+        for (table, rows) in [(1, 70), (2, 0), (3, 5), (5, 130)] {
+            set.clear(rows.max(1));
+            if rows > 0 {
+                set.words[0] = 1;
+                set.words[rows.div_ceil(64) - 1] |= 1 << ((rows - 1) % 64);
+            }
+            passing.push(TableId(table), &mut set);
+        }
+        let ids: Vec<u32> = passing.tables().iter().map(|t| t.table.0).collect();
+        assert_eq!(ids, [1, 3, 5]);
+        let counts: Vec<usize> = passing.tables().iter().map(|&t| passing.count(t)).collect();
+        assert_eq!(counts, [2, 2, 2]);
+        assert_eq!(passing.bits(passing.tables()[2]), [1, 0, 1 << 1]);
+        let mut left = passing.tables();
+        assert_eq!(PassingRows::take(&mut left, TableId(0)), None);
+        assert_eq!(left.len(), 3, "a table before the first is not taken");
+        assert_eq!(
+            PassingRows::take(&mut left, TableId(1)),
+            Some(passing.tables()[0])
+        );
+        assert_eq!(PassingRows::take(&mut left, TableId(2)), None);
+        assert_eq!(
+            PassingRows::take(&mut left, TableId(5)),
+            Some(passing.tables()[2])
+        );
+        assert!(left.is_empty());
+    }
+
+    #[test]
     fn filling_leaves_no_row_past_the_end_of_the_table() {
         // The last rows dropped: no run may start in the bits of the last
         // word past the table's end (it would be an empty table to iterate).
         let mut set = RowSet::default();
         set.fill(70);
         set.words[1] &= !0b11_1111;
-        let mut runs = Vec::new();
-        set.push_runs(TableId(0), &mut runs);
+        let runs = runs(&set);
         assert_eq!(runs, [RowRun::new(TableId(0), 0, 64)]);
     }
 
@@ -282,8 +493,7 @@ mod tests {
     fn filling_sets_exactly_the_rows_of_the_table() {
         let mut set = RowSet::default();
         set.fill(70);
-        let mut runs = Vec::new();
-        set.push_runs(TableId(0), &mut runs);
+        let runs = runs(&set);
         assert_eq!(runs, [RowRun::new(TableId(0), 0, 70)]);
     }
 
@@ -327,8 +537,7 @@ mod tests {
                 this_run: 20,
             },
         );
-        let mut runs = Vec::new();
-        set.push_runs(TableId(0), &mut runs);
+        let runs = runs(&set);
         assert_eq!(runs, [RowRun::new(TableId(0), 11, 21)]);
     }
 
@@ -351,8 +560,7 @@ mod tests {
             let mut set = RowSet::default();
             set.fill(100);
             set.retain_changed(&changed, latest, window);
-            let mut runs = Vec::new();
-            set.push_runs(TableId(0), &mut runs);
+            let runs = runs(&set);
             runs.iter().map(|run| run.start).collect::<Vec<_>>()
         };
         assert_eq!(kept(&exact), [3, 40, 99]);
@@ -387,8 +595,7 @@ mod tests {
         let mut set = RowSet::default();
         set.fill(changed.len());
         set.retain_changed(&changed, &latest, window);
-        let mut runs = Vec::new();
-        set.push_runs(TableId(0), &mut runs);
+        let runs = runs(&set);
         let starts: Vec<u32> = runs.iter().map(|run| run.start).collect();
         assert_eq!(starts, [5, 1023, 1500, 2047, 2999]);
         assert_eq!(runs[1].len, 2);

@@ -7,9 +7,10 @@
 //! ([`QueryReach::TABLE_CONDITIONS`](super::QueryReach::TABLE_CONDITIONS)),
 //! and then every row of the matched tables is judged on its own, by its
 //! full archetype (table mask plus sparse components) and ticks
-//! ([`QueryFilter::row_passes`]). The rows that pass are cut into runs, as
-//! the row filters `Added`/`Changed` cut tables ([`RowRun`]), with two more
-//! reasons to start a new run: a change in which of the query's sparse
+//! ([`QueryFilter::row_passes`]). The rows that pass are cut into runs of
+//! consecutive rows ([`RowRun`]), as the slice forms of a query with the
+//! row filters `Added`/`Changed` cut tables, with two more reasons to start
+//! a new run: a change in which of the query's sparse
 //! components the rows have, and a gap in the dense slots of one of the
 //! sparse components whose values the query takes. Within a run, then, each
 //! sparse component is present in every row or in none, and its values are
@@ -215,6 +216,7 @@ pub(super) fn build<'w, S: Schema, Q: SchemaQuery<S>>(
                 entities: &indices[start..start + len],
                 first_row: run.start,
                 fetch: head,
+                rows: None,
             });
             rest = tail;
             at = start + len;

@@ -5,7 +5,7 @@
 //! table rather than once per entity.
 
 use super::par::CHUNKS_PER_THREAD;
-use super::{Query, QueryData, ReadOnlyQueryData};
+use super::{for_each_run, Query, QueryData, ReadOnlyQueryData};
 use crate::entity::{Entities, Entity};
 use crate::mask::Mask;
 use crate::pool;
@@ -375,15 +375,26 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// assert_eq!(world.query::<&Pos>().iter().filter(|p| p.0 == 2.0).count(), 100);
     /// ```
     pub fn for_each_table_mut(&mut self, mut f: impl FnMut(TableChunk<'_>, Q::Slice<'_>)) {
-        let (entities, schema) = (self.entities, self.schema);
+        let (entities, schema, passing) = (self.entities, self.schema, &*self.rows);
         for table in &mut self.tables {
-            let chunk = TableChunk {
-                entities: TableEntities::new(table.entities, entities),
-                mask: table.mask,
-                schema,
-                first_row: table.first_row as usize,
-            };
-            f(chunk, Q::slice(Q::reborrow(&mut table.fetch)));
+            let mask = table.mask;
+            let bits = table.rows.map(|rows| passing.bits(rows));
+            let fetch = Q::reborrow(&mut table.fetch);
+            for_each_run::<Q>(
+                fetch,
+                table.entities,
+                table.first_row,
+                bits,
+                |first_row, rows, fetch| {
+                    let chunk = TableChunk {
+                        entities: TableEntities::new(rows, entities),
+                        mask,
+                        schema,
+                        first_row: first_row as usize,
+                    };
+                    f(chunk, Q::slice(fetch));
+                },
+            );
         }
     }
 
@@ -414,13 +425,23 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: ReadOnlyQueryData,
     {
         for table in &self.tables {
-            let chunk = TableChunk {
-                entities: TableEntities::new(table.entities, self.entities),
-                mask: table.mask,
-                schema: self.schema,
-                first_row: table.first_row as usize,
-            };
-            f(chunk, Q::slice(Q::shared(&table.fetch)));
+            let bits = table.rows.map(|rows| self.rows.bits(rows));
+            let fetch = Q::shared(&table.fetch);
+            for_each_run::<Q>(
+                fetch,
+                table.entities,
+                table.first_row,
+                bits,
+                |first_row, rows, fetch| {
+                    let chunk = TableChunk {
+                        entities: TableEntities::new(rows, self.entities),
+                        mask: table.mask,
+                        schema: self.schema,
+                        first_row: first_row as usize,
+                    };
+                    f(chunk, Q::slice(fetch));
+                },
+            );
         }
     }
 
@@ -454,13 +475,33 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         for<'a> Q::Fetch<'a>: Send,
     {
         let total = self.count();
-        let tables = self.tables.iter_mut().map(|table| Piece::<Q> {
-            fetch: Q::reborrow(&mut table.fetch),
-            entities: table.entities,
-            mask: table.mask,
-            first_row: table.first_row as usize,
-        });
-        run_pieces(pieces(tables, total), self.entities, self.schema, f);
+        let passing = &*self.rows;
+        let mut tables = Vec::with_capacity(self.tables.len());
+        for table in &mut self.tables {
+            let bits = table.rows.map(|rows| passing.bits(rows));
+            let fetch = Q::reborrow(&mut table.fetch);
+            let mask = table.mask;
+            for_each_run::<Q>(
+                fetch,
+                table.entities,
+                table.first_row,
+                bits,
+                |first_row, rows, fetch| {
+                    tables.push(Piece::<Q> {
+                        fetch,
+                        entities: rows,
+                        mask,
+                        first_row: first_row as usize,
+                    });
+                },
+            );
+        }
+        run_pieces(
+            pieces(tables.into_iter(), total),
+            self.entities,
+            self.schema,
+            f,
+        );
     }
 
     /// [`Query::for_each_table`] on rayon's thread pool, for read-only
@@ -471,13 +512,31 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(TableChunk<'_>, Q::Slice<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let tables = self.tables.iter().map(|table| Piece::<Q> {
-            fetch: Q::shared(&table.fetch),
-            entities: table.entities,
-            mask: table.mask,
-            first_row: table.first_row as usize,
-        });
-        run_pieces(pieces(tables, self.count()), self.entities, self.schema, f);
+        let mut tables = Vec::with_capacity(self.tables.len());
+        for table in &self.tables {
+            let bits = table.rows.map(|rows| self.rows.bits(rows));
+            let fetch = Q::shared(&table.fetch);
+            for_each_run::<Q>(
+                fetch,
+                table.entities,
+                table.first_row,
+                bits,
+                |first_row, rows, fetch| {
+                    tables.push(Piece::<Q> {
+                        fetch,
+                        entities: rows,
+                        mask: table.mask,
+                        first_row: first_row as usize,
+                    });
+                },
+            );
+        }
+        run_pieces(
+            pieces(tables.into_iter(), self.count()),
+            self.entities,
+            self.schema,
+            f,
+        );
     }
 }
 

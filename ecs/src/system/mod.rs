@@ -14,7 +14,7 @@ use crate::change::ChangeWindow;
 use crate::command::{CommandQueue, Commands};
 use crate::lend::SplitWorld;
 use crate::query::{
-    filter_rows, MatchedTables, Query, QueryFilter, QueryReach, RowRun, RowSet, SchemaQuery,
+    filter_rows, MatchedTables, PassingRows, Query, QueryFilter, QueryReach, RowSet, SchemaQuery,
     SparseRuns,
 };
 use crate::schema::{Resource, Schema};
@@ -117,7 +117,7 @@ where
         } else if F::ROWS {
             let tables = world.tables().as_slice();
             let matched = state.matched.tables();
-            filter_rows::<S, F>(tables, matched, window, &mut state.scratch, &mut state.runs);
+            filter_rows::<S, F>(tables, matched, window, &mut state.scratch, &mut state.rows);
         }
     }
 
@@ -126,8 +126,8 @@ where
         if QueryReach::<S, Q, F>::SPARSE {
             return Query::from_split_sparse(world, &state.sparse, tick);
         }
-        let runs = F::ROWS.then_some(state.runs.as_slice());
-        Query::from_split(world, state.matched.tables(), runs, tick)
+        let rows = F::ROWS.then_some(&state.rows);
+        Query::from_split(world, state.matched.tables(), rows, tick)
     }
 }
 
@@ -139,7 +139,7 @@ where
 pub struct QueryState {
     matched: MatchedTables,
     window: Option<ChangeWindow>,
-    runs: Vec<RowRun>,
+    rows: PassingRows,
     scratch: RowSet,
     /// For a query that reaches sparse components: its runs, this run.
     sparse: SparseRuns,
