@@ -249,6 +249,39 @@ fn a_prepared_query_allocates_nothing_whatever_the_order_of_its_items() {
     assert!(world.resource::<Tick>().0 > 0);
 }
 
+#[derive(Schema)]
+struct Watched {
+    #[ecs(track)]
+    a: A,
+    b: B,
+    d: D,
+}
+
+#[test]
+fn a_prepared_query_of_changes_allocates_nothing_once_warm() {
+    // Changes in two tables, so that the passing rows of one are moved
+    // into the query's bits and those of the other copied after them.
+    let mut world = World::<Watched>::new();
+    let plain: Vec<Entity> = world.spawn_batch((0..700).map(|i| (A(i), B(0)))).collect();
+    let tagged: Vec<Entity> = world
+        .spawn_batch((0..300).map(|i| (A(i), B(0), D)))
+        .collect();
+    let mut changed = world.prepare_filtered::<(&A, &mut B), Changed<A>>();
+    let mut seen = 0;
+    let allocations = allocations_per_run(|| {
+        world.clear_trackers();
+        for &entity in plain.iter().step_by(7).chain(tagged.iter().step_by(5)) {
+            world.get_mut::<A>(entity).unwrap().0 += 1;
+        }
+        changed.for_each_mut(&mut world, |(a, b)| {
+            b.0 = a.0;
+            seen += 1;
+        });
+    });
+    assert_eq!(allocations, 0);
+    assert_eq!(seen, 13 * (100 + 60));
+}
+
 /// One frame of a world whose shape repeats every 7 frames: the population
 /// climbs from 50 to 230 entities and falls back, spawned and despawned last
 /// in first out (so slots are reused, their generations grow and the free
