@@ -143,34 +143,103 @@ impl<'w, Q: QueryData> FetchedTable<'w, Q> {
     }
 }
 
-/// Hands `each` the rows of a fetched table that the query reaches, as
-/// runs of consecutive rows: the run's first row in the table, its
-/// entities and its fetch. Without a row filter (`bits` is `None`) that is
-/// one run of every row.
-#[inline]
-fn for_each_run<'a, Q: QueryData>(
+/// Consecutive rows of one table that a query reaches: the whole table, or
+/// with a row filter one run of its passing rows.
+struct Run<'a, Q: QueryData> {
     fetch: Q::Fetch<'a>,
     entities: &'a [EntityIndex],
-    first_row: u32,
-    bits: Option<&[u64]>,
-    mut each: impl FnMut(u32, &'a [EntityIndex], Q::Fetch<'a>),
-) {
-    let Some(bits) = bits else {
-        each(first_row, entities, fetch);
-        return;
-    };
-    let mut rest = fetch;
-    let mut at = 0;
-    for (start, end) in BitRuns::new(bits) {
-        let (_, tail) = Q::split_at(rest, (start - at) as usize);
-        let (run, tail) = Q::split_at(tail, (end - start) as usize);
-        each(
-            first_row + start,
-            &entities[start as usize..end as usize],
-            run,
-        );
-        rest = tail;
-        at = end;
+    /// The table's archetype, as the bits of its `S::Mask`.
+    mask: u128,
+    /// The table row of `entities[0]`.
+    first_row: usize,
+}
+
+impl<'a, Q: QueryData> Run<'a, Q> {
+    /// The rows of `fetch` and `entities` (starting at table row
+    /// `first_row`) that the query reaches, as runs handed to `each`:
+    /// without a row filter (`bits` is `None`) one run of every row.
+    #[inline]
+    fn split(
+        fetch: Q::Fetch<'a>,
+        entities: &'a [EntityIndex],
+        mask: u128,
+        first_row: u32,
+        bits: Option<&[u64]>,
+        mut each: impl FnMut(Self),
+    ) {
+        let first_row = first_row as usize;
+        let Some(bits) = bits else {
+            each(Run {
+                fetch,
+                entities,
+                mask,
+                first_row,
+            });
+            return;
+        };
+        let mut rest = fetch;
+        let mut at = 0;
+        for (start, end) in BitRuns::new(bits) {
+            let (start, end) = (start as usize, end as usize);
+            let (_, tail) = Q::split_at(rest, start - at);
+            let (run, tail) = Q::split_at(tail, end - start);
+            each(Run {
+                fetch: run,
+                entities: &entities[start..end],
+                mask,
+                first_row: first_row + start,
+            });
+            rest = tail;
+            at = end;
+        }
+    }
+
+    /// Rows `..mid` and `mid..`.
+    fn split_at(self, mid: usize) -> (Self, Self) {
+        let (head_fetch, tail_fetch) = Q::split_at(self.fetch, mid);
+        let (head, tail) = self.entities.split_at(mid);
+        (
+            Run {
+                fetch: head_fetch,
+                entities: head,
+                mask: self.mask,
+                first_row: self.first_row,
+            },
+            Run {
+                fetch: tail_fetch,
+                entities: tail,
+                mask: self.mask,
+                first_row: self.first_row + mid,
+            },
+        )
+    }
+}
+
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
+    /// Hands `each` the runs of rows the query reaches (see [`Run`]), in
+    /// iteration order, their fetches borrowed mutably.
+    fn runs_mut<'a>(&'a mut self, mut each: impl FnMut(Run<'a, Q>)) {
+        let passing = &*self.rows;
+        for table in &mut self.tables {
+            let bits = table.rows.map(|rows| passing.bits(rows));
+            let fetch = Q::reborrow(&mut table.fetch);
+            let (entities, mask, first_row) = (table.entities, table.mask, table.first_row);
+            Run::split(fetch, entities, mask, first_row, bits, &mut each);
+        }
+    }
+
+    /// Hands `each` the runs of rows of a read-only query, in iteration
+    /// order; see [`Query::runs_mut`].
+    fn runs<'a>(&'a self, mut each: impl FnMut(Run<'a, Q>))
+    where
+        Q: ReadOnlyQueryData,
+    {
+        for table in &self.tables {
+            let bits = table.rows.map(|rows| self.rows.bits(rows));
+            let fetch = Q::shared(&table.fetch);
+            let (entities, mask, first_row) = (table.entities, table.mask, table.first_row);
+            Run::split(fetch, entities, mask, first_row, bits, &mut each);
+        }
     }
 }
 
@@ -516,15 +585,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// stops early: the rows are stamped here, at once, which keeps the
     /// iterator's step what it is without tracking.
     pub fn iter_mut(&mut self) -> QueryIter<'_, 'w, Q> {
-        let passing = &*self.rows;
-        for table in &mut self.tables {
-            let bits = table.rows.map(|rows| passing.bits(rows));
-            let fetch = Q::reborrow(&mut table.fetch);
-            for_each_run::<Q>(fetch, table.entities, 0, bits, |_, rows, mut fetch| {
-                Q::stamp_rows(&mut fetch, rows.len());
-            });
-        }
-        QueryIter::new(IterSource::Exclusive(self.tables.iter_mut()), passing)
+        self.runs_mut(|mut run| Q::stamp_rows(&mut run.fetch, run.entities.len()));
+        QueryIter::new(IterSource::Exclusive(self.tables.iter_mut()), &self.rows)
     }
 
     /// Calls `f` with every item, mutably: the fast path, a loop over each

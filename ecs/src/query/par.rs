@@ -5,7 +5,7 @@
 //! collect commands or events cut them into fixed chunks, one buffer each,
 //! put back in chunk order.
 
-use super::{for_each_run, Query, QueryData, ReadOnlyQueryData};
+use super::{Query, QueryData, ReadOnlyQueryData};
 use crate::command::{ChunkCommands, CommandQueue, Commands};
 use crate::event::EventWriter;
 use crate::pool;
@@ -100,13 +100,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         for<'a> Q::Fetch<'a>: Send,
     {
         let mut runs = Vec::with_capacity(self.tables.len());
-        for table in &self.tables {
-            let bits = table.rows.map(|rows| self.rows.bits(rows));
-            let fetch = Q::shared(&table.fetch);
-            for_each_run::<Q>(fetch, table.entities, 0, bits, |_, rows, fetch| {
-                runs.push((fetch, rows.len()));
-            });
-        }
+        self.runs(|run| runs.push((run.fetch, run.entities.len())));
         run_split::<Q>(runs, f);
     }
 
@@ -220,15 +214,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// counts: one per table, or with a row filter one per run of passing
     /// rows.
     fn exclusive_runs(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
-        let passing = &*self.rows;
         let mut runs = Vec::with_capacity(self.tables.len());
-        for table in &mut self.tables {
-            let bits = table.rows.map(|rows| passing.bits(rows));
-            let fetch = Q::reborrow(&mut table.fetch);
-            for_each_run::<Q>(fetch, table.entities, 0, bits, |_, rows, fetch| {
-                runs.push((fetch, rows.len()));
-            });
-        }
+        self.runs_mut(|run| runs.push((run.fetch, run.entities.len())));
         runs
     }
 }

@@ -5,7 +5,7 @@
 //! table rather than once per entity.
 
 use super::par::CHUNKS_PER_THREAD;
-use super::{for_each_run, Query, QueryData, ReadOnlyQueryData};
+use super::{Query, QueryData, ReadOnlyQueryData, Run};
 use crate::entity::{Entities, Entity};
 use crate::mask::Mask;
 use crate::pool;
@@ -261,44 +261,11 @@ const MIN_CHUNK_ROWS: usize = 256;
 /// the end of a table.
 const CHUNK_ROW_MULTIPLE: usize = 64;
 
-/// A row range of one table, on its way to a parallel call.
-struct Piece<'a, Q: QueryData> {
-    fetch: Q::Fetch<'a>,
-    entities: &'a [EntityIndex],
-    mask: u128,
-    first_row: usize,
-}
-
-impl<'a, Q: QueryData> Piece<'a, Q> {
-    /// Rows `..mid` and `mid..`.
-    fn split_at(self, mid: usize) -> (Self, Self) {
-        let (head_fetch, tail_fetch) = Q::split_at(self.fetch, mid);
-        let (head, tail) = self.entities.split_at(mid);
-        (
-            Piece {
-                fetch: head_fetch,
-                entities: head,
-                mask: self.mask,
-                first_row: self.first_row,
-            },
-            Piece {
-                fetch: tail_fetch,
-                entities: tail,
-                mask: self.mask,
-                first_row: self.first_row + mid,
-            },
-        )
-    }
-}
-
 /// Cuts whole tables into row ranges for the parallel table forms: of
 /// about `total / (threads * CHUNKS_PER_THREAD)` rows, at least
 /// [`MIN_CHUNK_ROWS`], a multiple of [`CHUNK_ROW_MULTIPLE`]; the last range
 /// of a table takes what is left. Every row is in exactly one range.
-fn pieces<'a, Q: QueryData>(
-    tables: impl Iterator<Item = Piece<'a, Q>>,
-    total: usize,
-) -> Vec<Piece<'a, Q>> {
+fn pieces<'a, Q: QueryData>(tables: Vec<Run<'a, Q>>, total: usize) -> Vec<Run<'a, Q>> {
     let size = (total / (pool::current_num_threads() * CHUNKS_PER_THREAD))
         .max(MIN_CHUNK_ROWS)
         .next_multiple_of(CHUNK_ROW_MULTIPLE);
@@ -375,27 +342,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// assert_eq!(world.query::<&Pos>().iter().filter(|p| p.0 == 2.0).count(), 100);
     /// ```
     pub fn for_each_table_mut(&mut self, mut f: impl FnMut(TableChunk<'_>, Q::Slice<'_>)) {
-        let (entities, schema, passing) = (self.entities, self.schema, &*self.rows);
-        for table in &mut self.tables {
-            let mask = table.mask;
-            let bits = table.rows.map(|rows| passing.bits(rows));
-            let fetch = Q::reborrow(&mut table.fetch);
-            for_each_run::<Q>(
-                fetch,
-                table.entities,
-                table.first_row,
-                bits,
-                |first_row, rows, fetch| {
-                    let chunk = TableChunk {
-                        entities: TableEntities::new(rows, entities),
-                        mask,
-                        schema,
-                        first_row: first_row as usize,
-                    };
-                    f(chunk, Q::slice(fetch));
-                },
-            );
-        }
+        let (entities, schema) = (self.entities, self.schema);
+        self.runs_mut(|run| {
+            let (chunk, slice) = run.chunk(entities, schema);
+            f(chunk, slice);
+        });
     }
 
     /// Calls `f` once per matching table of a read-only query with the
@@ -424,25 +375,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     where
         Q: ReadOnlyQueryData,
     {
-        for table in &self.tables {
-            let bits = table.rows.map(|rows| self.rows.bits(rows));
-            let fetch = Q::shared(&table.fetch);
-            for_each_run::<Q>(
-                fetch,
-                table.entities,
-                table.first_row,
-                bits,
-                |first_row, rows, fetch| {
-                    let chunk = TableChunk {
-                        entities: TableEntities::new(rows, self.entities),
-                        mask: table.mask,
-                        schema: self.schema,
-                        first_row: first_row as usize,
-                    };
-                    f(chunk, Q::slice(fetch));
-                },
-            );
-        }
+        self.runs(|run| {
+            let (chunk, slice) = run.chunk(self.entities, self.schema);
+            f(chunk, slice);
+        });
     }
 
     /// [`Query::for_each_table_mut`] on rayon's thread pool: large tables
@@ -475,33 +411,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         for<'a> Q::Fetch<'a>: Send,
     {
         let total = self.count();
-        let passing = &*self.rows;
-        let mut tables = Vec::with_capacity(self.tables.len());
-        for table in &mut self.tables {
-            let bits = table.rows.map(|rows| passing.bits(rows));
-            let fetch = Q::reborrow(&mut table.fetch);
-            let mask = table.mask;
-            for_each_run::<Q>(
-                fetch,
-                table.entities,
-                table.first_row,
-                bits,
-                |first_row, rows, fetch| {
-                    tables.push(Piece::<Q> {
-                        fetch,
-                        entities: rows,
-                        mask,
-                        first_row: first_row as usize,
-                    });
-                },
-            );
-        }
-        run_pieces(
-            pieces(tables.into_iter(), total),
-            self.entities,
-            self.schema,
-            f,
-        );
+        let (entities, schema) = (self.entities, self.schema);
+        let mut runs = Vec::with_capacity(self.tables.len());
+        self.runs_mut(|run| runs.push(run));
+        run_pieces(pieces(runs, total), entities, schema, f);
     }
 
     /// [`Query::for_each_table`] on rayon's thread pool, for read-only
@@ -512,37 +425,15 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Func: Fn(TableChunk<'_>, Q::Slice<'_>) + Send + Sync,
         for<'a> Q::Fetch<'a>: Send,
     {
-        let mut tables = Vec::with_capacity(self.tables.len());
-        for table in &self.tables {
-            let bits = table.rows.map(|rows| self.rows.bits(rows));
-            let fetch = Q::shared(&table.fetch);
-            for_each_run::<Q>(
-                fetch,
-                table.entities,
-                table.first_row,
-                bits,
-                |first_row, rows, fetch| {
-                    tables.push(Piece::<Q> {
-                        fetch,
-                        entities: rows,
-                        mask: table.mask,
-                        first_row: first_row as usize,
-                    });
-                },
-            );
-        }
-        run_pieces(
-            pieces(tables.into_iter(), self.count()),
-            self.entities,
-            self.schema,
-            f,
-        );
+        let mut runs = Vec::with_capacity(self.tables.len());
+        self.runs(|run| runs.push(run));
+        run_pieces(pieces(runs, self.count()), self.entities, self.schema, f);
     }
 }
 
 /// Calls `f` with every piece, the pieces on rayon's pool.
 fn run_pieces<'a, Q: QueryData>(
-    pieces: Vec<Piece<'a, Q>>,
+    pieces: Vec<Run<'a, Q>>,
     entities: &'a Entities,
     schema: &'static str,
     f: impl Fn(TableChunk<'_>, Q::Slice<'_>) + Send + Sync,
@@ -550,12 +441,20 @@ fn run_pieces<'a, Q: QueryData>(
     Q::Fetch<'a>: Send,
 {
     pool::for_each(pieces, |piece| {
-        let chunk = TableChunk {
-            entities: TableEntities::new(piece.entities, entities),
-            mask: piece.mask,
-            schema,
-            first_row: piece.first_row,
-        };
-        f(chunk, Q::slice(piece.fetch));
+        let (chunk, slice) = piece.chunk(entities, schema);
+        f(chunk, slice);
     });
+}
+
+impl<'a, Q: QueryData> Run<'a, Q> {
+    /// The run as the table form hands it out.
+    fn chunk(self, entities: &'a Entities, schema: &'static str) -> (TableChunk<'a>, Q::Slice<'a>) {
+        let chunk = TableChunk {
+            entities: TableEntities::new(self.entities, entities),
+            mask: self.mask,
+            schema,
+            first_row: self.first_row,
+        };
+        (chunk, Q::slice(self.fetch))
+    }
 }
