@@ -331,6 +331,34 @@ fn a_system_sees_each_change_once_whether_made_before_or_after_it() {
 }
 
 #[test]
+fn iter_mut_over_changed_rows_marks_every_row_it_hands_out_for_other_readers() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..100).map(|i| (Pos(i),))).collect();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(watcher);
+    schedule.run(&mut world);
+    world.clear_trackers();
+    // Runs of 3, 2 and 1 changed rows, the last at the end of the table.
+    let changed: Vec<Entity> = [5, 6, 7, 40, 41, 99].map(|i| ids[i]).to_vec();
+    for &entity in &changed {
+        world.get_mut::<Pos>(entity).unwrap().0 = -1;
+    }
+    schedule.run(&mut world);
+    // Relative to the world's mark the same rows changed: handing them out
+    // through `iter_mut` writes each of them again, after the watcher ran.
+    let handed: Vec<Entity> = world
+        .query_filtered_mut::<(Entity, &mut Pos), Changed<Pos>>()
+        .iter_mut()
+        .map(|(entity, _)| entity)
+        .collect();
+    assert_eq!(handed, changed);
+    schedule.run(&mut world);
+    let seen = &world.resource::<Seen>().0;
+    assert_eq!(seen[1], changed);
+    assert_eq!(seen[2], changed, "every row iter_mut handed out is written");
+}
+
+#[test]
 fn removed_reaches_a_later_system_in_the_same_run_and_an_earlier_one_in_the_next() {
     let mut world = World::<Game>::new();
     let ids: Vec<Entity> = world.spawn_batch((0..3).map(|i| (Hp(i),))).collect();
