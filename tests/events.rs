@@ -84,6 +84,31 @@ fn each_reader_sees_each_event_once_in_send_order() {
     assert_eq!(of("early"), [10, 11, 12, 15, 20, 21, 22, 25]);
 }
 
+fn shoot_from_chunks(mut q: Query<&mut Pos>, mut hits: EventWriter<Hit>) {
+    q.par_for_each_mut_send(&mut hits, |chunk, pos| {
+        pos.0 += 1;
+        if pos.0 % 7 == 0 {
+            chunk.send(Hit(pos.0 as u32));
+        }
+    });
+}
+
+#[test]
+fn events_sent_from_parallel_chunks_arrive_in_row_order() {
+    let mut world = World::<Game>::new();
+    world.spawn_batch((0..10_000).map(|i| (Pos(i),)));
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(shoot_from_chunks).add(late);
+    schedule.run(&mut world);
+    let positions: Vec<i32> = world.query::<&Pos>().iter().map(|p| p.0).collect();
+    assert_eq!(positions, (1..=10_000).collect::<Vec<_>>());
+    let expected: Vec<(&str, u32)> = (1..=10_000u32)
+        .filter(|v| v % 7 == 0)
+        .map(|v| ("late", v))
+        .collect();
+    assert_eq!(world.resource::<Log>().0, expected);
+}
+
 #[test]
 fn an_event_lives_two_runs_at_most() {
     let mut world = World::<Game>::new();

@@ -186,6 +186,32 @@ fn entity_slices_are_the_chunks_entities_with_their_generations() {
 }
 
 #[test]
+fn chunks_and_their_entities_say_their_size_and_debug_as_schema_mask_rows() {
+    let f = fixture();
+    let [e0, _, _, _, e4, _] = f.e;
+    let mut seen = Vec::new();
+    f.world
+        .query_filtered::<Entity, (With<Vel>, Without<Frozen>, Without<Acc>)>()
+        .for_each_table(|table, entities| {
+            assert!(!table.is_empty());
+            assert!(!entities.is_empty());
+            let mut iter = entities.iter();
+            assert_eq!(iter.size_hint(), (2, Some(2)));
+            assert_eq!(iter.len(), 2);
+            iter.next();
+            assert_eq!(iter.size_hint(), (1, Some(1)));
+            seen.push((format!("{table:?}"), format!("{entities:?}")));
+        });
+    assert_eq!(
+        seen,
+        [(
+            "TableChunk { schema: \"tables::Sim\", mask: 0b11, rows: 0..2, .. }".to_string(),
+            format!("[{e0:?}, {e4:?}]"),
+        )]
+    );
+}
+
+#[test]
 fn entities_agree_with_world_lookups_row_by_row() {
     let mut f = fixture();
     let mut checked = 0;
@@ -352,6 +378,29 @@ fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
         .build()
         .unwrap()
         .install(f)
+}
+
+#[test]
+fn parallel_table_forms_never_hand_out_an_empty_range() {
+    // 512 rows: two ranges of 256 (the smallest range) on 1, 2 or 4
+    // threads, the second ending exactly at the table's end.
+    let mut world = World::<Sim>::new();
+    world.spawn_batch((0..512).map(|i| (Pos(i),)));
+    for threads in [1, 2, 4] {
+        let ranges = Mutex::new(Vec::new());
+        on_threads(threads, || {
+            world.query::<&Pos>().par_for_each_table(|chunk, pos| {
+                assert!(!chunk.is_empty() && !chunk.entities().is_empty());
+                assert_eq!(pos.len(), chunk.len());
+                ranges.lock().unwrap().push(chunk.rows());
+            })
+        });
+        let mut ranges = ranges.into_inner().unwrap();
+        ranges.sort_by_key(|rows| rows.start);
+        assert_eq!(ranges, [0..256, 256..512], "on {threads} threads");
+    }
+    assert!(ecs::TableEntities::default().is_empty());
+    assert_eq!(ecs::TableEntities::default().len(), 0);
 }
 
 #[test]
