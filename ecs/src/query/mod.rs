@@ -26,7 +26,7 @@ pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without}
 pub use lookup::{QueryEntityError, QuerySingleError};
 pub use par::ChunkEvents;
 pub use prepared::PreparedQuery;
-use rows::{for_each_row, BitRuns, TableRows};
+use rows::{for_each_reached, BitRuns, TableRows};
 pub(crate) use rows::{PassingRows, RowSet};
 pub(crate) use sparse::SparseRuns;
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
@@ -369,12 +369,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             if table.len() == 0 {
                 continue;
             }
-            let table_rows = match &mut passing {
-                None => None,
-                Some(passing) => match PassingRows::take(passing, id) {
-                    None => continue,
-                    some => some,
-                },
+            let Some(table_rows) = PassingRows::take_for(&mut passing, id) else {
+                continue;
             };
             let bits = table.mask().bits().to_u128();
             let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
@@ -430,12 +426,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             if table.len() == 0 {
                 continue;
             }
-            let table_rows = match &mut passing {
-                None => None,
-                Some(passing) => match PassingRows::take(passing, id) {
-                    None => continue,
-                    some => some,
-                },
+            let Some(table_rows) = PassingRows::take_for(&mut passing, id) else {
+                continue;
             };
             let fetch = Self::fetch_shared::<S>(table, entities, 0);
             let bits = table.mask().bits().to_u128();
@@ -564,12 +556,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         let mut fetched = Vec::with_capacity(passing.map_or(matched.len(), <[_]>::len));
         let all_entities = world.entities;
         for &id in matched {
-            let table_rows = match &mut passing {
-                None => None,
-                Some(passing) => match PassingRows::take(passing, id) {
-                    None => continue,
-                    some => some,
-                },
+            let Some(table_rows) = PassingRows::take_for(&mut passing, id) else {
+                continue;
             };
             let table = world.table(id);
             if table.entities.is_empty() {
@@ -634,10 +622,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         let passing = &*self.rows;
         for table in &mut self.tables {
             let fetch = Q::reborrow(&mut table.fetch);
-            match table.rows {
-                None => Q::fold(fetch, table.entities.len(), (), |(), item| f(item)),
-                Some(rows) => for_each_row::<Q>(fetch, passing.bits(rows), &mut f),
-            }
+            let bits = table.rows.map(|rows| passing.bits(rows));
+            for_each_reached::<Q>(fetch, table.entities.len(), bits, &mut f);
         }
     }
 
@@ -705,10 +691,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     {
         for table in &self.tables {
             let fetch = Q::shared(&table.fetch);
-            match table.rows {
-                None => Q::fold(fetch, table.entities.len(), (), |(), item| f(item)),
-                Some(rows) => for_each_row::<Q>(fetch, self.rows.bits(rows), &mut f),
-            }
+            let bits = table.rows.map(|rows| self.rows.bits(rows));
+            for_each_reached::<Q>(fetch, table.entities.len(), bits, &mut f);
         }
     }
 

@@ -2,7 +2,7 @@
 
 use super::fetch::{ReadOnlyQueryData, SchemaQuery};
 use super::filter::{QueryFilter, QueryReach};
-use super::rows::{for_each_row, PassingRows, RowSet};
+use super::rows::{for_each_reached, PassingRows, RowSet};
 use super::{fetch_table, filter_rows, MatchedTables, Query, SparseRuns};
 use crate::lend::Lent;
 use crate::schema::Schema;
@@ -143,21 +143,15 @@ where
             if len == 0 {
                 continue;
             }
-            let rows = match &mut passing {
-                None => None,
-                Some(passing) => match PassingRows::take(passing, id) {
-                    None => continue,
-                    some => some,
-                },
+            let Some(rows) = PassingRows::take_for(&mut passing, id) else {
+                continue;
             };
             // Used only by a query whose items' columns interleave (see
             // `fetch_table`); empty, it allocates nothing.
             let mut slots: Vec<Lent<'_, S::Column>> = Vec::new();
             let (_, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
-            match rows {
-                None => Q::fold(fetch, len, (), |(), item| f(item)),
-                Some(rows) => for_each_row::<Q>(fetch, self.rows.bits(rows), &mut f),
-            }
+            let bits = rows.map(|rows| self.rows.bits(rows));
+            for_each_reached::<Q>(fetch, len, bits, &mut f);
         }
     }
 
@@ -180,18 +174,12 @@ where
             if len == 0 {
                 continue;
             }
-            let rows = match &mut passing {
-                None => None,
-                Some(passing) => match PassingRows::take(passing, id) {
-                    None => continue,
-                    some => some,
-                },
+            let Some(rows) = PassingRows::take_for(&mut passing, id) else {
+                continue;
             };
             let fetch = Query::<Q, F>::fetch_shared::<S>(table, entities, 0);
-            match rows {
-                None => Q::fold(fetch, len, (), |(), item| f(item)),
-                Some(rows) => for_each_row::<Q>(fetch, self.rows.bits(rows), &mut f),
-            }
+            let bits = rows.map(|rows| self.rows.bits(rows));
+            for_each_reached::<Q>(fetch, len, bits, &mut f);
         }
     }
 

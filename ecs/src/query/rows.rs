@@ -179,6 +179,21 @@ impl PassingRows {
         &self.words[table.start as usize..table.end as usize]
     }
 
+    /// For a query whose row filter's tables not yet taken are `passing`
+    /// (`None` without a row filter), the rows of table `id`: `Some(None)`
+    /// without a row filter, `Some(Some(rows))` with one, and `None` when
+    /// none of the table's rows pass, which the query skips.
+    #[inline]
+    pub(crate) fn take_for(
+        passing: &mut Option<&[TableRows]>,
+        id: TableId,
+    ) -> Option<Option<TableRows>> {
+        match passing {
+            None => Some(None),
+            Some(tables) => Self::take(tables, id).map(Some),
+        }
+    }
+
     /// The rows of table `id` from the front of `tables` (ascending, what is
     /// left of [`PassingRows::tables`] after the tables before `id`), taken
     /// off it; `None` when none of its rows pass.
@@ -266,11 +281,27 @@ impl Iterator for BitRuns<'_> {
     }
 }
 
+/// Calls `f` with the item of each row of `fetch` (a whole table's, of
+/// `len` rows) that a query reaches: every row, or with a row filter the
+/// rows set in `bits`.
+#[inline]
+pub(crate) fn for_each_reached<Q: QueryData>(
+    fetch: Q::Fetch<'_>,
+    len: usize,
+    bits: Option<&[u64]>,
+    f: &mut impl FnMut(Q::Item<'_>),
+) {
+    match bits {
+        None => Q::fold(fetch, len, (), |(), item| f(item)),
+        Some(bits) => for_each_row::<Q>(fetch, bits, f),
+    }
+}
+
 /// Calls `f` with the item of each row of `fetch` (a whole table's) whose
 /// bit is set in `bits`, in row order: one lookup per row, or for a word
 /// of 64 set bits, the loop over a table of those rows.
 #[inline]
-pub(crate) fn for_each_row<Q: QueryData>(
+fn for_each_row<Q: QueryData>(
     mut fetch: Q::Fetch<'_>,
     bits: &[u64],
     f: &mut impl FnMut(Q::Item<'_>),
