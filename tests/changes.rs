@@ -703,3 +703,98 @@ fn get_on_a_row_filtered_query_finds_no_entity_of_a_table_without_passing_rows()
     assert_eq!(query.get(later), None);
     assert_eq!(query.get(changed), Some(changed));
 }
+
+#[test]
+fn the_checksum_sees_tracked_values_their_ticks_and_the_change_tick() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..3).map(|i| (Pos(i), Hp(10))))
+        .collect();
+    world.clear_trackers();
+    let base = world.checksum();
+    let changed = |change: &dyn Fn(&mut World<Game>)| {
+        let mut copy = world.clone();
+        change(&mut copy);
+        copy.checksum()
+    };
+    let sums = [
+        changed(&|w| w.get_mut::<Pos>(ids[1]).unwrap().0 += 1),
+        // The same value, written later: what `Changed` reports differs.
+        changed(&|w| w.get_mut::<Hp>(ids[2]).unwrap().0 += 0),
+        // Nothing written; the tick `Added` and `Changed` are read from
+        // moved on.
+        changed(&|w| w.clear_trackers()),
+    ];
+    for (i, sum) in sums.iter().enumerate() {
+        assert_ne!(*sum, base, "change {i} went unseen");
+    }
+    assert_eq!(world.clone().checksum(), base);
+}
+
+#[test]
+fn commands_give_each_entity_its_own_tracked_value_in_recording_order() {
+    fn spawn_children(mut parents: Query<(&Vel, &mut Pos)>, mut commands: Commands<Game>) {
+        parents.par_for_each_mut_with(&mut commands, |commands, (vel, pos)| {
+            pos.0 = -pos.0;
+            commands.spawn((Hp(vel.0),));
+        });
+    }
+    let mut world = World::<Game>::new();
+    let parents: Vec<Entity> = world
+        .spawn_batch((0..1000).map(|i| (Pos(i), Vel(i))))
+        .collect();
+    world.clear_trackers();
+
+    let mut buffer = CommandBuffer::<Game>::new();
+    let spawned: Vec<Entity> = (0..3)
+        .map(|i| buffer.commands(&world).spawn((Pos(100 + i),)))
+        .collect();
+    buffer.insert(parents[5], (Hp(55),));
+    buffer.insert(parents[6], (Hp(66),));
+    buffer.apply(&mut world);
+    let values: Vec<Option<&Pos>> = spawned.iter().map(|&e| world.get::<Pos>(e)).collect();
+    assert_eq!(values, [Some(&Pos(100)), Some(&Pos(101)), Some(&Pos(102))]);
+    assert_eq!(world.get::<Hp>(parents[5]), Some(&Hp(55)));
+    assert_eq!(world.get::<Hp>(parents[6]), Some(&Hp(66)));
+    let mut added = added_pos(&world);
+    added.sort();
+    assert_eq!(added, spawned);
+
+    // Commands recorded by parallel chunks, appended in iteration order.
+    let order: Vec<i32> = world
+        .query::<(&Vel, &Pos)>()
+        .iter()
+        .map(|(vel, _)| vel.0)
+        .collect();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(spawn_children);
+    schedule.run(&mut world);
+    let children: Vec<i32> = world
+        .query_filtered::<&Hp, Without<Pos>>()
+        .iter()
+        .map(|hp| hp.0)
+        .collect();
+    assert_eq!(children, order);
+}
+
+#[test]
+fn changes_older_than_the_clamp_are_not_reported_again_at_any_wrap() {
+    // However far the tick moved before the watcher ran again (one to six
+    // times 2^30, so the raw ticks wrap once or more), the spawn is old.
+    for quarters in 1..=6 {
+        let mut world = World::<Game>::new();
+        let ids: Vec<Entity> = world.spawn_batch((0..3).map(|i| (Pos(i),))).collect();
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(watcher);
+        schedule.run(&mut world);
+        for _ in 0..quarters {
+            world.advance_change_tick_for_tests(1 << 30);
+            world.clear_trackers();
+        }
+        world.get_mut::<Pos>(ids[2]).unwrap().0 = 10;
+        schedule.run(&mut world);
+        let seen = &world.resource::<Seen>().0;
+        assert_eq!(seen[0], ids);
+        assert_eq!(seen[1], [ids[2]], "after {quarters} x 2^30 ticks");
+    }
+}

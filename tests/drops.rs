@@ -497,6 +497,52 @@ fn a_despawned_entitys_tag_does_not_take_another_entitys_tag() {
     assert_eq!(tags.t0(), counts(2, 2));
 }
 
+// ---------------------------------------------------------------- change detection
+
+/// Components with change detection keep ticks beside their values; their
+/// values must be dropped just as promptly as untracked ones.
+#[derive(Schema)]
+struct TrackedDrops {
+    #[ecs(track)]
+    a: A,
+    t0: CountedTag<0>,
+    b: B,
+}
+
+#[test]
+fn tracked_components_are_dropped_as_soon_as_untracked_ones() {
+    let log = DropLog::new();
+    let tags = Tags::start();
+    let mut world = World::<TrackedDrops>::new();
+    let es: Vec<Entity> = (0..3)
+        .map(|i| world.spawn((A(log.track(i)), B(log.track(10 + i)))))
+        .collect();
+    world.despawn(es[1]).unwrap();
+    assert_eq!(log.dropped_sorted(), [1, 11], "despawn drops at once");
+    world.insert(es[0], (A(log.track(20)),)).unwrap();
+    assert_eq!(
+        log.dropped_sorted(),
+        [0, 1, 11],
+        "an overwrite drops at once"
+    );
+    assert_eq!(
+        world.get::<A>(es[0]).map(|a| a.0.id()),
+        Some(20),
+        "the new value took the old one's place"
+    );
+
+    // Values staged in commands and dropped with them.
+    let mut buffer = CommandBuffer::<TrackedDrops>::new();
+    buffer.spawn((A(log.track(30)), T0::new()));
+    buffer.insert(es[2], (A(log.track(31)),));
+    buffer.clear();
+    assert_eq!(log.dropped_sorted(), [0, 1, 11, 30, 31]);
+    assert_eq!(tags.t0(), counts(1, 1));
+
+    world.clear();
+    assert_eq!(log.dropped_sorted(), [0, 1, 2, 10, 11, 12, 20, 30, 31]);
+}
+
 // ---------------------------------------------------------------- no Clone, no Default
 
 #[test]
