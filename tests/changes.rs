@@ -798,3 +798,45 @@ fn changes_older_than_the_clamp_are_not_reported_again_at_any_wrap() {
         assert_eq!(seen[1], [ids[2]], "after {quarters} x 2^30 ticks");
     }
 }
+
+#[test]
+fn a_reader_of_changes_waits_for_a_writer_of_what_it_reads() {
+    fn write_pos(mut q: Query<&mut Pos>) {
+        q.for_each_mut(|pos| pos.0 += 1);
+    }
+    // Reads `Pos` twice over: as its item and through its filter.
+    fn read_changed(q: Query<&Pos, Changed<Pos>>) {
+        q.for_each(|_| ());
+    }
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(write_pos).add(read_changed);
+    let plan = schedule.describe();
+    assert!(
+        plan.contains("read_changed waits for write_pos: write_pos writes "),
+        "{plan}"
+    );
+}
+
+#[test]
+fn removed_says_how_many_and_debugs_as_its_entities() {
+    fn count_removed(removed: Removed<Hp>, mut gone: ResMut<Gone>) {
+        assert_eq!(removed.len(), removed.iter().len());
+        assert_eq!(removed.is_empty(), removed.len() == 0);
+        let listed: Vec<Entity> = removed.iter().collect();
+        assert_eq!(format!("{removed:?}"), format!("Removed({listed:?})"));
+        gone.0.push(listed);
+    }
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world.spawn_batch((0..3).map(|i| (Hp(i),))).collect();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(count_removed);
+    schedule.run(&mut world);
+    world.remove::<Hp>(ids[2]).unwrap();
+    world.despawn(ids[0]).unwrap();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(
+        world.resource::<Gone>().0,
+        [vec![], vec![ids[2], ids[0]], vec![]]
+    );
+}

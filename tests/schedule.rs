@@ -103,6 +103,32 @@ fn describe_says_which_of_two_conflicting_systems_writes() {
 }
 
 #[test]
+fn system_parameters_debug_as_what_they_lend() {
+    let printed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let out = printed.clone();
+    let mut world = World::<Physics>::new();
+    world.resource_mut::<Tick>().0 = 7;
+    let mut schedule = schedule();
+    schedule.add(
+        move |tick: Res<Tick>, seen: ResMut<Seen>, mut runs: Local<u32>| {
+            *runs += 1;
+            out.lock()
+                .unwrap()
+                .push(format!("{tick:?} {seen:?} {runs:?}"));
+        },
+    );
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(
+        *printed.lock().unwrap(),
+        [
+            "Res(Tick(7)) ResMut(Seen([])) Local(1)",
+            "Res(Tick(7)) ResMut(Seen([])) Local(2)"
+        ]
+    );
+}
+
+#[test]
 fn a_later_system_sees_what_an_earlier_one_wrote() {
     let mut world = World::<Physics>::new();
     world.spawn((Pos(1), Vel(10)));

@@ -595,6 +595,26 @@ fn change_detection_sees_additions_and_writes_of_a_tracked_sparse_component() {
     assert_eq!(either, want);
 }
 
+#[test]
+fn a_writer_of_changed_sparse_values_waits_for_another_writer_on_other_entities() {
+    // The two reach disjoint entities (With<Vel> against Without<Vel>), but
+    // Heat is sparse: both are lent its one set. Each reads Heat through its
+    // filter as well as writing it.
+    fn cool_movers(mut q: Query<&mut Heat, (Changed<Heat>, With<Vel>)>) {
+        q.for_each_mut(|heat| heat.0 -= 1);
+    }
+    fn warm_the_rest(mut q: Query<&mut Heat, (Changed<Heat>, Without<Vel>)>) {
+        q.for_each_mut(|heat| heat.0 += 1);
+    }
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(cool_movers).add(warm_the_rest);
+    let plan = schedule.describe();
+    assert!(
+        plan.contains("warm_the_rest waits for cool_movers"),
+        "{plan}"
+    );
+}
+
 #[derive(Clone, Default)]
 struct Log(Vec<String>);
 
