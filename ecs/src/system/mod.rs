@@ -595,3 +595,83 @@ impl_system!(P0, P1, P2, P3, P4);
 impl_system!(P0, P1, P2, P3, P4, P5);
 impl_system!(P0, P1, P2, P3, P4, P5, P6);
 impl_system!(P0, P1, P2, P3, P4, P5, P6, P7);
+
+#[cfg(test)]
+mod tests {
+    //! `check_params` runs in `const` evaluation when a system is added; a
+    //! failure there is a compile error, which the UI suite checks. Called
+    //! here at run time, where its panic is the message.
+    use super::{check_params, Access, Query, Res, ResMut, SystemParam};
+    use crate::{Component, Resource, Schema, With, Without};
+
+    // Values are never read: the tests look at accesses only.
+    #[allow(dead_code)]
+    struct Pos(i32);
+    #[allow(dead_code)]
+    struct Vel(i32);
+    #[allow(dead_code)]
+    struct Heat(i32);
+    #[derive(Default)]
+    struct Gravity;
+
+    #[derive(crate::Schema)]
+    struct Game {
+        pos: Pos,
+        vel: Vel,
+        #[ecs(sparse)]
+        heat: Heat,
+        #[ecs(resource)]
+        gravity: Gravity,
+    }
+
+    fn access<P: SystemParam<Game>>() -> Access {
+        P::ACCESS
+    }
+
+    /// The message `check_params` panics with, if it does.
+    fn rejection(params: &[Access]) -> Option<String> {
+        let outcome = std::panic::catch_unwind(|| check_params::<Game>(params));
+        outcome
+            .err()
+            .map(|payload| match payload.downcast::<String>() {
+                Ok(message) => *message,
+                Err(_) => "a panic without a message".to_owned(),
+            })
+    }
+
+    fn component_bit<T: Component<Game>>() -> usize {
+        T::BIT as usize
+    }
+
+    #[test]
+    fn conflicting_parameters_are_rejected_with_the_message_of_the_component() {
+        let write_pos = access::<Query<&mut Pos>>();
+        let read_pos = access::<Query<&Pos>>();
+        let gravity = access::<Res<Gravity>>();
+        let pos = Game::SYSTEM_CONFLICT_MESSAGES[component_bit::<Pos>()];
+        assert_eq!(rejection(&[write_pos, read_pos]).as_deref(), Some(pos));
+        // The conflicting pair is the second and third parameter.
+        assert_eq!(
+            rejection(&[gravity, read_pos, write_pos]).as_deref(),
+            Some(pos)
+        );
+        // Disjoint entities keep two writers of a table component apart...
+        let with_vel = access::<Query<&mut Pos, With<Vel>>>();
+        let without_vel = access::<Query<&mut Pos, Without<Vel>>>();
+        assert_eq!(rejection(&[with_vel, without_vel, gravity]), None);
+        assert_eq!(rejection(&[read_pos, read_pos, gravity]), None);
+    }
+
+    #[test]
+    fn a_sparse_component_and_a_resource_have_messages_of_their_own() {
+        let heat = Game::SPARSE_CONFLICT_MESSAGES[component_bit::<Heat>()];
+        let hot_movers = access::<Query<&mut Heat, With<Vel>>>();
+        let cold_rest = access::<Query<&Heat, Without<Vel>>>();
+        assert_eq!(rejection(&[hot_movers, cold_rest]).as_deref(), Some(heat));
+        let gravity = Game::RESOURCE_CONFLICT_MESSAGES[<Gravity as Resource<Game>>::BIT as usize];
+        let read = access::<Res<Gravity>>();
+        let write = access::<ResMut<Gravity>>();
+        assert_eq!(rejection(&[read, write]).as_deref(), Some(gravity));
+        assert_eq!(rejection(&[read, read]), None);
+    }
+}
