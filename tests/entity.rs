@@ -230,6 +230,19 @@ fn get_many_mut_hands_out_entities_of_one_table_in_either_order() {
     assert_eq!(world.get::<Pos>(c), Some(&Pos(101)));
 }
 
+#[test]
+fn get_many_mut_hands_out_has_items_of_each_entitys_table() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1), Frozen));
+    let b = world.spawn((Pos(2), Frozen));
+    let c = world.spawn((Pos(3),));
+    let mut query = world.query_mut::<(&mut Pos, Has<Frozen>)>();
+    let [(_, a_frozen), (_, b_frozen), (_, c_frozen)] = query.get_many_mut([a, b, c]).unwrap();
+    assert_eq!([a_frozen, b_frozen, c_frozen], [true, true, false]);
+    let [(_, b_frozen), (_, a_frozen)] = query.get_many_mut([b, a]).unwrap();
+    assert_eq!([b_frozen, a_frozen], [true, true]);
+}
+
 /// Every order of five entities spread over three tables (two of them in
 /// one table, at rows in either order), each item where it was asked for.
 #[test]

@@ -650,6 +650,20 @@ fn hold_stunned(mut q: Query<&mut Pos, With<Stun>>, mut commands: Commands<Sys>)
 }
 
 #[test]
+fn has_of_the_only_sparse_component_of_a_schema_is_true_where_it_is_present() {
+    // `Sys` has one sparse component: a query whose only sparse item is
+    // `Has<Stun>` must still look in the sparse set.
+    let mut world = World::<Sys>::new();
+    let a = world.spawn((Pos(0), Stun(1)));
+    let b = world.spawn((Pos(0),));
+    let c = world.spawn((Vel(0), Stun(2)));
+    let has: Vec<(Entity, bool)> = world.query::<(Entity, Has<Stun>)>().iter().collect();
+    let mut has = has;
+    has.sort();
+    assert_eq!(has, [(a, true), (b, false), (c, true)]);
+}
+
+#[test]
 fn systems_reach_sparse_components_and_conflict_on_them() {
     let mut world = World::<Sys>::new();
     let a = world.spawn((Pos(0), Vel(1)));

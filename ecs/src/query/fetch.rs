@@ -1137,3 +1137,34 @@ const fn table_column<S: Schema>(bit: u32) -> u32 {
         bit
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! `tag_check` runs in `const` evaluation (a query's `CHECK`); a failure
+    //! there is a compile error, which the UI suite checks. Called here at
+    //! run time, where its panic is the message.
+    use super::tag_check;
+    use crate::{Component, Schema};
+
+    #[allow(dead_code)] // never read: only the bits matter
+    struct Pos(i32);
+    struct Frozen;
+
+    #[derive(crate::Schema)]
+    struct Game {
+        pos: Pos,
+        frozen: Frozen,
+    }
+
+    #[test]
+    fn a_tag_borrowed_by_a_query_is_rejected_with_the_message_naming_it() {
+        let data = <Pos as Component<Game>>::BIT;
+        assert!(std::panic::catch_unwind(|| tag_check::<Game>(data)).is_ok());
+        let tag = <Frozen as Component<Game>>::BIT;
+        let payload = std::panic::catch_unwind(|| tag_check::<Game>(tag)).unwrap_err();
+        assert_eq!(
+            payload.downcast_ref::<String>().map(String::as_str),
+            Some(Game::TAG_REFERENCE_MESSAGES[tag as usize])
+        );
+    }
+}
