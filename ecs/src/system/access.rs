@@ -154,6 +154,20 @@ mod tests {
     }
 
     #[test]
+    fn a_query_that_reads_what_it_writes_conflicts_with_every_other_user() {
+        // `Query<&mut Pos, Changed<Pos>>` reads Pos through its filter and
+        // writes it through its item.
+        let changed_writer = query(POS, POS, 0, 0);
+        let writer = query(0, POS, 0, 0);
+        let reader = query(POS, 0, 0, 0);
+        assert_eq!(changed_writer.component_conflicts(&writer), POS);
+        assert_eq!(writer.component_conflicts(&changed_writer), POS);
+        assert_eq!(changed_writer.component_conflicts(&changed_writer), POS);
+        assert_eq!(changed_writer.component_conflicts(&reader), POS);
+        assert_eq!(reader.component_conflicts(&changed_writer), POS);
+    }
+
+    #[test]
     fn with_against_without_is_disjoint() {
         let with_vel = query(0, POS, VEL, 0);
         let without_vel = query(0, POS, 0, VEL);
