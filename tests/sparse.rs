@@ -295,6 +295,17 @@ fn the_checksum_sees_sparse_values() {
     assert_eq!(world.checksum(), before);
     world.remove::<Stun>(a).unwrap();
     assert_ne!(world.checksum(), before);
+
+    // The same values in the same dense order, owned the other way round.
+    let mut base = World::<Game>::new();
+    let [a, b] = [(); 2].map(|_| base.spawn((Pos(0),)));
+    let mut one = base.clone();
+    one.insert(a, (Stun(1),)).unwrap();
+    one.insert(b, (Stun(2),)).unwrap();
+    let mut other = base.clone();
+    other.insert(b, (Stun(1),)).unwrap();
+    other.insert(a, (Stun(2),)).unwrap();
+    assert_ne!(one.checksum(), other.checksum());
 }
 
 #[test]
