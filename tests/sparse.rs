@@ -852,3 +852,41 @@ fn writers_of_a_sparse_component_never_share_a_stage_whatever_their_filters() {
     assert_eq!(world.get::<Stun>(moving), Some(&Stun(1)));
     assert_eq!(world.get::<Stun>(still), Some(&Stun(10)));
 }
+
+/// A tracked sparse component and a log of what a system saw.
+#[derive(Schema)]
+struct Watched {
+    pos: Pos,
+    #[ecs(sparse)]
+    #[ecs(track)]
+    heat: Heat,
+    #[ecs(resource)]
+    log: Log,
+}
+
+#[test]
+fn old_sparse_changes_are_not_reported_again_at_any_wrap() {
+    fn watch(q: Query<Entity, Changed<Heat>>, mut log: ResMut<Log>) {
+        log.0.push(format!("{:?}", q.iter().collect::<Vec<_>>()));
+    }
+    // However far the tick moved before the watcher ran again (one to six
+    // times 2^30, so the raw ticks wrap once or more), the spawns are old.
+    for quarters in 1..=6 {
+        let mut world = World::<Watched>::new();
+        let ids: Vec<Entity> = (0..3).map(|i| world.spawn((Pos(i), Heat(0)))).collect();
+        let mut schedule = Schedule::<Watched>::new();
+        schedule.add(watch);
+        schedule.run(&mut world);
+        for _ in 0..quarters {
+            world.advance_change_tick_for_tests(1 << 30);
+            world.clear_trackers();
+        }
+        world.get_mut::<Heat>(ids[2]).unwrap().0 = 10;
+        schedule.run(&mut world);
+        assert_eq!(
+            world.resource::<Log>().0,
+            [format!("{ids:?}"), format!("{:?}", [ids[2]])],
+            "after {quarters} x 2^30 ticks"
+        );
+    }
+}
