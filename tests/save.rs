@@ -653,3 +653,51 @@ fn a_tracked_column_with_ticks_of_the_wrong_length_is_rejected() {
         .unwrap_or_else(|| panic!("loaded a broken save: {text}"));
     assert!(error.contains("added ticks"), "{error}");
 }
+
+/// A tracked component after an untracked one, last in its schema: a save
+/// holds a removal log for each component up to it, the last one full.
+#[derive(Schema)]
+struct TrackedLast {
+    vel: Vel,
+    #[ecs(track)]
+    pos: Pos,
+}
+
+#[test]
+fn removal_logs_round_trip_and_logs_the_schema_cannot_have_are_rejected() {
+    let mut world = World::<TrackedLast>::new();
+    let ids: Vec<Entity> = (0..3)
+        .map(|i| world.spawn((Vel(1.0), Pos(i as f32, 0.0))))
+        .collect();
+    world.clear_trackers();
+    world.despawn(ids[1]).unwrap();
+    world.remove::<Pos>(ids[2]).unwrap();
+    let save: Value = serde_json::to_value(&world).unwrap();
+    let logs = save[6][5].as_array().expect("the removal logs").clone();
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    assert_eq!(logs[0], json!([]), "Vel is not tracked");
+    assert_eq!(logs[1].as_array().map(Vec::len), Some(2), "{logs:?}");
+    let loaded: World<TrackedLast> = serde_json::from_value(save.clone()).unwrap();
+    assert_eq!(loaded.checksum(), world.checksum());
+
+    let load = |edit: &dyn Fn(&mut Vec<Value>)| {
+        let mut save = save.clone();
+        edit(save[6][5].as_array_mut().unwrap());
+        match serde_json::from_value::<World<TrackedLast>>(save) {
+            Ok(_) => panic!("loaded a save with impossible removal logs"),
+            Err(error) => error.to_string(),
+        }
+    };
+    // A removal of untracked `Vel`, copied from the log of `Pos`.
+    let error = load(&|logs| logs[0] = logs[1].clone());
+    assert!(
+        error.contains("`Vel`, which schema `TrackedLast` does not track"),
+        "{error}"
+    );
+    // A log for a component the schema does not have.
+    let error = load(&|logs| logs.push(json!([])));
+    assert!(
+        error.contains("more components than the schema has"),
+        "{error}"
+    );
+}
