@@ -821,7 +821,7 @@ fn a_reader_of_changes_waits_for_a_writer_of_what_it_reads() {
 fn removed_says_how_many_and_debugs_as_its_entities() {
     fn count_removed(removed: Removed<Hp>, mut gone: ResMut<Gone>) {
         assert_eq!(removed.len(), removed.iter().len());
-        assert_eq!(removed.is_empty(), removed.len() == 0);
+        assert_eq!(removed.is_empty(), removed.iter().next().is_none());
         let listed: Vec<Entity> = removed.iter().collect();
         assert_eq!(format!("{removed:?}"), format!("Removed({listed:?})"));
         gone.0.push(listed);
