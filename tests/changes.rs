@@ -840,3 +840,30 @@ fn removed_says_how_many_and_debugs_as_its_entities() {
         [vec![], vec![ids[2], ids[0]], vec![]]
     );
 }
+
+#[test]
+fn a_change_just_before_a_run_is_seen_when_the_tick_wrapped_since_the_last() {
+    // The watcher's previous run is about 2^32 ticks old, give or take a
+    // few: read as raw wrapping ticks, its window would be a handful of
+    // ticks wide, or empty, and miss the fresh change.
+    for short in 0..8 {
+        let mut world = World::<Game>::new();
+        let ids: Vec<Entity> = world.spawn_batch((0..3).map(|i| (Pos(i),))).collect();
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(watcher);
+        schedule.run(&mut world);
+        for quarter in 0..4 {
+            let by = if quarter == 3 {
+                (1 << 30) - short
+            } else {
+                1 << 30
+            };
+            world.advance_change_tick_for_tests(by);
+            world.clear_trackers();
+        }
+        world.get_mut::<Pos>(ids[0]).unwrap().0 = 10;
+        schedule.run(&mut world);
+        let seen = &world.resource::<Seen>().0;
+        assert_eq!(seen[1], [ids[0]], "2^32 - {short} ticks after");
+    }
+}
