@@ -668,8 +668,7 @@ fn has_of_the_only_sparse_component_of_a_schema_is_true_where_it_is_present() {
     let a = world.spawn((Pos(0), Stun(1)));
     let b = world.spawn((Pos(0),));
     let c = world.spawn((Vel(0), Stun(2)));
-    let has: Vec<(Entity, bool)> = world.query::<(Entity, Has<Stun>)>().iter().collect();
-    let mut has = has;
+    let mut has: Vec<(Entity, bool)> = world.query::<(Entity, Has<Stun>)>().iter().collect();
     has.sort();
     assert_eq!(has, [(a, true), (b, false), (c, true)]);
 }
