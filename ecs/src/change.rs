@@ -479,7 +479,7 @@ impl<T> ColumnVec for TrackedVec<T> {
 /// marked, and the log of tracked components removed (by bit).
 ///
 /// [`World::clear_trackers`]: crate::World::clear_trackers
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Changes {
     /// The tick the next change outside systems is stamped with.
     pub(crate) tick: u32,
@@ -509,6 +509,30 @@ impl Default for Changes {
             run_starts: [0; 2],
             removed: Vec::new(),
         }
+    }
+}
+
+/// `clone_from` refills the vectors in place, so a ring of snapshots of a
+/// world that schedules run on allocates nothing once warm.
+impl Clone for Changes {
+    fn clone(&self) -> Self {
+        Changes {
+            tick: self.tick,
+            last_sweep: self.last_sweep,
+            marked: self.marked,
+            schedules: self.schedules.clone(),
+            run_starts: self.run_starts,
+            removed: self.removed.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.tick = source.tick;
+        self.last_sweep = source.last_sweep;
+        self.marked = source.marked;
+        self.schedules.clone_from(&source.schedules);
+        self.run_starts = source.run_starts;
+        self.removed.clone_from(&source.removed);
     }
 }
 
