@@ -13,7 +13,7 @@ use crate::schema::Schema;
 use crate::system::{IntoSystem, SystemFn, SystemKind, SystemNode};
 use crate::world::World;
 use core::fmt;
-use executor::{apply, run_alone, Executor, StageRun, Why};
+use executor::{apply, check_in, run_alone, Executor, StageRun, Why};
 use plan::{Plan, Reason};
 use std::borrow::Cow;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -204,15 +204,20 @@ impl<S: Schema> Schedule<S> {
                 plan
             }
         };
-        let (base, previous) =
-            world.begin_schedule_run(self.fingerprint(), self.systems.len() as u32);
+        let fingerprint = self.fingerprint();
+        let (base, previous) = world.begin_schedule_run(fingerprint, self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            self.executor
-                .run(&mut self.systems, &plan, world, (base, previous))
+            self.executor.run(
+                &mut self.systems,
+                &plan,
+                world,
+                (base, previous),
+                fingerprint,
+            )
         }));
         world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
         self.plan = Some(plan);
-        self.finish(result);
+        self.finish(result, world, fingerprint);
     }
 
     /// What identifies this schedule's systems in a world's change state:
@@ -246,26 +251,28 @@ impl<S: Schema> Schedule<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
-        let (base, previous) =
-            world.begin_schedule_run(self.fingerprint(), self.systems.len() as u32);
+        let fingerprint = self.fingerprint();
+        let (base, previous) = world.begin_schedule_run(fingerprint, self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
             let buffers = self.executor.buffers();
             for (i, system) in self.systems.iter_mut().enumerate() {
                 let window = World::<S>::system_window(base, previous, i);
-                run_alone(system, world, buffers, window);
+                run_alone(system, world, buffers, window, (fingerprint, i));
                 world.set_change_tick(window.this_run);
                 apply(system, world);
             }
         }));
         world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
-        self.finish(result);
+        self.finish(result, world, fingerprint);
     }
 
-    /// After a panic, drops the commands no one will apply, then goes on
-    /// unwinding.
-    fn finish(&mut self, result: std::thread::Result<()>) {
+    /// After a panic, puts the locals still out back into the world (a
+    /// system's `Local` keeps what it held when the panic struck), drops the
+    /// commands no one will apply, then goes on unwinding.
+    fn finish(&mut self, result: std::thread::Result<()>, world: &mut World<S>, fingerprint: u64) {
         if let Err(panic) = result {
-            for system in &mut self.systems {
+            for (i, system) in self.systems.iter_mut().enumerate() {
+                check_in(system, world, (fingerprint, i));
                 if let SystemKind::Params(system) = &mut system.kind {
                     system.discard();
                 }

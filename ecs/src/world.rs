@@ -15,6 +15,7 @@ use crate::query::{
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{SparseSets, Table, TableId, Tables};
 use crate::structure::{EntityStore, Spawned};
+use crate::system::Locals;
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
@@ -60,6 +61,9 @@ pub struct World<S: Schema> {
     /// far; behind a lock so that queries of a shared world keep it too.
     queries: RwLock<QueryCache<S>>,
     resources: S::Resources,
+    /// The values of the systems' [`Local`](crate::Local)s, per schedule
+    /// and system.
+    locals: Locals,
 }
 
 impl<S: Schema> World<S>
@@ -102,6 +106,7 @@ impl<S: Schema> World<S> {
             store: EntityStore::default(),
             queries: RwLock::default(),
             resources,
+            locals: Locals::default(),
         }
     }
 
@@ -687,6 +692,12 @@ impl<S: Schema> World<S> {
         S::prune_events(&mut self.resources, keep_from, base);
         self.sweep_if_due();
         (base, previous)
+    }
+
+    /// The values of the systems' locals.
+    #[inline]
+    pub(crate) fn locals_mut(&mut self) -> &mut Locals {
+        &mut self.locals
     }
 
     /// Sets the tick changes are stamped with (the schedule, per system).

@@ -146,6 +146,7 @@ impl<S: Schema> Executor<S> {
         plan: &Plan,
         world: &mut World<S>,
         (base, previous): (u32, Option<u32>),
+        fingerprint: u64,
     ) where
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
@@ -157,7 +158,14 @@ impl<S: Schema> Executor<S> {
         for (number, stage) in plan.stages.iter().enumerate() {
             let window = |i| World::<S>::system_window(base, previous, i);
             let run = if let [only] = stage[..] {
-                run_alone(&mut systems[only], world, &mut self.buffers, window(only));
+                let place = (fingerprint, only);
+                run_alone(
+                    &mut systems[only],
+                    world,
+                    &mut self.buffers,
+                    window(only),
+                    place,
+                );
                 StageRun {
                     parallel: false,
                     why: Why::OneSystem,
@@ -166,7 +174,14 @@ impl<S: Schema> Executor<S> {
             } else {
                 // Staggered, so that resampling costs every run the same.
                 let sample = (self.runs_since_reset + number) % RESAMPLE == 0;
-                self.run_stage(systems, stage, world, threads, sample, &window)
+                self.run_stage(
+                    systems,
+                    stage,
+                    world,
+                    (threads, sample),
+                    &window,
+                    fingerprint,
+                )
             };
             self.runs[number] = Some(run);
             for &i in stage {
@@ -199,9 +214,9 @@ impl<S: Schema> Executor<S> {
         systems: &mut [SystemNode<S>],
         stage: &[usize],
         world: &mut World<S>,
-        threads: usize,
-        sample: bool,
+        (threads, sample): (usize, bool),
         window: &dyn Fn(usize) -> ChangeWindow,
+        fingerprint: u64,
     ) -> StageRun
     where
         S::Column: Send + Sync,
@@ -229,9 +244,13 @@ impl<S: Schema> Executor<S> {
             rest = tail;
             offset = i + 1;
             match &mut system.kind {
-                SystemKind::Params(system) => {
-                    system.prepare(world, window(i));
-                    members.push((i, &mut **system));
+                SystemKind::Params(params) => {
+                    if system.has_locals {
+                        let name = &system.name;
+                        params.check_out(&mut world.locals_mut().system(fingerprint, i, name));
+                    }
+                    params.prepare(world, window(i));
+                    members.push((i, &mut **params));
                 }
                 SystemKind::Exclusive(_) => unreachable!("an exclusive system runs alone"),
             }
@@ -261,6 +280,9 @@ impl<S: Schema> Executor<S> {
         let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
         split.reclaim(&mut self.buffers);
         self.queue = recycle(members);
+        for &i in stage {
+            check_in(&mut systems[i], world, (fingerprint, i));
+        }
         if let (false, Some(start)) = (parallel, start) {
             self.share_out(stage, nanos(start.elapsed()));
         }
@@ -371,25 +393,45 @@ where
     queue.into_inner().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Runs one system with the whole world to itself.
+/// Runs one system with the whole world to itself; `place` is the
+/// schedule's fingerprint and the system's index, where its locals are.
 pub(super) fn run_alone<S: Schema>(
     system: &mut SystemNode<S>,
     world: &mut World<S>,
     buffers: &mut SplitBuffers<S>,
     window: ChangeWindow,
+    place: (u64, usize),
 ) {
     match &mut system.kind {
-        SystemKind::Params(system) => {
-            system.prepare(world, window);
+        SystemKind::Params(params) => {
+            if system.has_locals {
+                let (fingerprint, i) = place;
+                params.check_out(&mut world.locals_mut().system(fingerprint, i, &system.name));
+            }
+            params.prepare(world, window);
             let split = Mutex::new(world.split(buffers));
-            system.run(&split);
+            params.run(&split);
             let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
             split.reclaim(buffers);
+            check_in(system, world, place);
         }
         SystemKind::Exclusive(system) => {
             world.set_change_tick(window.this_run);
             system(world);
         }
+    }
+}
+
+/// Puts the locals `system` took out for its stage back into the world (if
+/// it has any, and holds them: after a panic some may be back already).
+/// `place` is the schedule's fingerprint and the system's index.
+pub(super) fn check_in<S: Schema>(
+    system: &mut SystemNode<S>,
+    world: &mut World<S>,
+    (fingerprint, i): (u64, usize),
+) {
+    if let (true, SystemKind::Params(params)) = (system.has_locals, &mut system.kind) {
+        params.check_in(&mut world.locals_mut().system(fingerprint, i, &system.name));
     }
 }
 

@@ -7,8 +7,11 @@
 //! system that could reach the same component with a write fail to compile.
 
 mod access;
+mod local;
 
 pub use access::Access;
+pub(crate) use local::Locals;
+pub use local::{Local, LocalSlots, LocalState};
 
 use crate::change::ChangeWindow;
 use crate::command::{CommandQueue, Commands};
@@ -71,6 +74,20 @@ pub trait SystemParam<S: Schema>: Sized {
     /// Drops what the run deferred without applying it (after a panic).
     #[doc(hidden)]
     fn discard(_state: &mut Self::State) {}
+
+    /// How many places of the world's [`Local`] store the parameter keeps
+    /// its state in (1 for a `Local`, 0 for the others).
+    #[doc(hidden)]
+    const LOCALS: usize = 0;
+
+    /// Takes the parameter's locals out of the world's store, before the
+    /// system's stage.
+    #[doc(hidden)]
+    fn check_out(_state: &mut Self::State, _slots: &mut LocalSlots<'_>) {}
+
+    /// Puts them back, after the stage (or after a panic).
+    #[doc(hidden)]
+    fn check_in(_state: &mut Self::State, _slots: &mut LocalSlots<'_>) {}
 }
 
 impl<S, Q, F> SystemParam<S> for Query<'_, Q, F>
@@ -286,68 +303,6 @@ where
     }
 }
 
-/// A system parameter holding state of the system's own: made with
-/// `Default` when the system is added, kept across runs, never shared (the
-/// same function added twice has two). It borrows nothing from the world, so
-/// it never makes a system wait.
-///
-/// ```
-/// use schemecs::prelude::*;
-/// struct Pos(i64);
-/// #[derive(Default)] struct Log(Vec<u32>);
-/// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] log: Log }
-///
-/// fn count(mut runs: Local<u32>, mut log: ResMut<Log>) {
-///     *runs += 1;
-///     log.0.push(*runs);
-/// }
-///
-/// let mut world = World::<Game>::new();
-/// let mut schedule = Schedule::<Game>::new();
-/// schedule.add(count).add(count);
-/// schedule.run(&mut world);
-/// schedule.run(&mut world);
-/// assert_eq!(world.resource::<Log>().0, [1, 1, 2, 2]);
-/// ```
-pub struct Local<'s, T>(&'s mut T);
-
-impl<T> Deref for Local<'_, T> {
-    type Target = T;
-
-    #[inline]
-    fn deref(&self) -> &T {
-        self.0
-    }
-}
-
-impl<T> DerefMut for Local<'_, T> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut T {
-        self.0
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for Local<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Local").field(self.0).finish()
-    }
-}
-
-impl<S: Schema, T: Default + Send + 'static> SystemParam<S> for Local<'_, T> {
-    type State = T;
-    type Item<'w> = Local<'w, T>;
-    const ACCESS: Access = Access::NONE;
-    const CHECK: () = ();
-
-    fn init() -> T {
-        T::default()
-    }
-
-    fn fetch<'w>(state: &'w mut T, _: &mut SplitWorld<'w, S>) -> Local<'w, T> {
-        Local(state)
-    }
-}
-
 /// Fails (a compile error naming the component or resource) if two of a
 /// system's parameters conflict.
 const fn check_params<S: Schema>(params: &[Access]) {
@@ -420,6 +375,9 @@ pub struct SystemNode<S: Schema> {
     pub(crate) name: Cow<'static, str>,
     pub(crate) access: &'static [Access],
     pub(crate) kind: SystemKind<S>,
+    /// Whether a parameter is a [`Local`], whose value the system takes out
+    /// of the world for its stage.
+    pub(crate) has_locals: bool,
 }
 
 pub(crate) enum SystemKind<S: Schema> {
@@ -438,6 +396,8 @@ pub(crate) trait ParamSystem<S: Schema>: Send {
     fn run<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>);
     fn apply(&mut self, world: &mut World<S>);
     fn discard(&mut self);
+    fn check_out(&mut self, slots: &mut LocalSlots<'_>);
+    fn check_in(&mut self, slots: &mut LocalSlots<'_>);
 }
 
 /// A function and the states of its parameters.
@@ -474,6 +434,7 @@ where
             name: system_name(core::any::type_name::<Func>()),
             access: <Self as IntoSystem<S, Exclusive<S>>>::ACCESS,
             kind: SystemKind::Exclusive(Box::new(self)),
+            has_locals: false,
         }
     }
 }
@@ -534,6 +495,7 @@ macro_rules! impl_system {
                         state: ($($p::init(),)*),
                         params: PhantomData,
                     })),
+                    has_locals: 0 $(+ $p::LOCALS)* > 0,
                 }
             }
         }
@@ -569,6 +531,16 @@ macro_rules! impl_system {
             fn discard(&mut self) {
                 let ($($p,)*) = &mut self.state;
                 $($p::discard($p);)*
+            }
+
+            fn check_out(&mut self, slots: &mut LocalSlots<'_>) {
+                let ($($p,)*) = &mut self.state;
+                $($p::check_out($p, slots);)*
+            }
+
+            fn check_in(&mut self, slots: &mut LocalSlots<'_>) {
+                let ($($p,)*) = &mut self.state;
+                $($p::check_in($p, slots);)*
             }
         }
     };

@@ -1,6 +1,6 @@
 //! `Serialize` and `Deserialize` for [`World`] (feature `serde`).
 //!
-//! A save is a tuple of eight parts, in this order:
+//! A save is a tuple of nine parts, in this order:
 //!
 //! 1. the format tag, [`FORMAT`];
 //! 2. the header: the schema's name, its component names in bit order, its
@@ -16,7 +16,11 @@
 //! 7. the change state;
 //! 8. the sparse sets, one per sparse bit in bit order: `(owners, values)`,
 //!    the entity index of each dense slot and the column of values, in their
-//!    dense order. Every owner must be a live entity, named once.
+//!    dense order. Every owner must be a live entity, named once;
+//! 9. the systems' locals (see `system/local.rs`): per schedule that ran on
+//!    the world, its fingerprint and, per system, each `Local`'s value in
+//!    postcard's format with its checksum digest. They are decoded when their
+//!    system first runs on the loaded world, since only it knows their types.
 //!
 //! The caches (migration edges, matched tables) are not saved: a loaded
 //! world rebuilds them as it goes, with the same results.
@@ -29,6 +33,7 @@ use crate::save::{bounded, reject, take_reason, Bounded, LoadColumn, LoadError};
 use crate::schema::{Column, Schema};
 use crate::storage::{sparse_bits, Bins, EntityIndex, SparseSet, SparseSets, TableId, Tables};
 use crate::structure::EntityStore;
+use crate::system::Locals;
 use core::fmt;
 use core::marker::PhantomData;
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
@@ -37,11 +42,11 @@ use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
-/// this layout. 4: the header holds the sparse bits, and the sparse sets
+/// this layout. 5: the systems' locals follow the sparse sets. 4: the header holds the sparse bits, and the sparse sets
 /// follow the change state (3 had neither). 3: the entity part holds one
 /// generation per slot and the free list as a sequence (2 saved each slot as
 /// a `(kind, generation, next)` triple, and 1 had no change state).
-const FORMAT: u32 = 0xec5_0004;
+const FORMAT: u32 = 0xec5_0005;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
@@ -68,7 +73,7 @@ where
     S::Resources: Serialize,
 {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        let mut tuple = serializer.serialize_tuple(8)?;
+        let mut tuple = serializer.serialize_tuple(9)?;
         tuple.serialize_element(&FORMAT)?;
         tuple.serialize_element(&(
             S::NAME,
@@ -83,6 +88,7 @@ where
         tuple.serialize_element(&self.resources)?;
         tuple.serialize_element(self.store.changes())?;
         tuple.serialize_element(&SaveSparse(self.store.bins()))?;
+        tuple.serialize_element(&self.locals)?;
         tuple.end()
     }
 }
@@ -170,7 +176,7 @@ where
     S::Resources: Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_tuple(8, WorldVisitor::<S>(PhantomData))
+        deserializer.deserialize_tuple(9, WorldVisitor::<S>(PhantomData))
     }
 }
 
@@ -264,6 +270,9 @@ where
                 marker: PhantomData,
             })?
             .ok_or_else(|| cut("sparse sets"))?;
+        let locals = seq
+            .next_element::<Locals>()?
+            .ok_or_else(|| cut("systems' locals"))?;
         let entities = restore_entities(entities, &tables).map_err(reject::<A::Error>)?;
         let sparse = restore_sparse(sparse, &tables).map_err(reject::<A::Error>)?;
         let mut bins = Bins::<S>::default();
@@ -276,6 +285,7 @@ where
             store: EntityStore::from_parts(entities, tables, bins, changes),
             queries: RwLock::default(),
             resources,
+            locals,
         })
     }
 }

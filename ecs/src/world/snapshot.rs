@@ -4,7 +4,8 @@
 //! slots with their generations, the free list in its order and the pending
 //! reservations (so the next `spawn` returns the same [`Entity`] on both), the
 //! tables under the same ids with their rows in the same order (so queries
-//! iterate alike), the tag values, the resources, and the caches (migration
+//! iterate alike), the tag values, the resources, the values of the systems'
+//! [`Local`](crate::Local)s, and the caches (migration
 //! edges, matched tables), which are copied rather than rebuilt so that a
 //! restored world is as warm as its original.
 //!
@@ -59,6 +60,7 @@ where
             store,
             queries: RwLock::new(queries),
             resources: S::clone_resources(&self.resources),
+            locals: self.locals.clone(),
         }
     }
 
@@ -75,6 +77,7 @@ where
         cache.clone_from(&queries);
         cache.relabel(source.store.tables().layout(), self.store.tables().layout());
         S::clone_resources_from(&mut self.resources, &source.resources);
+        self.locals.clone_from(&source.locals);
     }
 }
 
@@ -114,7 +117,8 @@ impl<S: Schema> World<S> {
     /// caches: the entity slots (generations, locations, free-list order,
     /// pending reservations), the tables in order with their rows and
     /// values, the tag counts, the sparse sets (owners and values, in their
-    /// stored order) and the resources.
+    /// stored order), the resources, and the values of the systems'
+    /// [`Local`](crate::Local)s (each as the digest of its own `StableHash`).
     ///
     /// Exists when every component and resource is [`StableHash`]
     /// (`#[derive(schemecs::StableHash)]`).
@@ -169,6 +173,10 @@ impl<S: Schema> World<S> {
         // components and events.
         if uses_change_state::<S>() {
             self.store.changes().stable_hash(&mut hasher);
+        }
+        // The systems' locals, if a schedule with any ran on this world.
+        if !self.locals.is_empty() {
+            self.locals.stable_hash(&mut hasher);
         }
         hasher.finish()
     }

@@ -1,0 +1,400 @@
+//! A system's `Local` state is world state: a snapshot, a checksum and a
+//! save carry it, so a world that is rolled back, copied or loaded, and run
+//! by the same schedule or a new one with the same systems, goes on exactly
+//! as a straight run does (bevy_ggrs's `Local` pitfall, ruled out).
+
+use ecs::prelude::*;
+use ecs::StableHash;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[cfg(feature = "serde")]
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+struct Pos(i64);
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+struct Vel(i64);
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+struct Hp(i32);
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+struct Stun(u32);
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+struct Fired(u32);
+#[derive(Clone, Debug, Default, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+struct Log(Vec<String>);
+/// A seeded generator kept in the world, as rollback needs.
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+struct Dice(u64);
+
+impl Default for Dice {
+    fn default() -> Self {
+        Dice(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+impl Dice {
+    fn roll(&mut self, sides: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % sides
+    }
+}
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    vel: Vel,
+    #[ecs(track)]
+    hp: Hp,
+    #[ecs(sparse)]
+    stun: Stun,
+    #[ecs(event)]
+    fired: Fired,
+    #[ecs(resource)]
+    log: Log,
+    #[ecs(resource)]
+    dice: Dice,
+}
+
+/// Spawns a projectile when its cooldown (a `Local`) runs out; counts its
+/// shots in a second `Local`.
+fn fire(
+    mut cooldown: Local<u32>,
+    mut shots: Local<Vec<u32>>,
+    mut fired: EventWriter<Fired>,
+    mut dice: ResMut<Dice>,
+    mut commands: Commands<Game>,
+) {
+    if *cooldown > 0 {
+        *cooldown -= 1;
+        return;
+    }
+    let shot = shots.len() as u32;
+    shots.push(shot);
+    *cooldown = dice.roll(4) as u32;
+    let speed = 1 + dice.roll(3) as i64;
+    commands.spawn((Pos(0), Vel(speed), Hp(3 + shot as i32 % 4)));
+    fired.send(Fired(shot));
+}
+
+fn advance(mut movers: Query<(&mut Pos, &Vel)>) {
+    movers.for_each_mut(|(pos, vel)| pos.0 += vel.0);
+}
+
+/// Wears projectiles down; stuns some (a sparse component), despawns the
+/// spent.
+fn wear(
+    mut bodies: Query<(Entity, &mut Hp, &Pos), Without<Stun>>,
+    mut dice: ResMut<Dice>,
+    mut commands: Commands<Game>,
+) {
+    for (entity, hp, pos) in bodies.iter_mut() {
+        if pos.0 % 3 == 0 {
+            hp.0 -= 1;
+        }
+        if hp.0 <= 0 {
+            commands.despawn(entity);
+        } else if dice.roll(5) == 0 {
+            commands.insert(entity, (Stun(2),));
+        }
+    }
+}
+
+fn recover(mut stunned: Query<(Entity, &mut Stun)>, mut commands: Commands<Game>) {
+    for (entity, stun) in stunned.iter_mut() {
+        stun.0 -= 1;
+        if stun.0 == 0 {
+            commands.remove::<Stun>(entity);
+        }
+    }
+}
+
+/// Logs what changed since its last run, with a running count of its own.
+fn watch(
+    changed: Query<(Entity, &Hp), Changed<Hp>>,
+    fired: EventReader<Fired>,
+    mut seen: Local<u64>,
+    mut log: ResMut<Log>,
+) {
+    let changes: Vec<String> = changed
+        .iter()
+        .map(|(entity, hp)| format!("{}:{}", entity.index(), hp.0))
+        .collect();
+    let shots: Vec<u32> = fired.read().map(|shot| shot.0).collect();
+    *seen += changes.len() as u64 + shots.len() as u64;
+    log.0.push(format!(
+        "seen {} changed {changes:?} fired {shots:?}",
+        *seen
+    ));
+}
+
+fn schedule() -> Schedule<Game> {
+    let mut schedule = Schedule::new();
+    schedule
+        .add(fire)
+        .add(advance)
+        .add(wear)
+        .add(recover)
+        .add(watch);
+    schedule
+}
+
+/// Runs `frames` frames and returns the log lines they added.
+fn run(schedule: &mut Schedule<Game>, world: &mut World<Game>, frames: usize) -> Vec<String> {
+    let from = world.resource::<Log>().0.len();
+    for _ in 0..frames {
+        schedule.run(world);
+    }
+    world.resource::<Log>().0[from..].to_vec()
+}
+
+const N: usize = 40;
+const M: usize = 30;
+
+/// The log of frames N..N+M of a straight run, and the checksum after it.
+fn straight() -> (Vec<String>, u64) {
+    let mut world = World::<Game>::new();
+    let mut schedule = schedule();
+    run(&mut schedule, &mut world, N);
+    let log = run(&mut schedule, &mut world, M);
+    (log, world.checksum())
+}
+
+#[test]
+fn a_rollback_restores_every_local_and_replays_exactly() {
+    let (expected_log, expected_sum) = straight();
+    let mut world = World::<Game>::new();
+    let mut schedule = schedule();
+    run(&mut schedule, &mut world, N);
+    let snapshot = world.clone();
+    let first = run(&mut schedule, &mut world, M);
+    assert_eq!(first, expected_log);
+    world.clone_from(&snapshot);
+    let again = run(&mut schedule, &mut world, M);
+    assert_eq!(again, expected_log);
+    assert_eq!(world.checksum(), expected_sum);
+}
+
+#[test]
+fn a_new_schedule_over_a_copy_goes_on_exactly() {
+    let (expected_log, expected_sum) = straight();
+    let mut world = World::<Game>::new();
+    run(&mut schedule(), &mut world, N);
+    let mut copy = world.clone();
+    // Neither the schedule that ran nor its world: a new schedule with the
+    // same systems, over a copy.
+    drop(world);
+    let log = run(&mut schedule(), &mut copy, M);
+    assert_eq!(log, expected_log);
+    assert_eq!(copy.checksum(), expected_sum);
+}
+
+#[test]
+fn the_sequential_and_the_parallel_run_keep_the_same_locals() {
+    let (expected_log, expected_sum) = straight();
+    for threads in [1, 2, 4] {
+        for force in [Some(true), Some(false), None] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let (log, sum) = pool.install(|| {
+                let mut world = World::<Game>::new();
+                let mut schedule = schedule();
+                schedule.force_parallel(force);
+                // Alternate the two runs: both take the locals from the world.
+                for frame in 0..N {
+                    if frame % 2 == 0 {
+                        schedule.run(&mut world);
+                    } else {
+                        schedule.run_sequential(&mut world);
+                    }
+                }
+                let log = run(&mut schedule, &mut world, M);
+                (log, world.checksum())
+            });
+            assert_eq!(log, expected_log, "{threads} threads, forced {force:?}");
+            assert_eq!(sum, expected_sum, "{threads} threads, forced {force:?}");
+        }
+    }
+}
+
+#[derive(Clone, Default, StableHash)]
+#[cfg_attr(feature = "serde", derive(Serialize, Deserialize))]
+struct Counted(u64);
+
+#[derive(Schema)]
+struct Small {
+    pos: Pos,
+    #[ecs(resource)]
+    counted: Counted,
+}
+
+fn count(mut runs: Local<u64>, mut counted: ResMut<Counted>) {
+    *runs += 1;
+    counted.0 = *runs;
+}
+
+#[test]
+fn the_checksum_tells_apart_worlds_whose_locals_differ() {
+    #[derive(Schema)]
+    struct Hashed {
+        pos: Pos,
+    }
+    fn tick(mut runs: Local<u64>) {
+        *runs += 1;
+    }
+    let mut schedule = Schedule::<Hashed>::new();
+    schedule.add(tick);
+    let mut world = World::<Hashed>::new();
+    let empty = world.checksum();
+    schedule.run(&mut world);
+    let once = world.checksum();
+    assert_ne!(once, empty, "a schedule's locals are part of the world");
+    let copy = world.clone();
+    assert_eq!(copy.checksum(), once);
+    schedule.run(&mut world);
+    // Nothing but the local changed.
+    assert_ne!(world.checksum(), once);
+    assert_eq!(world.len(), copy.len());
+}
+
+#[test]
+fn each_schedule_and_each_system_keeps_its_own_locals() {
+    let mut world = World::<Small>::new();
+    let mut twice = Schedule::<Small>::new();
+    twice.add(count).add(count);
+    let mut other = Schedule::<Small>::new();
+    other.add_named("other count", count);
+    twice.run(&mut world);
+    twice.run(&mut world);
+    assert_eq!(world.resource::<Counted>().0, 2);
+    other.run(&mut world);
+    assert_eq!(world.resource::<Counted>().0, 1, "its own count");
+    twice.run(&mut world);
+    assert_eq!(world.resource::<Counted>().0, 3);
+    // Another world: counts of its own.
+    let mut fresh = World::<Small>::new();
+    twice.run(&mut fresh);
+    assert_eq!(fresh.resource::<Counted>().0, 1);
+}
+
+#[test]
+fn a_world_holding_another_type_in_a_locals_place_is_a_clear_panic() {
+    fn count_small(mut runs: Local<u8>, mut counted: ResMut<Counted>) {
+        *runs += 1;
+        counted.0 = u64::from(*runs);
+    }
+    let mut world = World::<Small>::new();
+    let mut first = Schedule::<Small>::new();
+    first.add_named("count", count);
+    first.run(&mut world);
+    let mut second = Schedule::<Small>::new();
+    second.add_named("count", count_small);
+    let panic = catch_unwind(AssertUnwindSafe(|| second.run(&mut world))).unwrap_err();
+    let message = panic.downcast_ref::<String>().unwrap();
+    assert!(
+        message.contains("system `count` keeps a `Local<u8>`")
+            && message.contains("the world holds a `u64`")
+            && message.contains("Schedule::add_named"),
+        "{message}"
+    );
+    // The first schedule's value is where it was.
+    first.run(&mut world);
+    assert_eq!(world.resource::<Counted>().0, 2);
+}
+
+#[test]
+fn a_panicking_system_leaves_its_local_in_the_world() {
+    fn brittle(mut runs: Local<u64>, mut counted: ResMut<Counted>) {
+        *runs += 1;
+        counted.0 = *runs;
+        assert!(*runs != 2, "second run");
+    }
+    for sequential in [false, true] {
+        let mut world = World::<Small>::new();
+        let mut schedule = Schedule::<Small>::new();
+        schedule.add(brittle);
+        schedule.run(&mut world);
+        let run = |schedule: &mut Schedule<Small>, world: &mut World<Small>| {
+            if sequential {
+                schedule.run_sequential(world);
+            } else {
+                schedule.run(world);
+            }
+        };
+        assert!(catch_unwind(AssertUnwindSafe(|| run(&mut schedule, &mut world))).is_err());
+        // The value the system had when it panicked is in the world: a copy
+        // run by a new schedule goes on from it.
+        let mut copy = world.clone();
+        let mut fresh = Schedule::<Small>::new();
+        fresh.add(brittle);
+        run(&mut fresh, &mut copy);
+        assert_eq!(copy.resource::<Counted>().0, 3, "sequential: {sequential}");
+    }
+}
+
+#[cfg(feature = "serde")]
+mod save {
+    use super::*;
+
+    #[test]
+    fn a_loaded_world_goes_on_exactly_under_a_new_schedule() {
+        let (expected_log, expected_sum) = straight();
+        let mut world = World::<Game>::new();
+        run(&mut schedule(), &mut world, N);
+        let bytes = postcard::to_allocvec(&world).unwrap();
+        let json = serde_json::to_string(&world).unwrap();
+        for mut loaded in [
+            postcard::from_bytes::<World<Game>>(&bytes).unwrap(),
+            serde_json::from_str::<World<Game>>(&json).unwrap(),
+        ] {
+            // Before any system decodes its locals, the loaded world hashes
+            // and saves as the saved one did.
+            assert_eq!(loaded.checksum(), world.checksum());
+            assert_eq!(postcard::to_allocvec(&loaded).unwrap(), bytes);
+            assert_eq!(loaded.clone().checksum(), world.checksum());
+            let log = run(&mut schedule(), &mut loaded, M);
+            assert_eq!(log, expected_log);
+            assert_eq!(loaded.checksum(), expected_sum);
+        }
+    }
+
+    #[test]
+    fn a_saved_local_that_is_not_a_value_of_its_type_is_a_clear_panic() {
+        let mut world = World::<Small>::new();
+        let mut schedule = Schedule::<Small>::new();
+        schedule.add(count);
+        schedule.run(&mut world);
+        // The local (a u64 of 1) saves as postcard's one byte 1 and its
+        // digest; a u64 of 300 takes two bytes, which the edited save keeps
+        // but the digest no longer matches.
+        let json = serde_json::to_string(&world).unwrap();
+        let edited = json.replacen("[[[[1],", "[[[[172,2],", 1);
+        assert_ne!(
+            edited, json,
+            "the save's locals are where the test expects: {json}"
+        );
+        let mut loaded: World<Small> = serde_json::from_str(&edited).unwrap();
+        let panic = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut loaded))).unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert!(
+            message.contains("system `count` keeps a `Local<u64>`")
+                && message.contains("a value whose checksum differs"),
+            "{message}"
+        );
+        let truncated = json.replacen("[[[[1],", "[[[[],", 1);
+        let mut loaded: World<Small> = serde_json::from_str(&truncated).unwrap();
+        let panic = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut loaded))).unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert!(message.contains("bytes that are not one"), "{message}");
+    }
+}

@@ -1,0 +1,24 @@
+use ecs::prelude::*;
+use ecs::StableHash;
+
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct Pos(f32);
+
+// Everything a `Local` needs but `Serialize` and `Deserialize`: with feature
+// `serde`, a save writes every system's locals.
+#[derive(Clone, Default, StableHash)]
+struct Cooldown(u32);
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+}
+
+fn fire(mut cooldown: Local<Cooldown>) {
+    cooldown.0 = cooldown.0.saturating_sub(1);
+}
+
+fn main() {
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(fire);
+}
