@@ -867,3 +867,65 @@ fn a_change_just_before_a_run_is_seen_when_the_tick_wrapped_since_the_last() {
         assert_eq!(seen[1], [ids[0]], "2^32 - {short} ticks after");
     }
 }
+
+/// Fixed step: despawns every entity with `Hp`, one per step.
+fn reap_one(q: Query<(Entity, &Hp)>, mut commands: Commands<Game>) {
+    if let Some((entity, _)) = q.iter().next() {
+        commands.despawn(entity);
+    }
+}
+
+/// Frame: lists what lost `Hp` since its last run, and what `Pos` changed.
+fn frame_watch(
+    removed: Removed<Hp>,
+    moved: Query<Entity, Changed<Pos>>,
+    mut gone: ResMut<Gone>,
+    mut seen: ResMut<Seen>,
+) {
+    gone.0.push(removed.iter().collect());
+    seen.0.push(moved.iter().collect());
+}
+
+#[test]
+fn removals_and_changes_made_in_one_schedule_reach_another_once_whatever_the_ratio_of_runs() {
+    let mut world = World::<Game>::new();
+    let victims: Vec<Entity> = (0..20).map(|_| world.spawn((Hp(1),))).collect();
+    let mut fixed = Schedule::<Game>::new();
+    fixed.add(reap_one).add(mover);
+    let mut frame = Schedule::<Game>::new();
+    frame.add(frame_watch);
+    let movers = world.spawn((Pos(0), Vel(1)));
+    // A schedule's first run on a world reads what is still kept; from then
+    // on the world keeps what it has not read until it runs again.
+    frame.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [vec![movers]]);
+    // Fixed steps per frame: several, none, one.
+    let steps = [3, 0, 0, 1, 4, 0, 2];
+    let mut dead: Vec<Entity> = Vec::new();
+    for (number, &n) in steps.iter().enumerate() {
+        // The victims of this frame's steps, in the order they died.
+        let mut expected = Vec::new();
+        for _ in 0..n {
+            fixed.run(&mut world);
+            for &victim in &victims {
+                if !world.is_alive(victim) && !dead.contains(&victim) {
+                    dead.push(victim);
+                    expected.push(victim);
+                }
+            }
+        }
+        assert_eq!(expected.len(), n, "frame {number}: one death per step");
+        frame.run(&mut world);
+        assert_eq!(
+            world.resource::<Gone>().0[number + 1],
+            expected,
+            "frame {number}"
+        );
+        let moved = if n > 0 { vec![movers] } else { vec![] };
+        assert_eq!(
+            world.resource::<Seen>().0[number + 1],
+            moved,
+            "frame {number}"
+        );
+    }
+}

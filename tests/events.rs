@@ -380,3 +380,187 @@ fn queues_readers_and_writers_say_what_they_hold() {
         )]
     );
 }
+
+// Across schedules: a fixed-step schedule that runs 0, 1 or several times a
+// frame, and a per-frame schedule, on one world. Each reader sees each event
+// of the other schedule exactly once, in send order, whatever the ratio.
+
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Killed(u32);
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct FrameStarted(u32);
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Tally {
+    kills_sent: u32,
+    gold: Vec<u32>,
+    frames_sent: u32,
+    frames_seen: Vec<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Spot(i32);
+
+#[derive(Schema)]
+struct Split {
+    spot: Spot,
+    #[ecs(event)]
+    killed: Killed,
+    #[ecs(event)]
+    frame_started: FrameStarted,
+    #[ecs(resource)]
+    tally: Tally,
+}
+
+/// Fixed step: reads the frames started since its last step.
+fn see_frames(frames: EventReader<FrameStarted>, mut tally: ResMut<Tally>) {
+    tally.frames_seen.extend(frames.read().map(|frame| frame.0));
+}
+
+/// Fixed step: kills two enemies.
+fn kill(mut tally: ResMut<Tally>, mut killed: EventWriter<Killed>) {
+    for _ in 0..2 {
+        killed.send(Killed(tally.kills_sent));
+        tally.kills_sent += 1;
+    }
+}
+
+/// Frame: one gold per kill.
+fn award(killed: EventReader<Killed>, mut tally: ResMut<Tally>) {
+    tally.gold.extend(killed.read().map(|kill| kill.0));
+}
+
+/// Frame: announces itself, after `award`.
+fn start_frame(mut tally: ResMut<Tally>, mut frames: EventWriter<FrameStarted>) {
+    frames.send(FrameStarted(tally.frames_sent));
+    tally.frames_sent += 1;
+}
+
+fn fixed_schedule() -> Schedule<Split> {
+    let mut fixed = Schedule::new();
+    fixed.add(see_frames).add(kill);
+    fixed
+}
+
+fn frame_schedule() -> Schedule<Split> {
+    let mut frame = Schedule::new();
+    frame.add(award).add(start_frame);
+    frame
+}
+
+/// Fixed steps per frame: none for long stretches, one, or several.
+const STEPS: [u32; 16] = [1, 0, 3, 0, 0, 2, 1, 5, 0, 0, 0, 0, 1, 2, 4, 0];
+
+/// Runs frames `frames` of the pattern, each its fixed steps then the
+/// frame schedule. Returns the frames announced before the last fixed step.
+fn play(
+    world: &mut World<Split>,
+    fixed: &mut Schedule<Split>,
+    frame: &mut Schedule<Split>,
+    frames: core::ops::Range<usize>,
+) {
+    for number in frames {
+        for _ in 0..STEPS[number % STEPS.len()] {
+            fixed.run(world);
+        }
+        frame.run(world);
+    }
+}
+
+/// What each reader must have seen after the first `frames` frames: every
+/// kill once, in order (the frame schedule runs after each frame's steps);
+/// every frame announced before the last fixed step, once, in order.
+fn expected(frames: usize) -> Tally {
+    let steps: Vec<u32> = (0..frames).map(|n| STEPS[n % STEPS.len()]).collect();
+    let kills = 2 * steps.iter().sum::<u32>();
+    let last_step_frame = steps.iter().rposition(|&n| n > 0).unwrap_or(0);
+    Tally {
+        kills_sent: kills,
+        gold: (0..kills).collect(),
+        frames_sent: frames as u32,
+        frames_seen: (0..last_step_frame as u32).collect(),
+    }
+}
+
+#[test]
+fn an_event_reaches_the_readers_of_every_schedule_once_whatever_the_ratio_of_runs() {
+    let mut world = World::<Split>::new();
+    let (mut fixed, mut frame) = (fixed_schedule(), frame_schedule());
+    for frames in [1, 2, 5, 16, 40, 100] {
+        let mut world_at = World::<Split>::new();
+        play(
+            &mut world_at,
+            &mut fixed_schedule(),
+            &mut frame_schedule(),
+            0..frames,
+        );
+        assert_eq!(
+            *world_at.resource::<Tally>(),
+            expected(frames),
+            "{frames} frames"
+        );
+    }
+    play(&mut world, &mut fixed, &mut frame, 0..100);
+    // Nothing is kept that every reader has seen: the queues hold at most
+    // what the last runs of each schedule sent.
+    assert!(
+        world.events::<Killed>().len() <= 2 * 5,
+        "{}",
+        world.events::<Killed>().len()
+    );
+}
+
+#[test]
+fn events_across_schedules_survive_a_snapshot_taken_between_any_two_runs() {
+    let straight = expected(48);
+    for cut in [3, 9, 10, 11, 30] {
+        let mut world = World::<Split>::new();
+        play(
+            &mut world,
+            &mut fixed_schedule(),
+            &mut frame_schedule(),
+            0..cut,
+        );
+        // A copy, run by new schedules with the same systems.
+        let mut copy = world.clone();
+        drop(world);
+        play(
+            &mut copy,
+            &mut fixed_schedule(),
+            &mut frame_schedule(),
+            cut..48,
+        );
+        assert_eq!(*copy.resource::<Tally>(), straight, "cut after frame {cut}");
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn events_across_schedules_survive_a_save_and_load() {
+    let straight = expected(48);
+    for cut in [3, 10, 30] {
+        let mut world = World::<Split>::new();
+        play(
+            &mut world,
+            &mut fixed_schedule(),
+            &mut frame_schedule(),
+            0..cut,
+        );
+        let bytes = postcard::to_allocvec(&world).unwrap();
+        let mut loaded: World<Split> = postcard::from_bytes(&bytes).unwrap();
+        play(
+            &mut loaded,
+            &mut fixed_schedule(),
+            &mut frame_schedule(),
+            cut..48,
+        );
+        assert_eq!(
+            *loaded.resource::<Tally>(),
+            straight,
+            "cut after frame {cut}"
+        );
+    }
+}

@@ -285,6 +285,17 @@ fn each_schedule_and_each_system_keeps_its_own_locals() {
     let mut fresh = World::<Small>::new();
     twice.run(&mut fresh);
     assert_eq!(fresh.resource::<Counted>().0, 1);
+    // Forgotten by a world, a schedule starts afresh there.
+    assert!(twice.forget(&mut world));
+    assert!(!twice.forget(&mut world));
+    twice.run(&mut world);
+    assert_eq!(world.resource::<Counted>().0, 1);
+    other.run(&mut world);
+    assert_eq!(
+        world.resource::<Counted>().0,
+        2,
+        "the other schedule's count is kept"
+    );
 }
 
 #[test]

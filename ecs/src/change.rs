@@ -596,6 +596,9 @@ impl Changes {
     /// start, and advances the tick past the run.
     pub(crate) fn begin_run(&mut self, fingerprint: u64, systems: u32) -> (u32, Option<u32>) {
         let base = self.tick;
+        // Before this schedule's own start moves: its readers still need
+        // what was sent since its previous run.
+        let keep_from = self.keep_from(base);
         let previous = match self.schedules.iter_mut().find(|(f, _)| *f == fingerprint) {
             Some((_, start)) => Some(core::mem::replace(start, base)),
             None => {
@@ -603,19 +606,45 @@ impl Changes {
                 None
             }
         };
-        self.start_run(base);
+        self.start_run(base, keep_from);
         self.tick = base.wrapping_add(systems);
         (base, previous)
     }
 
+    /// The oldest tick a reader may still need at tick `now`, before a run
+    /// or mark starts there: the start of the last run or mark before it,
+    /// or, if older, the start of the last run of any schedule that has run
+    /// on this world. A reader reads what was sent after its own previous
+    /// run, and a schedule may not run for many runs of another (a fixed
+    /// step skipped for some frames), so what every schedule's readers have
+    /// not seen yet is kept until that schedule runs again.
+    pub(crate) fn keep_from(&self, now: u32) -> u32 {
+        let age = |tick: u32| now.wrapping_sub(tick);
+        let mut oldest = self.run_starts[1];
+        for &(_, start) in &self.schedules {
+            if age(start) > age(oldest) {
+                oldest = start;
+            }
+        }
+        oldest
+    }
+
     /// Records that a run (or a `clear_trackers` mark) starts at tick
-    /// `start`, and drops the removals logged before the previous one.
-    pub(crate) fn start_run(&mut self, start: u32) {
+    /// `start`, and drops the removals logged before `keep_from` (see
+    /// [`Changes::keep_from`]).
+    pub(crate) fn start_run(&mut self, start: u32, keep_from: u32) {
         self.run_starts = [self.run_starts[1], start];
-        let keep_from = self.run_starts[0];
         for log in &mut self.removed {
             log.retain(|&(_, tick)| start.wrapping_sub(tick) <= start.wrapping_sub(keep_from));
         }
+    }
+
+    /// Forgets schedule `fingerprint`: where its last run started, which
+    /// held back what its readers had not seen. Whether it was known.
+    pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
+        let before = self.schedules.len();
+        self.schedules.retain(|&(f, _)| f != fingerprint);
+        self.schedules.len() != before
     }
 
     /// Whether the tick has moved far enough since the last sweep that the

@@ -8,12 +8,22 @@
 //! (see [`crate::change`]): after its previous run, up to its current one.
 //! On the sequential run that means: each reader sees each event exactly
 //! once, in the order sent; a reader after the writer in program order sees
-//! it in the same run, a reader before it in the next run. At the start of
-//! each schedule run the events sent before the previous run started are
-//! dropped, so an event lives through two runs at most. With several
-//! schedules on one world, the runs of all of them count: a reader should
-//! run in every schedule run that can follow its writer's, or read in the
-//! same schedule as the writer.
+//! it in the same run, a reader before it in the next run.
+//!
+//! **Several schedules on one world.** Ticks are the world's, so a reader's
+//! window also covers what the other schedules sent since its last run: an
+//! event sent in one schedule reaches the readers of every other schedule of
+//! the world exactly once, in send order, however often each runs (a fixed
+//! step run 0, 1 or 5 times a frame, a per-frame schedule after it). Hence
+//! the lifetime of an event: it is dropped at the start of a run (or a
+//! [`World::clear_trackers`] mark) once it is older than both the previous
+//! run or mark and the last run of every schedule that has run on the world.
+//! With one schedule, an event lives through two runs at most; with
+//! several, until each has run once after it. A schedule that will never run
+//! on a world again holds events back: [`Schedule::forget`] it. A schedule's
+//! first run on a world reads every event still kept.
+//!
+//! [`Schedule::forget`]: crate::Schedule::forget
 
 use crate::change::{clamp, ChangeWindow};
 use crate::lend::Lent;
@@ -50,8 +60,9 @@ pub trait Event<S: Schema>: Sized + Send + Sync + 'static {
     fn queue_mut(resources: &mut S::Resources) -> &mut Events<Self>;
 }
 
-/// The queue of one event type: the events sent in the last two schedule
-/// runs, in the order sent, each with the tick it was sent at.
+/// The queue of one event type: the events some reader may not have read
+/// yet (see the [module](self) on their lifetime), in the order sent, each
+/// with the tick it was sent at.
 ///
 /// A world keeps one per `#[ecs(event)]` field, as a resource: systems send
 /// with [`EventWriter`] and read with [`EventReader`]; outside systems use
@@ -107,7 +118,7 @@ impl<T: StableHash> StableHash for Events<T> {
 }
 
 impl<T> Events<T> {
-    /// Number of events kept (sent in the last two schedule runs).
+    /// Number of events kept (those some reader may not have read yet).
     pub fn len(&self) -> usize {
         self.queue.len()
     }

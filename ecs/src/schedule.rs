@@ -233,6 +233,46 @@ impl<S: Schema> Schedule<S> {
         })
     }
 
+    /// Makes `world` forget this schedule: where its last run started and
+    /// its systems' [`Local`](crate::Local)s. Returns whether it had run on
+    /// `world`. A later run starts afresh, as on a world it never ran on
+    /// (its readers see every event and change not dropped yet, its locals
+    /// start from `Default`).
+    ///
+    /// A world keeps every event and removal record until each schedule
+    /// that has run on it has run again, so that readers in a schedule that
+    /// runs rarely (a fixed step skipped for a few frames) miss nothing. A
+    /// schedule that will never run on `world` again (a menu's, a level's)
+    /// would hold them back for as long as the world lives: forget it.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// struct Pos(i32);
+    /// struct Hit(u32);
+    /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(event)] hit: Hit }
+    ///
+    /// fn shoot(mut hits: EventWriter<Hit>) { hits.send(Hit(1)); }
+    /// fn listen(hits: EventReader<Hit>) { let _ = hits.len(); }
+    ///
+    /// let mut world = World::<Game>::new();
+    /// let mut menu = Schedule::<Game>::new();
+    /// menu.add(listen);
+    /// menu.run(&mut world);
+    /// let mut play = Schedule::<Game>::new();
+    /// play.add(shoot);
+    /// for _ in 0..10 {
+    ///     play.run(&mut world);
+    /// }
+    /// // The menu's reader has not read them yet: all ten are kept.
+    /// assert_eq!(world.events::<Hit>().len(), 10);
+    /// assert!(menu.forget(&mut world));
+    /// play.run(&mut world);
+    /// assert_eq!(world.events::<Hit>().len(), 2);
+    /// ```
+    pub fn forget(&mut self, world: &mut World<S>) -> bool {
+        world.forget_schedule(self.fingerprint())
+    }
+
     /// Makes [`Schedule::run`] hand every stage of several systems to the
     /// thread pool (`Some(true)`), run every stage on the calling thread
     /// (`Some(false)`), or decide from measurements (`None`, the default).

@@ -607,9 +607,9 @@ impl<S: Schema> World<S> {
         let mark = changes.tick;
         changes.marked = mark;
         // What comes after the mark starts at the next tick.
-        changes.start_run(mark.wrapping_add(1));
+        let keep_from = changes.keep_from(mark.wrapping_add(1));
+        changes.start_run(mark.wrapping_add(1), keep_from);
         changes.tick = mark.wrapping_add(1);
-        let keep_from = changes.run_starts[0];
         S::prune_events(&mut self.resources, keep_from, mark);
         self.sweep_if_due();
     }
@@ -687,11 +687,18 @@ impl<S: Schema> World<S> {
         fingerprint: u64,
         systems: u32,
     ) -> (u32, Option<u32>) {
+        let keep_from = self.store.changes().keep_from(self.store.changes().tick);
         let (base, previous) = self.store.changes_mut().begin_run(fingerprint, systems);
-        let keep_from = self.store.changes().run_starts[0];
         S::prune_events(&mut self.resources, keep_from, base);
         self.sweep_if_due();
         (base, previous)
+    }
+
+    /// Forgets what this world keeps for schedule `fingerprint` (see
+    /// [`Schedule::forget`](crate::Schedule::forget)). Whether it had run here.
+    pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
+        self.locals.forget_schedule(fingerprint);
+        self.store.changes_mut().forget_schedule(fingerprint)
     }
 
     /// The values of the systems' locals.

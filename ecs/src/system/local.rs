@@ -398,6 +398,12 @@ impl Locals {
         }
     }
 
+    /// Drops the locals of schedule `fingerprint`.
+    pub(crate) fn forget_schedule(&mut self, fingerprint: u64) {
+        self.schedules
+            .retain(|schedule| schedule.fingerprint != fingerprint);
+    }
+
     /// Whether no schedule with a `Local` ran on the world.
     pub(crate) fn is_empty(&self) -> bool {
         self.schedules.is_empty()
