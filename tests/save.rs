@@ -701,3 +701,77 @@ fn removal_logs_round_trip_and_logs_the_schema_cannot_have_are_rejected() {
         "{error}"
     );
 }
+
+/// A world with a free list of `free` slots and `from_list` of them
+/// reserved, saved as JSON, with its reservations edited by `edit`.
+fn reserved_save(free: usize, from_list: usize, edit: impl FnOnce(&mut Value)) -> Value {
+    let mut world = World::<Game>::new();
+    let entities: Vec<Entity> = (0..10).map(|i| world.spawn((Vel(f64::from(i)),))).collect();
+    for &entity in entities.iter().take(free) {
+        world.despawn(entity).unwrap();
+    }
+    let mut buffer = CommandBuffer::<Game>::new();
+    for _ in 0..from_list {
+        buffer.commands(&world).spawn((Vel(1.0),));
+    }
+    let mut value = serde_json::to_value(&world).unwrap();
+    edit(&mut value);
+    value
+}
+
+#[test]
+fn reservations_may_reach_the_last_entity_index_but_not_run_past_it() {
+    // Ten slots, none free: fresh reservations may take every index up to
+    // the last (u32::MAX - 1), that is u32::MAX - 10 of them.
+    let room = u64::from(u32::MAX) - 10;
+    let fits = reserved_save(0, 0, |s| s[2][3] = json!(room));
+    let loaded = serde_json::from_value::<World<Game>>(fits);
+    assert!(loaded.is_ok(), "{:?}", loaded.err());
+    let past = reserved_save(0, 0, |s| s[2][3] = json!(room + 1));
+    let error = serde_json::from_value::<World<Game>>(past).unwrap_err();
+    expect(error.to_string(), "run past the last entity index");
+    // Fresh reservations come after the whole free list only.
+    let early = reserved_save(3, 2, |s| s[2][3] = json!(1));
+    let error = serde_json::from_value::<World<Game>>(early).unwrap_err();
+    expect(
+        error.to_string(),
+        "reservations take the whole free list before fresh slots",
+    );
+}
+
+#[test]
+fn a_loaded_world_goes_on_reserving_where_the_saved_one_was() {
+    // Part of the free list reserved, all of it, all of it and more, and
+    // fresh slots only.
+    for (free, from_list) in [(4, 1), (4, 3), (4, 4), (4, 6), (0, 2)] {
+        let case = format!("{free} free, {from_list} reserved");
+        // A world that never went through a save, made the same way.
+        let original = || {
+            let mut world = World::<Game>::new();
+            let entities: Vec<Entity> =
+                (0..10).map(|i| world.spawn((Vel(f64::from(i)),))).collect();
+            for &entity in entities.iter().take(free) {
+                world.despawn(entity).unwrap();
+            }
+            let mut buffer = CommandBuffer::<Game>::new();
+            for _ in 0..from_list {
+                buffer.commands(&world).spawn((Vel(1.0),));
+            }
+            world
+        };
+        let save = reserved_save(free, from_list, |_| {});
+        let loaded = || serde_json::from_value::<World<Game>>(save.clone()).unwrap();
+        // The next reservations agree...
+        let reserve = |world: &World<Game>| -> Vec<Entity> {
+            let mut buffer = CommandBuffer::<Game>::new();
+            (0..3)
+                .map(|_| buffer.commands(world).spawn((Vel(2.0),)))
+                .collect()
+        };
+        assert_eq!(reserve(&loaded()), reserve(&original()), "{case}");
+        // ...and so does a spawn, which makes the reservations alive first.
+        let (mut loaded, mut original) = (loaded(), original());
+        assert_eq!(loaded.spawn((Frozen,)), original.spawn((Frozen,)), "{case}");
+        assert_eq!(loaded.len(), original.len(), "{case}");
+    }
+}
