@@ -316,6 +316,8 @@ pub struct GgrsRunner<S: Schema, C: Config> {
     /// The frame `world` is at: the number of frames advanced since frame 0,
     /// as GGRS counts them (a load sets it back).
     frame: Frame,
+    /// Loads handled.
+    rollbacks: u64,
     config: PhantomData<fn() -> C>,
 }
 
@@ -354,6 +356,7 @@ where
             schedule,
             ring,
             frame: 0,
+            rollbacks: 0,
             config: PhantomData,
         }
     }
@@ -427,6 +430,7 @@ where
         }
         self.world.clone_from(&snapshot.world);
         self.frame = frame;
+        self.rollbacks += 1;
         Ok(())
     }
 
@@ -466,6 +470,12 @@ impl<S: Schema, C: Config> GgrsRunner<S, C> {
     /// counts them (a load sets it back to the frame loaded).
     pub fn frame(&self) -> Frame {
         self.frame
+    }
+
+    /// The number of rollbacks so far: loads handled. (A sync test loads
+    /// once a frame; a peer loads when a prediction turned out wrong.)
+    pub fn rollbacks(&self) -> u64 {
+        self.rollbacks
     }
 
     /// The number of snapshots in the ring.

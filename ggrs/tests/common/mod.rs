@@ -5,6 +5,8 @@
 
 #![allow(dead_code, reason = "each test binary uses part of this module")]
 
+pub mod net;
+
 use schemecs::prelude::*;
 use schemecs::StableHash;
 use schemecs_ggrs::ggrs::{self, PredictRepeatLast};
