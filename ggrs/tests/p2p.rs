@@ -12,17 +12,15 @@
 
 mod common;
 
-use common::net::{LossySocket, Traffic};
+use common::net::{LossySocket, TrafficCounts};
 use common::{Arena, Net, Stats};
 use schemecs_ggrs::ggrs::{
     DesyncDetection, Frame, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder,
     SessionState, SpectatorSession,
 };
 use schemecs_ggrs::GgrsRunner;
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 const SEED: u64 = 0x9295;
@@ -42,7 +40,7 @@ struct Peer {
     checksums: HashMap<Frame, u128>,
     /// Frames not advanced because the other peer was too far behind.
     stalls: u32,
-    traffic: Rc<Cell<Traffic>>,
+    traffic: TrafficCounts,
 }
 
 impl Peer {

@@ -48,7 +48,7 @@ impl SplitMix {
 
     /// A number in `0..n`.
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 
     /// A number in `-r..=r`.

@@ -4,10 +4,9 @@
 
 use super::SplitMix;
 use schemecs_ggrs::ggrs::{Message, NonBlockingSocket};
-use std::cell::Cell;
 use std::io::ErrorKind;
 use std::net::{SocketAddr, UdpSocket};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// What a socket did to the packets it was given.
@@ -17,6 +16,20 @@ pub struct Traffic {
     pub dropped: u64,
     pub delayed: u64,
     pub received: u64,
+}
+
+/// A socket's [`Traffic`], readable after a session took the socket.
+#[derive(Clone, Debug, Default)]
+pub struct TrafficCounts(Arc<Mutex<Traffic>>);
+
+impl TrafficCounts {
+    pub fn get(&self) -> Traffic {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn update(&self, update: impl FnOnce(&mut Traffic)) {
+        update(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner));
+    }
 }
 
 /// A non-blocking UDP socket bound to `127.0.0.1`. Of the packets sent,
@@ -30,8 +43,7 @@ pub struct LossySocket {
     /// Packets held back: when each is due, where it goes, its bytes.
     held: Vec<(Instant, SocketAddr, Vec<u8>)>,
     buffer: Vec<u8>,
-    /// Shared with whoever asked (`traffic`): the session owns the socket.
-    traffic: Rc<Cell<Traffic>>,
+    traffic: TrafficCounts,
 }
 
 impl LossySocket {
@@ -46,7 +58,7 @@ impl LossySocket {
             max_delay,
             held: Vec::new(),
             buffer: vec![0; 4096],
-            traffic: Rc::default(),
+            traffic: TrafficCounts::default(),
         }
     }
 
@@ -76,15 +88,13 @@ impl LossySocket {
         });
     }
 
-    /// The socket's counts, readable after a session took the socket.
-    pub fn traffic(&self) -> Rc<Cell<Traffic>> {
-        Rc::clone(&self.traffic)
+    /// The socket's counts, shared: a session takes the socket.
+    pub fn traffic(&self) -> TrafficCounts {
+        self.traffic.clone()
     }
 
     fn count(&self, update: impl FnOnce(&mut Traffic)) {
-        let mut traffic = self.traffic.get();
-        update(&mut traffic);
-        self.traffic.set(traffic);
+        self.traffic.update(update);
     }
 }
 
