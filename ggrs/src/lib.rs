@@ -24,7 +24,7 @@
 //!
 //! * a schema with a resource `#[ecs(resource)] inputs: PlayerInputs<MyConfig>`,
 //!   whose components and resources are `Clone` and
-//!   [`StableHash`](schemecs::StableHash), so the world can be copied and
+//!   [`StableHash`], so the world can be copied and
 //!   checksummed;
 //! * a [`ggrs::Config`] whose `State` is [`SnapshotSlot`] (the cell GGRS keeps
 //!   for a frame only says where in the ring that frame lies);
