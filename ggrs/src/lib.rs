@@ -339,8 +339,8 @@ where
     }
 
     /// A runner with a ring of `len` snapshots (at least 1), each a copy of
-    /// `world`. GGRS loads at most `max_prediction + 1` frames back, so a
-    /// shorter ring makes some rollbacks fail with
+    /// `world`. GGRS may load any of the last `max_prediction + 1` frames
+    /// saved, so a shorter ring makes some rollbacks fail with
     /// [`RollbackError::Overwritten`].
     pub fn with_ring_len(world: World<S>, schedule: Schedule<S>, len: usize) -> Self {
         assert!(len > 0, "a snapshot ring needs at least one slot");
