@@ -1,0 +1,516 @@
+//! Rollback netcode for [`schemecs`] worlds with [GGRS](ggrs).
+//!
+//! A GGRS session does not call into the game: each frame it hands back a
+//! list of [`GgrsRequest`]s (save the state, load an older one, advance with
+//! these inputs) that the game must fulfil in order. [`GgrsRunner`] owns a
+//! [`World`], the [`Schedule`] that advances it and a ring of snapshot worlds,
+//! and fulfils such a list in one call:
+//!
+//! * **save**: the world is copied into a ring slot with
+//!   [`World::clone_from`] (which reuses the slot's memory) and its checksum
+//!   goes to GGRS, which compares it between peers (desync detection) or
+//!   between runs (the sync test);
+//! * **load**: the world is copied back from the slot that holds the frame;
+//! * **advance**: the inputs are written into the [`PlayerInputs`] resource
+//!   of the world and the schedule runs once.
+//!
+//! The same runner serves a [`SyncTestSession`](ggrs::SyncTestSession), a
+//! [`P2PSession`](ggrs::P2PSession) and a
+//! [`SpectatorSession`](ggrs::SpectatorSession): all three speak in these
+//! requests. Once the ring's worlds have held worlds of the shape the game
+//! settles into, handling a list allocates nothing.
+//!
+//! # What the game provides
+//!
+//! * a schema with a resource `#[ecs(resource)] inputs: PlayerInputs<MyConfig>`,
+//!   whose components and resources are `Clone` and
+//!   [`StableHash`], so the world can be copied and
+//!   checksummed;
+//! * a [`ggrs::Config`] whose `State` is [`SnapshotSlot`] (the cell GGRS keeps
+//!   for a frame only says where in the ring that frame lies);
+//! * systems that read their inputs from `Res<PlayerInputs<MyConfig>>`.
+//!
+//! # What keeps peers in step
+//!
+//! Everything that can change what the world does next is world state in
+//! schemecs: components, resources, events, change-detection windows, the
+//! entity allocator and its free list, and what systems keep between runs
+//! (`Local`). A snapshot copies all of it and the checksum covers all of it,
+//! and a schedule's result does not depend on the number of threads. What
+//! remains the game's business: draw random numbers from a generator kept in
+//! a resource (never a thread-local or global one), never read the wall
+//! clock or other outside state in a system, and do not let game logic
+//! depend on whether an input was [`Predicted`](InputStatus::Predicted) or
+//! [`Confirmed`](InputStatus::Confirmed) (that differs between peers by
+//! design). A [`SyncTestSession`](ggrs::SyncTestSession) finds most
+//! mistakes of this kind on one machine.
+//!
+//! See [`GgrsRunner`] for a whole program.
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+use ggrs::{Config, Frame, GameStateCell, GgrsRequest, InputStatus, PlayerHandle};
+use schemecs::__private::HashSchema;
+use schemecs::{Resource, Schedule, Schema, StableHash, StableHasher, World};
+use std::fmt;
+use std::marker::PhantomData;
+
+pub use ggrs;
+
+/// The inputs of every player for the frame being simulated, as a resource
+/// of the world: declare it in the schema as
+/// `#[ecs(resource)] inputs: PlayerInputs<MyConfig>` and read it from
+/// systems with `Res<PlayerInputs<MyConfig>>`. [`GgrsRunner`] fills it before
+/// each run of the schedule, one entry per player handle, in handle order.
+///
+/// It is left out of the world's checksum: it is replaced before every run,
+/// so it decides nothing about the frames after, and the
+/// [`InputStatus`] of an input differs between peers by design (a player's
+/// own input is confirmed on their machine while the other peer still
+/// predicts it). For the same reason, game logic should not branch on
+/// `Predicted` versus `Confirmed`; [`InputStatus::Disconnected`] is safe to
+/// use, since GGRS rolls every peer back to the frame of the disconnection.
+pub struct PlayerInputs<C: Config> {
+    inputs: Vec<(C::Input, InputStatus)>,
+}
+
+impl<C: Config> PlayerInputs<C> {
+    /// The input of `player`, or the default input (what GGRS gives for "no
+    /// input") if there is no such player.
+    pub fn input(&self, player: PlayerHandle) -> C::Input {
+        self.inputs
+            .get(player)
+            .map_or_else(C::Input::default, |&(input, _)| input)
+    }
+
+    /// The status of `player`'s input, or `None` if there is no such player.
+    pub fn status(&self, player: PlayerHandle) -> Option<InputStatus> {
+        self.inputs.get(player).map(|&(_, status)| status)
+    }
+
+    /// Every player's input and its status, in handle order.
+    pub fn as_slice(&self) -> &[(C::Input, InputStatus)] {
+        &self.inputs
+    }
+
+    /// The number of players (0 before the first frame).
+    pub fn len(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Whether no inputs were set yet.
+    pub fn is_empty(&self) -> bool {
+        self.inputs.is_empty()
+    }
+
+    /// Replaces the inputs, reusing the memory held (what [`GgrsRunner`]
+    /// does before each run; call it yourself to run a schedule by hand).
+    pub fn set(&mut self, inputs: &[(C::Input, InputStatus)]) {
+        self.inputs.clear();
+        self.inputs.extend_from_slice(inputs);
+    }
+}
+
+impl<C: Config> Default for PlayerInputs<C> {
+    fn default() -> Self {
+        PlayerInputs { inputs: Vec::new() }
+    }
+}
+
+// By hand: `C` itself need not be `Clone`, and `clone_from` must reuse the
+// vector so that saving a snapshot allocates nothing.
+impl<C: Config> Clone for PlayerInputs<C> {
+    fn clone(&self) -> Self {
+        PlayerInputs {
+            inputs: self.inputs.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.inputs.clone_from(&source.inputs);
+    }
+}
+
+impl<C: Config> fmt::Debug for PlayerInputs<C>
+where
+    C::Input: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(&self.inputs).finish()
+    }
+}
+
+/// Writes nothing: see the type's documentation for why the inputs are not
+/// part of the checksum.
+impl<C: Config> StableHash for PlayerInputs<C> {
+    fn stable_hash(&self, _: &mut StableHasher) {}
+}
+
+/// What GGRS keeps for a saved frame: which slot of the runner's ring holds
+/// it. Use it as the `State` of your [`ggrs::Config`]; it is copied, never
+/// allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SnapshotSlot {
+    frame: Frame,
+    slot: usize,
+}
+
+impl SnapshotSlot {
+    /// The frame saved.
+    pub fn frame(&self) -> Frame {
+        self.frame
+    }
+
+    /// The index of the ring slot holding it.
+    pub fn slot(&self) -> usize {
+        self.slot
+    }
+}
+
+/// A request that [`GgrsRunner`] could not fulfil. Each means the requests
+/// did not come, in order, from one session driving this runner; the world
+/// is left as it was after the last request fulfilled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RollbackError {
+    /// A save for `requested` came while the world was at frame `at`
+    /// (requests were skipped, or came from another session).
+    SaveOutOfStep {
+        /// The frame the session asked to save.
+        requested: Frame,
+        /// The frame the runner's world is at.
+        at: Frame,
+    },
+    /// A load for `frame` came with a cell that this runner never saved to.
+    NeverSaved {
+        /// The frame the session asked to load.
+        frame: Frame,
+    },
+    /// A load for `frame` found its ring slot holding another frame (or
+    /// none): the ring is shorter than the session's rollback window.
+    Overwritten {
+        /// The frame the session asked to load.
+        frame: Frame,
+        /// The ring slot that should hold it.
+        slot: usize,
+        /// The frame that slot holds instead, if any.
+        holds: Option<Frame>,
+    },
+}
+
+impl fmt::Display for RollbackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RollbackError::SaveOutOfStep { requested, at } => write!(
+                f,
+                "asked to save frame {requested} while the world is at frame {at}: \
+                 were requests skipped, or do they come from another session?"
+            ),
+            RollbackError::NeverSaved { frame } => write!(
+                f,
+                "asked to load frame {frame} from a cell this runner never saved to"
+            ),
+            RollbackError::Overwritten { frame, slot, holds } => {
+                write!(
+                    f,
+                    "asked to load frame {frame}, but ring slot {slot} holds "
+                )?;
+                match holds {
+                    Some(other) => write!(f, "frame {other}")?,
+                    None => write!(f, "nothing")?,
+                }
+                write!(
+                    f,
+                    ": the ring is shorter than the session's rollback window \
+                     (give it at least the max prediction + 1 slots)"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for RollbackError {}
+
+/// One slot of the ring: a world, and which frame it holds.
+struct Snapshot<S: Schema> {
+    world: World<S>,
+    frame: Option<Frame>,
+    checksum: u128,
+}
+
+/// A [`World`], the [`Schedule`] that advances it and a ring of snapshots,
+/// driven by the requests of a GGRS session.
+///
+/// Each frame, give [`handle_requests`](Self::handle_requests) what the
+/// session's `advance_frame` returned. The ring is allocated up front (one
+/// copy of the world per slot), and [`World::clone_from`] refills a slot in
+/// place, so once the slots have held worlds of the shape the game settles
+/// into, a frame allocates nothing here.
+///
+/// A whole program: a sync test, which rolls back and resimulates the last
+/// few frames every frame and compares checksums, so that a
+/// non-deterministic system is caught on one machine.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use schemecs::StableHash;
+/// use schemecs_ggrs::ggrs::{self, PredictRepeatLast, SessionBuilder};
+/// use schemecs_ggrs::{GgrsRunner, PlayerInputs, SnapshotSlot};
+///
+/// /// The session's types: one byte of input per player.
+/// struct Net;
+/// impl ggrs::Config for Net {
+///     type Input = u8;
+///     type InputPredictor = PredictRepeatLast;
+///     type State = SnapshotSlot;
+///     type Address = std::net::SocketAddr;
+/// }
+///
+/// #[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+/// struct Pos(i32);
+/// #[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+/// struct Player(usize);
+///
+/// #[derive(Schema)]
+/// struct Game {
+///     pos: Pos,
+///     player: Player,
+///     #[ecs(resource)]
+///     inputs: PlayerInputs<Net>,
+/// }
+///
+/// fn walk(mut players: Query<(&Player, &mut Pos)>, inputs: Res<PlayerInputs<Net>>) {
+///     players.for_each_mut(|(player, pos)| pos.0 += i32::from(inputs.input(player.0)) - 1);
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// world.spawn((Pos(0), Player(0)));
+/// world.spawn((Pos(100), Player(1)));
+/// let mut schedule = Schedule::new();
+/// schedule.add(walk);
+///
+/// let mut session = SessionBuilder::<Net>::new()
+///     .with_num_players(2)
+///     .unwrap()
+///     .with_check_distance(2)
+///     .start_synctest_session()
+///     .unwrap();
+/// let mut runner = GgrsRunner::new(world, schedule, session.max_prediction());
+///
+/// for frame in 0..30u8 {
+///     for player in 0..2 {
+///         session.add_local_input(player, frame % 3).unwrap();
+///     }
+///     // Err(MismatchedChecksum) here would mean the game is not deterministic.
+///     let requests = session.advance_frame().unwrap();
+///     runner.handle_requests(requests).unwrap();
+/// }
+/// assert_eq!(runner.frame(), 30);
+/// let moved: Vec<i32> = runner.world().query::<&Pos>().iter().map(|p| p.0).collect();
+/// assert_eq!(moved, [0, 100]); // inputs 0, 1, 2 in turn: -1, 0, +1
+/// ```
+pub struct GgrsRunner<S: Schema, C: Config> {
+    world: World<S>,
+    schedule: Schedule<S>,
+    ring: Box<[Snapshot<S>]>,
+    /// The frame `world` is at: the number of frames advanced since frame 0,
+    /// as GGRS counts them (a load sets it back).
+    frame: Frame,
+    /// Loads handled.
+    rollbacks: u64,
+    config: PhantomData<fn() -> C>,
+}
+
+impl<S, C> GgrsRunner<S, C>
+where
+    S: Schema + HashSchema<S>,
+    World<S>: Clone,
+    S::Column: Send + Sync,
+    for<'a> S::ResourceSlots<'a>: Send,
+    C: Config<State = SnapshotSlot>,
+    PlayerInputs<C>: Resource<S>,
+{
+    /// A runner for a session that predicts at most `max_prediction` frames
+    /// ahead (the session's `max_prediction()`; a spectator never rolls back,
+    /// give it 0): a ring of `max_prediction + 2` snapshots, one more than
+    /// GGRS keeps cells for. The world is at frame 0.
+    pub fn new(world: World<S>, schedule: Schedule<S>, max_prediction: usize) -> Self {
+        Self::with_ring_len(world, schedule, max_prediction + 2)
+    }
+
+    /// A runner with a ring of `len` snapshots (at least 1), each a copy of
+    /// `world`. GGRS may load any of the last `max_prediction + 1` frames
+    /// saved, so a shorter ring makes some rollbacks fail with
+    /// [`RollbackError::Overwritten`].
+    pub fn with_ring_len(world: World<S>, schedule: Schedule<S>, len: usize) -> Self {
+        assert!(len > 0, "a snapshot ring needs at least one slot");
+        let ring = (0..len)
+            .map(|_| Snapshot {
+                world: world.clone(),
+                frame: None,
+                checksum: 0,
+            })
+            .collect();
+        GgrsRunner {
+            world,
+            schedule,
+            ring,
+            frame: 0,
+            rollbacks: 0,
+            config: PhantomData,
+        }
+    }
+
+    /// Fulfils a session's requests, in order: what `advance_frame` of a
+    /// [`SyncTestSession`](ggrs::SyncTestSession),
+    /// [`P2PSession`](ggrs::P2PSession) or
+    /// [`SpectatorSession`](ggrs::SpectatorSession) returned.
+    ///
+    /// # Errors
+    ///
+    /// A [`RollbackError`] if a request cannot be fulfilled (requests skipped
+    /// or mixed between sessions, or a ring too short); the requests after
+    /// it are dropped.
+    pub fn handle_requests<I>(&mut self, requests: I) -> Result<(), RollbackError>
+    where
+        I: IntoIterator<Item = GgrsRequest<C>>,
+    {
+        for request in requests {
+            match request {
+                GgrsRequest::SaveGameState { cell, frame } => self.save(&cell, frame)?,
+                GgrsRequest::LoadGameState { cell, frame } => self.load(&cell, frame)?,
+                GgrsRequest::AdvanceFrame { inputs } => self.advance(&inputs),
+            }
+        }
+        Ok(())
+    }
+
+    fn save(
+        &mut self,
+        cell: &GameStateCell<SnapshotSlot>,
+        frame: Frame,
+    ) -> Result<(), RollbackError> {
+        if frame != self.frame {
+            return Err(RollbackError::SaveOutOfStep {
+                requested: frame,
+                at: self.frame,
+            });
+        }
+        let slot = frame.unsigned_abs() as usize % self.ring.len();
+        // `u128::from` whether `checksum` gives a u64 or, later, a u128.
+        #[allow(clippy::useless_conversion, reason = "checksum widens to u128 soon")]
+        let checksum = u128::from(self.world.checksum());
+        let snapshot = &mut self.ring[slot];
+        snapshot.world.clone_from(&self.world);
+        snapshot.frame = Some(frame);
+        snapshot.checksum = checksum;
+        cell.save(frame, Some(SnapshotSlot { frame, slot }), Some(checksum));
+        Ok(())
+    }
+
+    fn load(
+        &mut self,
+        cell: &GameStateCell<SnapshotSlot>,
+        frame: Frame,
+    ) -> Result<(), RollbackError> {
+        let saved = cell.data().map(|saved| *saved);
+        let Some(SnapshotSlot { slot, .. }) = saved.filter(|saved| saved.frame == frame) else {
+            return Err(RollbackError::NeverSaved { frame });
+        };
+        let snapshot = self
+            .ring
+            .get(slot)
+            .ok_or(RollbackError::NeverSaved { frame })?;
+        if snapshot.frame != Some(frame) {
+            return Err(RollbackError::Overwritten {
+                frame,
+                slot,
+                holds: snapshot.frame,
+            });
+        }
+        self.world.clone_from(&snapshot.world);
+        self.frame = frame;
+        self.rollbacks += 1;
+        Ok(())
+    }
+
+    fn advance(&mut self, inputs: &[(C::Input, InputStatus)]) {
+        self.world.resource_mut::<PlayerInputs<C>>().set(inputs);
+        self.schedule.run(&mut self.world);
+        self.frame += 1;
+    }
+
+    /// The checksum of the world as it is now, as GGRS receives it.
+    pub fn checksum(&self) -> u128 {
+        #[allow(clippy::useless_conversion, reason = "checksum widens to u128 soon")]
+        u128::from(self.world.checksum())
+    }
+}
+
+impl<S: Schema, C: Config> GgrsRunner<S, C> {
+    /// The world, as the last request left it.
+    pub fn world(&self) -> &World<S> {
+        &self.world
+    }
+
+    /// The world, mutably: for setup before the session starts. A change
+    /// made between frames of a running session is outside what GGRS
+    /// replays, so peers will not agree on it unless each makes it at the
+    /// same frame and it is saved before any rollback past it.
+    pub fn world_mut(&mut self) -> &mut World<S> {
+        &mut self.world
+    }
+
+    /// The schedule.
+    pub fn schedule(&self) -> &Schedule<S> {
+        &self.schedule
+    }
+
+    /// The frame the world is at: frames advanced since frame 0, as GGRS
+    /// counts them (a load sets it back to the frame loaded).
+    pub fn frame(&self) -> Frame {
+        self.frame
+    }
+
+    /// The number of rollbacks so far: loads handled. (A sync test loads
+    /// once a frame; a peer loads when a prediction turned out wrong.)
+    pub fn rollbacks(&self) -> u64 {
+        self.rollbacks
+    }
+
+    /// The number of snapshots in the ring.
+    pub fn ring_len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// The frames the ring holds with the checksums saved for them, in slot
+    /// order. After a list of requests is handled, every frame it saved is
+    /// here (a list saves fewer frames than the ring holds), with the
+    /// checksum GGRS received: a way to log or compare checksums per frame.
+    pub fn saved(&self) -> impl Iterator<Item = (Frame, u128)> + '_ {
+        self.ring
+            .iter()
+            .filter_map(|snapshot| Some((snapshot.frame?, snapshot.checksum)))
+    }
+
+    /// The checksum saved for `frame`, if the ring still holds it.
+    pub fn saved_checksum(&self, frame: Frame) -> Option<u128> {
+        self.saved()
+            .find(|&(saved, _)| saved == frame)
+            .map(|(_, checksum)| checksum)
+    }
+
+    /// The world and the schedule, giving up the ring.
+    pub fn into_parts(self) -> (World<S>, Schedule<S>) {
+        (self.world, self.schedule)
+    }
+}
+
+impl<S: Schema, C: Config> fmt::Debug for GgrsRunner<S, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GgrsRunner")
+            .field("frame", &self.frame)
+            .field("ring_len", &self.ring.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,246 @@
+//! Two GGRS peers and a spectator play the arena game over UDP on the
+//! loopback interface, through sockets that drop about one packet in ten
+//! and hold back half of the others for a while (so packets arrive late and
+//! out of order). All three are polled from one loop in this process.
+//!
+//! The peers predict each other's inputs and roll back when a prediction
+//! was wrong; GGRS compares their checksums every ten frames and would
+//! report a desync. Beyond that, the test records the checksum of every
+//! frame each runner saved and checks that the two peers agree on every
+//! frame both have confirmed, and that the spectator, which only ever
+//! advances on confirmed inputs, agrees with them too.
+
+mod common;
+
+use common::net::{LossySocket, TrafficCounts};
+use common::{Arena, Net, Stats};
+use schemecs_ggrs::ggrs::{
+    DesyncDetection, Frame, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder,
+    SessionState, SpectatorSession,
+};
+use schemecs_ggrs::GgrsRunner;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+const SEED: u64 = 0x9295;
+/// Frames each peer (and the spectator) must have confirmed.
+const FRAMES: Frame = 600;
+const FRAME_TIME: Duration = Duration::from_millis(4);
+const LOSS_PER_MILLE: u32 = 100;
+const MAX_DELAY: Duration = Duration::from_millis(12);
+const DEADLINE: Duration = Duration::from_secs(30);
+
+struct Peer {
+    player: usize,
+    session: P2PSession<Net>,
+    runner: GgrsRunner<Arena, Net>,
+    /// The checksum GGRS received for each frame saved, the last one saved
+    /// for that frame (a rollback saves the frames after it again).
+    checksums: HashMap<Frame, u128>,
+    /// Frames not advanced because the other peer was too far behind.
+    stalls: u32,
+    traffic: TrafficCounts,
+}
+
+impl Peer {
+    fn new(
+        player: usize,
+        socket: LossySocket,
+        other: SocketAddr,
+        spectator: Option<SocketAddr>,
+    ) -> Self {
+        let traffic = socket.traffic();
+        let mut builder = SessionBuilder::<Net>::new()
+            .with_num_players(2)
+            .unwrap()
+            .with_desync_detection_mode(DesyncDetection::On { interval: 10 })
+            .add_player(PlayerType::Local, player)
+            .unwrap()
+            .add_player(PlayerType::Remote(other), 1 - player)
+            .unwrap();
+        if let Some(spectator) = spectator {
+            builder = builder
+                .add_player(PlayerType::Spectator(spectator), 2)
+                .unwrap();
+        }
+        let session = builder.start_p2p_session(socket).unwrap();
+        let runner = GgrsRunner::new(
+            common::world(2, SEED),
+            common::schedule(false),
+            session.max_prediction(),
+        );
+        Peer {
+            player,
+            session,
+            runner,
+            checksums: HashMap::new(),
+            stalls: 0,
+            traffic,
+        }
+    }
+
+    fn tick(&mut self) {
+        self.session.poll_remote_clients();
+        for event in self.session.events() {
+            if let GgrsEvent::DesyncDetected {
+                frame,
+                local_checksum,
+                remote_checksum,
+                ..
+            } = event
+            {
+                panic!(
+                    "peer {}: desync at frame {frame}: {local_checksum:#x} here, \
+                     {remote_checksum:#x} there",
+                    self.player
+                );
+            }
+        }
+        if self.session.current_state() != SessionState::Running {
+            return;
+        }
+        let frame = self.session.current_frame();
+        let input = common::input(SEED, self.player, frame);
+        self.session.add_local_input(self.player, input).unwrap();
+        match self.session.advance_frame() {
+            Ok(requests) => {
+                self.runner.handle_requests(requests).unwrap();
+                self.checksums.extend(self.runner.saved());
+            }
+            Err(GgrsError::PredictionThreshold) => self.stalls += 1,
+            Err(error) => panic!("peer {}: {error}", self.player),
+        }
+    }
+}
+
+struct Spectator {
+    session: SpectatorSession<Net>,
+    runner: GgrsRunner<Arena, Net>,
+    /// The checksum of the world after each frame advanced (keyed by the
+    /// frame it is then at, as a peer's saves are).
+    checksums: HashMap<Frame, u128>,
+}
+
+impl Spectator {
+    fn tick(&mut self) {
+        match self.session.advance_frame() {
+            Ok(requests) => {
+                // One at a time: catching up, a list holds several frames.
+                for request in requests {
+                    self.runner.handle_requests([request]).unwrap();
+                    self.checksums
+                        .insert(self.runner.frame(), self.runner.checksum());
+                }
+            }
+            Err(GgrsError::PredictionThreshold | GgrsError::NotSynchronized) => {}
+            Err(error) => panic!("spectator: {error}"),
+        }
+    }
+}
+
+#[test]
+fn two_peers_and_a_spectator_agree_over_a_lossy_network() {
+    let sockets = [0, 1, 2].map(|i| LossySocket::bind(0, SEED + i, LOSS_PER_MILLE, MAX_DELAY));
+    let addrs = [0, 1, 2].map(|i| sockets[i].local_addr());
+    let [first, second, third] = sockets;
+    let mut peers = [
+        Peer::new(0, first, addrs[1], Some(addrs[2])),
+        Peer::new(1, second, addrs[0], None),
+    ];
+    let spectator_traffic = third.traffic();
+    let mut spectator = Spectator {
+        // Catching up a few frames at a time once behind: it sees inputs
+        // only after a network delay, and falls back a little each time.
+        session: SessionBuilder::<Net>::new()
+            .with_num_players(2)
+            .unwrap()
+            .with_max_frames_behind(4)
+            .unwrap()
+            .with_catchup_speed(3)
+            .unwrap()
+            .start_spectator_session(addrs[0], third),
+        runner: GgrsRunner::new(common::world(2, SEED), common::schedule(false), 0),
+        checksums: HashMap::new(),
+    };
+
+    let start = Instant::now();
+    let done = |peers: &[Peer; 2], spectator: &Spectator| {
+        peers
+            .iter()
+            .all(|peer| peer.session.confirmed_frame() >= FRAMES)
+            && spectator.runner.frame() >= FRAMES
+    };
+    // The match starts once all three are synchronized: a spectator that
+    // joins late would find the first frames gone from the host's buffer.
+    while peers
+        .iter()
+        .any(|peer| peer.session.current_state() != SessionState::Running)
+        || spectator.session.current_state() != SessionState::Running
+    {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "not synchronized in {DEADLINE:?}"
+        );
+        for peer in &mut peers {
+            peer.session.poll_remote_clients();
+        }
+        spectator.session.poll_remote_clients();
+        std::thread::sleep(FRAME_TIME);
+    }
+    let synchronized = start.elapsed();
+    while !done(&peers, &spectator) {
+        assert!(start.elapsed() < DEADLINE, "not done in {DEADLINE:?}");
+        for peer in &mut peers {
+            peer.tick();
+        }
+        spectator.tick();
+        std::thread::sleep(FRAME_TIME);
+    }
+    let elapsed = start.elapsed();
+
+    // Every frame both peers confirmed has one checksum, the same on both.
+    let confirmed = peers[0]
+        .session
+        .confirmed_frame()
+        .min(peers[1].session.confirmed_frame());
+    for frame in 0..=confirmed {
+        let [a, b] = [0, 1].map(|i| peers[i].checksums.get(&frame).copied());
+        assert!(a.is_some(), "frame {frame} was never saved");
+        assert_eq!(a, b, "the peers' checksums of confirmed frame {frame}");
+    }
+    // The spectator saw the confirmed frames only, and saw them alike.
+    let mut watched = 0;
+    for (frame, checksum) in &spectator.checksums {
+        if *frame <= confirmed {
+            assert_eq!(
+                Some(checksum),
+                peers[0].checksums.get(frame),
+                "spectator, frame {frame}"
+            );
+            watched += 1;
+        }
+    }
+    assert!(watched >= FRAMES, "the spectator compared {watched} frames");
+
+    let rollbacks = [0, 1].map(|i| peers[i].runner.rollbacks());
+    let traffic = [0, 1].map(|i| peers[i].traffic.get());
+    let stats = *peers[0].runner.world().resource::<Stats>();
+    eprintln!(
+        "synchronized in {synchronized:.2?}; {} frames confirmed on both in {elapsed:.2?}; rollbacks {rollbacks:?}; stalls {:?}; \
+         traffic {traffic:?}, spectator {:?}; ping {:?} ms; {stats:?}",
+        confirmed + 1,
+        [0, 1].map(|i| peers[i].stalls),
+        spectator_traffic.get(),
+        peers[0].session.network_stats(1).map(|stats| stats.ping),
+    );
+    assert!(
+        rollbacks.iter().all(|&count| count > 0),
+        "rollbacks {rollbacks:?}"
+    );
+    assert!(
+        traffic.iter().all(|t| t.dropped > 0 && t.delayed > 0),
+        "{traffic:?}"
+    );
+    assert!(stats.shots > 0 && stats.killed > 0, "{stats:?}");
+}
