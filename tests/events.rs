@@ -564,3 +564,29 @@ fn events_across_schedules_survive_a_save_and_load() {
         );
     }
 }
+
+#[test]
+fn a_schedule_that_grew_does_not_hold_events_back_as_it_was() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(next_round).add(shoot);
+    schedule.run(&mut world);
+    // Another schedule now (other systems, another fingerprint): what the
+    // world kept for the old one would hold every event from here on.
+    schedule.add(late);
+    for _ in 0..5 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.events::<Hit>().len(), 6, "the last two runs' events");
+    // A schedule that never ran again does hold them, until forgotten.
+    let mut menu = Schedule::<Game>::new();
+    menu.add(early);
+    menu.run(&mut world);
+    for _ in 0..5 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.events::<Hit>().len(), 15);
+    assert!(menu.forget(&mut world));
+    schedule.run(&mut world);
+    assert_eq!(world.events::<Hit>().len(), 6);
+}

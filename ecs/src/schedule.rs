@@ -99,6 +99,9 @@ pub struct Schedule<S: Schema> {
     /// What identifies these systems in a world's change state; computed
     /// at the first run after a change.
     fingerprint: Option<u64>,
+    /// The fingerprint of the last run: when systems were added since, the
+    /// world the schedule next runs on forgets it.
+    ran_as: Option<u64>,
 }
 
 impl<S: Schema> Default for Schedule<S> {
@@ -108,6 +111,7 @@ impl<S: Schema> Default for Schedule<S> {
             plan: None,
             executor: Executor::default(),
             fingerprint: None,
+            ran_as: None,
         }
     }
 }
@@ -204,7 +208,7 @@ impl<S: Schema> Schedule<S> {
                 plan
             }
         };
-        let fingerprint = self.fingerprint();
+        let fingerprint = self.start(world);
         let (base, previous) = world.begin_schedule_run(fingerprint, self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
             self.executor.run(
@@ -218,6 +222,18 @@ impl<S: Schema> Schedule<S> {
         world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
         self.plan = Some(plan);
         self.finish(result, world, fingerprint);
+    }
+
+    /// The fingerprint of a run on `world` starting now; if systems were
+    /// added since the last run, `world` forgets the schedule as it was.
+    fn start(&mut self, world: &mut World<S>) -> u64 {
+        let fingerprint = self.fingerprint();
+        if let Some(before) = self.ran_as.replace(fingerprint) {
+            if before != fingerprint {
+                world.forget_schedule(before);
+            }
+        }
+        fingerprint
     }
 
     /// What identifies this schedule's systems in a world's change state:
@@ -244,6 +260,8 @@ impl<S: Schema> Schedule<S> {
     /// runs rarely (a fixed step skipped for a few frames) miss nothing. A
     /// schedule that will never run on `world` again (a menu's, a level's)
     /// would hold them back for as long as the world lives: forget it.
+    /// (A schedule that systems were added to is another schedule: the
+    /// world it next runs on forgets what it was, by itself.)
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -291,7 +309,7 @@ impl<S: Schema> Schedule<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
-        let fingerprint = self.fingerprint();
+        let fingerprint = self.start(world);
         let (base, previous) = world.begin_schedule_run(fingerprint, self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
             let buffers = self.executor.buffers();
