@@ -217,34 +217,37 @@ impl Clone for Entities {
     }
 }
 
-/// Every slot as it is (generation, location or place in the free list),
-/// the free list's head and the pending reservations: all that decides which
-/// entities exist and which the next spawns get.
+/// Every slot as it is, the free list and the pending reservations: all that
+/// decides which entities exist and which the next spawns get, written as a
+/// save holds it. Each slot writes the generation of the entity living there
+/// (a `u32`, never 0) or 0 if none; then the free list, from its head, writes
+/// each slot and the generation its next occupant gets; then the numbers of
+/// reservations taken from the free list and past the end. A dead slot
+/// outside the free list is retired. Where a live entity is is not written:
+/// the tables' row lists, which a world's checksum covers, say it.
 impl crate::checksum::StableHash for Entities {
     fn stable_hash(&self, hasher: &mut crate::checksum::StableHasher) {
         hasher.write_word(self.slots.len() as u64);
-        for slot in &self.slots {
-            match *slot {
-                Slot::Alive {
-                    generation,
-                    location,
-                } => {
-                    hasher.write_word(1);
-                    hasher.write_word(u64::from(generation.get()));
-                    hasher.write_word(u64::from(location.table.0));
-                    hasher.write_word(u64::from(location.row.0));
-                }
-                Slot::Dead { reuse, next_free } => {
-                    hasher.write_word(2);
-                    hasher.write_word(u64::from(reuse.map_or(0, NonZeroU32::get)));
-                    hasher.write_word(u64::from(next_free));
-                }
-            }
+        hasher.write_fixed(&self.slots, 4, |slot, out| {
+            let generation = match *slot {
+                Slot::Alive { generation, .. } => generation.get(),
+                Slot::Dead { .. } => 0,
+            };
+            out.copy_from_slice(&generation.to_le_bytes());
+        });
+        hasher.write_word(self.free_len as u64);
+        let mut at = self.free;
+        while at != NO_SLOT {
+            let (generation, next) = self.listed(at);
+            let mut listed = [0; 8];
+            listed[..4].copy_from_slice(&at.to_le_bytes());
+            listed[4..].copy_from_slice(&generation.get().to_le_bytes());
+            hasher.write_array(listed);
+            at = next;
         }
-        hasher.write_word(u64::from(self.free));
         let reserved = *lock(&self.reserved);
-        hasher.write_word(u64::from(reserved.from_list));
-        hasher.write_word(u64::from(reserved.fresh));
+        hasher.write_array(reserved.from_list.to_le_bytes());
+        hasher.write_array(reserved.fresh.to_le_bytes());
     }
 }
 
