@@ -2,8 +2,10 @@
 //! field by field.
 //!
 //! A struct writes its fields in declaration order. An enum writes the index
-//! of its variant (in declaration order, from 0) as one word, then the
-//! variant's fields in order. Each type parameter gets a `StableHash` bound,
+//! of its variant (in declaration order, from 0) as a `u64`, then the
+//! variant's fields in order. A struct also gets the hidden fixed size (the
+//! sum of its fields', when each has one) that lets a column of it be
+//! written a buffer at a time. Each type parameter gets a `StableHash` bound,
 //! as the standard derives do. A union is an error: which field holds the
 //! value is not known.
 
@@ -61,19 +63,23 @@ fn struct_fixed(fields: &syn::Fields, krate: &Krate) -> TokenStream {
         })
         .collect();
     let (pattern, bindings) = destructure(fields);
-    let writes = fields.iter().zip(&bindings).zip(&sizes).map(|((field, binding), size)| {
-        let ty = &field.ty;
-        let krate = krate.at(ty.span());
-        let write = quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::__write_fixed);
-        quote! {
-            let __size = match #size {
-                ::core::option::Option::Some(__size) => __size,
-                ::core::option::Option::None => 0,
-            };
-            #write(#binding, &mut __out[__at..__at + __size]);
-            __at += __size;
-        }
-    });
+    let writes = fields
+        .iter()
+        .zip(&bindings)
+        .zip(&sizes)
+        .map(|((field, binding), size)| {
+            let ty = &field.ty;
+            let krate = krate.at(ty.span());
+            let write = quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::__write_fixed);
+            quote! {
+                let __size = match #size {
+                    ::core::option::Option::Some(__size) => __size,
+                    ::core::option::Option::None => 0,
+                };
+                #write(#binding, &mut __out[__at..__at + __size]);
+                __at += __size;
+            }
+        });
     let write_fixed = if fields.is_empty() {
         quote!()
     } else {

@@ -590,7 +590,10 @@ mod tests {
             (hash(&-1isize), &[0xff; 8]),
             (hash(&3usize), &[3, 0, 0, 0, 0, 0, 0, 0]),
             (hash(&(true, 'A')), &[1, 65, 0, 0, 0]),
-            (hash(&7u128), &[7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+            (
+                hash(&7u128),
+                &[7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            ),
             (hash("hé"), &[3, 0, 0, 0, 0, 0, 0, 0, b'h', 0xc3, 0xa9]),
             (hash(&[5u8, 6][..]), &[2, 0, 0, 0, 0, 0, 0, 0, 5, 6]),
             (hash(&[5u8, 6]), &[5, 6]),
@@ -610,7 +613,9 @@ mod tests {
     fn the_hash_is_of_the_bytes_however_they_were_split() {
         // Far more than one buffer, written as single values, as runs (the
         // slice fast path, here from an odd offset), and as raw bytes.
-        let values: Vec<u32> = (0..10_000u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+        let values: Vec<u32> = (0..10_000u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9))
+            .collect();
         let mut expected = vec![0xaa];
         expected.extend((values.len() as u64).to_le_bytes());
         for value in &values {
