@@ -22,6 +22,12 @@ pub(crate) use save::{EntitiesSeed, SavedEntities};
 /// use schemecs::Entity;
 /// assert_eq!(size_of::<Option<Entity>>(), 8);
 /// ```
+///
+/// With the feature `serde`, an entity is `Serialize` and `Deserialize` as
+/// the `u64` of [`Entity::to_bits`] (bits with a zero generation are an
+/// error), so components that refer to other entities can derive both; a
+/// world saved and loaded whole keeps every such reference meaning what it
+/// did, stale ones included. The `Serialize` impl has an example.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Entity {
     index: u32,
@@ -41,8 +47,19 @@ impl Entity {
         self.generation
     }
 
-    /// The handle as one integer (generation in the high half), for storing
-    /// outside the world. [`Entity::from_bits`] reverses it.
+    /// The handle as one integer, for storing outside the world: the index
+    /// in the low 32 bits, the generation in the high 32 (so never below
+    /// 2³²). [`Entity::from_bits`] reverses it; it is also what a checksum
+    /// and a save (feature `serde`) hold. A fixed layout: it will not change.
+    ///
+    /// ```
+    /// use schemecs::{Entity, World};
+    /// # #[derive(schemecs::Schema)] struct Game { pos: Pos }
+    /// # struct Pos;
+    /// let e = World::<Game>::new().spawn(());
+    /// assert_eq!(e.to_bits(), (u64::from(e.generation().get()) << 32) | u64::from(e.index()));
+    /// assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+    /// ```
     #[inline]
     pub fn to_bits(self) -> u64 {
         (u64::from(self.generation.get()) << 32) | u64::from(self.index)
