@@ -195,7 +195,8 @@ pub struct StableHasher {
 }
 
 /// The size of [`StableHasher`]'s buffer: a multiple of the 256 bytes XXH3
-/// hashes at a time, so a full buffer is hashed in place, with no copy.
+/// hashes at a time, so a full buffer is hashed where it is (but for its
+/// last 256 bytes, which XXH3's state copies and keeps for its last stripe).
 const BUFFER: usize = 2048;
 
 impl Default for StableHasher {
@@ -466,7 +467,10 @@ impl<T: StableHash, const N: usize> StableHash for [T; N] {
 
     #[inline]
     fn __write_fixed(&self, out: &mut [u8]) {
-        let size = out.len() / N;
+        let size = match T::__FIXED_SIZE {
+            Some(size) if size > 0 => size,
+            _ => return,
+        };
         for (value, out) in self.iter().zip(out.chunks_exact_mut(size)) {
             value.__write_fixed(out);
         }
@@ -638,6 +642,59 @@ mod tests {
         assert_eq!(one_by_one, xxh3_128(&expected));
         assert_eq!(as_a_run, xxh3_128(&expected));
         assert_eq!(raw.finish(), xxh3_128(&expected));
+    }
+
+    #[test]
+    fn a_run_of_values_of_a_fixed_size_writes_what_each_would() {
+        type Every = (
+            (u8, u16, u32, u64, u128, usize, i8, i16),
+            (i32, i64, i128, isize, bool, char, f32, f64),
+            (Entity, [u16; 3], [u32; 0], [(); 2], (), PhantomData<u8>),
+        );
+        let value = |i: u8| -> Every {
+            let n = u64::from(i) * 0x0101_0101_0101;
+            (
+                (
+                    i,
+                    n as u16,
+                    n as u32,
+                    n,
+                    u128::from(n) << 60,
+                    n as usize,
+                    (i as i8).wrapping_neg(),
+                    n as i16,
+                ),
+                (
+                    (n as i32).wrapping_neg(),
+                    (n as i64).wrapping_neg(),
+                    -i128::from(n) << 70,
+                    (n as isize).wrapping_neg(),
+                    i % 2 == 0,
+                    'é',
+                    f32::from(i) / 3.0,
+                    -(n as f64),
+                ),
+                (
+                    Entity::from_bits(n | 1 << 40).unwrap(),
+                    [i.into(), 0, u16::MAX],
+                    [],
+                    [(), ()],
+                    (),
+                    PhantomData,
+                ),
+            )
+        };
+        assert_eq!(
+            Every::__FIXED_SIZE,
+            Some(1 + 2 + 4 + 8 + 16 + 8 + 1 + 2 + 4 + 8 + 16 + 8 + 1 + 4 + 4 + 8 + 8 + 6)
+        );
+        let values: Vec<Every> = (0..200).map(value).collect();
+        let mut one_by_one = StableHasher::new();
+        one_by_one.write_word(values.len() as u64);
+        for value in &values {
+            value.stable_hash(&mut one_by_one);
+        }
+        assert_eq!(hash(&values), one_by_one.finish());
     }
 
     #[test]
