@@ -118,12 +118,12 @@ impl<S: Schema> World<S> {
     /// little-endian, each length a `u64`, each value as its [`StableHash`]
     /// writes it:
     ///
-    /// 1. the entity slots: their number, then per slot its generation
-    ///    (`u32`) if an entity lives there, or else `0u32`, the generation
-    ///    its next occupant gets (`0` once retired) and the next slot of the
-    ///    free list (`u32::MAX` at its end); then the free list's first slot
-    ///    and the numbers of pending reservations taken from the free list
-    ///    and past the end (`u32` each);
+    /// 1. the entity slots: their number, then per slot the generation of
+    ///    the entity living there, or 0 (`u32` each); then the free list:
+    ///    its length, then from its head each slot and the generation its
+    ///    next occupant gets (`u32` each; a dead slot outside it is
+    ///    retired); then the numbers of pending reservations taken from the
+    ///    free list and past its end (`u32` each);
     /// 2. the number of tables, then per table, in the order they were
     ///    made: its archetype's mask (`u128`), its number of rows, each row's
     ///    entity index (`u32`; so where every live entity is), and its
