@@ -199,7 +199,7 @@ fn main() {
     assert!(redrawn < drawn_if_blind, "change detection skipped work");
     assert!(freed > 0, "sparks faded out");
     println!(
-        "checked: Schedule::run and run_sequential end with the same world (checksum {:#018x}).",
+        "checked: Schedule::run and run_sequential end with the same world (checksum {:#034x}).",
         parallel.checksum()
     );
 }

@@ -168,7 +168,7 @@ struct Peer {
     theirs: Vec<u8>,
     received: Vec<bool>,
     /// The checksum of the world after each confirmed frame.
-    confirmed: Vec<u64>,
+    confirmed: Vec<u128>,
     rollbacks: usize,
     resimulated: usize,
 }
@@ -293,8 +293,8 @@ fn main() {
 
     let (confirmed, world) = runs.pop().expect("three runs");
     println!(
-        "\nLast confirmed frame {}: checksum {:016x}. The world is {DELAY} frames further \
-         (those still predicted): checksum {:016x}, {} entities.",
+        "\nLast confirmed frame {}: checksum {:032x}. The world is {DELAY} frames further \
+         (those still predicted): checksum {:032x}, {} entities.",
         confirmed.len() - 1,
         confirmed[confirmed.len() - 1],
         world.checksum(),
@@ -304,7 +304,7 @@ fn main() {
     let loaded = load(&bytes).unwrap_or_else(|error| panic!("{error}"));
     assert_eq!(loaded.checksum(), world.checksum());
     println!(
-        "Saved the final world in {} bytes, loaded it back: checksum {:016x}, the same.",
+        "Saved the final world in {} bytes, loaded it back: checksum {:032x}, the same.",
         bytes.len(),
         loaded.checksum()
     );

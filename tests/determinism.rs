@@ -478,7 +478,7 @@ fn seeds() -> Vec<u64> {
 }
 
 /// Panics at the first frame where `got` differs from `expected`.
-fn assert_same_frames(got: &[u64], expected: &[u64], what: &str) {
+fn assert_same_frames<T: PartialEq>(got: &[T], expected: &[T], what: &str) {
     assert_eq!(got.len(), expected.len());
     if let Some(frame) = (0..got.len()).find(|&i| got[i] != expected[i]) {
         panic!("{what} differs from program order from frame {frame} on");
@@ -820,7 +820,7 @@ fn reactive_world() -> World<Reactive> {
     world
 }
 
-fn reactive_frames(threads: usize, executor: Executor) -> Vec<u64> {
+fn reactive_frames(threads: usize, executor: Executor) -> Vec<u128> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -160,7 +160,7 @@ const N: usize = 40;
 const M: usize = 30;
 
 /// The log of frames N..N+M of a straight run, and the checksum after it.
-fn straight() -> (Vec<String>, u64) {
+fn straight() -> (Vec<String>, u128) {
     let mut world = World::<Game>::new();
     let mut schedule = schedule();
     run(&mut schedule, &mut world, N);

@@ -775,3 +775,109 @@ fn a_loaded_world_goes_on_reserving_where_the_saved_one_was() {
         assert_eq!(loaded.len(), original.len(), "{case}");
     }
 }
+
+// ---- components that refer to entities ----------------------------------
+
+/// Whom an entity hunts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
+struct Target(Entity);
+/// The entities it runs with, and the one it follows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
+struct Pack(Vec<Entity>, Option<Entity>);
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, StableHash)]
+struct Leader(Option<Entity>);
+
+#[derive(Schema)]
+struct Hunt {
+    pos: Pos,
+    target: Target,
+    pack: Pack,
+    #[ecs(resource)]
+    leader: Leader,
+}
+
+#[test]
+fn references_to_live_and_dead_entities_mean_the_same_after_a_load() {
+    let mut world = World::<Hunt>::new();
+    let prey = world.spawn((Pos(1.0, 2.0),));
+    // `gone` is stale: its slot holds `reborn` now. `never` is dead, its slot
+    // waiting in the free list.
+    let gone = world.spawn((Pos(3.0, 4.0),));
+    world.despawn(gone).unwrap();
+    let reborn = world.spawn((Pos(5.0, 6.0),));
+    assert_eq!(reborn.index(), gone.index());
+    let never = world.spawn(());
+    let pack = Pack(vec![prey, gone, reborn, never], Some(gone));
+    let hunter = world.spawn((Pos(0.0, 0.0), Target(prey), pack.clone()));
+    let lost = world.spawn((Target(never),));
+    world.despawn(never).unwrap();
+    world.resource_mut::<Leader>().0 = Some(hunter);
+
+    let bytes = postcard::to_stdvec(&world).unwrap();
+    let json = serde_json::to_string(&world).unwrap();
+    let loads: [(&str, World<Hunt>); 2] = [
+        ("postcard", postcard::from_bytes(&bytes).unwrap()),
+        ("json", serde_json::from_str(&json).unwrap()),
+    ];
+    for (format, mut loaded) in loads {
+        assert_eq!(loaded.checksum(), world.checksum(), "{format}");
+        assert_eq!(
+            loaded.get::<Target>(hunter),
+            Some(&Target(prey)),
+            "{format}"
+        );
+        assert_eq!(loaded.get::<Pack>(hunter), Some(&pack), "{format}");
+        assert_eq!(loaded.get::<Target>(lost), Some(&Target(never)), "{format}");
+        assert_eq!(loaded.resource::<Leader>().0, Some(hunter), "{format}");
+        // A live reference finds the same entity and components.
+        let target = loaded.get::<Target>(hunter).unwrap().0;
+        assert_eq!(loaded.get::<Pos>(target), Some(&Pos(1.0, 2.0)), "{format}");
+        for &e in &pack.0 {
+            assert_eq!(loaded.is_alive(e), world.is_alive(e), "{format}: {e}");
+            assert_eq!(loaded.get::<Pos>(e), world.get::<Pos>(e), "{format}: {e}");
+        }
+        // A dead one stays dead, also once its slot is reused.
+        for dead in [gone, never] {
+            assert!(!loaded.is_alive(dead), "{format}: {dead}");
+            assert_eq!(loaded.get::<Pos>(dead), None, "{format}: {dead}");
+        }
+        let next = loaded.spawn((Pos(9.0, 9.0),));
+        assert_eq!(next.index(), never.index());
+        assert_ne!(next, never);
+        assert!(!loaded.is_alive(never));
+        assert_eq!(loaded.get::<Pos>(never), None);
+    }
+}
+
+#[test]
+fn an_entity_is_saved_as_its_bits_and_bits_with_no_generation_are_rejected() {
+    let mut world = World::<Hunt>::new();
+    let prey = world.spawn((Pos(1.0, 2.0),));
+    world.spawn((Target(prey),));
+    assert_eq!(serde_json::to_value(prey).unwrap(), json!(prey.to_bits()));
+    assert_eq!(
+        postcard::to_stdvec(&prey).unwrap(),
+        postcard::to_stdvec(&prey.to_bits()).unwrap()
+    );
+    for bits in [0, 7, u64::from(u32::MAX)] {
+        let error = serde_json::from_value::<Entity>(json!(bits)).unwrap_err();
+        expect(error.to_string(), "generation");
+        expect(error.to_string(), &bits.to_string());
+        assert!(postcard::from_bytes::<Entity>(&postcard::to_stdvec(&bits).unwrap()).is_err());
+    }
+    let bits = 1 << 32 | 7;
+    assert_eq!(
+        serde_json::from_value::<Entity>(json!(bits)).unwrap(),
+        Entity::from_bits(bits).unwrap()
+    );
+    // Inside a save, it is the load's error, not a panic.
+    let json = serde_json::to_string(&world).unwrap();
+    let reference = format!("[{}]", prey.to_bits());
+    assert_eq!(json.matches(&reference).count(), 1, "{json}");
+    let broken = json.replace(&reference, "[7]");
+    let error = serde_json::from_str::<World<Hunt>>(&broken)
+        .map(|_| ())
+        .unwrap_err();
+    expect(error.to_string(), "generation");
+    assert!(World::<Hunt>::load(&mut serde_json::Deserializer::from_str(&broken)).is_err());
+}

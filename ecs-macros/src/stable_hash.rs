@@ -2,8 +2,10 @@
 //! field by field.
 //!
 //! A struct writes its fields in declaration order. An enum writes the index
-//! of its variant (in declaration order, from 0) as one word, then the
-//! variant's fields in order. Each type parameter gets a `StableHash` bound,
+//! of its variant (in declaration order, from 0) as a `u64`, then the
+//! variant's fields in order. A struct also gets the hidden fixed size (the
+//! sum of its fields', when each has one) that lets a column of it be
+//! written a buffer at a time. Each type parameter gets a `StableHash` bound,
 //! as the standard derives do. A union is an error: which field holds the
 //! value is not known.
 
@@ -14,9 +16,12 @@ use syn::spanned::Spanned;
 
 /// The impl, or the error for a union.
 pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStream> {
-    let body = match &input.data {
-        syn::Data::Struct(data) => struct_body(&data.fields, krate),
-        syn::Data::Enum(data) => enum_body(data, krate),
+    let (body, fixed) = match &input.data {
+        syn::Data::Struct(data) => (
+            struct_body(&data.fields, krate),
+            struct_fixed(&data.fields, krate),
+        ),
+        syn::Data::Enum(data) => (enum_body(data, krate), quote!()),
         syn::Data::Union(data) => {
             return Err(syn::Error::new(
                 data.union_token.span,
@@ -39,8 +44,61 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
             fn stable_hash(&self, hasher: &mut #krate::StableHasher) {
                 #body
             }
+
+            #fixed
         }
     })
+}
+
+/// A struct's size when each of its fields has a fixed one (their sum), and
+/// its fields written at their offsets: what lets a column of it be written
+/// a buffer at a time.
+fn struct_fixed(fields: &syn::Fields, krate: &Krate) -> TokenStream {
+    let sizes: Vec<TokenStream> = fields
+        .iter()
+        .map(|field| {
+            let ty = &field.ty;
+            let krate = krate.at(ty.span());
+            quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::__FIXED_SIZE)
+        })
+        .collect();
+    let (pattern, bindings) = destructure(fields);
+    let writes = fields
+        .iter()
+        .zip(&bindings)
+        .zip(&sizes)
+        .map(|((field, binding), size)| {
+            let ty = &field.ty;
+            let krate = krate.at(ty.span());
+            let write = quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::__write_fixed);
+            quote! {
+                let __size = match #size {
+                    ::core::option::Option::Some(__size) => __size,
+                    ::core::option::Option::None => 0,
+                };
+                #write(#binding, &mut __out[__at..__at + __size]);
+                __at += __size;
+            }
+        });
+    let write_fixed = if fields.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            let Self #pattern = self;
+            let mut __at = 0;
+            #(#writes)*
+        }
+    };
+    quote! {
+        const __FIXED_SIZE: ::core::option::Option<::core::primitive::usize> =
+            #krate::__private::fixed_size(&[#(#sizes),*]);
+
+        #[inline]
+        #[allow(unused_variables, unused_assignments)]
+        fn __write_fixed(&self, __out: &mut [::core::primitive::u8]) {
+            #write_fixed
+        }
+    }
 }
 
 /// Writes `self`'s fields in order.

@@ -208,6 +208,7 @@ pub mod __private {
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::Placement;
     pub use crate::change::{ChangeWindow, ColumnVec, TrackedVec};
+    pub use crate::checksum::fixed_size;
     pub use crate::command::CommandQueue;
     pub use crate::component_bounds::{
         CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,

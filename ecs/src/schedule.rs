@@ -245,7 +245,7 @@ impl<S: Schema> Schedule<S> {
             for system in systems {
                 crate::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
             }
-            hasher.finish()
+            hasher.finish() as u64
         })
     }
 

@@ -397,9 +397,7 @@ where
             });
         }
         let slot = frame.unsigned_abs() as usize % self.ring.len();
-        // `u128::from` whether `checksum` gives a u64 or, later, a u128.
-        #[allow(clippy::useless_conversion, reason = "checksum widens to u128 soon")]
-        let checksum = u128::from(self.world.checksum());
+        let checksum = self.world.checksum();
         let snapshot = &mut self.ring[slot];
         snapshot.world.clone_from(&self.world);
         snapshot.frame = Some(frame);
@@ -442,8 +440,7 @@ where
 
     /// The checksum of the world as it is now, as GGRS receives it.
     pub fn checksum(&self) -> u128 {
-        #[allow(clippy::useless_conversion, reason = "checksum widens to u128 soon")]
-        u128::from(self.world.checksum())
+        self.world.checksum()
     }
 }
 

@@ -139,11 +139,7 @@ fn allocations_of_warm_frames() -> (Counts, Counts, Stats) {
                 *runner_count += after - between;
             }
         }
-        assert_eq!(
-            runner.checksum(),
-            u128::from(twin.checksum()),
-            "frame {frame}"
-        );
+        assert_eq!(runner.checksum(), twin.checksum(), "frame {frame}");
     }
     (in_runner, by_hand, *runner.world().resource::<Stats>())
 }

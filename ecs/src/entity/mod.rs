@@ -22,6 +22,12 @@ pub(crate) use save::{EntitiesSeed, SavedEntities};
 /// use schemecs::Entity;
 /// assert_eq!(size_of::<Option<Entity>>(), 8);
 /// ```
+///
+/// With the feature `serde`, an entity is `Serialize` and `Deserialize` as
+/// the `u64` of [`Entity::to_bits`] (bits with a zero generation are an
+/// error), so components that refer to other entities can derive both; a
+/// world saved and loaded whole keeps every such reference meaning what it
+/// did, stale ones included. The `Serialize` impl has an example.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Entity {
     index: u32,
@@ -41,8 +47,19 @@ impl Entity {
         self.generation
     }
 
-    /// The handle as one integer (generation in the high half), for storing
-    /// outside the world. [`Entity::from_bits`] reverses it.
+    /// The handle as one integer, for storing outside the world: the index
+    /// in the low 32 bits, the generation in the high 32 (so never below
+    /// 2³²). [`Entity::from_bits`] reverses it; it is also what a checksum
+    /// and a save (feature `serde`) hold. A fixed layout: it will not change.
+    ///
+    /// ```
+    /// use schemecs::{Entity, World};
+    /// # #[derive(schemecs::Schema)] struct Game { pos: Pos }
+    /// # struct Pos;
+    /// let e = World::<Game>::new().spawn(());
+    /// assert_eq!(e.to_bits(), (u64::from(e.generation().get()) << 32) | u64::from(e.index()));
+    /// assert_eq!(Entity::from_bits(e.to_bits()), Some(e));
+    /// ```
     #[inline]
     pub fn to_bits(self) -> u64 {
         (u64::from(self.generation.get()) << 32) | u64::from(self.index)
@@ -217,34 +234,37 @@ impl Clone for Entities {
     }
 }
 
-/// Every slot as it is (generation, location or place in the free list),
-/// the free list's head and the pending reservations: all that decides which
-/// entities exist and which the next spawns get.
+/// Every slot as it is, the free list and the pending reservations: all that
+/// decides which entities exist and which the next spawns get, written as a
+/// save holds it. Each slot writes the generation of the entity living there
+/// (a `u32`, never 0) or 0 if none; then the free list, from its head, writes
+/// each slot and the generation its next occupant gets; then the numbers of
+/// reservations taken from the free list and past the end. A dead slot
+/// outside the free list is retired. Where a live entity is is not written:
+/// the tables' row lists, which a world's checksum covers, say it.
 impl crate::checksum::StableHash for Entities {
     fn stable_hash(&self, hasher: &mut crate::checksum::StableHasher) {
         hasher.write_word(self.slots.len() as u64);
-        for slot in &self.slots {
-            match *slot {
-                Slot::Alive {
-                    generation,
-                    location,
-                } => {
-                    hasher.write_word(1);
-                    hasher.write_word(u64::from(generation.get()));
-                    hasher.write_word(u64::from(location.table.0));
-                    hasher.write_word(u64::from(location.row.0));
-                }
-                Slot::Dead { reuse, next_free } => {
-                    hasher.write_word(2);
-                    hasher.write_word(u64::from(reuse.map_or(0, NonZeroU32::get)));
-                    hasher.write_word(u64::from(next_free));
-                }
-            }
+        hasher.write_fixed(&self.slots, 4, |slot, out| {
+            let generation = match *slot {
+                Slot::Alive { generation, .. } => generation.get(),
+                Slot::Dead { .. } => 0,
+            };
+            out.copy_from_slice(&generation.to_le_bytes());
+        });
+        hasher.write_word(self.free_len as u64);
+        let mut at = self.free;
+        while at != NO_SLOT {
+            let (generation, next) = self.listed(at);
+            let mut listed = [0; 8];
+            listed[..4].copy_from_slice(&at.to_le_bytes());
+            listed[4..].copy_from_slice(&generation.get().to_le_bytes());
+            hasher.write_array(listed);
+            at = next;
         }
-        hasher.write_word(u64::from(self.free));
         let reserved = *lock(&self.reserved);
-        hasher.write_word(u64::from(reserved.from_list));
-        hasher.write_word(u64::from(reserved.fresh));
+        hasher.write_array(reserved.from_list.to_le_bytes());
+        hasher.write_array(reserved.fresh.to_le_bytes());
     }
 }
 

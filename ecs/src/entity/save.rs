@@ -8,16 +8,66 @@
 //! [`Entities::restore`] checks that every slot is accounted for exactly
 //! once, by a row, by the free list, or as retired.
 
-use super::{Entities, EntityLocation, Reserved, Slot, MAX_INDEX, NO_SLOT};
+use super::{Entities, Entity, EntityLocation, Reserved, Slot, MAX_INDEX, NO_SLOT};
 use crate::save::{reject, Bounded};
 use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::marker::PhantomData;
 use core::num::NonZeroU32;
-use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error as _, SeqAccess, Unexpected, Visitor};
 use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
+
+/// An entity handle is saved as one `u64`, that of [`Entity::to_bits`]: the
+/// index in the low 32 bits, the generation in the high 32. So a component
+/// that refers to other entities derives `Serialize` and `Deserialize`, and a
+/// world saved and loaded whole keeps what each reference means: the load
+/// restores every slot's generation, so a handle to a live entity finds it
+/// again and a stale one stays stale.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// struct Target(Entity);
+/// #[derive(Schema)] struct Game { target: Target }
+///
+/// let mut world = World::<Game>::new();
+/// let prey = world.spawn(());
+/// let hunter = world.spawn((Target(prey),));
+/// world.despawn(prey).unwrap();
+///
+/// let json = serde_json::to_string(&world).unwrap();
+/// let loaded: World<Game> = serde_json::from_str(&json).unwrap();
+/// assert_eq!(loaded.get::<Target>(hunter), Some(&Target(prey)));
+/// assert!(!loaded.is_alive(prey));
+///
+/// // The number is the handle's bits; a generation of 0 is no handle.
+/// assert_eq!(serde_json::to_string(&prey).unwrap(), prey.to_bits().to_string());
+/// assert!(serde_json::from_str::<Entity>("7").is_err());
+/// ```
+impl Serialize for Entity {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(self.to_bits())
+    }
+}
+
+/// The `u64` of [`Entity::to_bits`]; bits whose high 32 (the generation) are
+/// 0 are an error, since no handle has them.
+impl<'de> Deserialize<'de> for Entity {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let bits = u64::deserialize(deserializer)?;
+        Entity::from_bits(bits).ok_or_else(|| {
+            D::Error::invalid_value(
+                Unexpected::Unsigned(bits),
+                &"the bits of an entity (`Entity::to_bits`), whose high 32 bits, the \
+                  generation, are not 0",
+            )
+        })
+    }
+}
 
 impl Serialize for Entities {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -49,3 +49,18 @@ impl TableRow {
 /// (`Entities::entity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct EntityIndex(pub(crate) u32);
+
+/// Its `u32`, in a checksum.
+impl crate::StableHash for EntityIndex {
+    const __FIXED_SIZE: Option<usize> = Some(4);
+
+    #[inline]
+    fn stable_hash(&self, hasher: &mut crate::StableHasher) {
+        self.0.stable_hash(hasher);
+    }
+
+    #[inline]
+    fn __write_fixed(&self, out: &mut [u8]) {
+        self.0.__write_fixed(out);
+    }
+}

@@ -224,7 +224,7 @@ pub(crate) trait LocalValue: Send + Sync + 'static {
     /// type (keeping its allocations).
     fn clone_into_slot(&self, target: &mut Box<dyn LocalValue>);
     /// The digest of the value's [`StableHash`], on a hasher of its own.
-    fn digest(&self) -> u64;
+    fn digest(&self) -> u128;
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
     fn into_any(self: Box<Self>) -> Box<dyn Any + Send + Sync>;
@@ -246,7 +246,7 @@ impl<T: LocalState> LocalValue for T {
         }
     }
 
-    fn digest(&self) -> u64 {
+    fn digest(&self) -> u128 {
         digest(self)
     }
 
@@ -273,7 +273,7 @@ impl<T: LocalState> LocalValue for T {
 }
 
 /// The digest of `value` that a world's checksum takes in for a local.
-fn digest<T: StableHash + ?Sized>(value: &T) -> u64 {
+fn digest<T: StableHash + ?Sized>(value: &T) -> u128 {
     let mut hasher = StableHasher::new();
     value.stable_hash(&mut hasher);
     hasher.finish()
@@ -292,7 +292,7 @@ pub(crate) enum LocalSlot {
     /// checksum was when saved, so the loaded world's checksum is the saved
     /// world's before any system runs.
     #[cfg(feature = "serde")]
-    Saved { bytes: Vec<u8>, digest: u64 },
+    Saved { bytes: Vec<u8>, digest: u128 },
 }
 
 impl Clone for LocalSlot {
@@ -496,7 +496,7 @@ impl LocalSlots<'_> {
     }
 
     #[cfg(feature = "serde")]
-    fn decode<T: LocalState>(&self, at: usize, bytes: &[u8], digest: u64) -> Box<T> {
+    fn decode<T: LocalState>(&self, at: usize, bytes: &[u8], digest: u128) -> Box<T> {
         let wanted = core::any::type_name::<T>();
         match postcard::from_bytes::<T>(bytes) {
             Ok(value) if self::digest(&value) == digest => Box::new(value),
@@ -596,7 +596,7 @@ mod save {
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Locals, A::Error> {
             let mut schedules = Vec::new();
             while let Some((fingerprint, systems)) =
-                seq.next_element::<(u64, Vec<Vec<(Vec<u8>, u64)>>)>()?
+                seq.next_element::<(u64, Vec<Vec<(Vec<u8>, u128)>>)>()?
             {
                 if schedules
                     .iter()

@@ -110,15 +110,39 @@ impl<S: Schema> World<S> {
         Clone::clone_from(self, source)
     }
 
-    /// A 64-bit digest of the whole world, for desync detection: equal worlds
-    /// give equal values in every run, process and thread count; a change to
+    /// A 128-bit digest of the whole world, for desync detection (the `u128`
+    /// a GGRS session takes with each saved frame): equal worlds give equal
+    /// values in every run, process, thread count and platform; a change to
     /// any component value, entity, slot or resource changes it (with
-    /// probability 1 − 2⁻⁶⁴). Covers exactly what a copy keeps, except the
-    /// caches: the entity slots (generations, locations, free-list order,
-    /// pending reservations), the tables in order with their rows and
-    /// values, the tag counts, the sparse sets (owners and values, in their
-    /// stored order), the resources, and the values of the systems'
-    /// [`Local`](crate::Local)s (each as the digest of its own `StableHash`).
+    /// probability 1 − 2⁻¹²⁸). Covers exactly what a copy keeps, except the
+    /// caches.
+    ///
+    /// It is XXH3-128 (see [`StableHasher`]) of these bytes, each integer
+    /// little-endian, each length a `u64`, each value as its [`StableHash`]
+    /// writes it:
+    ///
+    /// 1. the entity slots: their number, then per slot the generation of
+    ///    the entity living there, or 0 (`u32` each); then the free list:
+    ///    its length, then from its head each slot and the generation its
+    ///    next occupant gets (`u32` each; a dead slot outside it is
+    ///    retired); then the numbers of pending reservations taken from the
+    ///    free list and past its end (`u32` each);
+    /// 2. the number of tables, then per table, in the order they were
+    ///    made: its archetype's mask (`u128`), its number of rows, each row's
+    ///    entity index (`u32`; so where every live entity is), and its
+    ///    columns in component order, each its length then its values (a
+    ///    tracked component's column then its added and changed ticks, the
+    ///    same way);
+    /// 3. per tag, the number of entities that have it;
+    /// 4. per sparse component, the number of its owners, their indices
+    ///    (`u32`) and its values as a column, in stored order;
+    /// 5. the resources and event queues, in field order;
+    /// 6. where the schema has tracked components or events, the change
+    ///    state: the world's ticks, each schedule's last run, and the
+    ///    removals kept for `Removed`.
+    /// 7. if a schedule with a [`Local`](crate::Local) ran on the world, the
+    ///    systems' locals: per schedule its fingerprint and per system each
+    ///    value's digest (the XXH3-128 of its own `StableHash` bytes).
     ///
     /// Exists when every component and resource is [`StableHash`]
     /// (`#[derive(schemecs::StableHash)]`).
@@ -137,7 +161,7 @@ impl<S: Schema> World<S> {
     /// world.get_mut::<Pos>(e).unwrap().0 += f32::EPSILON;
     /// assert_ne!(world.checksum(), before);
     /// ```
-    pub fn checksum(&self) -> u64
+    pub fn checksum(&self) -> u128
     where
         S: HashSchema<S>,
     {
@@ -147,10 +171,7 @@ impl<S: Schema> World<S> {
         hasher.write_word(tables.len() as u64);
         for table in tables.iter() {
             table.mask().bits().to_u128().stable_hash(&mut hasher);
-            hasher.write_word(table.len() as u64);
-            for index in table.entities() {
-                hasher.write_word(u64::from(index.0));
-            }
+            table.entities().stable_hash(&mut hasher);
             for column in table.columns() {
                 S::hash_column(column, &mut hasher);
             }
@@ -162,10 +183,7 @@ impl<S: Schema> World<S> {
         // The sparse sets in their dense order, which a copy keeps: their
         // owners, then their values (with ticks, as a column).
         for set in self.store.bins().sparse().sets() {
-            hasher.write_word(set.owners().len() as u64);
-            for index in set.owners() {
-                hasher.write_word(u64::from(index.0));
-            }
+            set.owners().stable_hash(&mut hasher);
             S::hash_column(set.values(), &mut hasher);
         }
         S::hash_resources(&self.resources, &mut hasher);
