@@ -149,8 +149,10 @@ pub const fn fixed_size(sizes: &[Option<usize>]) -> Option<usize> {
 #[inline]
 pub(crate) fn hash_slice<T: StableHash>(values: &[T], hasher: &mut StableHasher) {
     match T::__FIXED_SIZE {
-        Some(size) => hasher.write_fixed(values, size, T::__write_fixed),
-        None => {
+        // A value larger than the buffer is written field by field: a
+        // buffer's worth of such values would be none.
+        Some(size) if size <= BUFFER => hasher.write_fixed(values, size, T::__write_fixed),
+        _ => {
             for value in values {
                 value.stable_hash(hasher);
             }
@@ -558,6 +560,20 @@ mod tests {
         let mut hasher = StableHasher::new();
         value.stable_hash(&mut hasher);
         hasher.finish()
+    }
+
+    #[test]
+    fn values_larger_than_the_buffer_hash_as_their_bytes() {
+        // 4 KiB a value: twice the buffer. The run goes value by value.
+        let big = vec![[7u64; 512]; 3];
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(&3u64.to_le_bytes());
+        for value in &big {
+            for word in value {
+                bytes.extend_from_slice(&word.to_le_bytes());
+            }
+        }
+        assert_eq!(hash(&big), xxh3_128(&bytes));
     }
 
     #[test]
