@@ -235,6 +235,8 @@ impl<S: Schema> Executor<S> {
         let mut members: Vec<Member<'_, S>> = recycle(core::mem::take(&mut self.queue));
         let mut rest = &mut systems[..];
         let mut offset = 0;
+        // Whether a system of the stage took locals out of the world.
+        let mut any_locals = false;
         for &i in stage {
             // `stage` is ascending: walk `systems` once.
             let (system, tail) = match core::mem::take(&mut rest)[i - offset..].split_first_mut() {
@@ -246,6 +248,7 @@ impl<S: Schema> Executor<S> {
             match &mut system.kind {
                 SystemKind::Params(params) => {
                     if system.has_locals {
+                        any_locals = true;
                         let name = &system.name;
                         params.check_out(&mut world.locals_mut().system(fingerprint, i, name));
                     }
@@ -280,8 +283,10 @@ impl<S: Schema> Executor<S> {
         let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
         split.reclaim(&mut self.buffers);
         self.queue = recycle(members);
-        for &i in stage {
-            check_in(&mut systems[i], world, (fingerprint, i));
+        if any_locals {
+            for &i in stage {
+                check_in(&mut systems[i], world, (fingerprint, i));
+            }
         }
         if let (false, Some(start)) = (parallel, start) {
             self.share_out(stage, nanos(start.elapsed()));
