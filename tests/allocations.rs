@@ -351,3 +351,49 @@ fn a_ring_of_snapshots_allocates_nothing_once_warm() {
         assert_eq!(snapshot.describe(), world.describe());
     }
 }
+
+#[derive(Clone, Copy)]
+struct Heat(u32);
+
+#[derive(Schema)]
+struct Hot {
+    a: A,
+    #[ecs(sparse)]
+    heat: Heat,
+    #[ecs(resource)]
+    tick: Tick,
+    #[ecs(resource)]
+    frames: Frames,
+}
+
+fn hot_count(mut tick: ResMut<Tick>) {
+    tick.0 += 1;
+}
+
+fn hot_frame(mut frames: ResMut<Frames>) {
+    frames.0 += 1;
+}
+
+#[test]
+fn a_warm_run_of_a_schema_with_sparse_components_allocates_nothing_to_lend_them() {
+    for how in RUNS {
+        let mut world = World::<Hot>::new();
+        for i in 0..64 {
+            let entity = world.spawn((A(i),));
+            if i % 3 == 0 {
+                world.insert(entity, (Heat(i),)).unwrap();
+            }
+        }
+        let mut schedule = Schedule::<Hot>::new();
+        for _ in 0..4 {
+            schedule.add(hot_count).add(hot_frame);
+        }
+        // Every split of the world lends the sparse sets out too.
+        let allocations = allocations_per_run(|| match how {
+            Run::Sequential => schedule.run_sequential(&mut world),
+            Run::Adaptive => schedule.force_parallel(None).run(&mut world),
+            Run::Parallel => schedule.force_parallel(Some(true)).run(&mut world),
+        });
+        assert_eq!(allocations, 0, "{how:?}");
+    }
+}

@@ -219,15 +219,12 @@ impl<S: Schema> World<S> {
     /// them back with [`SplitWorld::reclaim`]).
     pub(crate) fn split(&mut self, buffers: &mut SplitBuffers<S>) -> SplitWorld<'_, S> {
         let (entities, tables, sparse) = self.store.lend_with_sparse();
-        let sparse = if S::SPARSE_BITS == 0 {
-            Vec::new()
-        } else {
-            sparse
-                .sets_mut()
-                .iter_mut()
-                .map(|set| Lent::Free(set.values_mut()))
-                .collect()
-        };
+        let mut lent = buffers.sparse();
+        if S::SPARSE_BITS != 0 {
+            let values = sparse.sets_mut().iter_mut();
+            lent.extend(values.map(|set| Lent::Free(set.values_mut())));
+        }
+        let sparse = lent;
         let resources = S::resource_slots(&mut self.resources);
         SplitWorld::new(entities, tables, resources, sparse, buffers)
     }

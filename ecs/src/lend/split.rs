@@ -64,6 +64,8 @@ pub struct SplitBuffers<S: Schema> {
     unlent: Vec<Unlent<'static, S>>,
     lent: Vec<LentTable<'static, S>>,
     columns: Vec<Lent<'static, S::Column>>,
+    /// The sparse sets' values, lent whole.
+    sparse: Vec<Lent<'static, S::Column>>,
 }
 
 impl<S: Schema> Default for SplitBuffers<S> {
@@ -72,7 +74,16 @@ impl<S: Schema> Default for SplitBuffers<S> {
             unlent: Vec::new(),
             lent: Vec::new(),
             columns: Vec::new(),
+            sparse: Vec::new(),
         }
+    }
+}
+
+impl<S: Schema> SplitBuffers<S> {
+    /// An empty vector for the sparse sets' values, in the memory of the
+    /// last split's.
+    pub(crate) fn sparse<'w>(&mut self) -> Vec<Lent<'w, S::Column>> {
+        recycle(core::mem::take(&mut self.sparse))
     }
 }
 
@@ -105,6 +116,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
         buffers.unlent = recycle(self.unlent);
         buffers.lent = recycle(self.lent);
         buffers.columns = recycle(self.columns);
+        buffers.sparse = recycle(self.sparse);
     }
 
     /// The slots of table `id`, taking the table apart on the first call.
