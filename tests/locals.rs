@@ -380,6 +380,25 @@ mod save {
     }
 
     #[test]
+    fn a_save_naming_a_schedules_locals_twice_is_refused() {
+        let mut world = World::<Small>::new();
+        let mut schedule = Schedule::<Small>::new();
+        schedule.add(count);
+        schedule.run(&mut world);
+        let mut save = serde_json::to_value(&world).unwrap();
+        // The ninth part: the locals, one entry per schedule.
+        let locals = save[8].as_array_mut().unwrap();
+        assert_eq!(locals.len(), 1);
+        locals.push(locals[0].clone());
+        match World::<Small>::load(save) {
+            Err(ecs::LoadError::Invalid { reason, .. }) => {
+                assert!(reason.contains("are saved twice"), "{reason}");
+            }
+            other => panic!("a save with one schedule's locals twice: {:?}", other.err()),
+        }
+    }
+
+    #[test]
     fn a_saved_local_that_is_not_a_value_of_its_type_is_a_clear_panic() {
         let mut world = World::<Small>::new();
         let mut schedule = Schedule::<Small>::new();

@@ -881,3 +881,30 @@ fn an_entity_is_saved_as_its_bits_and_bits_with_no_generation_are_rejected() {
     expect(error.to_string(), "generation");
     assert!(World::<Hunt>::load(&mut serde_json::Deserializer::from_str(&broken)).is_err());
 }
+
+#[test]
+fn a_part_of_the_wrong_shape_is_a_format_error_that_says_what_was_expected() {
+    let world = churned(5, 200);
+    let value = serde_json::to_value(&world).unwrap();
+    let refused = |edit: &dyn Fn(&mut Value)| {
+        let mut edited = value.clone();
+        edit(&mut edited);
+        match World::<Game>::load(edited) {
+            Err(LoadError::Format(error)) => error.to_string(),
+            Err(error) => panic!("refused as invalid rather than unreadable: {error}"),
+            Ok(_) => panic!("the edited save loaded"),
+        }
+    };
+    expect(
+        refused(&|s| s[2] = json!("slots")),
+        "expected the entity slots of a world",
+    );
+    expect(
+        refused(&|s| s[2][1] = json!("list")),
+        "expected the free list of a world's entity slots",
+    );
+    expect(
+        refused(&|s| s[8] = json!(7)),
+        "expected the locals of the systems",
+    );
+}

@@ -535,13 +535,19 @@ mod save {
     //! `(fingerprint, systems)`, a system's locals as a sequence of
     //! `(bytes, digest)`: the value in postcard's format (whatever format the
     //! world is saved in, since loading cannot know the value's type) and
-    //! its checksum digest.
+    //! its checksum digest, as two `u64`s, low half first (formats such as
+    //! `serde_json::Value` hold no `u128`).
 
     use super::{LocalSlot, Locals, ScheduleLocals};
     use crate::save::reject;
     use serde::de::{Deserializer, SeqAccess, Visitor};
     use serde::ser::{Error as _, SerializeSeq, Serializer};
     use serde::{Deserialize, Serialize};
+
+    /// A digest as two `u64`s, low half first.
+    fn halves(digest: u128) -> [u64; 2] {
+        [digest as u64, (digest >> 64) as u64]
+    }
 
     impl Serialize for Locals {
         fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
@@ -559,9 +565,9 @@ mod save {
                                         value.type_name()
                                     ))
                                 })?;
-                                (bytes, value.digest())
+                                (bytes, halves(value.digest()))
                             }
-                            LocalSlot::Saved { bytes, digest } => (bytes.clone(), *digest),
+                            LocalSlot::Saved { bytes, digest } => (bytes.clone(), halves(*digest)),
                             LocalSlot::Out => {
                                 return Err(Ser::Error::custom(
                                     "a `Local` is out of the world: a system that panicked \
@@ -596,7 +602,7 @@ mod save {
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Locals, A::Error> {
             let mut schedules = Vec::new();
             while let Some((fingerprint, systems)) =
-                seq.next_element::<(u64, Vec<Vec<(Vec<u8>, u128)>>)>()?
+                seq.next_element::<(u64, Vec<Vec<(Vec<u8>, [u64; 2])>>)>()?
             {
                 if schedules
                     .iter()
@@ -611,7 +617,10 @@ mod save {
                     .map(|slots| {
                         slots
                             .into_iter()
-                            .map(|(bytes, digest)| LocalSlot::Saved { bytes, digest })
+                            .map(|(bytes, [low, high])| LocalSlot::Saved {
+                                bytes,
+                                digest: u128::from(low) | u128::from(high) << 64,
+                            })
                             .collect()
                     })
                     .collect();
