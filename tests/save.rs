@@ -276,6 +276,21 @@ fn every_broken_invariant_is_rejected_with_its_reason() {
         load_edited(|s| s[1][2] = json!(0b1111)),
         "tags (zero-sized) in one and carry data in the other: `Frozen`",
     );
+    // The same schema name with other components is another schema.
+    expect(
+        load_edited(|s| s[1][1][0] = json!("Renamed")),
+        "(components: `Renamed`, `Vel`",
+    );
+    // `Pos` sparse as well as `Stun`: only `Pos` differs.
+    let message = load_edited(|s| {
+        let sparse = s[1][3].as_u64().unwrap();
+        s[1][3] = json!(sparse | 1);
+    });
+    expect(
+        message.clone(),
+        "`#[ecs(sparse)]` in one and not in the other: `Pos`",
+    );
+    assert!(!message.contains("`Stun`"), "{message}");
     // A live entity's slot retired (generation 0).
     expect(
         load_edited(|s| {
@@ -907,4 +922,83 @@ fn a_part_of_the_wrong_shape_is_a_format_error_that_says_what_was_expected() {
         refused(&|s| s[8] = json!(7)),
         "expected the locals of the systems",
     );
+    let first_table = |s: &Value| -> usize {
+        let tables = s[3].as_array().unwrap();
+        tables
+            .iter()
+            .position(|t| !t[1].as_array().unwrap().is_empty())
+            .unwrap()
+    };
+    expect(
+        refused(&|s| {
+            let at = first_table(s);
+            s[3][at][1] = json!("rows");
+        }),
+        "expected at most",
+    );
+    let whole = World::<Game>::load(json!("not a save")).err().unwrap();
+    expect(whole.to_string(), "expected a saved World<Game>");
+    // Each part, and a piece of each, replaced by a number.
+    let parts: [(&dyn Fn(&mut Value), &str); 6] = [
+        (&|s| s[1] = json!(1), "expected the header of a saved world"),
+        (&|s| s[3] = json!(1), "expected the tables of a saved world"),
+        (&|s| s[3][0] = json!(1), "expected a table of a saved world"),
+        (
+            &|s| s[4] = json!(1),
+            "expected the tag values of a saved world",
+        ),
+        (
+            &|s| s[7] = json!(1),
+            "expected the sparse sets of a saved world",
+        ),
+        (
+            &|s| s[7][0] = json!(1),
+            "expected a sparse set of a saved world",
+        ),
+    ];
+    for (edit, words) in parts {
+        expect(refused(edit), words);
+    }
+    expect(
+        refused(&|s| {
+            let at = first_table(s);
+            s[3][at][2] = json!(1);
+        }),
+        "expected the columns of a table of archetype",
+    );
+}
+
+#[test]
+fn a_tracked_column_of_the_wrong_shape_says_what_it_must_hold() {
+    let mut world = World::<Tracked>::new();
+    world.spawn((Pos(0.0, 0.0), Vel(1.0)));
+    let mut save: Value = serde_json::to_value(&world).unwrap();
+    let tables = save[3].as_array_mut().unwrap();
+    let table = tables
+        .iter_mut()
+        .find(|table| table[0] != json!(0))
+        .unwrap();
+    table[2][0] = json!("ticks");
+    match World::<Tracked>::load(save) {
+        Err(LoadError::Format(error)) => expect(
+            error.to_string(),
+            "expected a tracked column of 1 rows: values of `Pos`, added and changed ticks",
+        ),
+        other => panic!("a tracked column that is a string: {:?}", other.err()),
+    }
+}
+
+#[test]
+fn a_refusal_keeps_the_formats_error_as_its_source() {
+    use std::error::Error as _;
+    let world = churned(6, 100);
+    let mut value = serde_json::to_value(&world).unwrap();
+    value[0] = json!(7); // the format tag
+    let refused = World::<Game>::load(value).err().unwrap();
+    assert!(matches!(refused, LoadError::Invalid { .. }), "{refused}");
+    let source = refused.source().expect("the format's error");
+    assert!(source.to_string().contains("format tag"), "{source}");
+    let unreadable = World::<Game>::load(json!("not a save")).err().unwrap();
+    assert!(matches!(unreadable, LoadError::Format(_)), "{unreadable}");
+    assert!(unreadable.source().is_some());
 }

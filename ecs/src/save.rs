@@ -492,6 +492,13 @@ mod with_serde {
         use super::*;
         use serde::de::value::Error as ValueError;
 
+        #[test]
+        fn counts_read_as_words() {
+            assert_eq!(Count(3, 3).to_string(), "exactly 3");
+            assert_eq!(Count(0, 8).to_string(), "at most 8");
+            assert_eq!(Count(3, 8).to_string(), "3 to 8");
+        }
+
         /// A sequence of `len` zeros that announces `announced` elements.
         struct Announcing {
             announced: usize,

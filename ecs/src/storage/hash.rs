@@ -93,6 +93,28 @@ mod tests {
     }
 
     #[test]
+    fn masks_of_every_width_hash_by_their_value() {
+        // Each width goes through its own `write_*`: none may drop its value.
+        let distinct = |hashes: Vec<u64>| {
+            let count = hashes.len();
+            let set: std::collections::HashSet<u64> = hashes.into_iter().collect();
+            assert_eq!(set.len(), count);
+        };
+        distinct((0..8).map(|b| hash(1u8 << b)).collect());
+        distinct((0..16).map(|b| hash(1u16 << b)).collect());
+        distinct((0..32).map(|b| hash(1u32 << b)).collect());
+        distinct((0..64).map(|b| hash(1u64 << b)).collect());
+        distinct((0..usize::BITS).map(|b| hash(1usize << b)).collect());
+        distinct((0..16u8).map(|b| hash([1u8 << (b % 8), b])).collect());
+        let bytes = |b: u32| {
+            let mut hasher = MaskHasher::default();
+            hasher.write(&(1u128 << b).to_le_bytes());
+            hasher.finish()
+        };
+        distinct((0..128).map(bytes).collect());
+    }
+
+    #[test]
     fn distinct_single_bits_hash_apart() {
         let hashes: std::collections::HashSet<u64> = (0..128).map(|b| hash(1u128 << b)).collect();
         assert_eq!(hashes.len(), 128);
