@@ -395,5 +395,8 @@ fn a_warm_run_of_a_schema_with_sparse_components_allocates_nothing_to_lend_them(
             Run::Parallel => schedule.force_parallel(Some(true)).run(&mut world),
         });
         assert_eq!(allocations, 0, "{how:?}");
+        // The sparse set was lent out and came back whole.
+        let heat: u32 = world.query::<&Heat>().iter().map(|heat| heat.0).sum();
+        assert_eq!(heat, (0..64).step_by(3).sum::<u32>(), "{how:?}");
     }
 }
