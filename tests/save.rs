@@ -939,7 +939,8 @@ fn a_part_of_the_wrong_shape_is_a_format_error_that_says_what_was_expected() {
     let whole = World::<Game>::load(json!("not a save")).err().unwrap();
     expect(whole.to_string(), "expected a saved World<Game>");
     // Each part, and a piece of each, replaced by a number.
-    let parts: [(&dyn Fn(&mut Value), &str); 6] = [
+    type Edit<'a> = &'a dyn Fn(&mut Value);
+    let parts: [(Edit, &str); 6] = [
         (&|s| s[1] = json!(1), "expected the header of a saved world"),
         (&|s| s[3] = json!(1), "expected the tables of a saved world"),
         (&|s| s[3][0] = json!(1), "expected a table of a saved world"),
