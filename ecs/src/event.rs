@@ -61,8 +61,10 @@ pub trait Event<S: Schema>: Sized + Send + Sync + 'static {
 }
 
 /// The queue of one event type: the events some reader may not have read
-/// yet (see the [module](self) on their lifetime), in the order sent, each
-/// with the tick it was sent at.
+/// yet, in the order sent, each with the tick it was sent at. An event is
+/// kept until every schedule that has run on the world has run again (at
+/// most two runs with one schedule; see
+/// [`Schedule::forget`](crate::Schedule::forget)).
 ///
 /// A world keeps one per `#[ecs(event)]` field, as a resource: systems send
 /// with [`EventWriter`] and read with [`EventReader`]; outside systems use
