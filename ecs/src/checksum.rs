@@ -563,6 +563,17 @@ mod tests {
     }
 
     #[test]
+    fn a_hasher_debugs_as_what_it_would_finish_with() {
+        let mut hasher = StableHasher::new();
+        hasher.write_word(7);
+        let shown = format!("{hasher:?}");
+        assert_eq!(
+            shown,
+            format!("StableHasher {{ finish: {:#034x} }}", hasher.finish())
+        );
+    }
+
+    #[test]
     fn values_larger_than_the_buffer_hash_as_their_bytes() {
         // 4 KiB a value: twice the buffer. The run goes value by value.
         let big = vec![[7u64; 512]; 3];
