@@ -563,6 +563,24 @@ mod tests {
     }
 
     #[test]
+    fn hash_impls_forwarded_to_it_write_little_endian_integers() {
+        // What a type that forwards its `Hash` writes: each width through
+        // its own `Hasher::write_*`, as `StableHash` would write it.
+        fn forwarded<T: core::hash::Hash>(value: T) -> u128 {
+            let mut hasher = StableHasher::new();
+            core::hash::Hash::hash(&value, &mut hasher);
+            hasher.finish()
+        }
+        assert_eq!(forwarded(0xabu8), xxh3_128(&[0xab]));
+        assert_eq!(forwarded(0xabcdu16), xxh3_128(&0xabcdu16.to_le_bytes()));
+        assert_eq!(forwarded(7u32), xxh3_128(&7u32.to_le_bytes()));
+        assert_eq!(forwarded(7u64), xxh3_128(&7u64.to_le_bytes()));
+        assert_eq!(forwarded(7u128), xxh3_128(&7u128.to_le_bytes()));
+        assert_eq!(forwarded(7usize), xxh3_128(&7u64.to_le_bytes()));
+        assert_eq!(forwarded(-7isize), xxh3_128(&(-7i64).to_le_bytes()));
+    }
+
+    #[test]
     fn a_hasher_debugs_as_what_it_would_finish_with() {
         let mut hasher = StableHasher::new();
         hasher.write_word(7);
