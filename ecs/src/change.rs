@@ -591,10 +591,9 @@ impl Changes {
     }
 
     /// Starts a schedule run of `systems` systems for the schedule
-    /// `fingerprint`: returns the window base of its previous run on this world
-    /// (`None` for its first), drops what is older than the previous run's
-    /// start, and advances the tick past the run.
-    pub(crate) fn begin_run(&mut self, fingerprint: u64, systems: u32) -> (u32, Option<u32>) {
+    /// `fingerprint`: drops the removals no reader can need any more,
+    /// advances the tick past the run, and says where the run starts.
+    pub(crate) fn begin_run(&mut self, fingerprint: u64, systems: u32) -> RunStart {
         let base = self.tick;
         // Before this schedule's own start moves: its readers still need
         // what was sent since its previous run.
@@ -608,7 +607,11 @@ impl Changes {
         };
         self.start_run(base, keep_from);
         self.tick = base.wrapping_add(systems);
-        (base, previous)
+        RunStart {
+            base,
+            previous,
+            keep_from,
+        }
     }
 
     /// The oldest tick a reader may still need at tick `now`, before a run
@@ -672,6 +675,17 @@ impl Changes {
             }
         }
     }
+}
+
+/// Where a schedule run starts ([`Changes::begin_run`]).
+pub(crate) struct RunStart {
+    /// The tick of its first system.
+    pub(crate) base: u32,
+    /// Where the schedule's previous run on this world started (`None` for
+    /// its first).
+    pub(crate) previous: Option<u32>,
+    /// The oldest tick a reader may still need ([`Changes::keep_from`]).
+    pub(crate) keep_from: u32,
 }
 
 /// The window of the `index`-th system of a schedule run that started at

@@ -684,9 +684,9 @@ impl<S: Schema> World<S> {
         fingerprint: u64,
         systems: u32,
     ) -> (u32, Option<u32>) {
-        let keep_from = self.store.changes().keep_from(self.store.changes().tick);
-        let (base, previous) = self.store.changes_mut().begin_run(fingerprint, systems);
-        S::prune_events(&mut self.resources, keep_from, base);
+        let start = self.store.changes_mut().begin_run(fingerprint, systems);
+        let (base, previous) = (start.base, start.previous);
+        S::prune_events(&mut self.resources, start.keep_from, base);
         self.sweep_if_due();
         (base, previous)
     }
