@@ -9,8 +9,8 @@ use crate::event::{Event, Events};
 use crate::lend::{Lent, SplitBuffers, SplitWorld};
 use crate::mask::Mask;
 use crate::query::{
-    PreparedQuery, Query, QueryCache, QueryFilter, QueryReach, ReadOnlyQueryData, SchemaQuery,
-    SparseRuns,
+    PreparedQuery, Query, QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData,
+    SchemaQuery,
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{SparseSets, Table, TableId, Tables};
@@ -520,20 +520,12 @@ impl<S: Schema> World<S> {
     {
         let conditions = const { QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice() };
         let tables = self.store.tables();
-        let window = self.store.changes().outside_window();
         let build = |matched: &[TableId]| {
-            if QueryReach::<S, Q, F>::SPARSE {
-                let sparse = self.store.bins().sparse();
-                let mut runs = SparseRuns::default();
-                runs.find::<S, Q, F>(tables.as_slice(), sparse, matched, window);
-                return Query::build_sparse_shared(
-                    self.store.entities(),
-                    tables.as_slice(),
-                    sparse,
-                    &runs,
-                );
-            }
-            Query::new_shared(self.store.entities(), tables.as_slice(), matched, window)
+            let (entities, sparse) = (self.store.entities(), self.store.bins().sparse());
+            let mut reach = Reach::default();
+            let window = self.store.changes().outside_window();
+            reach.find::<S, Q, F>(tables.as_slice(), sparse, matched, window);
+            Query::shared(entities, tables.as_slice(), sparse, matched, reach.give())
         };
         // Warm: the tables matched so far are all there is; a shared lock
         // suffices, and readers on other threads do not wait for each other.
@@ -559,15 +551,18 @@ impl<S: Schema> World<S> {
             .entry(conditions)
             .update(self.store.tables(), conditions);
         let window = self.store.changes().outside_window();
-        if QueryReach::<S, Q, F>::SPARSE {
-            let mut runs = SparseRuns::default();
-            let (tables, sparse) = (self.store.tables(), self.store.bins().sparse());
-            runs.find::<S, Q, F>(tables.as_slice(), sparse, matched, window);
-            let (entities, tables, sparse) = self.store.lend_with_sparse();
-            return Query::build_sparse(entities, tables, sparse, &runs, window.this_run);
-        }
-        let (entities, tables) = self.store.lend();
-        Query::new(entities, tables, matched, window)
+        let mut reach = Reach::default();
+        let (tables, sparse) = (self.store.tables(), self.store.bins().sparse());
+        reach.find::<S, Q, F>(tables.as_slice(), sparse, matched, window);
+        let (entities, tables, sparse) = self.store.lend_with_sparse();
+        Query::exclusive(
+            entities,
+            tables,
+            sparse,
+            matched,
+            reach.give(),
+            window.this_run,
+        )
     }
 
     /// The world's change tick: where changes made now (outside systems) are

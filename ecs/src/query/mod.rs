@@ -18,6 +18,7 @@ mod par;
 mod prepared;
 mod rows;
 mod sparse;
+mod state;
 mod table;
 
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
@@ -29,6 +30,8 @@ pub use prepared::PreparedQuery;
 use rows::{for_each_reached, BitRuns, TableRows};
 pub(crate) use rows::{PassingRows, RowSet};
 pub(crate) use sparse::SparseRuns;
+pub use state::QueryState;
+pub(crate) use state::Reach;
 pub use table::{TableChunk, TableEntities, TableEntitiesIter};
 
 use crate::change::ChangeWindow;
@@ -260,20 +263,6 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 }
 
-/// For a query made on the world, the rows of the tables `matched` that
-/// pass the row filter `F` (see [`filter_rows`]); `None` without one.
-fn passing_rows<S: Schema, F: QueryFilter<S>>(
-    tables: &[Table<S>],
-    matched: &[TableId],
-    window: ChangeWindow,
-) -> Option<PassingRows> {
-    F::ROWS.then(|| {
-        let mut rows = PassingRows::default();
-        filter_rows::<S, F>(tables, matched, window, &mut RowSet::default(), &mut rows);
-        rows
-    })
-}
-
 /// The rows of the tables `matched` that pass the row conditions of filter
 /// `F`, seen through `window`, in `rows` (which is cleared first).
 /// `scratch` is working memory.
@@ -326,21 +315,6 @@ pub(crate) fn fetch_table<'w, S: Schema, Q: SchemaQuery<S>>(
 }
 
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
-    /// Builds the query over the tables `matched` (ascending ids).
-    pub(crate) fn new<S: Schema>(
-        entities: &'w Entities,
-        tables: &'w mut [Table<S>],
-        matched: &[TableId],
-        window: ChangeWindow,
-    ) -> Self
-    where
-        Q: SchemaQuery<S>,
-        F: QueryFilter<S>,
-    {
-        let rows = passing_rows::<S, F>(tables, matched, window).map(Cow::Owned);
-        Self::build(entities, tables, matched, rows, window.this_run)
-    }
-
     /// Builds the query over the tables `matched` (ascending ids), with a
     /// row filter over the rows `rows` of each; `tick` stamps writes.
     pub(crate) fn build<S: Schema>(
@@ -393,21 +367,6 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         }
     }
 
-    /// Builds a read-only query over the tables `matched` of a shared world.
-    pub(crate) fn new_shared<S: Schema>(
-        entities: &'w Entities,
-        tables: &'w [Table<S>],
-        matched: &[TableId],
-        window: ChangeWindow,
-    ) -> Self
-    where
-        Q: SchemaQuery<S> + ReadOnlyQueryData,
-        F: QueryFilter<S>,
-    {
-        let rows = passing_rows::<S, F>(tables, matched, window).map(Cow::Owned);
-        Self::build_shared(entities, tables, matched, rows)
-    }
-
     /// Builds a read-only query over the tables `matched` (ascending ids) of
     /// a shared world, with a row filter over the rows `rows` of each.
     pub(crate) fn build_shared<S: Schema>(
@@ -458,7 +417,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         sparse: &'w mut SparseSets<S>,
-        runs: &SparseRuns,
+        runs: &mut SparseRuns,
         tick: u32,
     ) -> Self
     where
@@ -493,7 +452,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         entities: &'w Entities,
         tables: &'w [Table<S>],
         sparse: &'w SparseSets<S>,
-        runs: &SparseRuns,
+        runs: &mut SparseRuns,
     ) -> Self
     where
         Q: SchemaQuery<S> + ReadOnlyQueryData,
@@ -515,7 +474,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// of a world taken apart for systems.
     pub(crate) fn from_split_sparse<S: Schema>(
         world: &mut SplitWorld<'w, S>,
-        runs: &SparseRuns,
+        runs: &mut SparseRuns,
         tick: u32,
     ) -> Self
     where
@@ -546,13 +505,13 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     pub(crate) fn from_split<S: Schema>(
         world: &mut SplitWorld<'w, S>,
         matched: &[TableId],
-        rows: Option<&'w PassingRows>,
+        rows: Option<Cow<'w, PassingRows>>,
         tick: u32,
     ) -> Self
     where
         Q: SchemaQuery<S>,
     {
-        let mut passing = rows.map(PassingRows::tables);
+        let mut passing = rows.as_deref().map(PassingRows::tables);
         let mut fetched = Vec::with_capacity(passing.map_or(matched.len(), <[_]>::len));
         let all_entities = world.entities;
         for &id in matched {
@@ -580,7 +539,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 table_rows,
             ));
         }
-        Query::from_tables::<S>(world.entities, fetched, rows.map(Cow::Borrowed))
+        Query::from_tables::<S>(world.entities, fetched, rows)
     }
 
     /// Iterates over the items, mutably.

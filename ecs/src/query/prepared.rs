@@ -2,15 +2,14 @@
 
 use super::fetch::{ReadOnlyQueryData, SchemaQuery};
 use super::filter::{QueryFilter, QueryReach};
-use super::rows::{for_each_reached, PassingRows, RowSet};
-use super::{fetch_table, filter_rows, MatchedTables, Query, SparseRuns};
+use super::rows::{for_each_reached, PassingRows};
+use super::state::QueryState;
+use super::{fetch_table, Query};
 use crate::lend::Lent;
 use crate::schema::Schema;
-use crate::storage::TableId;
 use crate::World;
 use core::fmt;
 use core::marker::PhantomData;
-use std::borrow::Cow;
 
 /// A query that keeps what it found from one call to the next: the tables it
 /// matches (later calls look only at tables created since) and its working
@@ -61,13 +60,7 @@ use std::borrow::Cow;
 /// `clone_from` or a load replaced its tables, it matches that world's
 /// tables anew.
 pub struct PreparedQuery<S: Schema, Q, F = ()> {
-    matched: MatchedTables,
-    /// With a row filter: the rows that pass it, this call.
-    rows: PassingRows,
-    /// Working memory of the row filter.
-    scratch: RowSet,
-    /// For a query that reaches sparse components: its runs, this call.
-    sparse: SparseRuns,
+    state: QueryState,
     query: PhantomData<Types<S, Q, F>>,
 }
 
@@ -88,42 +81,17 @@ where
         const { Q::CHECK };
         const { QueryReach::<S, Q, F>::CHECK };
         PreparedQuery {
-            matched: MatchedTables::default(),
-            rows: PassingRows::default(),
-            sparse: SparseRuns::default(),
-            scratch: RowSet::default(),
+            state: QueryState::default(),
             query: PhantomData,
         }
     }
 
-    /// Brings the matched tables up to date with `world`, and with a row
-    /// filter finds the rows that pass it now.
+    /// Brings the state up to date with `world`: its matched tables, and
+    /// what the query reaches in them now.
     fn update(&mut self, world: &World<S>) {
-        let conditions = const { QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice() };
-        let tables = world.tables();
-        if !self.matched.is_current(tables) {
-            self.matched.update(tables, conditions);
-        }
-        if QueryReach::<S, Q, F>::SPARSE {
-            let (matched, window) = (self.matched.tables(), world.outside_window());
-            self.sparse
-                .find::<S, Q, F>(tables.as_slice(), world.sparse_sets(), matched, window);
-        } else if F::ROWS {
-            let (matched, window) = (self.matched.tables(), world.outside_window());
-            filter_rows::<S, F>(
-                tables.as_slice(),
-                matched,
-                window,
-                &mut self.scratch,
-                &mut self.rows,
-            );
-        }
-    }
-
-    /// The tables this query matched in the world it last looked at, in the
-    /// order it visits them.
-    fn tables(&self) -> &[TableId] {
-        self.matched.tables()
+        let (tables, sparse) = (world.tables(), world.sparse_sets());
+        self.state
+            .update::<S, Q, F>(tables, sparse, world.outside_window());
     }
 
     /// Calls `f` with every item, mutably, table by table: the loop of
@@ -135,22 +103,23 @@ where
         }
         self.update(world);
         let tick = world.outside_window().this_run;
-        let mut passing = F::ROWS.then_some(self.rows.tables());
+        let rows = self.state.rows();
+        let mut passing = F::ROWS.then_some(rows.tables());
         let (entities, tables) = world.lend_tables();
-        for &id in self.matched.tables() {
+        for &id in self.state.tables() {
             let table = &mut tables[id.index()];
             let len = table.len();
             if len == 0 {
                 continue;
             }
-            let Some(rows) = PassingRows::take_for(&mut passing, id) else {
+            let Some(table_rows) = PassingRows::take_for(&mut passing, id) else {
                 continue;
             };
             // Used only by a query whose items' columns interleave (see
             // `fetch_table`); empty, it allocates nothing.
             let mut slots: Vec<Lent<'_, S::Column>> = Vec::new();
             let (_, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
-            let bits = rows.map(|rows| self.rows.bits(rows));
+            let bits = table_rows.map(|table_rows| rows.bits(table_rows));
             for_each_reached::<Q>(fetch, len, bits, &mut f);
         }
     }
@@ -166,19 +135,20 @@ where
             return;
         }
         self.update(world);
-        let mut passing = F::ROWS.then_some(self.rows.tables());
+        let rows = self.state.rows();
+        let mut passing = F::ROWS.then_some(rows.tables());
         let (entities, tables) = (world.entities(), world.tables().as_slice());
-        for &id in self.matched.tables() {
+        for &id in self.state.tables() {
             let table = &tables[id.index()];
             let len = table.len();
             if len == 0 {
                 continue;
             }
-            let Some(rows) = PassingRows::take_for(&mut passing, id) else {
+            let Some(table_rows) = PassingRows::take_for(&mut passing, id) else {
                 continue;
             };
             let fetch = Query::<Q, F>::fetch_shared::<S>(table, entities, 0);
-            let bits = rows.map(|rows| self.rows.bits(rows));
+            let bits = table_rows.map(|table_rows| rows.bits(table_rows));
             for_each_reached::<Q>(fetch, len, bits, &mut f);
         }
     }
@@ -187,20 +157,10 @@ where
     /// this query's tables instead of the world's cache.
     pub fn query_mut<'w>(&mut self, world: &'w mut World<S>) -> Query<'w, Q, F> {
         self.update(world);
-        let window = world.outside_window();
-        if QueryReach::<S, Q, F>::SPARSE {
-            let (entities, tables, sparse) = world.lend_with_sparse();
-            return Query::build_sparse(entities, tables, sparse, &self.sparse, window.this_run);
-        }
-        let rows = F::ROWS.then(|| Cow::Owned(self.rows.clone()));
-        let (entities, tables) = world.lend_tables();
-        Query::build(
-            entities,
-            tables,
-            self.matched.tables(),
-            rows,
-            window.this_run,
-        )
+        let tick = world.outside_window().this_run;
+        let (matched, reached) = self.state.copy();
+        let (entities, tables, sparse) = world.lend_with_sparse();
+        Query::exclusive(entities, tables, sparse, matched, reached, tick)
     }
 
     /// The read-only query over `world` (several may be alive at once);
@@ -211,11 +171,8 @@ where
     {
         self.update(world);
         let (entities, tables) = (world.entities(), world.tables().as_slice());
-        if QueryReach::<S, Q, F>::SPARSE {
-            return Query::build_sparse_shared(entities, tables, world.sparse_sets(), &self.sparse);
-        }
-        let rows = F::ROWS.then(|| Cow::Owned(self.rows.clone()));
-        Query::build_shared(entities, tables, self.tables(), rows)
+        let (matched, reached) = self.state.copy();
+        Query::shared(entities, tables, world.sparse_sets(), matched, reached)
     }
 }
 
@@ -236,7 +193,7 @@ impl<S: Schema, Q, F> fmt::Debug for PreparedQuery<S, Q, F> {
             .field("schema", &S::NAME)
             .field("query", &core::any::type_name::<Q>())
             .field("filter", &core::any::type_name::<F>())
-            .field("matched_tables", &self.matched.tables().len())
+            .field("matched_tables", &self.state.tables().len())
             .finish()
     }
 }

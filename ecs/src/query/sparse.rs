@@ -47,7 +47,7 @@ use crate::entity::Entities;
 use crate::lend::Lent;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Column, Schema};
-use crate::storage::{EntityIndex, SparseSet, SparseSets, Table, TableId};
+use crate::storage::{EntityIndex, SparseSets, Table, TableId};
 
 /// One entity of a matched table, as a row filter sees it: its full
 /// archetype and its ticks.
@@ -86,6 +86,12 @@ pub struct SparseRuns {
     /// order; 0 where the run lacks it).
     starts: Vec<u32>,
     stride: usize,
+    /// Working memory, kept so that a warm query allocates nothing for it:
+    /// the sparse components looked up per row, in bit order; one row's
+    /// dense slots; the runs in the dense order of one set.
+    lookups: Vec<u32>,
+    slots: Vec<u32>,
+    order: Vec<usize>,
 }
 
 impl SparseRuns {
@@ -108,12 +114,11 @@ impl SparseRuns {
         self.present.clear();
         self.starts.clear();
         self.stride = valued.count_ones() as usize;
-        // The sets to look each entity up in, found once.
-        let sets: Vec<(u32, &SparseSet<S>)> = S::Mask::from_u128(relevant)
-            .iter_bits()
-            .map(|bit| (bit, sparse.set(bit)))
-            .collect();
-        let mut slots = Vec::with_capacity(self.stride);
+        // The sets to look each entity up in.
+        self.lookups.clear();
+        self.lookups
+            .extend(S::Mask::from_u128(relevant).iter_bits());
+        let mut slots = core::mem::take(&mut self.slots);
         for &id in matched {
             let table = &tables[id.index()];
             let mask = table.mask().bits().to_u128();
@@ -125,8 +130,8 @@ impl SparseRuns {
                 // slot in each set whose values the query takes.
                 let mut full = mask;
                 slots.clear();
-                for &(bit, set) in &sets {
-                    let slot = set.slot(index);
+                for &bit in &self.lookups {
+                    let slot = sparse.set(bit).slot(index);
                     if slot.is_some() {
                         full |= 1 << bit;
                     }
@@ -170,6 +175,7 @@ impl SparseRuns {
                 }
             }
         }
+        self.slots = slots;
     }
 }
 
@@ -180,7 +186,7 @@ pub(crate) type SparseValues<'w, S> = Lent<'w, <S as Schema>::Column>;
 /// fetches the rows of a table (with no sparse values), and `values` lends
 /// each sparse set's values, by position among the sparse components.
 pub(super) fn build<'w, S: Schema, Q: SchemaQuery<S>>(
-    runs: &SparseRuns,
+    runs: &mut SparseRuns,
     entities: &'w Entities,
     values: &mut [SparseValues<'w, S>],
     tick: u32,
@@ -225,7 +231,7 @@ pub(super) fn build<'w, S: Schema, Q: SchemaQuery<S>>(
     }
     // 2. The sparse values, component by component, in dense order.
     let valued = (Q::READS | Q::WRITES) & S::SPARSE_BITS;
-    let mut order: Vec<usize> = Vec::new();
+    let mut order = core::mem::take(&mut runs.order);
     for (k, bit) in S::Mask::from_u128(valued).iter_bits().enumerate() {
         let position = (S::SPARSE_BITS & ((1 << bit) - 1)).count_ones() as usize;
         let start = |run: usize| runs.starts[run * runs.stride + k] as usize;
@@ -265,5 +271,6 @@ pub(super) fn build<'w, S: Schema, Q: SchemaQuery<S>>(
             at = start(run) + len;
         }
     }
+    runs.order = order;
     fetched
 }

@@ -11,7 +11,9 @@ pub(crate) use bins::Bins;
 pub(crate) use hash::MaskMap;
 #[cfg(feature = "serde")]
 pub(crate) use sparse::sparse_bits;
-pub(crate) use sparse::{is_sparse, table_part, SparseSet, SparseSets};
+#[cfg(feature = "serde")]
+pub(crate) use sparse::SparseSet;
+pub(crate) use sparse::{is_sparse, table_part, SparseSets};
 pub(crate) use table::{clone_slice_from, Edge, Table, TableMove, Tables};
 
 /// Index of a table in [`Tables`]. Tables are never removed, so an id stays

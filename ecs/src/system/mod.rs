@@ -16,10 +16,7 @@ pub use local::{Local, LocalSlots, LocalState};
 use crate::change::ChangeWindow;
 use crate::command::{CommandQueue, Commands};
 use crate::lend::SplitWorld;
-use crate::query::{
-    filter_rows, MatchedTables, PassingRows, Query, QueryFilter, QueryReach, RowSet, SchemaQuery,
-    SparseRuns,
-};
+use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery};
 use crate::schema::{Resource, Schema};
 use crate::world::World;
 use core::fmt;
@@ -121,45 +118,15 @@ where
     }
 
     fn prepare(state: &mut QueryState, world: &World<S>, window: ChangeWindow) {
-        let conditions = QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice();
-        state.matched.update(world.tables(), conditions);
-        state.window = Some(window);
-        if QueryReach::<S, Q, F>::SPARSE {
-            let tables = world.tables().as_slice();
-            let matched = state.matched.tables();
-            let sparse = world.sparse_sets();
-            state
-                .sparse
-                .find::<S, Q, F>(tables, sparse, matched, window);
-        } else if F::ROWS {
-            let tables = world.tables().as_slice();
-            let matched = state.matched.tables();
-            filter_rows::<S, F>(tables, matched, window, &mut state.scratch, &mut state.rows);
-        }
+        let (tables, sparse) = (world.tables(), world.sparse_sets());
+        state.update::<S, Q, F>(tables, sparse, window);
     }
 
     fn fetch<'w>(state: &'w mut QueryState, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
-        let tick = state.window.map_or(0, |window| window.this_run);
-        if QueryReach::<S, Q, F>::SPARSE {
-            return Query::from_split_sparse(world, &state.sparse, tick);
-        }
-        let rows = F::ROWS.then_some(&state.rows);
-        Query::from_split(world, state.matched.tables(), rows, tick)
+        let tick = state.tick();
+        let (matched, reached) = state.lend();
+        Query::split(world, matched, reached, tick)
     }
-}
-
-/// What a system keeps for a [`Query`] parameter between runs: the tables
-/// it matches, and with a row filter ([`Added`](crate::Added),
-/// [`Changed`](crate::Changed)) the rows that pass it this run.
-#[doc(hidden)]
-#[derive(Default)]
-pub struct QueryState {
-    matched: MatchedTables,
-    window: Option<ChangeWindow>,
-    rows: PassingRows,
-    scratch: RowSet,
-    /// For a query that reaches sparse components: its runs, this run.
-    sparse: SparseRuns,
 }
 
 /// A system parameter that reads resource `T`.

@@ -1,0 +1,232 @@
+//! [`QueryState`]: what a query keeps between uses, the one state behind
+//! every form of query.
+//!
+//! A query is found in two steps. *Matching* picks the tables whose
+//! archetype fits the query's [`TableCondition`](super::TableCondition)s
+//! ([`MatchedTables`], extended as tables appear). *Reaching* finds, in
+//! those tables, what this use of the query covers ([`Reach`]): with a row
+//! filter ([`Added`](crate::Added), [`Changed`](crate::Changed)) the rows
+//! that pass it, and for a query that reaches sparse components its runs of
+//! rows. A [`Query`] is then built over the tables and what they reach
+//! ([`Query::exclusive`], [`Query::shared`], [`Query::split`]).
+//!
+//! The three forms differ only in who keeps what:
+//!
+//! * a system's `Query` parameter and a [`PreparedQuery`](super::PreparedQuery)
+//!   keep a whole [`QueryState`], so a warm one matches only new tables and
+//!   reaches into memory it already has;
+//! * [`World::query`](crate::World::query) and its kin match through the
+//!   world's cache (one [`MatchedTables`] per list of conditions, shared by
+//!   every query with the same conditions) and reach into a fresh [`Reach`].
+
+use super::filter::{QueryFilter, QueryReach};
+use super::rows::{PassingRows, RowSet};
+use super::{filter_rows, MatchedTables, Query, QueryData, SchemaQuery, SparseRuns};
+use crate::change::ChangeWindow;
+use crate::entity::Entities;
+use crate::lend::SplitWorld;
+use crate::schema::Schema;
+use crate::storage::{SparseSets, Table, TableId, Tables};
+use std::borrow::Cow;
+
+/// What one use of a query reaches in its matched tables: see the module
+/// docs. Only the part the query needs is filled: nothing for a query with
+/// neither a row filter nor a sparse component.
+#[derive(Default)]
+pub(crate) struct Reach {
+    /// With a row filter: the rows that pass it.
+    rows: PassingRows,
+    /// Working memory of the row filter.
+    scratch: RowSet,
+    /// For a query that reaches sparse components: its runs.
+    sparse: SparseRuns,
+}
+
+impl Reach {
+    /// Finds what query `Q` with filter `F` reaches in the tables `matched`
+    /// of `tables`, seen through `window`.
+    pub(crate) fn find<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+        &mut self,
+        tables: &[Table<S>],
+        sparse: &SparseSets<S>,
+        matched: &[TableId],
+        window: ChangeWindow,
+    ) {
+        if QueryReach::<S, Q, F>::SPARSE {
+            self.sparse.find::<S, Q, F>(tables, sparse, matched, window);
+        } else if F::ROWS {
+            filter_rows::<S, F>(tables, matched, window, &mut self.scratch, &mut self.rows);
+        }
+    }
+
+    /// What a build takes, the passing rows lent for `'w`: for a state that
+    /// outlives the query (a system's).
+    pub(crate) fn lend(&mut self) -> Reached<'_, '_> {
+        Reached {
+            runs: &mut self.sparse,
+            rows: Some(Cow::Borrowed(&self.rows)),
+        }
+    }
+
+    /// What a build takes, the passing rows copied: for a state the query
+    /// may not borrow (a [`PreparedQuery`](super::PreparedQuery)'s, free for
+    /// its next call while the query lives).
+    pub(crate) fn copy<'w>(&mut self) -> Reached<'_, 'w> {
+        Reached {
+            runs: &mut self.sparse,
+            rows: Some(Cow::Owned(self.rows.clone())),
+        }
+    }
+
+    /// What a build takes, the passing rows moved into the query: for a
+    /// reach found for this one query.
+    pub(crate) fn give<'w>(&mut self) -> Reached<'_, 'w> {
+        Reached {
+            runs: &mut self.sparse,
+            rows: Some(Cow::Owned(core::mem::take(&mut self.rows))),
+        }
+    }
+}
+
+/// A [`Reach`] as a query build takes it: the runs of a sparse query to cut
+/// the tables into, and the passing rows of a row filter, which the query
+/// keeps (used only with a row filter).
+pub(crate) struct Reached<'a, 'w> {
+    runs: &'a mut SparseRuns,
+    rows: Option<Cow<'w, PassingRows>>,
+}
+
+impl<'w> Reached<'_, 'w> {
+    /// The passing rows, for a query with a row filter `F`.
+    fn rows<S: Schema, F: QueryFilter<S>>(&mut self) -> Option<Cow<'w, PassingRows>> {
+        if F::ROWS {
+            self.rows.take()
+        } else {
+            None
+        }
+    }
+}
+
+/// What a query keeps between uses: the tables it matches, what it reached
+/// the last time, and the change window it was last brought up to date
+/// with. Behind a system's `Query` parameter and a
+/// [`PreparedQuery`](super::PreparedQuery); see the module docs.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct QueryState {
+    matched: MatchedTables,
+    reach: Reach,
+    window: Option<ChangeWindow>,
+}
+
+impl QueryState {
+    /// Brings the state up to date with a world's `tables` and `sparse`
+    /// sets, seen through `window`: matches the tables it has not seen (all
+    /// of them, for a world other than the last one) and finds what the
+    /// query reaches in them now.
+    pub(crate) fn update<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+        &mut self,
+        tables: &Tables<S>,
+        sparse: &SparseSets<S>,
+        window: ChangeWindow,
+    ) {
+        if !self.matched.is_current(tables) {
+            let conditions = const { QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice() };
+            self.matched.update(tables, conditions);
+        }
+        self.window = Some(window);
+        self.reach
+            .find::<S, Q, F>(tables.as_slice(), sparse, self.matched.tables(), window);
+    }
+
+    /// The tables matched so far, ascending.
+    pub(crate) fn tables(&self) -> &[TableId] {
+        self.matched.tables()
+    }
+
+    /// The tick of the window of the last update, which writes are stamped
+    /// with (0 before any).
+    pub(crate) fn tick(&self) -> u32 {
+        self.window.map_or(0, |window| window.this_run)
+    }
+
+    /// The matched tables and what the query reaches in them, the passing
+    /// rows lent to the query (see [`Reach::lend`]).
+    pub(crate) fn lend(&mut self) -> (&[TableId], Reached<'_, '_>) {
+        (self.matched.tables(), self.reach.lend())
+    }
+
+    /// The matched tables and what the query reaches in them, the passing
+    /// rows copied (see [`Reach::copy`]).
+    pub(crate) fn copy<'w>(&mut self) -> (&[TableId], Reached<'_, 'w>) {
+        (self.matched.tables(), self.reach.copy())
+    }
+
+    /// The passing rows of the last update (empty without a row filter).
+    pub(crate) fn rows(&self) -> &PassingRows {
+        &self.reach.rows
+    }
+}
+
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
+    /// The query over the tables `matched` of an exclusively borrowed world
+    /// and what it reaches there; `tick` stamps writes.
+    pub(crate) fn exclusive<S: Schema>(
+        entities: &'w Entities,
+        tables: &'w mut [Table<S>],
+        sparse: &'w mut SparseSets<S>,
+        matched: &[TableId],
+        mut reached: Reached<'_, 'w>,
+        tick: u32,
+    ) -> Self
+    where
+        Q: SchemaQuery<S>,
+        F: QueryFilter<S>,
+    {
+        if QueryReach::<S, Q, F>::SPARSE {
+            return Query::build_sparse(entities, tables, sparse, reached.runs, tick);
+        }
+        let rows = reached.rows::<S, F>();
+        Query::build(entities, tables, matched, rows, tick)
+    }
+
+    /// The read-only query over the tables `matched` of a shared world and
+    /// what it reaches there.
+    pub(crate) fn shared<S: Schema>(
+        entities: &'w Entities,
+        tables: &'w [Table<S>],
+        sparse: &'w SparseSets<S>,
+        matched: &[TableId],
+        mut reached: Reached<'_, 'w>,
+    ) -> Self
+    where
+        Q: SchemaQuery<S> + super::ReadOnlyQueryData,
+        F: QueryFilter<S>,
+    {
+        if QueryReach::<S, Q, F>::SPARSE {
+            return Query::build_sparse_shared(entities, tables, sparse, reached.runs);
+        }
+        let rows = reached.rows::<S, F>();
+        Query::build_shared(entities, tables, matched, rows)
+    }
+
+    /// The query over the tables `matched` of a world taken apart for
+    /// systems, taking its columns out of their slots, and what it reaches
+    /// there; `tick` stamps writes.
+    pub(crate) fn split<S: Schema>(
+        world: &mut SplitWorld<'w, S>,
+        matched: &[TableId],
+        mut reached: Reached<'_, 'w>,
+        tick: u32,
+    ) -> Self
+    where
+        Q: SchemaQuery<S>,
+        F: QueryFilter<S>,
+    {
+        if QueryReach::<S, Q, F>::SPARSE {
+            return Query::from_split_sparse(world, reached.runs, tick);
+        }
+        let rows = reached.rows::<S, F>();
+        Query::from_split(world, matched, rows, tick)
+    }
+}
