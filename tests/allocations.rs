@@ -400,3 +400,39 @@ fn a_warm_run_of_a_schema_with_sparse_components_allocates_nothing_to_lend_them(
         assert_eq!(heat, (0..64).step_by(3).sum::<u32>(), "{how:?}");
     }
 }
+
+/// Reads the sparse component's values.
+fn heat_up(mut hot: Query<(&A, &mut Heat)>) {
+    hot.for_each_mut(|(a, heat)| heat.0 = heat.0.wrapping_add(a.0));
+}
+
+/// Reaches the sparse component through its filter only.
+fn cool(mut cold: Query<&mut A, Without<Heat>>) {
+    cold.for_each_mut(|a| a.0 = a.0.wrapping_add(1));
+}
+
+#[test]
+fn a_warm_query_of_sparse_components_allocates_only_its_list_of_runs() {
+    for how in RUNS {
+        let mut world = World::<Hot>::new();
+        for i in 0..64 {
+            let entity = world.spawn((A(i),));
+            if i % 3 == 0 {
+                world.insert(entity, (Heat(i),)).unwrap();
+            }
+        }
+        let mut schedule = Schedule::<Hot>::new();
+        schedule.add(heat_up).add(cool);
+        let allocations = allocations_per_run(|| match how {
+            Run::Sequential => schedule.run_sequential(&mut world),
+            Run::Adaptive => schedule.force_parallel(None).run(&mut world),
+            Run::Parallel => schedule.force_parallel(Some(true)).run(&mut world),
+        });
+        // Each query's list of the runs of rows it reaches, as every query
+        // has its list of tables; finding the runs (a lookup per row in
+        // each sparse set) reuses the memory of the last run.
+        assert_eq!(allocations, 2, "{how:?}");
+        let heat: u32 = world.query::<&Heat>().iter().map(|heat| heat.0).sum();
+        assert!(heat > (0..64).step_by(3).sum::<u32>(), "{how:?}");
+    }
+}
