@@ -211,6 +211,31 @@ pub trait HashSchema<W>: Schema {
     fn hash_resources(resources: &Self::Resources, hasher: &mut StableHasher);
 }
 
+/// A schema whose worlds have a [`World::checksum`](crate::World::checksum):
+/// its components, resources and events are all [`StableHash`]. Every such
+/// schema implements it; name it as the bound of code generic over schemas
+/// that checksums their worlds (a rollback runner, a replay checker).
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use schemecs::{ChecksumSchema, StableHash};
+///
+/// fn same_state<S: ChecksumSchema>(a: &World<S>, b: &World<S>) -> bool {
+///     a.checksum() == b.checksum()
+/// }
+///
+/// #[derive(Clone, StableHash)] struct Pos(i32);
+/// #[derive(Schema)] struct Game { pos: Pos }
+///
+/// let mut world = World::<Game>::new();
+/// world.spawn((Pos(1),));
+/// let copy = world.clone();
+/// assert!(same_state(&world, &copy));
+/// ```
+pub trait ChecksumSchema: HashSchema<Self> {}
+
+impl<S: HashSchema<S>> ChecksumSchema for S {}
+
 /// `impl CloneSchema<W>` and `impl HashSchema<W>` for a schema, and `Clone`
 /// for its column enum, from the names `#[derive(Schema)]` passes: each
 /// component's variant and type, each resource's field and type, in order.

@@ -161,6 +161,7 @@ pub use change::{Removed, Tick};
 pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
+pub use component_bounds::ChecksumSchema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{Event, EventCursor, EventReader, EventWriter, Events};

@@ -51,7 +51,7 @@
 #![forbid(unsafe_code)]
 
 use ggrs::{Config, Frame, GameStateCell, GgrsRequest, InputStatus, PlayerHandle};
-use schemecs::__private::HashSchema;
+use schemecs::ChecksumSchema;
 use schemecs::{Resource, Schedule, Schema, StableHash, StableHasher, World};
 use std::fmt;
 use std::marker::PhantomData;
@@ -323,7 +323,7 @@ pub struct GgrsRunner<S: Schema, C: Config> {
 
 impl<S, C> GgrsRunner<S, C>
 where
-    S: Schema + HashSchema<S>,
+    S: ChecksumSchema,
     World<S>: Clone,
     S::Column: Send + Sync,
     for<'a> S::ResourceSlots<'a>: Send,
