@@ -2,7 +2,13 @@
 //!
 //! * a warm schedule's run: the world is split for the systems in memory the
 //!   schedule keeps from one run to the next, and only the tables a system
-//!   asks for are taken apart;
+//!   asks for are taken apart. What is left is one block per `Query`
+//!   parameter that reaches a table: its list of the tables' columns (or of
+//!   a sparse query's runs), which borrows the world, is handed to the
+//!   system's function by value and is dropped there. Safe Rust offers no
+//!   way to take that memory back afterwards: a `Drop` on `Query` could, but
+//!   would hold every `world.query*()` borrow to the end of its scope (20
+//!   places in this crate's own tests fail to compile with one);
 //! * a `PreparedQuery`'s `for_each_mut` and `for_each`, in any order of
 //!   the query's items;
 //! * `World::clone_from` into a snapshot that has held a world of the same

@@ -2,7 +2,11 @@
 //! slot in place, a load refills the world in place, an advance reuses the
 //! inputs' vector. What is left is what the core's calls allocate
 //! (`World::clone_from`, `Schedule::run`), which a twin world driven by hand
-//! through the same calls measures beside it.
+//! through the same calls measures beside it: saves and loads nothing, and
+//! an advance one block per `Query` parameter that reaches a table (the
+//! query's list of its tables' columns, which the system's function takes
+//! by value and drops; see tests/allocations.rs of the core), plus what the
+//! game's own systems allocate.
 //!
 //! A counting allocator counts the current thread's allocations. Only
 //! `GgrsRunner::handle_requests` is measured, request by request: GGRS
