@@ -1,7 +1,14 @@
 //! Helpers shared by the integration tests and the benchmarks of the `ecs`
-//! workspace: a seeded random number generator and drop counters.
+//! workspace: a seeded random number generator, drop counters and an
+//! allocation-counting allocator.
 
-#![forbid(unsafe_code)]
+// The one `unsafe` is the counting allocator's forwarding to `System`.
+#![deny(unsafe_code)]
+
+#[allow(unsafe_code)]
+mod counting;
+
+pub use counting::{allocations, Counting};
 
 use std::cell::Cell;
 use std::fmt;
