@@ -2,7 +2,8 @@
 
 use crate::bundle::Bundle;
 use crate::entity::{Entities, Entity};
-use crate::schema::{Column, Schema};
+use crate::schema::Schema;
+use crate::storage::Staged;
 use core::fmt;
 
 /// A system parameter that records spawns, inserts, removals and despawns to
@@ -219,46 +220,12 @@ pub struct CommandQueue<S: Schema> {
     values: Staged<S>,
 }
 
-/// The values of recorded bundles: one column per component bit (tags
-/// included), each value pushed when its command is recorded. No type
-/// erasure: a bundle's values go into the typed columns.
-///
-/// While the commands are replayed, each column is reversed, so that its last
-/// value is the earliest one not applied yet: the one [`Staged::pop_into`]
-/// moves.
-pub(crate) struct Staged<S: Schema> {
-    /// Empty until the first bundle is recorded; then one column per bit.
-    columns: Vec<S::Column>,
-}
-
 impl<S: Schema> Default for CommandQueue<S> {
     fn default() -> Self {
         CommandQueue {
             ops: Vec::new(),
-            values: Staged {
-                columns: Vec::new(),
-            },
+            values: Staged::default(),
         }
-    }
-}
-
-impl<S: Schema> Staged<S> {
-    /// The columns, one per bit, created at the first use.
-    fn columns(&mut self) -> &mut [S::Column] {
-        if self.columns.is_empty() {
-            self.columns = (0..S::COMPONENT_NAMES.len() as u32)
-                .map(S::new_column)
-                .collect();
-        }
-        &mut self.columns
-    }
-
-    /// Moves the next value of component `bit` to the end of `to` (a column
-    /// of the same component).
-    #[inline]
-    pub(crate) fn pop_into(&mut self, bit: u32, to: &mut S::Column) {
-        // Without ticks: the structural operation stamps `to` when it is done.
-        self.columns[bit as usize].pop_into(to);
     }
 }
 
@@ -300,25 +267,14 @@ impl<S: Schema> CommandQueue<S> {
 
     /// Moves every command of `other` after the commands here.
     pub(crate) fn append(&mut self, other: &mut CommandQueue<S>) {
-        if !other.values.columns.is_empty() {
-            for (to, from) in self
-                .values
-                .columns()
-                .iter_mut()
-                .zip(&mut other.values.columns)
-            {
-                to.append(from);
-            }
-        }
+        self.values.append(&mut other.values);
         self.ops.append(&mut other.ops);
     }
 
     /// Drops every command and value without applying them.
     pub(crate) fn clear(&mut self) {
         self.ops.clear();
-        for column in &mut self.values.columns {
-            column.clear();
-        }
+        self.values.clear();
     }
 
     /// Hands each command, in recording order, to `apply` with the staged
@@ -336,9 +292,7 @@ impl<S: Schema> CommandQueue<S> {
         if self.ops.is_empty() {
             return;
         }
-        for column in &mut self.values.columns {
-            column.reverse();
-        }
+        self.values.reverse();
         let queue = ClearOnExit(self);
         let CommandQueue { ops, values } = &mut *queue.0;
         for op in ops.drain(..) {

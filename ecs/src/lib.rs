@@ -207,7 +207,7 @@ pub mod __private {
     pub use crate::__schema_snapshot_impls as schema_snapshot_impls;
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::Placement;
-    pub use crate::change::{ChangeWindow, ColumnVec, TrackedVec};
+    pub use crate::change::ChangeWindow;
     pub use crate::checksum::fixed_size;
     pub use crate::command::CommandQueue;
     pub use crate::component_bounds::{
@@ -218,7 +218,7 @@ pub mod __private {
     pub use crate::query::{MatchedTables, TableView};
     #[cfg(feature = "serde")]
     pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
-    pub use crate::schema::Column;
+    pub use crate::storage::{Column, ColumnVec, TrackedVec};
     pub use crate::system::{Exclusive, SystemFn, SystemNode};
     pub use bitflags;
     #[cfg(feature = "serde")]

@@ -1,8 +1,10 @@
 //! The traits `#[derive(Schema)]` implements: [`Schema`] for the schema
 //! struct, [`Component`] for each component type, [`Resource`] for each
-//! resource type, and (hidden) [`Column`] for the generated column enum.
+//! resource type. (The generated column enum implements the hidden
+//! [`Column`], in `storage`.)
 
 use crate::mask::Mask;
+use crate::storage::Column;
 
 /// A world's complete list of component and resource types, fixed at compile
 /// time. Implement it with `#[derive(Schema)]`; never by hand.
@@ -280,53 +282,4 @@ pub trait Resource<S: Schema>: Sized + 'static {
     fn get(resources: &S::Resources) -> &Self;
     /// The resource inside the schema's resources struct.
     fn get_mut(resources: &mut S::Resources) -> &mut Self;
-}
-
-/// Operations every column supports whatever its component type; implemented
-/// by the generated column enum with one match arm per component.
-#[doc(hidden)]
-pub trait Column: 'static {
-    /// The bit of the component this column holds.
-    fn bit(&self) -> u32;
-    /// Number of values.
-    fn len(&self) -> usize;
-    /// Whether the column holds no value.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// Reserves room for `additional` more values.
-    fn reserve(&mut self, additional: usize);
-    /// Drops every value.
-    fn clear(&mut self);
-    /// Moves every value of `other` (a column of the same component) to the
-    /// end of this one.
-    fn append(&mut self, other: &mut Self);
-    /// Reverses the order of the values.
-    fn reverse(&mut self);
-    /// Moves the value at `row` to the end of `destination` (a column of the
-    /// same component), moving this column's last value into `row`.
-    fn move_row(&mut self, row: usize, destination: &mut Self);
-    /// Moves the last value to the end of `destination` (a column of the same
-    /// component), without its ticks: the caller stamps `destination` with
-    /// [`Column::sync_ticks`].
-    fn pop_into(&mut self, destination: &mut Self);
-
-    /// The added and changed ticks by row, if the component is tracked.
-    fn ticks(&self) -> Option<(&[u32], &[u32])>;
-    /// Stamps the rows pushed without ticks as added at `tick` (tracked
-    /// components; nothing otherwise).
-    fn sync_ticks(&mut self, tick: u32);
-    /// Marks `row` changed at `tick` (tracked components).
-    fn mark_changed(&mut self, row: usize, tick: u32);
-    /// The (added, changed) ticks of `row` (tracked components).
-    fn row_ticks(&self, row: usize) -> Option<(u32, u32)>;
-    /// Sets the ticks of `row` (tracked components).
-    fn set_row_ticks(&mut self, row: usize, ticks: (u32, u32));
-    /// Swap-removes the ticks of `row`, whose value was swap-removed.
-    fn swap_remove_ticks(&mut self, row: usize);
-    /// Clamps the ticks (see [`crate::change`]).
-    fn clamp_ticks(&mut self, now: u32);
-    /// The changed ticks by row and the summaries of their groups of rows
-    /// (tracked components).
-    fn changed_and_latest(&self) -> Option<(&[u32], &[u32])>;
 }
