@@ -340,91 +340,6 @@ pub(crate) fn system_window(base: u32, previous: Option<u32>, index: u32) -> Cha
     }
 }
 
-/// A system parameter listing the entities that lost tracked component `T`
-/// (removed, or despawned with it) since the system's previous run, oldest
-/// first; `T` must be tracked (`#[ecs(track)]`).
-///
-/// ```
-/// use schemecs::prelude::*;
-/// #[derive(Debug)] struct Health(i32);
-/// #[derive(Default)] struct Freed(Vec<Entity>);
-/// #[derive(Schema)]
-/// struct Game { #[ecs(track)] health: Health, #[ecs(resource)] freed: Freed }
-///
-/// fn reap(living: Query<(Entity, &Health)>, mut commands: Commands<Game>) {
-///     living.for_each(|(entity, health)| if health.0 <= 0 { commands.despawn(entity) });
-/// }
-/// fn free_bars(gone: Removed<Health>, mut freed: ResMut<Freed>) {
-///     freed.0.extend(gone.iter());
-/// }
-///
-/// let mut world = World::<Game>::new();
-/// let doomed = world.spawn((Health(0),));
-/// world.spawn((Health(3),));
-/// let mut schedule = Schedule::<Game>::new();
-/// schedule.add(reap).add(free_bars);
-/// schedule.run(&mut world);
-/// schedule.run(&mut world);
-/// assert_eq!(world.resource::<Freed>().0, [doomed]);
-/// ```
-pub struct Removed<'s, T> {
-    entities: &'s [Entity],
-    component: core::marker::PhantomData<fn() -> T>,
-}
-
-impl<T> Removed<'_, T> {
-    /// The entities, oldest removal first (an entity appears once per
-    /// removal).
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Entity> + '_ {
-        self.entities.iter().copied()
-    }
-
-    /// Number of removals.
-    pub fn len(&self) -> usize {
-        self.entities.len()
-    }
-
-    /// Whether there was none.
-    pub fn is_empty(&self) -> bool {
-        self.entities.is_empty()
-    }
-}
-
-impl<T> core::fmt::Debug for Removed<'_, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Removed").field(&self.entities).finish()
-    }
-}
-
-impl<S: crate::Schema, T: crate::Tracked<S>> crate::SystemParam<S> for Removed<'_, T> {
-    type State = Vec<Entity>;
-    type Item<'w> = Removed<'w, T>;
-    const ACCESS: crate::Access = crate::Access {
-        observes_entities: true,
-        ..crate::Access::NONE
-    };
-    const CHECK: () = ();
-
-    fn init() -> Vec<Entity> {
-        Vec::new()
-    }
-
-    fn prepare(state: &mut Vec<Entity>, world: &crate::World<S>, window: ChangeWindow) {
-        state.clear();
-        state.extend(world.removed_in(T::BIT, window));
-    }
-
-    fn fetch<'w>(
-        state: &'w mut Vec<Entity>,
-        _: &mut crate::lend::SplitWorld<'w, S>,
-    ) -> Removed<'w, T> {
-        Removed {
-            entities: state,
-            component: core::marker::PhantomData,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,24 +429,29 @@ mod save {
     }
 
     impl Changes {
-        /// Loads the change state of a world of schema `S`.
-        pub(crate) fn load<'de, S: crate::Schema, D: Deserializer<'de>>(
+        /// Loads the change state of a world of `schema`, whose components
+        /// are named `components` in bit order and tracked where
+        /// `tracked_bits` has a bit (the schema's constants: the change state
+        /// sits below the schema, so it is handed them).
+        pub(crate) fn load<'de, D: Deserializer<'de>>(
             deserializer: D,
+            schema: &str,
+            components: &[&str],
+            tracked_bits: u128,
         ) -> Result<Self, D::Error> {
             let (tick, last_sweep, marked, schedules, run_starts, removed): Parts =
                 Deserialize::deserialize(deserializer)?;
-            if removed.len() > S::COMPONENT_NAMES.len() {
+            if removed.len() > components.len() {
                 return Err(reject::<D::Error>(
                     "the save logs removals of more components than the schema has",
                 ));
             }
             let mut logs = Vec::with_capacity(removed.len());
             for (bit, log) in removed.into_iter().enumerate() {
-                if !log.is_empty() && S::TRACKED_BITS & (1 << bit) == 0 {
+                if !log.is_empty() && tracked_bits & (1 << bit) == 0 {
                     return Err(reject::<D::Error>(format!(
                         "the save logs removals of `{}`, which schema `{}` does not track",
-                        S::COMPONENT_NAMES[bit],
-                        S::NAME
+                        components[bit], schema
                     )));
                 }
                 let mut entities = Vec::with_capacity(log.len());

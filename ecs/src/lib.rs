@@ -148,6 +148,7 @@ mod mask;
 mod misuse;
 mod pool;
 mod query;
+mod removed;
 mod save;
 mod schedule;
 mod schema;
@@ -157,7 +158,7 @@ mod system;
 mod world;
 
 pub use bundle::Bundle;
-pub use change::{Removed, Tick};
+pub use change::Tick;
 pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
@@ -170,6 +171,7 @@ pub use query::{
     QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk,
     TableCondition, TableEntities, TableEntitiesIter, With, Without,
 };
+pub use removed::Removed;
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema, Tracked};
 pub use schemecs_macros::Schema;

@@ -299,7 +299,7 @@ impl<'de, S: Schema> DeserializeSeed<'de> for ChangesSeed<S> {
     type Value = Changes;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Changes, D::Error> {
-        Changes::load::<S, D>(deserializer)
+        Changes::load(deserializer, S::NAME, S::COMPONENT_NAMES, S::TRACKED_BITS)
     }
 }
 
