@@ -164,12 +164,12 @@ pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
-pub use event::{Event, EventCursor, EventReader, EventWriter, Events};
+pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Events};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Added, Changed, ChunkEvents, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError,
-    QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk,
-    TableCondition, TableEntities, TableEntitiesIter, With, Without,
+    Added, Changed, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError, QueryFilter,
+    QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition,
+    TableEntities, TableEntitiesIter, With, Without,
 };
 pub use removed::Removed;
 pub use schedule::Schedule;

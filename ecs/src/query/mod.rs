@@ -24,7 +24,6 @@ pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
 pub(crate) use filter::QueryReach;
 pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without};
 pub use lookup::{QueryEntityError, QuerySingleError};
-pub use par::ChunkEvents;
 pub use prepared::PreparedQuery;
 use rows::{for_each_reached, BitRuns, TableRows};
 pub(crate) use rows::{PassingRows, RowSet};
