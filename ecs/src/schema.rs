@@ -101,6 +101,8 @@ pub trait Schema: Sized + 'static {
     const EVENT_NAMES: &'static [&'static str];
     // The messages of the compile-time checks, one per component bit (per
     // resource bit for resource conflicts), written by `schema_texts!` below.
+    // The three `*_CONFLICT_MESSAGES` are predicates: the check of a system's
+    // parameters puts "parameters 1 and 3 of this system" before them.
     #[doc(hidden)]
     const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
@@ -187,7 +189,7 @@ macro_rules! __schema_texts {
             ">`) and excludes it (by `Without<", $component, ">`); remove one of the two"
         )),*];
         const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
-            "two parameters of this system can reach the same `", $component,
+            " can reach the same `", $component,
             "` values of schema `", $schema, "`, and at least one of them writes `", $component,
             "`; read and write `", $component, "` through one query (e.g. a single `Query<&mut ",
             $component, ">`), or make the two queries' entities disjoint: one must require a \
@@ -195,21 +197,21 @@ macro_rules! __schema_texts {
              table component, not `#[ecs(sparse)]`"
         )),*];
         const SPARSE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
-            "two parameters of this system can reach `", $component, "` of schema `", $schema,
+            " can reach `", $component, "` of schema `", $schema,
             "`, and at least one of them writes it; `", $component, "` is `#[ecs(sparse)]`: one \
              sparse set holds every entity's `", $component, "`, so no filter splits it between \
              two queries of one system; read and write `", $component, "` through one query \
              (e.g. a single `Query<&mut ", $component, ">`)"
         )),*];
         const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
-            "this system takes resource `", $resource, "` of schema `", $schema,
-            "` twice, and at least once as `ResMut<", $resource, ">`; take it once, as `ResMut<",
+            " both take resource `", $resource, "` of schema `", $schema,
+            "`, and at least one as `ResMut<", $resource, ">`; take it once, as `ResMut<",
             $resource, ">` if it is written"
         ),)* $(::core::concat!(
-            "this system both sends and reads event `", $event, "` of schema `", $schema,
-            "` (an `EventWriter<", $event, ">` beside an `EventReader<", $event, ">` or a second \
-             writer); a system takes one `EventWriter<", $event, ">` or any number of readers: \
-             split the work into two systems, the reader after the writer"
+            " both reach event `", $event, "` of schema `", $schema,
+            "`, and at least one sends it (an `EventWriter<", $event, ">` beside an `EventReader<",
+            $event, ">`, or a second writer); a system takes one `EventWriter<", $event, ">` or \
+             any number of readers: split the work into two systems, the reader after the writer"
         ),)*];
     };
 }
