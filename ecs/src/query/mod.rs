@@ -11,6 +11,7 @@
 //! pair of masks when there is one) and extends the list as new tables
 //! appear.
 
+mod entities;
 mod fetch;
 mod filter;
 mod lookup;
@@ -20,6 +21,7 @@ mod rows;
 mod sparse;
 mod table;
 
+pub use entities::{TableEntities, TableEntitiesIter};
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
 pub(crate) use filter::QueryReach;
 pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without};
@@ -28,7 +30,7 @@ pub use prepared::PreparedQuery;
 use rows::{for_each_reached, BitRuns, TableRows};
 pub(crate) use rows::{PassingRows, RowSet};
 pub(crate) use sparse::SparseRuns;
-pub use table::{TableChunk, TableEntities, TableEntitiesIter};
+pub use table::TableChunk;
 
 use crate::change::ChangeWindow;
 use crate::entity::{Entities, Entity};
