@@ -174,17 +174,6 @@ impl<'a> FieldModel<'a> {
         unsized_type(self.ty)
     }
 
-    /// The type the world stores for this field: the field's type, or for an
-    /// event, its queue `Events<T>`.
-    pub fn stored_ty(&self, krate: &crate::generate::Krate) -> proc_macro2::TokenStream {
-        let ty = self.ty;
-        if self.role == Role::Event {
-            quote::quote!(#krate::Events<#ty>)
-        } else {
-            quote::quote!(#ty)
-        }
-    }
-
     /// The mask flag of a component field: its name in upper case (`pos` -> `POS`).
     pub fn flag_name(&self) -> String {
         self.ident

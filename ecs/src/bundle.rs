@@ -3,8 +3,8 @@
 use crate::entity::{Entities, EntityLocation};
 use crate::mask::Mask;
 use crate::misuse::Misuse;
-use crate::schema::{Column, Component, Schema};
-use crate::storage::{is_sparse, table_part, Bins, EntityIndex, Table, TableId, TableRow};
+use crate::schema::{Component, Schema};
+use crate::storage::{is_sparse, table_part, Bins, Column, EntityIndex, Table, TableId, TableRow};
 
 /// A tuple of distinct components of schema `S`: what [`World::spawn`],
 /// [`World::insert`] and [`World::remove_bundle`] take. Implemented for tuples

@@ -3,7 +3,8 @@
 //! removal logs are read through.
 //!
 //! Only components marked `#[ecs(track)]` keep ticks (in a
-//! [`TrackedVec`] column instead of a `Vec`); every other code path asks
+//! [`TrackedVec`](crate::storage::TrackedVec) column instead of a `Vec`);
+//! every other code path asks
 //! [`Schema::TRACKED_BITS`](crate::Schema::TRACKED_BITS), a constant, so a
 //! schema without tracked components compiles to the code it had before.
 //!
@@ -73,7 +74,8 @@ pub(crate) fn later(a: u32, b: u32) -> u32 {
     }
 }
 
-/// Rows per group of a tracked column's summary (see [`TrackedVec`]).
+/// Rows per group of a tracked column's summary (see
+/// [`TrackedVec`](crate::storage::TrackedVec)).
 pub(crate) const GROUP: usize = 16;
 
 /// What one reader sees: changes stamped after `last_run`, up to `this_run`.
@@ -108,369 +110,6 @@ impl ChangeWindow {
 pub(crate) fn clamp(tick: &mut u32, now: u32) {
     if now.wrapping_sub(*tick) > MAX_AGE {
         *tick = now.wrapping_sub(MAX_AGE);
-    }
-}
-
-/// The column of a tracked component: its values, per row the tick it was
-/// added at and the tick it was last changed at, and per group of [`GROUP`]
-/// rows a summary: a tick no earlier than any changed tick of the group's
-/// rows ([`later`]). A `Changed<T>` pass skips every group whose summary is
-/// not after the reader's last run, reading one tick instead of sixteen.
-///
-/// Values may be pushed without ticks (through the component's `Vec`); the
-/// structural operation that does so then stamps the new rows with
-/// [`ColumnVec::sync_ticks`] before it returns. Everything that removes or
-/// reorders rows goes through [`ColumnVec`], which keeps the four in step.
-/// A write stamps the summary with the writer's tick, the latest a world
-/// holds; rows moved in bring theirs ([`later`]); handing rows out to be
-/// written ([`ColumnVec::values_and_changed`]) stamps every group at once.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct TrackedVec<T> {
-    values: Vec<T>,
-    added: Vec<u32>,
-    changed: Vec<u32>,
-    /// Per group of [`GROUP`] rows (the last one possibly partial).
-    latest: Vec<u32>,
-}
-
-impl<T> Default for TrackedVec<T> {
-    fn default() -> Self {
-        TrackedVec {
-            values: Vec::new(),
-            added: Vec::new(),
-            changed: Vec::new(),
-            latest: Vec::new(),
-        }
-    }
-}
-
-impl<T: Clone> Clone for TrackedVec<T> {
-    fn clone(&self) -> Self {
-        TrackedVec {
-            values: self.values.clone(),
-            added: self.added.clone(),
-            changed: self.changed.clone(),
-            latest: self.latest.clone(),
-        }
-    }
-
-    fn clone_from(&mut self, source: &Self) {
-        self.values.clone_from(&source.values);
-        self.added.clone_from(&source.added);
-        self.changed.clone_from(&source.changed);
-        self.latest.clone_from(&source.latest);
-    }
-}
-
-impl<T> TrackedVec<T> {
-    /// A column of loaded parts, all of one length (the loader checks).
-    #[cfg(feature = "serde")]
-    pub(crate) fn from_parts(values: Vec<T>, added: Vec<u32>, changed: Vec<u32>) -> Self {
-        debug_assert!(values.len() == added.len() && added.len() == changed.len());
-        let mut column = TrackedVec {
-            values,
-            added,
-            changed,
-            latest: Vec::new(),
-        };
-        column.summarize_from(0);
-        column
-    }
-
-    /// Recomputes the summaries of the groups from the one holding `row`
-    /// on, from the changed ticks.
-    fn summarize_from(&mut self, row: usize) {
-        let first = row / GROUP;
-        self.latest.truncate(first);
-        self.latest.extend(
-            self.changed[first * GROUP..]
-                .chunks(GROUP)
-                .map(|group| group.iter().copied().reduce(later).unwrap_or(0)),
-        );
-    }
-
-    /// Folds `tick`, now a changed tick of `row`, into its group's summary.
-    #[inline]
-    fn summarize_row(&mut self, row: usize, tick: u32) {
-        let group = row / GROUP;
-        match self.latest.get_mut(group) {
-            Some(latest) => *latest = later(*latest, tick),
-            None => self.latest.push(tick),
-        }
-    }
-
-    /// Fixes the summaries after the changed tick of `row` was swap-removed:
-    /// the last row's tick moved into `row`'s group, and the last group may
-    /// be gone.
-    #[inline]
-    fn after_swap_remove(&mut self, row: usize) {
-        if let Some(&moved) = self.changed.get(row) {
-            self.summarize_row(row, moved);
-        }
-        self.latest.truncate(self.changed.len().div_ceil(GROUP));
-    }
-
-    /// The changed ticks, and the summaries of their groups.
-    #[inline]
-    pub(crate) fn changed_and_latest(&self) -> (&[u32], &[u32]) {
-        (&self.changed, &self.latest)
-    }
-}
-
-impl<T: StableHash> StableHash for TrackedVec<T> {
-    fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.values.as_slice().stable_hash(hasher);
-        self.added.as_slice().stable_hash(hasher);
-        self.changed.as_slice().stable_hash(hasher);
-    }
-}
-
-/// The operations a column of either kind (`Vec<T>` or [`TrackedVec<T>`])
-/// supports; the generated column enum calls these, one match arm per
-/// component, so that a `Vec<T>` arm compiles to what it always did and the
-/// tick methods are nothing for it.
-#[doc(hidden)]
-pub trait ColumnVec: Default {
-    /// The component type.
-    type Value;
-
-    /// The values.
-    fn vec(&self) -> &Vec<Self::Value>;
-    /// The values, to read, write, or push to (then [`ColumnVec::sync_ticks`]).
-    fn vec_mut(&mut self) -> &mut Vec<Self::Value>;
-    /// The values, and the changed ticks of a tracked column (empty for a
-    /// `Vec`), to hand rows out to be written at `tick`: a tracked column
-    /// counts every group as written at `tick` from here on.
-    fn values_and_changed(&mut self, tick: u32) -> (&mut [Self::Value], &mut [u32]);
-    /// Reserves room for `additional` more values.
-    fn reserve(&mut self, additional: usize);
-    /// Drops every value.
-    fn clear(&mut self);
-    /// Moves every value of `other` to the end of this one.
-    fn append(&mut self, other: &mut Self);
-    /// Reverses the order of the values.
-    fn reverse(&mut self);
-    /// Moves the value at `row` (and its ticks) to the end of `to`.
-    fn move_row(&mut self, row: usize, to: &mut Self);
-    /// Moves the last value to the end of `to`, without ticks (`to` is then
-    /// stamped by [`ColumnVec::sync_ticks`]).
-    fn pop_into(&mut self, to: &mut Self);
-
-    /// The added and changed ticks by row, for a tracked column.
-    #[inline(always)]
-    fn ticks(&self) -> Option<(&[u32], &[u32])> {
-        None
-    }
-    /// Stamps rows pushed without ticks as added at `tick`.
-    #[inline(always)]
-    fn sync_ticks(&mut self, _tick: u32) {}
-    /// Marks `row` changed at `tick`.
-    #[inline(always)]
-    fn mark_changed(&mut self, _row: usize, _tick: u32) {}
-    /// The ticks of `row`: (added, changed).
-    #[inline(always)]
-    fn row_ticks(&self, _row: usize) -> Option<(u32, u32)> {
-        None
-    }
-    /// Sets the ticks of `row`.
-    #[inline(always)]
-    fn set_row_ticks(&mut self, _row: usize, _ticks: (u32, u32)) {}
-    /// Swap-removes the ticks of `row`, whose value was swap-removed from
-    /// [`ColumnVec::vec_mut`].
-    #[inline(always)]
-    fn swap_remove_ticks(&mut self, _row: usize) {}
-    /// Clamps the ticks to at most [`MAX_AGE`] older than `now`.
-    #[inline(always)]
-    fn clamp_ticks(&mut self, _now: u32) {}
-    /// The changed ticks by row and their groups' summaries (see
-    /// [`TrackedVec`]), for a tracked column.
-    #[inline(always)]
-    fn changed_and_latest(&self) -> Option<(&[u32], &[u32])> {
-        None
-    }
-}
-
-impl<T> ColumnVec for Vec<T> {
-    type Value = T;
-
-    #[inline(always)]
-    fn vec(&self) -> &Vec<T> {
-        self
-    }
-
-    #[inline(always)]
-    fn vec_mut(&mut self) -> &mut Vec<T> {
-        self
-    }
-
-    #[inline(always)]
-    fn values_and_changed(&mut self, _tick: u32) -> (&mut [T], &mut [u32]) {
-        (self, &mut [])
-    }
-
-    #[inline]
-    fn reserve(&mut self, additional: usize) {
-        Vec::reserve(self, additional);
-    }
-
-    #[inline]
-    fn clear(&mut self) {
-        Vec::clear(self);
-    }
-
-    #[inline]
-    fn append(&mut self, other: &mut Self) {
-        Vec::append(self, other);
-    }
-
-    #[inline]
-    fn reverse(&mut self) {
-        self.as_mut_slice().reverse();
-    }
-
-    #[inline(always)]
-    fn move_row(&mut self, row: usize, to: &mut Self) {
-        to.push(self.swap_remove(row));
-    }
-
-    #[inline]
-    fn pop_into(&mut self, to: &mut Self) {
-        if let Some(value) = self.pop() {
-            to.push(value);
-        }
-    }
-}
-
-impl<T> ColumnVec for TrackedVec<T> {
-    type Value = T;
-
-    #[inline(always)]
-    fn vec(&self) -> &Vec<T> {
-        &self.values
-    }
-
-    #[inline(always)]
-    fn vec_mut(&mut self) -> &mut Vec<T> {
-        &mut self.values
-    }
-
-    #[inline(always)]
-    fn values_and_changed(&mut self, tick: u32) -> (&mut [T], &mut [u32]) {
-        self.latest.fill(tick);
-        (&mut self.values, &mut self.changed)
-    }
-
-    #[inline]
-    fn reserve(&mut self, additional: usize) {
-        self.values.reserve(additional);
-        self.added.reserve(additional);
-        self.changed.reserve(additional);
-    }
-
-    #[inline]
-    fn clear(&mut self) {
-        self.values.clear();
-        self.added.clear();
-        self.changed.clear();
-        self.latest.clear();
-    }
-
-    #[inline]
-    fn append(&mut self, other: &mut Self) {
-        let start = self.changed.len();
-        self.values.append(&mut other.values);
-        self.added.append(&mut other.added);
-        self.changed.append(&mut other.changed);
-        other.latest.clear();
-        self.summarize_from(start);
-    }
-
-    #[inline]
-    fn reverse(&mut self) {
-        self.values.reverse();
-        self.added.reverse();
-        self.changed.reverse();
-        self.summarize_from(0);
-    }
-
-    #[inline]
-    fn move_row(&mut self, row: usize, to: &mut Self) {
-        to.values.push(self.values.swap_remove(row));
-        // Only the trash, a destination never read by row, can lack ticks.
-        if row < self.added.len() {
-            to.added.push(self.added.swap_remove(row));
-            let changed = self.changed.swap_remove(row);
-            to.changed.push(changed);
-            to.summarize_row(to.changed.len() - 1, changed);
-            self.after_swap_remove(row);
-        }
-    }
-
-    #[inline]
-    fn pop_into(&mut self, to: &mut Self) {
-        if let Some(value) = self.values.pop() {
-            to.values.push(value);
-        }
-        self.added.truncate(self.values.len());
-        self.changed.truncate(self.values.len());
-        self.latest.truncate(self.values.len().div_ceil(GROUP));
-    }
-
-    #[inline]
-    fn ticks(&self) -> Option<(&[u32], &[u32])> {
-        Some((&self.added, &self.changed))
-    }
-
-    #[inline]
-    fn sync_ticks(&mut self, tick: u32) {
-        let len = self.values.len();
-        if self.added.len() != len {
-            let first_new = self.added.len();
-            self.added.resize(len, tick);
-            self.changed.resize(len, tick);
-            // `tick` is the latest tick of the world: the summary of every
-            // group holding a new row becomes it.
-            self.latest.truncate(first_new / GROUP);
-            self.latest.resize(len.div_ceil(GROUP), tick);
-        }
-    }
-
-    #[inline]
-    fn mark_changed(&mut self, row: usize, tick: u32) {
-        self.changed[row] = tick;
-        self.latest[row / GROUP] = tick;
-    }
-
-    #[inline]
-    fn row_ticks(&self, row: usize) -> Option<(u32, u32)> {
-        Some((self.added[row], self.changed[row]))
-    }
-
-    #[inline]
-    fn set_row_ticks(&mut self, row: usize, (added, changed): (u32, u32)) {
-        self.added[row] = added;
-        self.changed[row] = changed;
-        self.summarize_row(row, changed);
-    }
-
-    #[inline]
-    fn swap_remove_ticks(&mut self, row: usize) {
-        self.added.swap_remove(row);
-        self.changed.swap_remove(row);
-        self.after_swap_remove(row);
-    }
-
-    fn clamp_ticks(&mut self, now: u32) {
-        let ticks = self.added.iter_mut().chain(self.changed.iter_mut());
-        for tick in ticks.chain(self.latest.iter_mut()) {
-            clamp(tick, now);
-        }
-    }
-
-    #[inline]
-    fn changed_and_latest(&self) -> Option<(&[u32], &[u32])> {
-        Some(TrackedVec::changed_and_latest(self))
     }
 }
 
@@ -701,91 +340,6 @@ pub(crate) fn system_window(base: u32, previous: Option<u32>, index: u32) -> Cha
     }
 }
 
-/// A system parameter listing the entities that lost tracked component `T`
-/// (removed, or despawned with it) since the system's previous run, oldest
-/// first; `T` must be tracked (`#[ecs(track)]`).
-///
-/// ```
-/// use schemecs::prelude::*;
-/// #[derive(Debug)] struct Health(i32);
-/// #[derive(Default)] struct Freed(Vec<Entity>);
-/// #[derive(Schema)]
-/// struct Game { #[ecs(track)] health: Health, #[ecs(resource)] freed: Freed }
-///
-/// fn reap(living: Query<(Entity, &Health)>, mut commands: Commands<Game>) {
-///     living.for_each(|(entity, health)| if health.0 <= 0 { commands.despawn(entity) });
-/// }
-/// fn free_bars(gone: Removed<Health>, mut freed: ResMut<Freed>) {
-///     freed.0.extend(gone.iter());
-/// }
-///
-/// let mut world = World::<Game>::new();
-/// let doomed = world.spawn((Health(0),));
-/// world.spawn((Health(3),));
-/// let mut schedule = Schedule::<Game>::new();
-/// schedule.add(reap).add(free_bars);
-/// schedule.run(&mut world);
-/// schedule.run(&mut world);
-/// assert_eq!(world.resource::<Freed>().0, [doomed]);
-/// ```
-pub struct Removed<'s, T> {
-    entities: &'s [Entity],
-    component: core::marker::PhantomData<fn() -> T>,
-}
-
-impl<T> Removed<'_, T> {
-    /// The entities, oldest removal first (an entity appears once per
-    /// removal).
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Entity> + '_ {
-        self.entities.iter().copied()
-    }
-
-    /// Number of removals.
-    pub fn len(&self) -> usize {
-        self.entities.len()
-    }
-
-    /// Whether there was none.
-    pub fn is_empty(&self) -> bool {
-        self.entities.is_empty()
-    }
-}
-
-impl<T> core::fmt::Debug for Removed<'_, T> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_tuple("Removed").field(&self.entities).finish()
-    }
-}
-
-impl<S: crate::Schema, T: crate::Tracked<S>> crate::SystemParam<S> for Removed<'_, T> {
-    type State = Vec<Entity>;
-    type Item<'w> = Removed<'w, T>;
-    const ACCESS: crate::Access = crate::Access {
-        observes_entities: true,
-        ..crate::Access::NONE
-    };
-    const CHECK: () = ();
-
-    fn init() -> Vec<Entity> {
-        Vec::new()
-    }
-
-    fn prepare(state: &mut Vec<Entity>, world: &crate::World<S>, window: ChangeWindow) {
-        state.clear();
-        state.extend(world.removed_in(T::BIT, window));
-    }
-
-    fn fetch<'w>(
-        state: &'w mut Vec<Entity>,
-        _: &mut crate::lend::SplitWorld<'w, S>,
-    ) -> Removed<'w, T> {
-        Removed {
-            entities: state,
-            component: core::marker::PhantomData,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -875,24 +429,29 @@ mod save {
     }
 
     impl Changes {
-        /// Loads the change state of a world of schema `S`.
-        pub(crate) fn load<'de, S: crate::Schema, D: Deserializer<'de>>(
+        /// Loads the change state of a world of `schema`, whose components
+        /// are named `components` in bit order and tracked where
+        /// `tracked_bits` has a bit (the schema's constants: the change state
+        /// sits below the schema, so it is handed them).
+        pub(crate) fn load<'de, D: Deserializer<'de>>(
             deserializer: D,
+            schema: &str,
+            components: &[&str],
+            tracked_bits: u128,
         ) -> Result<Self, D::Error> {
             let (tick, last_sweep, marked, schedules, run_starts, removed): Parts =
                 Deserialize::deserialize(deserializer)?;
-            if removed.len() > S::COMPONENT_NAMES.len() {
+            if removed.len() > components.len() {
                 return Err(reject::<D::Error>(
                     "the save logs removals of more components than the schema has",
                 ));
             }
             let mut logs = Vec::with_capacity(removed.len());
             for (bit, log) in removed.into_iter().enumerate() {
-                if !log.is_empty() && S::TRACKED_BITS & (1 << bit) == 0 {
+                if !log.is_empty() && tracked_bits & (1 << bit) == 0 {
                     return Err(reject::<D::Error>(format!(
                         "the save logs removals of `{}`, which schema `{}` does not track",
-                        S::COMPONENT_NAMES[bit],
-                        S::NAME
+                        components[bit], schema
                     )));
                 }
                 let mut entities = Vec::with_capacity(log.len());

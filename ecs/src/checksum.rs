@@ -14,7 +14,6 @@
 //! value can be computed elsewhere, from the same bytes, with any XXH3
 //! implementation.
 
-use crate::entity::Entity;
 use core::fmt;
 use core::hash::Hasher;
 use core::marker::PhantomData;
@@ -25,16 +24,17 @@ use xxhash_rust::xxh3::Xxh3Default;
 ///
 /// Implemented for the integers, floats (by their bits, so `-0.0` and `0.0`,
 /// or two NaNs, are told apart: a checksum compares states bit for bit),
-/// `bool`, `char`, `str`, [`String`], [`Entity`], arrays, slices, [`Vec`],
-/// [`Option`], [`Box`], references and tuples of up to eight. What each
-/// writes, every integer in little-endian byte order on every platform:
+/// `bool`, `char`, `str`, [`String`], [`Entity`](crate::Entity), arrays,
+/// slices, [`Vec`], [`Option`], [`Box`], references and tuples of up to
+/// eight. What each writes, every integer in little-endian byte order on
+/// every platform:
 ///
 /// | value | bytes |
 /// |---|---|
 /// | `u8`, `i8`, `bool` (0 or 1) | 1 |
 /// | `u16`, `i16` | 2 |
 /// | `u32`, `i32`, `char` (its scalar value), `f32` (`to_bits`) | 4 |
-/// | `u64`, `i64`, `f64` (`to_bits`), [`Entity`] ([`Entity::to_bits`]) | 8 |
+/// | `u64`, `i64`, `f64` (`to_bits`), [`Entity`](crate::Entity) ([`Entity::to_bits`](crate::Entity::to_bits)) | 8 |
 /// | `usize`, `isize` (as `u64`, `i64`: the same on 32- and 64-bit targets) | 8 |
 /// | `u128`, `i128` | 16 |
 /// | `str`, [`String`] | the length in bytes as a `u64`, then the UTF-8 bytes |
@@ -379,7 +379,6 @@ stable_hash_as_bytes! {
     char => |v| u32::from(v).to_le_bytes(),
     f32 => |v| v.to_bits().to_le_bytes(),
     f64 => |v| v.to_bits().to_le_bytes(),
-    Entity => |v| v.to_bits().to_le_bytes(),
 }
 
 /// 8 bytes, as `u64`, on every target.
@@ -554,6 +553,7 @@ stable_hash_tuples! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entity::Entity;
     use xxhash_rust::xxh3::xxh3_128;
 
     fn hash<T: StableHash + ?Sized>(value: &T) -> u128 {

@@ -2,7 +2,10 @@
 
 use crate::bundle::Bundle;
 use crate::entity::{Entities, Entity};
-use crate::schema::{Column, Schema};
+use crate::pool;
+use crate::query::{Query, QueryData};
+use crate::schema::Schema;
+use crate::storage::Staged;
 use core::fmt;
 
 /// A system parameter that records spawns, inserts, removals and despawns to
@@ -200,6 +203,61 @@ impl<S: Schema> fmt::Debug for ChunkCommands<'_, S> {
     }
 }
 
+/// The form of parallel iteration that records commands.
+impl<Q: QueryData, F> Query<'_, Q, F> {
+    /// [`Query::par_for_each_mut`] for a function that also records
+    /// commands. Each chunk records into a buffer of its own; the buffers are
+    /// then appended to `commands` in iteration order, so the commands are
+    /// the same, in the same order, as a sequential loop would record. A
+    /// chunk records through [`ChunkCommands`], whose `spawn` does not return
+    /// the new entity: its id is given when the commands are applied, since
+    /// chunks record in any order.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug)] struct Health(i32);
+    /// #[derive(Debug)] struct Dead;
+    /// #[derive(Schema)] struct S { health: Health, dead: Dead }
+    ///
+    /// fn reap(mut living: Query<(Entity, &mut Health), Without<Dead>>, mut commands: Commands<S>) {
+    ///     living.par_for_each_mut_with(&mut commands, |commands, (entity, health)| {
+    ///         health.0 -= 1;
+    ///         if health.0 <= 0 {
+    ///             commands.insert(entity, (Dead,));
+    ///         }
+    ///     });
+    /// }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn_batch((0..1000).map(|i| (Health(i % 3),)));
+    /// let mut schedule = Schedule::<S>::new();
+    /// schedule.add(reap);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.query_filtered::<Entity, With<Dead>>().count(), 667);
+    /// ```
+    pub fn par_for_each_mut_with<S, Func>(&mut self, commands: &mut Commands<'_, S>, f: Func)
+    where
+        S: Schema,
+        S::Column: Send,
+        Func: Fn(&mut ChunkCommands<'_, S>, Q::Item<'_>) + Send + Sync,
+        for<'a> Q::Fetch<'a>: Send,
+    {
+        let queues: Vec<CommandQueue<S>> =
+            pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
+                let mut queue = CommandQueue::default();
+                let mut chunk_commands = ChunkCommands::new(&mut queue);
+                Q::stamp_rows(&mut fetch, len);
+                for _ in 0..len {
+                    f(&mut chunk_commands, Q::next(&mut fetch));
+                }
+                queue
+            });
+        for mut queue in queues {
+            commands.append(&mut queue);
+        }
+    }
+}
+
 /// One recorded command; the values of spawns and inserts wait in the
 /// queue's [`Staged`] columns.
 pub(crate) enum Command<S: Schema> {
@@ -219,46 +277,12 @@ pub struct CommandQueue<S: Schema> {
     values: Staged<S>,
 }
 
-/// The values of recorded bundles: one column per component bit (tags
-/// included), each value pushed when its command is recorded. No type
-/// erasure: a bundle's values go into the typed columns.
-///
-/// While the commands are replayed, each column is reversed, so that its last
-/// value is the earliest one not applied yet: the one [`Staged::pop_into`]
-/// moves.
-pub(crate) struct Staged<S: Schema> {
-    /// Empty until the first bundle is recorded; then one column per bit.
-    columns: Vec<S::Column>,
-}
-
 impl<S: Schema> Default for CommandQueue<S> {
     fn default() -> Self {
         CommandQueue {
             ops: Vec::new(),
-            values: Staged {
-                columns: Vec::new(),
-            },
+            values: Staged::default(),
         }
-    }
-}
-
-impl<S: Schema> Staged<S> {
-    /// The columns, one per bit, created at the first use.
-    fn columns(&mut self) -> &mut [S::Column] {
-        if self.columns.is_empty() {
-            self.columns = (0..S::COMPONENT_NAMES.len() as u32)
-                .map(S::new_column)
-                .collect();
-        }
-        &mut self.columns
-    }
-
-    /// Moves the next value of component `bit` to the end of `to` (a column
-    /// of the same component).
-    #[inline]
-    pub(crate) fn pop_into(&mut self, bit: u32, to: &mut S::Column) {
-        // Without ticks: the structural operation stamps `to` when it is done.
-        self.columns[bit as usize].pop_into(to);
     }
 }
 
@@ -300,25 +324,14 @@ impl<S: Schema> CommandQueue<S> {
 
     /// Moves every command of `other` after the commands here.
     pub(crate) fn append(&mut self, other: &mut CommandQueue<S>) {
-        if !other.values.columns.is_empty() {
-            for (to, from) in self
-                .values
-                .columns()
-                .iter_mut()
-                .zip(&mut other.values.columns)
-            {
-                to.append(from);
-            }
-        }
+        self.values.append(&mut other.values);
         self.ops.append(&mut other.ops);
     }
 
     /// Drops every command and value without applying them.
     pub(crate) fn clear(&mut self) {
         self.ops.clear();
-        for column in &mut self.values.columns {
-            column.clear();
-        }
+        self.values.clear();
     }
 
     /// Hands each command, in recording order, to `apply` with the staged
@@ -336,9 +349,7 @@ impl<S: Schema> CommandQueue<S> {
         if self.ops.is_empty() {
             return;
         }
-        for column in &mut self.values.columns {
-            column.reverse();
-        }
+        self.values.reverse();
         let queue = ClearOnExit(self);
         let CommandQueue { ops, values } = &mut *queue.0;
         for op in ops.drain(..) {

@@ -18,10 +18,10 @@
 //! impl is written, while one that names a parameter only makes the impl not
 //! apply, so a schema with a component that is not `Clone` still compiles.
 
-use crate::change::TrackedVec;
 use crate::checksum::{StableHash, StableHasher};
 use crate::event::Events;
 use crate::schema::Schema;
+use crate::storage::TrackedVec;
 
 /// How a world keeps values of `T`: a component's column (`Vec<T>`, or
 /// `TrackedVec<T>` for a tracked component), a resource (itself) or an

@@ -3,8 +3,8 @@
 
 use crate::entity::Entity;
 use crate::mask::Mask;
-use crate::schema::{Column, Component, Schema};
-use crate::storage::{is_sparse, Bins, Table};
+use crate::schema::{Component, Schema};
+use crate::storage::{is_sparse, Bins, Column, Table};
 use core::fmt;
 
 /// One live entity of a [`World`](crate::World), read-only: what

@@ -148,6 +148,7 @@ mod mask;
 mod misuse;
 mod pool;
 mod query;
+mod removed;
 mod save;
 mod schedule;
 mod schema;
@@ -157,20 +158,21 @@ mod system;
 mod world;
 
 pub use bundle::Bundle;
-pub use change::{Removed, Tick};
+pub use change::Tick;
 pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
 pub use component_bounds::ChecksumSchema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
-pub use event::{Event, EventCursor, EventReader, EventWriter, Events};
+pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Events};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Added, Changed, ChunkEvents, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError,
-    QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk,
-    TableCondition, TableEntities, TableEntitiesIter, With, Without,
+    Added, Changed, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError, QueryFilter,
+    QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition,
+    TableEntities, TableEntitiesIter, With, Without,
 };
+pub use removed::Removed;
 pub use schedule::Schedule;
 pub use schema::{Component, Resource, Schema, Tracked};
 pub use schemecs_macros::Schema;
@@ -208,7 +210,7 @@ pub mod __private {
     pub use crate::__schema_snapshot_impls as schema_snapshot_impls;
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::Placement;
-    pub use crate::change::{ChangeWindow, ColumnVec, TrackedVec};
+    pub use crate::change::ChangeWindow;
     pub use crate::checksum::fixed_size;
     pub use crate::command::CommandQueue;
     pub use crate::component_bounds::{
@@ -219,7 +221,7 @@ pub mod __private {
     pub use crate::query::{MatchedTables, TableView};
     #[cfg(feature = "serde")]
     pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
-    pub use crate::schema::Column;
+    pub use crate::storage::{Column, ColumnVec, TrackedVec};
     pub use crate::system::{Exclusive, SystemFn, SystemNode};
     pub use bitflags;
     #[cfg(feature = "serde")]

@@ -165,7 +165,6 @@ pub use with_serde::{load_rows, reject, LoadColumn, LoadError, LoadRows, SaveCol
 
 #[cfg(feature = "serde")]
 mod with_serde {
-    use crate::change::{ColumnVec, TrackedVec};
     use core::fmt;
     use core::marker::PhantomData;
     use serde::de::{DeserializeSeed, Deserializer, Error, SeqAccess, Visitor};
@@ -324,90 +323,6 @@ mod with_serde {
             what: &'static str,
             deserializer: D,
         ) -> Result<Self, D::Error>;
-    }
-
-    impl<T: serde::Serialize> SaveColumn for Vec<T> {
-        fn save<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            serializer.collect_seq(self)
-        }
-    }
-
-    impl<'de, T: Deserialize<'de>> LoadRows<'de> for Vec<T> {
-        #[inline]
-        fn load<D: Deserializer<'de>>(
-            rows: usize,
-            what: &'static str,
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            load_rows(rows, what, deserializer)
-        }
-    }
-
-    /// A tracked column: its values, then its added and changed ticks.
-    impl<T: serde::Serialize> SaveColumn for TrackedVec<T> {
-        fn save<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            use serde::ser::SerializeTuple;
-            let (added, changed) = self.ticks().unwrap_or((&[], &[]));
-            let mut tuple = serializer.serialize_tuple(3)?;
-            tuple.serialize_element(&Rows(self.vec()))?;
-            tuple.serialize_element(&Rows(added))?;
-            tuple.serialize_element(&Rows(changed))?;
-            tuple.end()
-        }
-    }
-
-    struct Rows<'a, T>(&'a [T]);
-
-    impl<T: serde::Serialize> serde::Serialize for Rows<'_, T> {
-        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            serializer.collect_seq(self.0)
-        }
-    }
-
-    impl<'de, T: Deserialize<'de>> LoadRows<'de> for TrackedVec<T> {
-        fn load<D: Deserializer<'de>>(
-            rows: usize,
-            what: &'static str,
-            deserializer: D,
-        ) -> Result<Self, D::Error> {
-            struct Tracked<T>(usize, &'static str, PhantomData<T>);
-            impl<'de, T: Deserialize<'de>> Visitor<'de> for Tracked<T> {
-                type Value = TrackedVec<T>;
-
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    write!(
-                        f,
-                        "a tracked column of {} rows: {}, added and changed ticks",
-                        self.0, self.1
-                    )
-                }
-
-                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                    let rows = self.0;
-                    let cut = || reject::<A::Error>("the save is cut short in a tracked column");
-                    fn exactly<T>(rows: usize, what: &'static str) -> Bounded<T, PhantomData<T>> {
-                        Bounded {
-                            min: rows,
-                            max: rows,
-                            seed: PhantomData,
-                            what,
-                            marker: PhantomData,
-                        }
-                    }
-                    let values = seq
-                        .next_element_seed(exactly::<T>(rows, self.1))?
-                        .ok_or_else(cut)?;
-                    let added = seq
-                        .next_element_seed(exactly::<u32>(rows, "added ticks of a column"))?
-                        .ok_or_else(cut)?;
-                    let changed = seq
-                        .next_element_seed(exactly::<u32>(rows, "changed ticks of a column"))?
-                        .ok_or_else(cut)?;
-                    Ok(TrackedVec::from_parts(values, added, changed))
-                }
-            }
-            deserializer.deserialize_tuple(3, Tracked::<T>(rows, what, PhantomData))
-        }
     }
 
     /// A sequence of `min..=max` elements read with copies of `seed`, into a

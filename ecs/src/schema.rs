@@ -1,8 +1,10 @@
 //! The traits `#[derive(Schema)]` implements: [`Schema`] for the schema
 //! struct, [`Component`] for each component type, [`Resource`] for each
-//! resource type, and (hidden) [`Column`] for the generated column enum.
+//! resource type. (The generated column enum implements the hidden
+//! [`Column`], in `storage`.)
 
 use crate::mask::Mask;
+use crate::storage::Column;
 
 /// A world's complete list of component and resource types, fixed at compile
 /// time. Implement it with `#[derive(Schema)]`; never by hand.
@@ -99,6 +101,8 @@ pub trait Schema: Sized + 'static {
     const EVENT_NAMES: &'static [&'static str];
     // The messages of the compile-time checks, one per component bit (per
     // resource bit for resource conflicts), written by `schema_texts!` below.
+    // The three `*_CONFLICT_MESSAGES` are predicates: the check of a system's
+    // parameters puts "parameters 1 and 3 of this system" before them.
     #[doc(hidden)]
     const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
@@ -185,7 +189,7 @@ macro_rules! __schema_texts {
             ">`) and excludes it (by `Without<", $component, ">`); remove one of the two"
         )),*];
         const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
-            "two parameters of this system can reach the same `", $component,
+            " can reach the same `", $component,
             "` values of schema `", $schema, "`, and at least one of them writes `", $component,
             "`; read and write `", $component, "` through one query (e.g. a single `Query<&mut ",
             $component, ">`), or make the two queries' entities disjoint: one must require a \
@@ -193,21 +197,21 @@ macro_rules! __schema_texts {
              table component, not `#[ecs(sparse)]`"
         )),*];
         const SPARSE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
-            "two parameters of this system can reach `", $component, "` of schema `", $schema,
+            " can reach `", $component, "` of schema `", $schema,
             "`, and at least one of them writes it; `", $component, "` is `#[ecs(sparse)]`: one \
              sparse set holds every entity's `", $component, "`, so no filter splits it between \
              two queries of one system; read and write `", $component, "` through one query \
              (e.g. a single `Query<&mut ", $component, ">`)"
         )),*];
         const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
-            "this system takes resource `", $resource, "` of schema `", $schema,
-            "` twice, and at least once as `ResMut<", $resource, ">`; take it once, as `ResMut<",
+            " both take resource `", $resource, "` of schema `", $schema,
+            "`, and at least one as `ResMut<", $resource, ">`; take it once, as `ResMut<",
             $resource, ">` if it is written"
         ),)* $(::core::concat!(
-            "this system both sends and reads event `", $event, "` of schema `", $schema,
-            "` (an `EventWriter<", $event, ">` beside an `EventReader<", $event, ">` or a second \
-             writer); a system takes one `EventWriter<", $event, ">` or any number of readers: \
-             split the work into two systems, the reader after the writer"
+            " both reach event `", $event, "` of schema `", $schema,
+            "`, and at least one sends it (an `EventWriter<", $event, ">` beside an `EventReader<",
+            $event, ">`, or a second writer); a system takes one `EventWriter<", $event, ">` or \
+             any number of readers: split the work into two systems, the reader after the writer"
         ),)*];
     };
 }
@@ -280,53 +284,4 @@ pub trait Resource<S: Schema>: Sized + 'static {
     fn get(resources: &S::Resources) -> &Self;
     /// The resource inside the schema's resources struct.
     fn get_mut(resources: &mut S::Resources) -> &mut Self;
-}
-
-/// Operations every column supports whatever its component type; implemented
-/// by the generated column enum with one match arm per component.
-#[doc(hidden)]
-pub trait Column: 'static {
-    /// The bit of the component this column holds.
-    fn bit(&self) -> u32;
-    /// Number of values.
-    fn len(&self) -> usize;
-    /// Whether the column holds no value.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// Reserves room for `additional` more values.
-    fn reserve(&mut self, additional: usize);
-    /// Drops every value.
-    fn clear(&mut self);
-    /// Moves every value of `other` (a column of the same component) to the
-    /// end of this one.
-    fn append(&mut self, other: &mut Self);
-    /// Reverses the order of the values.
-    fn reverse(&mut self);
-    /// Moves the value at `row` to the end of `destination` (a column of the
-    /// same component), moving this column's last value into `row`.
-    fn move_row(&mut self, row: usize, destination: &mut Self);
-    /// Moves the last value to the end of `destination` (a column of the same
-    /// component), without its ticks: the caller stamps `destination` with
-    /// [`Column::sync_ticks`].
-    fn pop_into(&mut self, destination: &mut Self);
-
-    /// The added and changed ticks by row, if the component is tracked.
-    fn ticks(&self) -> Option<(&[u32], &[u32])>;
-    /// Stamps the rows pushed without ticks as added at `tick` (tracked
-    /// components; nothing otherwise).
-    fn sync_ticks(&mut self, tick: u32);
-    /// Marks `row` changed at `tick` (tracked components).
-    fn mark_changed(&mut self, row: usize, tick: u32);
-    /// The (added, changed) ticks of `row` (tracked components).
-    fn row_ticks(&self, row: usize) -> Option<(u32, u32)>;
-    /// Sets the ticks of `row` (tracked components).
-    fn set_row_ticks(&mut self, row: usize, ticks: (u32, u32));
-    /// Swap-removes the ticks of `row`, whose value was swap-removed.
-    fn swap_remove_ticks(&mut self, row: usize);
-    /// Clamps the ticks (see [`crate::change`]).
-    fn clamp_ticks(&mut self, now: u32);
-    /// The changed ticks by row and the summaries of their groups of rows
-    /// (tracked components).
-    fn changed_and_latest(&self) -> Option<(&[u32], &[u32])>;
 }

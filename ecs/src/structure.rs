@@ -19,13 +19,13 @@
 
 use crate::bundle::{Bundle, NewRows, Placement, SpawnRows};
 use crate::change::Changes;
-use crate::command::Staged;
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity, SlotsMut};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::mask::{Mask, MaskBits};
-use crate::schema::{Column, Component, Schema};
+use crate::schema::{Component, Schema};
 use crate::storage::{
-    table_part, Bins, Edge, EntityIndex, Table, TableId, TableMove, TableRow, Tables,
+    table_part, Bins, Column, Edge, EntityIndex, Staged, Table, TableId, TableMove, TableRow,
+    Tables,
 };
 use core::fmt;
 

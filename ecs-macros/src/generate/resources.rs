@@ -7,6 +7,17 @@ use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
+/// The type the world stores for a resource field: the field's type, or for
+/// an event, its queue `Events<T>`.
+pub(super) fn stored_ty(field: &FieldModel, krate: &Krate) -> TokenStream {
+    let ty = field.ty;
+    if field.role == Role::Event {
+        quote!(#krate::Events<#ty>)
+    } else {
+        quote!(#ty)
+    }
+}
+
 /// The resources struct is generic over its field types, with the schema's types
 /// as defaults, so that its derived `Default` has one bound per resource: it
 /// exists exactly when every resource type implements `Default`.
@@ -15,7 +26,7 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
     let params: Vec<Ident> = (0..model.resources().count())
         .map(|i| format_ident!("R{}", i))
         .collect();
-    let defaults = model.resources().map(|field| field.stored_ty(names.krate));
+    let defaults = model.resources().map(|field| stored_ty(field, names.krate));
     let fields = model.resources().map(|field| field.ident);
     let doc = format!(
         "The resources of schema [`{schema}`]: one field per `#[ecs(resource)]` field.\n\n\
@@ -91,7 +102,7 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
 
 /// `PhysicsResources<Tick, ...>`: the resources struct with the schema's types.
 pub(super) fn resources_type(model: &SchemaModel, resources: &Ident, krate: &Krate) -> TokenStream {
-    let types = model.resources().map(|field| field.stored_ty(krate));
+    let types = model.resources().map(|field| stored_ty(field, krate));
     if model.resources().next().is_none() {
         quote!(#resources)
     } else {
@@ -103,7 +114,7 @@ pub(super) fn resources_type(model: &SchemaModel, resources: &Ident, krate: &Kra
 pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> TokenStream {
     let krate = names.krate;
     let (schema, resources_ty) = (names.schema, &names.resources_ty);
-    let (ty, name) = (field.stored_ty(names.krate), field.ident);
+    let (ty, name) = (stored_ty(field, names.krate), field.ident);
     let (bit, slot) = (bit_literal(index), syn::Index::from(index));
     let event = if field.role == Role::Event {
         let event_ty = field.ty;

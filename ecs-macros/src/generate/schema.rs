@@ -1,6 +1,7 @@
 //! `impl Schema for Physics`: the item types, the text consts (worded by the
 //! runtime's `schema_texts!`), the data bits, and the resource slots.
 
+use super::resources::stored_ty;
 use super::{bit_literal, Krate, Names};
 use crate::model::SchemaModel;
 use proc_macro2::TokenStream;
@@ -14,7 +15,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
     let component_types: Vec<_> = model.components().map(|field| field.ty).collect();
     let variants = model.components().map(|field| field.ident);
     let component_bits: Vec<_> = (0..component_types.len()).map(bit_literal).collect();
-    let resource_types = model.resources().map(|field| field.stored_ty(names.krate));
+    let resource_types = model.resources().map(|field| stored_ty(field, names.krate));
     let resource_fields = model.resources().map(|field| field.ident);
     let tracked_bits = model
         .components()

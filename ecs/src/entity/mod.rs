@@ -1,5 +1,6 @@
 //! Entities: generational handles and the allocator that maps them to rows.
 
+use crate::checksum::{StableHash, StableHasher};
 use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::num::NonZeroU32;
@@ -86,6 +87,21 @@ impl fmt::Debug for Entity {
 impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self, f)
+    }
+}
+
+/// In a checksum, the 8 little-endian bytes of [`Entity::to_bits`].
+impl StableHash for Entity {
+    const __FIXED_SIZE: Option<usize> = Some(size_of::<Entity>());
+
+    #[inline]
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        hasher.write_array(self.to_bits().to_le_bytes());
+    }
+
+    #[inline]
+    fn __write_fixed(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_bits().to_le_bytes());
     }
 }
 
@@ -242,8 +258,8 @@ impl Clone for Entities {
 /// reservations taken from the free list and past the end. A dead slot
 /// outside the free list is retired. Where a live entity is is not written:
 /// the tables' row lists, which a world's checksum covers, say it.
-impl crate::checksum::StableHash for Entities {
-    fn stable_hash(&self, hasher: &mut crate::checksum::StableHasher) {
+impl StableHash for Entities {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
         hasher.write_word(self.slots.len() as u64);
         hasher.write_fixed(&self.slots, 4, |slot, out| {
             let generation = match *slot {

@@ -2,7 +2,7 @@
 //! and per-table slice types) and [`SchemaQuery`] (masks and column lookup in
 //! a schema).
 
-use super::table::TableEntities;
+use super::entities::TableEntities;
 use crate::entity::{Entities, Entity};
 use crate::lend::Lent;
 use crate::mask::Mask;

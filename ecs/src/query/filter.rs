@@ -13,7 +13,8 @@ use super::rows::RowSet;
 use super::sparse::RowView;
 use crate::change::ChangeWindow;
 use crate::mask::{Mask, MaskBits};
-use crate::schema::{Column, Component, Schema, Tracked};
+use crate::schema::{Component, Schema, Tracked};
+use crate::storage::Column;
 use core::marker::PhantomData;
 
 /// A condition on the archetype: [`With<T>`], [`Without<T>`], [`Or`] of

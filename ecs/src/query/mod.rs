@@ -21,6 +21,7 @@
 //! `par` (parallel iteration); `prepared` ([`PreparedQuery`]).
 
 mod build;
+mod entities;
 mod fetch;
 mod filter;
 mod iter;
@@ -34,6 +35,7 @@ mod state;
 mod table;
 
 pub(crate) use build::{fetch_table, filter_rows};
+pub use entities::{TableEntities, TableEntitiesIter};
 pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
 pub(crate) use filter::QueryReach;
 pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without};
@@ -41,14 +43,13 @@ pub use iter::QueryIter;
 pub use lookup::{QueryEntityError, QuerySingleError};
 pub use matched::MatchedTables;
 pub(crate) use matched::QueryCache;
-pub use par::ChunkEvents;
 pub use prepared::PreparedQuery;
 pub(crate) use rows::PassingRows;
 use rows::{for_each_reached, BitRuns, TableRows};
 pub(crate) use sparse::SparseRuns;
 pub use state::QueryState;
 pub(crate) use state::Reach;
-pub use table::{TableChunk, TableEntities, TableEntitiesIter};
+pub use table::TableChunk;
 
 use crate::entity::{Entities, Entity};
 use crate::storage::{EntityIndex, TableId};

@@ -2,14 +2,12 @@
 //! row ranges that run on rayon's thread pool (in order on the calling
 //! thread without the `parallel` feature). The forms that only call a
 //! function cut the ranges as rayon cuts a slice, adaptively; the forms that
-//! collect commands or events cut them into fixed chunks, one buffer each,
-//! put back in chunk order.
+//! collect commands or events, beside their features (`command.rs`,
+//! `event.rs`), cut them into fixed chunks ([`Query::exclusive_chunks`]),
+//! one buffer each, put back in chunk order.
 
 use super::{Query, QueryData, ReadOnlyQueryData};
-use crate::command::{ChunkCommands, CommandQueue, Commands};
-use crate::event::EventWriter;
 use crate::pool;
-use crate::schema::Schema;
 
 /// Chunks per thread: enough for rayon to balance uneven work, few enough
 /// that the per-chunk overhead stays small.
@@ -104,108 +102,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         run_split::<Q>(runs, f);
     }
 
-    /// [`Query::par_for_each_mut`] for a function that also records
-    /// commands. Each chunk records into a buffer of its own; the buffers are
-    /// then appended to `commands` in iteration order, so the commands are
-    /// the same, in the same order, as a sequential loop would record. A
-    /// chunk records through [`ChunkCommands`], whose `spawn` does not return
-    /// the new entity: its id is given when the commands are applied, since
-    /// chunks record in any order.
-    ///
-    /// ```
-    /// use schemecs::prelude::*;
-    /// #[derive(Debug)] struct Health(i32);
-    /// #[derive(Debug)] struct Dead;
-    /// #[derive(Schema)] struct S { health: Health, dead: Dead }
-    ///
-    /// fn reap(mut living: Query<(Entity, &mut Health), Without<Dead>>, mut commands: Commands<S>) {
-    ///     living.par_for_each_mut_with(&mut commands, |commands, (entity, health)| {
-    ///         health.0 -= 1;
-    ///         if health.0 <= 0 {
-    ///             commands.insert(entity, (Dead,));
-    ///         }
-    ///     });
-    /// }
-    ///
-    /// let mut world = World::<S>::new();
-    /// world.spawn_batch((0..1000).map(|i| (Health(i % 3),)));
-    /// let mut schedule = Schedule::<S>::new();
-    /// schedule.add(reap);
-    /// schedule.run(&mut world);
-    /// assert_eq!(world.query_filtered::<Entity, With<Dead>>().count(), 667);
-    /// ```
-    pub fn par_for_each_mut_with<S, Func>(&mut self, commands: &mut Commands<'_, S>, f: Func)
-    where
-        S: Schema,
-        S::Column: Send,
-        Func: Fn(&mut ChunkCommands<'_, S>, Q::Item<'_>) + Send + Sync,
-        for<'a> Q::Fetch<'a>: Send,
-    {
-        let queues: Vec<CommandQueue<S>> =
-            pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
-                let mut queue = CommandQueue::default();
-                let mut chunk_commands = ChunkCommands::new(&mut queue);
-                Q::stamp_rows(&mut fetch, len);
-                for _ in 0..len {
-                    f(&mut chunk_commands, Q::next(&mut fetch));
-                }
-                queue
-            });
-        for mut queue in queues {
-            commands.append(&mut queue);
-        }
-    }
-
-    /// [`Query::par_for_each_mut`] for a function that also sends events.
-    /// Each chunk sends into a buffer of its own; the buffers are then sent
-    /// through `events` in iteration order, so the events are the same, in
-    /// the same order, as a sequential loop would send.
-    ///
-    /// ```
-    /// use schemecs::prelude::*;
-    /// #[derive(Debug)] struct Heat(f32);
-    /// #[derive(Debug, PartialEq)] struct Melted(u32);
-    /// #[derive(Schema)] struct S { heat: Heat, #[ecs(event)] melted: Melted }
-    ///
-    /// fn warm(mut bodies: Query<(Entity, &mut Heat)>, mut melted: EventWriter<Melted>) {
-    ///     bodies.par_for_each_mut_send(&mut melted, |melted, (entity, heat)| {
-    ///         heat.0 += 1.0;
-    ///         if heat.0 >= 100.0 {
-    ///             melted.send(Melted(entity.index()));
-    ///         }
-    ///     });
-    /// }
-    ///
-    /// let mut world = World::<S>::new();
-    /// world.spawn_batch((0..5000).map(|i| (Heat((i % 100) as f32),)));
-    /// let mut schedule = Schedule::<S>::new();
-    /// schedule.add(warm);
-    /// schedule.run(&mut world);
-    /// let melted: Vec<u32> = world.events::<Melted>().iter().map(|m| m.0).collect();
-    /// let expected: Vec<u32> = (0..5000).filter(|i| i % 100 == 99).collect();
-    /// assert_eq!(melted, expected);
-    /// ```
-    pub fn par_for_each_mut_send<T, Func>(&mut self, events: &mut EventWriter<'_, T>, f: Func)
-    where
-        T: Send,
-        Func: Fn(&mut ChunkEvents<T>, Q::Item<'_>) + Send + Sync,
-        for<'a> Q::Fetch<'a>: Send,
-    {
-        let buffers: Vec<Vec<T>> = pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
-            let mut chunk = ChunkEvents(Vec::new());
-            Q::stamp_rows(&mut fetch, len);
-            for _ in 0..len {
-                f(&mut chunk, Q::next(&mut fetch));
-            }
-            chunk.0
-        });
-        for buffer in buffers {
-            events.send_batch(buffer);
-        }
-    }
-
-    /// The query's rows, mutably, cut into chunks for the pool.
-    fn exclusive_chunks(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
+    /// The query's rows, mutably, cut into chunks for the pool: what the
+    /// forms that collect per chunk (`par_for_each_mut_with` in
+    /// `command.rs`, `par_for_each_mut_send` in `event.rs`) hand each
+    /// chunk's buffer.
+    pub(crate) fn exclusive_chunks(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
         let total = self.count();
         chunks::<Q>(self.exclusive_runs().into_iter(), total)
     }
@@ -217,18 +118,5 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         let mut runs = Vec::with_capacity(self.tables.len());
         self.runs_mut(|run| runs.push((run.fetch, run.entities.len())));
         runs
-    }
-}
-
-/// The events one chunk of [`Query::par_for_each_mut_send`] sends: kept in
-/// the chunk's order, sent after the chunks before it.
-#[derive(Debug)]
-pub struct ChunkEvents<T>(Vec<T>);
-
-impl<T> ChunkEvents<T> {
-    /// Sends `event` (after the chunk's earlier ones).
-    #[inline]
-    pub fn send(&mut self, event: T) {
-        self.0.push(event);
     }
 }

@@ -58,7 +58,7 @@ impl RowSet {
 
     /// Keeps the rows whose changed tick (`changed[row]`) falls in
     /// `window`, reading only the groups of [`GROUP`] rows whose summary
-    /// (`latest`, see [`TrackedVec`](crate::change::TrackedVec)) is after
+    /// (`latest`, see [`TrackedVec`](crate::storage::TrackedVec)) is after
     /// the window's start: a group whose latest change is at or before it
     /// has no row to keep. The summaries are read 64 at a time, and each
     /// group that may hold a change costs one more read of 16 ticks, so a

@@ -46,8 +46,8 @@ use crate::change::ChangeWindow;
 use crate::entity::Entities;
 use crate::lend::Lent;
 use crate::mask::{Mask, MaskBits};
-use crate::schema::{Column, Schema};
-use crate::storage::{EntityIndex, SparseSets, Table, TableId};
+use crate::schema::Schema;
+use crate::storage::{Column, EntityIndex, SparseSets, Table, TableId};
 
 /// One entity of a matched table, as a row filter sees it: its full
 /// archetype and its ticks.

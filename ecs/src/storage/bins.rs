@@ -1,9 +1,9 @@
 //! Per-component side storage of a world: the values of tags, the sparse
 //! sets, and values on their way to being dropped.
 
-use super::{EntityIndex, SparseSets};
+use super::{Column, EntityIndex, SparseSets};
 use crate::mask::{BitIter, Mask, MaskBits};
-use crate::schema::{Column, Component, Schema};
+use crate::schema::{Component, Schema};
 
 /// Two columns per component bit, and the sparse sets, beside the tables.
 ///

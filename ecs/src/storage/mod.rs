@@ -1,19 +1,25 @@
 //! Archetype storage: one [`Table`] per archetype, found by mask, linked by
 //! cached migration edges; beside the tables, in the [`Bins`], the tag
-//! values and one [`SparseSets`] entry per `#[ecs(sparse)]` component.
+//! values and one [`SparseSets`] entry per `#[ecs(sparse)]` component. A
+//! table's or a sparse set's values are kept in typed [`Column`]s; the
+//! values of recorded commands wait in [`Staged`] columns.
 
 mod bins;
+mod column;
 mod hash;
 mod sparse;
+mod staged;
 mod table;
 
 pub(crate) use bins::Bins;
+pub use column::{Column, ColumnVec, TrackedVec};
 pub(crate) use hash::MaskMap;
 #[cfg(feature = "serde")]
 pub(crate) use sparse::sparse_bits;
 #[cfg(feature = "serde")]
 pub(crate) use sparse::SparseSet;
 pub(crate) use sparse::{is_sparse, table_part, SparseSets};
+pub(crate) use staged::Staged;
 pub(crate) use table::{clone_slice_from, Edge, Table, TableMove, Tables};
 
 /// Index of a table in [`Tables`]. Tables are never removed, so an id stays

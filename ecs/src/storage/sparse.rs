@@ -25,10 +25,9 @@
 //! The values live in the schema's own column type, so the tracked ticks,
 //! cloning, saving and hashing of columns serve sparse values unchanged.
 
-use crate::command::Staged;
 use crate::mask::Mask;
-use crate::schema::{Column, Component, Schema};
-use crate::storage::EntityIndex;
+use crate::schema::{Component, Schema};
+use crate::storage::{Column, EntityIndex, Staged};
 
 /// The entry of [`SparseSet::slots`] of an entity without the component.
 pub(crate) const ABSENT: u32 = u32::MAX;

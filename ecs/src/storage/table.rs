@@ -1,8 +1,8 @@
 //! [`Table`]: the rows of one archetype; [`Tables`]: all of them, by mask.
 
-use super::{EntityIndex, MaskMap, TableId, TableRow};
+use super::{Column, EntityIndex, MaskMap, TableId, TableRow};
 use crate::mask::{Mask, MaskBits};
-use crate::schema::{Column, Schema};
+use crate::schema::Schema;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Every entity of one archetype, and one column per data component of it.

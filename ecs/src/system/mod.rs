@@ -7,9 +7,11 @@
 //! system that could reach the same component with a write fail to compile.
 
 mod access;
+mod conflict;
 mod local;
 
 pub use access::Access;
+use conflict::conflict;
 pub(crate) use local::Locals;
 pub use local::{Local, LocalSlots, LocalState};
 
@@ -270,34 +272,6 @@ where
     }
 }
 
-/// Fails (a compile error naming the component or resource) if two of a
-/// system's parameters conflict.
-const fn check_params<S: Schema>(params: &[Access]) {
-    let mut i = 0;
-    while i < params.len() {
-        let mut j = i + 1;
-        while j < params.len() {
-            let components = params[i].component_conflicts(&params[j]);
-            if components != 0 {
-                let bit = components.trailing_zeros() as usize;
-                if S::SPARSE_BITS & (1 << bit) != 0 {
-                    panic!("{}", S::SPARSE_CONFLICT_MESSAGES[bit]);
-                }
-                panic!("{}", S::SYSTEM_CONFLICT_MESSAGES[bit]);
-            }
-            let resources = params[i].resource_conflicts(&params[j]);
-            if resources != 0 {
-                panic!(
-                    "{}",
-                    S::RESOURCE_CONFLICT_MESSAGES[resources.trailing_zeros() as usize]
-                );
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-}
-
 /// A function shaped like a system, whatever its parameters: at most 8 of
 /// them, returning `()`. Checked before [`IntoSystem`] so that a parameter
 /// that is not a system parameter is reported as such, by type.
@@ -428,6 +402,45 @@ pub(crate) fn system_name(full: &'static str) -> Cow<'static, str> {
     }
 }
 
+/// Parameters `A` (at position `I`, from 1) and `B` (at `J`) of one system
+/// of schema `S`: a type only for its [`ParamPair::CHECK`].
+pub(crate) struct ParamPair<S, const I: usize, A, const J: usize, B>(
+    PhantomData<fn() -> S>,
+    PhantomData<fn() -> A>,
+    PhantomData<fn() -> B>,
+);
+
+impl<S: Schema, const I: usize, A: SystemParam<S>, const J: usize, B: SystemParam<S>>
+    ParamPair<S, I, A, J, B>
+{
+    /// Fails to evaluate (a compile error naming both parameters) if the
+    /// two conflict.
+    pub(crate) const CHECK: () = if let Some(message) = conflict::<S>(&A::ACCESS, I, &B::ACCESS, J)
+    {
+        // Parameters `I` (of type `A`) and `J` (of type `B`) of one system
+        // conflict: the compiler names this const with both types.
+        panic!("{}", message.as_str());
+    };
+}
+
+/// `let () = ParamPair::<S, i, Pi, j, Pj>::CHECK;` for every pair of the
+/// parameters, with their positions (from 1), in the order (1, 2), (1, 3),
+/// ..., (2, 3), ...: the first conflict found is the one reported.
+macro_rules! check_pairs {
+    ($s:ident;) => {};
+    ($s:ident; $a:ident $(, $b:ident)*) => {
+        $(let () = ParamPair::<$s, { position!($a) }, $a, { position!($b) }, $b>::CHECK;)*
+        check_pairs!($s; $($b),*);
+    };
+}
+
+/// The position (from 1) of parameter `P0` ... `P7`.
+#[rustfmt::skip]
+macro_rules! position {
+    (P0) => { 1 }; (P1) => { 2 }; (P2) => { 3 }; (P3) => { 4 };
+    (P4) => { 5 }; (P5) => { 6 }; (P6) => { 7 }; (P7) => { 8 };
+}
+
 macro_rules! impl_system {
     ($($p:ident),*) => {
         impl<$($p: 'static),*> ParamStates for ($($p,)*)
@@ -450,7 +463,7 @@ macro_rules! impl_system {
             const ACCESS: &'static [Access] = &[$($p::ACCESS),*];
             const CHECK: () = {
                 $(let () = $p::CHECK;)*
-                check_params::<S>(&[$($p::ACCESS),*]);
+                check_pairs!(S; $($p),*);
             };
 
             fn into_system(self) -> SystemNode<S> {
@@ -534,83 +547,3 @@ impl_system!(P0, P1, P2, P3, P4);
 impl_system!(P0, P1, P2, P3, P4, P5);
 impl_system!(P0, P1, P2, P3, P4, P5, P6);
 impl_system!(P0, P1, P2, P3, P4, P5, P6, P7);
-
-#[cfg(test)]
-mod tests {
-    //! `check_params` runs in `const` evaluation when a system is added; a
-    //! failure there is a compile error, which the UI suite checks. Called
-    //! here at run time, where its panic is the message.
-    use super::{check_params, Access, Query, Res, ResMut, SystemParam};
-    use crate::{Component, Resource, Schema, With, Without};
-
-    // Values are never read: the tests look at accesses only.
-    #[allow(dead_code)]
-    struct Pos(i32);
-    #[allow(dead_code)]
-    struct Vel(i32);
-    #[allow(dead_code)]
-    struct Heat(i32);
-    #[derive(Default)]
-    struct Gravity;
-
-    #[derive(crate::Schema)]
-    struct Game {
-        pos: Pos,
-        vel: Vel,
-        #[ecs(sparse)]
-        heat: Heat,
-        #[ecs(resource)]
-        gravity: Gravity,
-    }
-
-    fn access<P: SystemParam<Game>>() -> Access {
-        P::ACCESS
-    }
-
-    /// The message `check_params` panics with, if it does.
-    fn rejection(params: &[Access]) -> Option<String> {
-        let outcome = std::panic::catch_unwind(|| check_params::<Game>(params));
-        outcome
-            .err()
-            .map(|payload| match payload.downcast::<String>() {
-                Ok(message) => *message,
-                Err(_) => "a panic without a message".to_owned(),
-            })
-    }
-
-    fn component_bit<T: Component<Game>>() -> usize {
-        T::BIT as usize
-    }
-
-    #[test]
-    fn conflicting_parameters_are_rejected_with_the_message_of_the_component() {
-        let write_pos = access::<Query<&mut Pos>>();
-        let read_pos = access::<Query<&Pos>>();
-        let gravity = access::<Res<Gravity>>();
-        let pos = Game::SYSTEM_CONFLICT_MESSAGES[component_bit::<Pos>()];
-        assert_eq!(rejection(&[write_pos, read_pos]).as_deref(), Some(pos));
-        // The conflicting pair is the second and third parameter.
-        assert_eq!(
-            rejection(&[gravity, read_pos, write_pos]).as_deref(),
-            Some(pos)
-        );
-        // Disjoint entities keep two writers of a table component apart...
-        let with_vel = access::<Query<&mut Pos, With<Vel>>>();
-        let without_vel = access::<Query<&mut Pos, Without<Vel>>>();
-        assert_eq!(rejection(&[with_vel, without_vel, gravity]), None);
-        assert_eq!(rejection(&[read_pos, read_pos, gravity]), None);
-    }
-
-    #[test]
-    fn a_sparse_component_and_a_resource_have_messages_of_their_own() {
-        let heat = Game::SPARSE_CONFLICT_MESSAGES[component_bit::<Heat>()];
-        let hot_movers = access::<Query<&mut Heat, With<Vel>>>();
-        let cold_rest = access::<Query<&Heat, Without<Vel>>>();
-        assert_eq!(rejection(&[hot_movers, cold_rest]).as_deref(), Some(heat));
-        let gravity = Game::RESOURCE_CONFLICT_MESSAGES[<Gravity as Resource<Game>>::BIT as usize];
-        let read = access::<Res<Gravity>>();
-        let write = access::<ResMut<Gravity>>();
-        assert_eq!(rejection(&[read, write]).as_deref(), Some(gravity));
-        assert_eq!(rejection(&[read, read]), None);
-    }
-}

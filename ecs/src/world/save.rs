@@ -30,8 +30,10 @@ use crate::change::Changes;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
 use crate::save::{bounded, reject, take_reason, Bounded, LoadColumn, LoadError};
-use crate::schema::{Column, Schema};
-use crate::storage::{sparse_bits, Bins, EntityIndex, SparseSet, SparseSets, TableId, Tables};
+use crate::schema::Schema;
+use crate::storage::{
+    sparse_bits, Bins, Column, EntityIndex, SparseSet, SparseSets, TableId, Tables,
+};
 use crate::structure::EntityStore;
 use crate::system::Locals;
 use core::fmt;
@@ -297,7 +299,7 @@ impl<'de, S: Schema> DeserializeSeed<'de> for ChangesSeed<S> {
     type Value = Changes;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Changes, D::Error> {
-        Changes::load::<S, D>(deserializer)
+        Changes::load(deserializer, S::NAME, S::COMPONENT_NAMES, S::TRACKED_BITS)
     }
 }
 

@@ -177,7 +177,7 @@ impl<S: Schema> World<S> {
             }
         }
         for bag in self.store.bins().tags() {
-            use crate::schema::Column;
+            use crate::storage::Column;
             hasher.write_word(bag.len() as u64);
         }
         // The sparse sets in their dense order, which a copy keeps: their

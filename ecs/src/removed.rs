@@ -1,0 +1,94 @@
+//! Removal detection: the system parameter [`Removed`], which lists the
+//! entities that lost a tracked component, read from the world's removal
+//! log through the system's change window.
+
+use crate::change::ChangeWindow;
+use crate::entity::Entity;
+use crate::lend::SplitWorld;
+use crate::schema::{Schema, Tracked};
+use crate::system::{Access, SystemParam};
+use crate::world::World;
+use core::fmt;
+use core::marker::PhantomData;
+
+/// A system parameter listing the entities that lost tracked component `T`
+/// (removed, or despawned with it) since the system's previous run, oldest
+/// first; `T` must be tracked (`#[ecs(track)]`).
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Health(i32);
+/// #[derive(Default)] struct Freed(Vec<Entity>);
+/// #[derive(Schema)]
+/// struct Game { #[ecs(track)] health: Health, #[ecs(resource)] freed: Freed }
+///
+/// fn reap(living: Query<(Entity, &Health)>, mut commands: Commands<Game>) {
+///     living.for_each(|(entity, health)| if health.0 <= 0 { commands.despawn(entity) });
+/// }
+/// fn free_bars(gone: Removed<Health>, mut freed: ResMut<Freed>) {
+///     freed.0.extend(gone.iter());
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// let doomed = world.spawn((Health(0),));
+/// world.spawn((Health(3),));
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(reap).add(free_bars);
+/// schedule.run(&mut world);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Freed>().0, [doomed]);
+/// ```
+pub struct Removed<'s, T> {
+    entities: &'s [Entity],
+    component: PhantomData<fn() -> T>,
+}
+
+impl<T> Removed<'_, T> {
+    /// The entities, oldest removal first (an entity appears once per
+    /// removal).
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Entity> + '_ {
+        self.entities.iter().copied()
+    }
+
+    /// Number of removals.
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether there was none.
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+}
+
+impl<T> fmt::Debug for Removed<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Removed").field(&self.entities).finish()
+    }
+}
+
+impl<S: Schema, T: Tracked<S>> SystemParam<S> for Removed<'_, T> {
+    type State = Vec<Entity>;
+    type Item<'w> = Removed<'w, T>;
+    const ACCESS: Access = Access {
+        observes_entities: true,
+        ..Access::NONE
+    };
+    const CHECK: () = ();
+
+    fn init() -> Vec<Entity> {
+        Vec::new()
+    }
+
+    fn prepare(state: &mut Vec<Entity>, world: &World<S>, window: ChangeWindow) {
+        state.clear();
+        state.extend(world.removed_in(T::BIT, window));
+    }
+
+    fn fetch<'w>(state: &'w mut Vec<Entity>, _: &mut SplitWorld<'w, S>) -> Removed<'w, T> {
+        Removed {
+            entities: state,
+            component: PhantomData,
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! The values of recorded commands, staged in typed columns until the
+//! commands are applied.
+
+use super::column::Column;
+use crate::schema::Schema;
+
+/// The values of recorded bundles: one column per component bit (tags
+/// included), each value pushed when its command is recorded. No type
+/// erasure: a bundle's values go into the typed columns.
+///
+/// While the commands are replayed, each column is reversed, so that its last
+/// value is the earliest one not applied yet: the one [`Staged::pop_into`]
+/// moves.
+pub(crate) struct Staged<S: Schema> {
+    /// Empty until the first bundle is recorded; then one column per bit.
+    columns: Vec<S::Column>,
+}
+
+impl<S: Schema> Default for Staged<S> {
+    fn default() -> Self {
+        Staged {
+            columns: Vec::new(),
+        }
+    }
+}
+
+impl<S: Schema> Staged<S> {
+    /// The columns, one per bit, created at the first use.
+    pub(crate) fn columns(&mut self) -> &mut [S::Column] {
+        if self.columns.is_empty() {
+            self.columns = (0..S::COMPONENT_NAMES.len() as u32)
+                .map(S::new_column)
+                .collect();
+        }
+        &mut self.columns
+    }
+
+    /// Moves the next value of component `bit` to the end of `to` (a column
+    /// of the same component).
+    #[inline]
+    pub(crate) fn pop_into(&mut self, bit: u32, to: &mut S::Column) {
+        // Without ticks: the structural operation stamps `to` when it is done.
+        self.columns[bit as usize].pop_into(to);
+    }
+
+    /// Moves every value of `other` after the values here, column by column.
+    pub(crate) fn append(&mut self, other: &mut Staged<S>) {
+        if !other.columns.is_empty() {
+            for (to, from) in self.columns().iter_mut().zip(&mut other.columns) {
+                to.append(from);
+            }
+        }
+    }
+
+    /// Drops every value.
+    pub(crate) fn clear(&mut self) {
+        for column in &mut self.columns {
+            column.clear();
+        }
+    }
+
+    /// Reverses every column, so that its last value is the earliest one:
+    /// the next one [`Staged::pop_into`] moves.
+    pub(crate) fn reverse(&mut self) {
+        for column in &mut self.columns {
+            column.reverse();
+        }
+    }
+}
