@@ -9,8 +9,7 @@ use crate::event::{Event, Events};
 use crate::lend::{Lent, SplitBuffers, SplitWorld};
 use crate::mask::Mask;
 use crate::query::{
-    PreparedQuery, Query, QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData,
-    SchemaQuery,
+    Query, QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData, SchemaQuery,
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{SparseSets, Table, TableId, Tables};
@@ -479,38 +478,6 @@ impl<S: Schema> World<S> {
         const { Q::CHECK };
         const { QueryReach::<S, Q, F>::CHECK };
         self.query_exclusive()
-    }
-
-    /// A [`PreparedQuery`] for `Q`, to keep and call with this world (or
-    /// another of its schema) again and again: it keeps its matched tables
-    /// between calls, and its `for_each_mut` builds nothing.
-    ///
-    /// ```
-    /// use schemecs::prelude::*;
-    /// #[derive(Debug, PartialEq)] struct Pos(i64);
-    /// #[derive(Debug, PartialEq)] struct Vel(i64);
-    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
-    ///
-    /// let mut world = World::<S>::new();
-    /// let a = world.spawn((Pos(1), Vel(2)));
-    /// let mut movers = world.prepare::<(&mut Pos, &Vel)>();
-    /// for _ in 0..3 {
-    ///     movers.for_each_mut(&mut world, |(pos, vel)| pos.0 += vel.0);
-    /// }
-    /// assert_eq!(world.get::<Pos>(a), Some(&Pos(7)));
-    /// ```
-    #[inline]
-    pub fn prepare<Q: SchemaQuery<S>>(&self) -> PreparedQuery<S, Q, ()> {
-        const { Q::CHECK };
-        PreparedQuery::new()
-    }
-
-    /// A [`PreparedQuery`] for `Q` and filter `F`; see [`World::prepare`].
-    #[inline]
-    pub fn prepare_filtered<Q: SchemaQuery<S>, F: QueryFilter<S>>(&self) -> PreparedQuery<S, Q, F> {
-        const { Q::CHECK };
-        const { QueryReach::<S, Q, F>::CHECK };
-        PreparedQuery::new()
     }
 
     fn query_shared<Q, F>(&self) -> Query<'_, Q, F>

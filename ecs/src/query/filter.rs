@@ -10,11 +10,10 @@
 
 use super::fetch::SchemaQuery;
 use super::rows::RowSet;
-use super::sparse::RowView;
 use crate::change::ChangeWindow;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Component, Schema, Tracked};
-use crate::storage::Column;
+use crate::storage::{Column, EntityIndex, SparseSets, Table};
 use core::marker::PhantomData;
 
 /// A condition on the archetype: [`With<T>`], [`Without<T>`], [`Or`] of
@@ -567,6 +566,31 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
             panic!("{}", S::NEVER_MATCHES_MESSAGES[bit as usize]);
         }
     };
+}
+
+/// One entity of a matched table, as a row filter sees it: its full
+/// archetype and its ticks.
+#[doc(hidden)]
+pub struct RowView<'a, S: Schema> {
+    /// The entity's archetype: its table's mask and its sparse components.
+    pub(crate) mask: u128,
+    pub(crate) window: ChangeWindow,
+    pub(super) table: &'a Table<S>,
+    pub(super) row: usize,
+    pub(super) index: EntityIndex,
+    pub(super) sparse: &'a SparseSets<S>,
+}
+
+impl<S: Schema> RowView<'_, S> {
+    /// The (added, changed) ticks of the entity's tracked component `bit`.
+    pub(crate) fn ticks(&self, bit: u32) -> Option<(u32, u32)> {
+        if crate::storage::is_sparse::<S>(bit) {
+            let set = self.sparse.set(bit);
+            set.values().row_ticks(set.slot(self.index)?)
+        } else {
+            self.table.column(bit).row_ticks(self.row)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -54,7 +54,6 @@ pub use table::TableChunk;
 use crate::entity::{Entities, Entity};
 use crate::storage::{EntityIndex, TableId};
 use core::marker::PhantomData;
-use iter::IterSource;
 use std::borrow::Cow;
 
 /// The result of [`World::query`](crate::World::query): for every entity that
@@ -276,38 +275,6 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 }
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
-    /// Iterates over the items, mutably.
-    ///
-    /// Every row the query covers counts as handed out, so for a tracked
-    /// component ([`Changed`]) every one is written, even if the iteration
-    /// stops early: the rows are stamped here, at once, which keeps the
-    /// iterator's step what it is without tracking.
-    pub fn iter_mut(&mut self) -> QueryIter<'_, 'w, Q> {
-        // Without a row filter, a loop of whole tables' stamps, which is no
-        // loop at all for an untracked query (through `runs_mut`, this took
-        // `frag_iter`'s `for` loop to 1.4× its time).
-        let passing = &*self.rows;
-        if passing.tables().is_empty() {
-            for table in &mut self.tables {
-                Q::stamp_rows(&mut table.fetch, table.entities.len());
-            }
-        } else {
-            for table in &mut self.tables {
-                match table.rows {
-                    None => Q::stamp_rows(&mut table.fetch, table.entities.len()),
-                    Some(rows) => {
-                        let fetch = Q::reborrow(&mut table.fetch);
-                        let bits = passing.bits(rows);
-                        fold_runs::<Q, ()>(fetch, bits, (), |(), start, end, mut run| {
-                            Q::stamp_rows(&mut run, end - start);
-                        });
-                    }
-                }
-            }
-        }
-        QueryIter::new(IterSource::Exclusive(self.tables.iter_mut()), &self.rows)
-    }
-
     /// Calls `f` with every item, mutably: the fast path, a loop over each
     /// table's column slices.
     #[inline]
@@ -364,17 +331,6 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 // calling one on a writing query reports the bound's message, not "method not
 // found".
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
-    /// Iterates over the items of a read-only query.
-    pub fn iter(&self) -> QueryIter<'_, 'w, Q>
-    where
-        Q: ReadOnlyQueryData,
-    {
-        QueryIter::new(
-            IterSource::Shared(self.tables.iter(), Q::shared),
-            &self.rows,
-        )
-    }
-
     /// Calls `f` with every item of a read-only query: the fast path, a loop
     /// over each table's column slices.
     #[inline]

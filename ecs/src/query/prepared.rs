@@ -176,6 +176,40 @@ where
     }
 }
 
+impl<S: Schema> World<S> {
+    /// A [`PreparedQuery`] for `Q`, to keep and call with this world (or
+    /// another of its schema) again and again: it keeps its matched tables
+    /// between calls, and its `for_each_mut` builds nothing.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Vel(i64);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let a = world.spawn((Pos(1), Vel(2)));
+    /// let mut movers = world.prepare::<(&mut Pos, &Vel)>();
+    /// for _ in 0..3 {
+    ///     movers.for_each_mut(&mut world, |(pos, vel)| pos.0 += vel.0);
+    /// }
+    /// assert_eq!(world.get::<Pos>(a), Some(&Pos(7)));
+    /// ```
+    #[inline]
+    pub fn prepare<Q: SchemaQuery<S>>(&self) -> PreparedQuery<S, Q, ()> {
+        const { Q::CHECK };
+        PreparedQuery::new()
+    }
+
+    /// A [`PreparedQuery`] for `Q` and filter `F`; see [`World::prepare`].
+    #[inline]
+    pub fn prepare_filtered<Q: SchemaQuery<S>, F: QueryFilter<S>>(&self) -> PreparedQuery<S, Q, F> {
+        const { Q::CHECK };
+        const { QueryReach::<S, Q, F>::CHECK };
+        PreparedQuery::new()
+    }
+}
+
 impl<S, Q, F> Default for PreparedQuery<S, Q, F>
 where
     S: Schema,

@@ -39,7 +39,7 @@
 //! [`QueryReach::SPARSE`]: super::QueryReach::SPARSE
 
 use super::fetch::{Donor, RowSplit, SchemaQuery, TableView, NO_COLUMN};
-use super::filter::{QueryFilter, QueryReach};
+use super::filter::{QueryFilter, QueryReach, RowView};
 use super::rows::RowRun;
 use super::FetchedTable;
 use crate::change::ChangeWindow;
@@ -47,32 +47,7 @@ use crate::entity::Entities;
 use crate::lend::Lent;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
-use crate::storage::{Column, EntityIndex, SparseSets, Table, TableId};
-
-/// One entity of a matched table, as a row filter sees it: its full
-/// archetype and its ticks.
-#[doc(hidden)]
-pub struct RowView<'a, S: Schema> {
-    /// The entity's archetype: its table's mask and its sparse components.
-    pub(crate) mask: u128,
-    pub(crate) window: ChangeWindow,
-    table: &'a Table<S>,
-    row: usize,
-    index: EntityIndex,
-    sparse: &'a SparseSets<S>,
-}
-
-impl<S: Schema> RowView<'_, S> {
-    /// The (added, changed) ticks of the entity's tracked component `bit`.
-    pub(crate) fn ticks(&self, bit: u32) -> Option<(u32, u32)> {
-        if crate::storage::is_sparse::<S>(bit) {
-            let set = self.sparse.set(bit);
-            set.values().row_ticks(set.slot(self.index)?)
-        } else {
-            self.table.column(bit).row_ticks(self.row)
-        }
-    }
-}
+use crate::storage::{EntityIndex, SparseSets, Table, TableId};
 
 /// The runs of a query that reaches sparse components: see the module docs.
 #[derive(Default)]
