@@ -29,9 +29,8 @@
 //! frames a second, over three days); older changes are forgotten, never
 //! reported twice.
 
+use crate::checksum::{StableHash, StableHasher};
 use crate::entity::Entity;
-use crate::StableHash;
-use crate::StableHasher;
 
 /// A point in a world's history: the value of its change tick
 /// ([`World::change_tick`](crate::World::change_tick)).

@@ -59,7 +59,7 @@ impl<S: Schema> CommandBuffer<S> {
     /// Records the spawn of an entity with the components of `bundle`; its
     /// id is given when the buffer is applied.
     #[inline]
-    pub fn spawn<B: crate::Bundle<S>>(&mut self, bundle: B) {
+    pub fn spawn<B: crate::bundle::Bundle<S>>(&mut self, bundle: B) {
         const { B::CHECK };
         self.queue.record_spawn(None, bundle);
     }

@@ -26,6 +26,7 @@
 //! [`Schedule::forget`]: crate::Schedule::forget
 
 use crate::change::{clamp, ChangeWindow};
+use crate::checksum::{StableHash, StableHasher};
 use crate::lend::Lent;
 use crate::lend::SplitWorld;
 use crate::pool;
@@ -33,7 +34,6 @@ use crate::query::{Query, QueryData};
 use crate::schema::Schema;
 use crate::system::{Access, SystemParam};
 use crate::world::World;
-use crate::{StableHash, StableHasher};
 use core::fmt;
 
 /// An event type of schema `S`, declared by a field marked `#[ecs(event)]`.

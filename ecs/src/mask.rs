@@ -263,7 +263,7 @@ mod tests {
 
     /// Data components `A` (bit 0), `B` (1), `C` (3), `D` (5); tags `T` (2)
     /// and `U` (4) interleaved between them.
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Alg {
         a: A,
         b: B,
@@ -289,7 +289,7 @@ mod tests {
     struct W<const N: usize>(#[allow(dead_code)] u8);
 
     /// 8 components.
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Wide8 {
         f0: W<0>,
         f1: W<1>,
@@ -301,7 +301,7 @@ mod tests {
         f7: W<7>,
     }
     /// 9 components.
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Wide9 {
         f0: W<0>,
         f1: W<1>,
@@ -314,7 +314,7 @@ mod tests {
         f8: W<8>,
     }
     /// 16 components.
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Wide16 {
         f0: W<0>,
         f1: W<1>,
@@ -334,7 +334,7 @@ mod tests {
         f15: W<15>,
     }
     /// 17 components.
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Wide17 {
         f0: W<0>,
         f1: W<1>,
@@ -355,7 +355,7 @@ mod tests {
         f16: W<16>,
     }
     /// 33 components.
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Wide33 {
         f0: W<0>,
         f1: W<1>,
@@ -392,7 +392,7 @@ mod tests {
         f32: W<32>,
     }
     /// 65 components.
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Wide65 {
         f0: W<0>,
         f1: W<1>,
@@ -463,12 +463,12 @@ mod tests {
 
     #[test]
     fn bits_follow_field_order() {
-        assert_eq!(<A as crate::Component<Alg>>::BIT, BA);
-        assert_eq!(<B as crate::Component<Alg>>::BIT, BB);
-        assert_eq!(<T as crate::Component<Alg>>::BIT, BT);
-        assert_eq!(<C as crate::Component<Alg>>::BIT, BC);
-        assert_eq!(<U as crate::Component<Alg>>::BIT, BU);
-        assert_eq!(<D as crate::Component<Alg>>::BIT, BD);
+        assert_eq!(<A as crate::schema::Component<Alg>>::BIT, BA);
+        assert_eq!(<B as crate::schema::Component<Alg>>::BIT, BB);
+        assert_eq!(<T as crate::schema::Component<Alg>>::BIT, BT);
+        assert_eq!(<C as crate::schema::Component<Alg>>::BIT, BC);
+        assert_eq!(<U as crate::schema::Component<Alg>>::BIT, BU);
+        assert_eq!(<D as crate::schema::Component<Alg>>::BIT, BD);
         assert_eq!(AlgMask::bit(BC), AlgMask::C);
         assert_eq!(AlgMask::bit(BC).bits(), 0b1000);
         assert_eq!(AlgMask::from_u128(0b10_0001), AlgMask::A | AlgMask::D);
@@ -628,7 +628,7 @@ mod tests {
         assert_eq!(AlgMask::TAGS, AlgMask::T | AlgMask::U);
         assert_eq!(AlgMask::DATA.union(AlgMask::TAGS), AlgMask::all());
         assert!(AlgMask::DATA.intersection(AlgMask::TAGS).is_empty());
-        assert_eq!(<Alg as crate::Schema>::DATA_BITS, 0b10_1011);
+        assert_eq!(<Alg as crate::schema::Schema>::DATA_BITS, 0b10_1011);
         assert_eq!(Wide9Mask::DATA, Wide9Mask::all());
         assert_eq!(Wide9Mask::TAGS, Wide9Mask::EMPTY);
     }

@@ -136,7 +136,7 @@ where
     }
 }
 
-impl<S: Schema> NotAComponent<S> for crate::Entity {
+impl<S: Schema> NotAComponent<S> for crate::entity::Entity {
     type Because = IsAnEntity;
 }
 

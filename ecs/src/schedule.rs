@@ -241,9 +241,9 @@ impl<S: Schema> Schedule<S> {
     fn fingerprint(&mut self) -> u64 {
         let systems = &self.systems;
         *self.fingerprint.get_or_insert_with(|| {
-            let mut hasher = crate::StableHasher::new();
+            let mut hasher = crate::checksum::StableHasher::new();
             for system in systems {
-                crate::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
+                crate::checksum::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
             }
             hasher.finish() as u64
         })

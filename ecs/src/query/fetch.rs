@@ -1144,13 +1144,13 @@ mod tests {
     //! there is a compile error, which the UI suite checks. Called here at
     //! run time, where its panic is the message.
     use super::tag_check;
-    use crate::{Component, Schema};
+    use crate::schema::{Component, Schema};
 
     #[allow(dead_code)] // never read: only the bits matter
     struct Pos(i32);
     struct Frozen;
 
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Game {
         pos: Pos,
         frozen: Frozen,

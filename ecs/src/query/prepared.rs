@@ -7,7 +7,7 @@ use super::state::QueryState;
 use super::{fetch_table, Query};
 use crate::lend::Lent;
 use crate::schema::Schema;
-use crate::World;
+use crate::world::World;
 use core::fmt;
 use core::marker::PhantomData;
 

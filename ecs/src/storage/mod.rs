@@ -59,11 +59,11 @@ impl TableRow {
 pub(crate) struct EntityIndex(pub(crate) u32);
 
 /// Its `u32`, in a checksum.
-impl crate::StableHash for EntityIndex {
+impl crate::checksum::StableHash for EntityIndex {
     const __FIXED_SIZE: Option<usize> = Some(4);
 
     #[inline]
-    fn stable_hash(&self, hasher: &mut crate::StableHasher) {
+    fn stable_hash(&self, hasher: &mut crate::checksum::StableHasher) {
         self.0.stable_hash(hasher);
     }
 

@@ -590,7 +590,7 @@ mod tests {
     struct Value(#[allow(dead_code)] u32);
 
     /// Bits: Marked 0 (a tag), Value 1, Other 2.
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Rows {
         marked: Marked,
         value: Value,

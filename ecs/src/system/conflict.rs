@@ -117,8 +117,9 @@ mod tests {
     //! conflict is a compile error, which the UI suite checks. Called here
     //! at run time, where it returns the message.
     use super::conflict;
+    use crate::query::{With, Without};
+    use crate::schema::{Component, Resource, Schema};
     use crate::system::{Access, Query, Res, ResMut, SystemParam};
-    use crate::{Component, Resource, Schema, With, Without};
 
     // Values are never read: the tests look at accesses only.
     #[allow(dead_code)]
@@ -130,7 +131,7 @@ mod tests {
     #[derive(Default)]
     struct Gravity;
 
-    #[derive(crate::Schema)]
+    #[derive(schemecs_macros::Schema)]
     struct Game {
         pos: Pos,
         vel: Vel,
