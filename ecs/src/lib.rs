@@ -184,8 +184,8 @@ pub use misuse::KnownToSchema;
 #[cfg(feature = "serde")]
 pub use save::LoadError;
 pub use structure::Spawned;
-pub use system::{Access, IntoSystem, Local, LocalState, Res, ResMut, SystemParam};
-pub use world::{Description, TableDescription, World};
+pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
+pub use world::{Description, LocalState, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]

@@ -1,79 +1,11 @@
-//! Iterating a [`Query`]: [`QueryIter`], over the fetched tables (and with a
+//! Iterating a [`Query`](super::Query): [`QueryIter`], over the fetched tables (and with a
 //! row filter, their passing rows).
 
-use super::fetch::{QueryData, ReadOnlyQueryData};
+use super::fetch::QueryData;
+use super::fetched::FetchedTable;
 use super::rows::{BitRuns, PassingRows, TableRows};
-use super::{fold_runs, FetchedTable, Query};
 
-impl<'w, Q: QueryData, F> Query<'w, Q, F> {
-    /// Iterates over the items, mutably.
-    ///
-    /// Every row the query covers counts as handed out, so for a tracked
-    /// component ([`Changed`](crate::Changed)) every one is written, even if the iteration
-    /// stops early: the rows are stamped here, at once, which keeps the
-    /// iterator's step what it is without tracking.
-    pub fn iter_mut(&mut self) -> QueryIter<'_, 'w, Q> {
-        // Without a row filter, a loop of whole tables' stamps, which is no
-        // loop at all for an untracked query (through `runs_mut`, this took
-        // `frag_iter`'s `for` loop to 1.4× its time).
-        let passing = &*self.rows;
-        if passing.tables().is_empty() {
-            for table in &mut self.tables {
-                Q::stamp_rows(&mut table.fetch, table.entities.len());
-            }
-        } else {
-            for table in &mut self.tables {
-                match table.rows {
-                    None => Q::stamp_rows(&mut table.fetch, table.entities.len()),
-                    Some(rows) => {
-                        let fetch = Q::reborrow(&mut table.fetch);
-                        let bits = passing.bits(rows);
-                        fold_runs::<Q, ()>(fetch, bits, (), |(), start, end, mut run| {
-                            Q::stamp_rows(&mut run, end - start);
-                        });
-                    }
-                }
-            }
-        }
-        QueryIter::new(IterSource::Exclusive(self.tables.iter_mut()), &self.rows)
-    }
-}
-
-// The read-only bound sits on the method rather than on the impl, so that
-// calling it on a writing query reports the bound's message, not "method not
-// found".
-impl<'w, Q: QueryData, F> Query<'w, Q, F> {
-    /// Iterates over the items of a read-only query.
-    pub fn iter(&self) -> QueryIter<'_, 'w, Q>
-    where
-        Q: ReadOnlyQueryData,
-    {
-        QueryIter::new(
-            IterSource::Shared(self.tables.iter(), Q::shared),
-            &self.rows,
-        )
-    }
-}
-
-impl<'a, 'w, Q: ReadOnlyQueryData, F> IntoIterator for &'a Query<'w, Q, F> {
-    type Item = Q::Item<'a>;
-    type IntoIter = QueryIter<'a, 'w, Q>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl<'a, 'w, Q: QueryData, F> IntoIterator for &'a mut Query<'w, Q, F> {
-    type Item = Q::Item<'a>;
-    type IntoIter = QueryIter<'a, 'w, Q>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter_mut()
-    }
-}
-
-/// Iterator over a [`Query`]'s items, table by table (with a row filter,
+/// Iterator over a [`Query`](super::Query)'s items, table by table (with a row filter,
 /// run of passing rows by run).
 pub struct QueryIter<'a, 'w, Q: QueryData> {
     /// The tables (none with a row filter: they are in `filtered`).

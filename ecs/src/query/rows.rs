@@ -418,6 +418,30 @@ impl RowRun {
     }
 }
 
+/// Folds the runs of set bits of `bits` with `each(acc, start, end,
+/// fetch)`: the rows `start..end` of `fetch` (a whole table's), in row
+/// order.
+#[inline]
+pub(super) fn fold_runs<'a, Q: QueryData, B>(
+    fetch: Q::Fetch<'a>,
+    bits: &[u64],
+    init: B,
+    mut each: impl FnMut(B, usize, usize, Q::Fetch<'a>) -> B,
+) -> B {
+    let mut acc = init;
+    let mut rest = fetch;
+    let mut at = 0;
+    for (start, end) in BitRuns::new(bits) {
+        let (start, end) = (start as usize, end as usize);
+        let (_, tail) = Q::split_at(rest, start - at);
+        let (run, tail) = Q::split_at(tail, end - start);
+        acc = each(acc, start, end, run);
+        rest = tail;
+        at = end;
+    }
+    acc
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

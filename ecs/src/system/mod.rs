@@ -12,15 +12,14 @@ mod local;
 
 pub use access::Access;
 use conflict::conflict;
-pub(crate) use local::Locals;
-pub use local::{Local, LocalSlots, LocalState};
+pub use local::Local;
 
 use crate::change::ChangeWindow;
 use crate::command::{CommandQueue, Commands};
 use crate::lend::SplitWorld;
 use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery};
 use crate::schema::{Resource, Schema};
-use crate::world::World;
+use crate::world::{LocalSlots, World};
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};

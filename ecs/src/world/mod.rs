@@ -14,13 +14,16 @@ use crate::query::{
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{SparseSets, Table, TableId, Tables};
 use crate::structure::{EntityStore, Spawned};
-use crate::system::Locals;
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
+mod locals;
 #[cfg(feature = "serde")]
 mod save;
 mod snapshot;
+
+pub(crate) use locals::Locals;
+pub use locals::{LocalSlots, LocalState};
 
 /// All entities and resources of schema `S`.
 ///

@@ -25,6 +25,7 @@
 //! The caches (migration edges, matched tables) are not saved: a loaded
 //! world rebuilds them as it goes, with the same results.
 
+use super::Locals;
 use super::World;
 use crate::change::Changes;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
@@ -35,7 +36,6 @@ use crate::storage::{
     sparse_bits, Bins, Column, EntityIndex, SparseSet, SparseSets, TableId, Tables,
 };
 use crate::structure::EntityStore;
-use crate::system::Locals;
 use core::fmt;
 use core::marker::PhantomData;
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
