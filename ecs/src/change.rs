@@ -495,6 +495,12 @@ pub(crate) struct Changes {
     pub(crate) run_starts: [u32; 2],
     /// Per component bit (tracked ones only): entities that lost it, and when.
     pub(crate) removed: Vec<Vec<(Entity, u32)>>,
+    /// The systems skipped by their run condition since they last ran, as
+    /// `(schedule fingerprint, system index, last_run)`, sorted by schedule
+    /// and index: `last_run` is where the window of the first turn they
+    /// skipped started (`None`: they never ran), where the window of their
+    /// next run starts, so that it sees everything since their last run.
+    pub(crate) skipped: Vec<(u64, u32, Option<u32>)>,
 }
 
 impl Default for Changes {
@@ -508,6 +514,7 @@ impl Default for Changes {
             schedules: Vec::new(),
             run_starts: [0; 2],
             removed: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 }
@@ -523,6 +530,7 @@ impl Clone for Changes {
             schedules: self.schedules.clone(),
             run_starts: self.run_starts,
             removed: self.removed.clone(),
+            skipped: self.skipped.clone(),
         }
     }
 
@@ -533,6 +541,7 @@ impl Clone for Changes {
         self.schedules.clone_from(&source.schedules);
         self.run_starts = source.run_starts;
         self.removed.clone_from(&source.removed);
+        self.skipped.clone_from(&source.skipped);
     }
 }
 
@@ -552,6 +561,16 @@ impl StableHash for Changes {
             for &(entity, tick) in log {
                 entity.to_bits().stable_hash(hasher);
                 tick.stable_hash(hasher);
+            }
+        }
+        // Nothing when no system is skipped, so that the checksums of
+        // worlds without run conditions stay what they were.
+        if !self.skipped.is_empty() {
+            self.skipped.len().stable_hash(hasher);
+            for &(fingerprint, index, last_run) in &self.skipped {
+                fingerprint.stable_hash(hasher);
+                index.stable_hash(hasher);
+                last_run.stable_hash(hasher);
             }
         }
     }
@@ -629,7 +648,53 @@ impl Changes {
                 oldest = start;
             }
         }
+        // A skipped system reads, when it next runs, from its last run.
+        for &(_, _, last_run) in &self.skipped {
+            if let Some(last_run) = last_run {
+                if age(last_run) > age(oldest) {
+                    oldest = last_run;
+                }
+            }
+        }
         oldest
+    }
+
+    /// Records that system `index` of schedule `fingerprint` is skipped
+    /// this turn, whose window is `window`: unless it was skipped before
+    /// (and has not run since), its next run reads from where this window
+    /// starts.
+    pub(crate) fn skip(&mut self, fingerprint: u64, index: u32, window: ChangeWindow) {
+        let key = (fingerprint, index);
+        if let Err(at) = self.skipped.binary_search_by_key(&key, |&(f, i, _)| (f, i)) {
+            let first = window.last_run == window.this_run.wrapping_add(1);
+            let last_run = (!first).then_some(window.last_run);
+            self.skipped.insert(at, (fingerprint, index, last_run));
+        }
+    }
+
+    /// The window of a run of system `index` of schedule `fingerprint`
+    /// whose turn's window is `window`: from its last run, if it was
+    /// skipped since; the record of the skips is dropped.
+    pub(crate) fn resume(
+        &mut self,
+        fingerprint: u64,
+        index: u32,
+        window: ChangeWindow,
+    ) -> ChangeWindow {
+        if self.skipped.is_empty() {
+            return window;
+        }
+        let key = (fingerprint, index);
+        match self.skipped.binary_search_by_key(&key, |&(f, i, _)| (f, i)) {
+            Ok(at) => match self.skipped.remove(at).2 {
+                Some(last_run) => ChangeWindow {
+                    last_run,
+                    this_run: window.this_run,
+                },
+                None => ChangeWindow::first(window.this_run),
+            },
+            Err(_) => window,
+        }
     }
 
     /// Records that a run (or a `clear_trackers` mark) starts at tick
@@ -647,6 +712,7 @@ impl Changes {
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
         let before = self.schedules.len();
         self.schedules.retain(|&(f, _)| f != fingerprint);
+        self.skipped.retain(|&(f, _, _)| f != fingerprint);
         self.schedules.len() != before
     }
 
@@ -668,6 +734,11 @@ impl Changes {
         }
         for start in &mut self.run_starts {
             clamp(start, now);
+        }
+        for (_, _, last_run) in &mut self.skipped {
+            if let Some(last_run) = last_run {
+                clamp(last_run, now);
+            }
         }
         for log in &mut self.removed {
             for (_, tick) in log {
@@ -853,6 +924,7 @@ mod save {
         Vec<(u64, u32)>,
         [u32; 2],
         Vec<Vec<(u64, u32)>>,
+        Vec<(u64, u32, Option<u32>)>,
     );
 
     impl Serialize for Changes {
@@ -869,6 +941,7 @@ mod save {
                 &self.schedules,
                 self.run_starts,
                 removed,
+                &self.skipped,
             )
                 .serialize(serializer)
         }
@@ -879,8 +952,17 @@ mod save {
         pub(crate) fn load<'de, S: crate::Schema, D: Deserializer<'de>>(
             deserializer: D,
         ) -> Result<Self, D::Error> {
-            let (tick, last_sweep, marked, schedules, run_starts, removed): Parts =
+            let (tick, last_sweep, marked, schedules, run_starts, removed, skipped): Parts =
                 Deserialize::deserialize(deserializer)?;
+            let sorted = skipped
+                .windows(2)
+                .all(|pair| (pair[0].0, pair[0].1) < (pair[1].0, pair[1].1));
+            if !sorted {
+                return Err(reject::<D::Error>(
+                    "the save's record of skipped systems is not sorted by schedule and system, \
+                     or names one twice",
+                ));
+            }
             if removed.len() > S::COMPONENT_NAMES.len() {
                 return Err(reject::<D::Error>(
                     "the save logs removals of more components than the schema has",
@@ -913,6 +995,7 @@ mod save {
                 schedules,
                 run_starts,
                 removed: logs,
+                skipped,
             })
         }
     }

@@ -151,6 +151,7 @@ mod query;
 mod save;
 mod schedule;
 mod schema;
+mod state;
 mod storage;
 mod structure;
 mod system;
@@ -170,18 +171,23 @@ pub use query::{
     QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk,
     TableCondition, TableEntities, TableEntitiesIter, With, Without,
 };
-pub use schedule::Schedule;
+pub use schedule::{FixedTime, GameLoop, Schedule};
 pub use schema::{Component, Resource, Schema, Tracked};
 pub use schemecs_macros::Schema;
 /// Derives [`StableHash`](trait@StableHash): see the trait.
 pub use schemecs_macros::StableHash;
+pub use state::{in_state, InState, NextState, State, States};
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
 #[cfg(feature = "serde")]
 pub use save::LoadError;
 pub use structure::Spawned;
-pub use system::{Access, IntoSystem, Local, LocalState, Res, ResMut, SystemParam};
+pub use system::{
+    not, on_event, resource_changed, Access, AndCondition, Condition, ConditionExt, ConditionFn,
+    ConditionParam, IntoCondition, IntoSystem, Local, LocalState, NotCondition, OnEvent,
+    OrCondition, Res, ResMut, ResourceChanged, RunIf, RunIfExt, SystemParam,
+};
 pub use world::{Description, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
@@ -192,10 +198,11 @@ pub struct ReadmeDoctests;
 /// The names most programs need: `use schemecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Added, Changed, ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut,
-        EntityRef, EventCursor, EventReader, EventWriter, Events, Has, Local, Mask, NoSuchEntity,
-        Or, PreparedQuery, Query, Removed, Res, ResMut, Resource, Schedule, Schema, With, Without,
-        World,
+        in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
+        Commands, Component, ConditionExt, Entity, EntityMut, EntityRef, EventCursor, EventReader,
+        EventWriter, Events, FixedTime, GameLoop, Has, Local, Mask, NextState, NoSuchEntity, Or,
+        PreparedQuery, Query, Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema, State,
+        States, With, Without, World,
     };
 }
 

@@ -691,6 +691,25 @@ impl<S: Schema> World<S> {
         (base, previous)
     }
 
+    /// Records that system `index` of schedule `fingerprint` is skipped by
+    /// its run condition at the turn whose window is `window`.
+    pub(crate) fn skip_system(&mut self, fingerprint: u64, index: usize, window: ChangeWindow) {
+        let changes = self.store.changes_mut();
+        changes.skip(fingerprint, index as u32, window);
+    }
+
+    /// The window a run of system `index` of schedule `fingerprint` reads,
+    /// given its turn's `window`: from its last run if it was skipped since.
+    pub(crate) fn resume_system(
+        &mut self,
+        fingerprint: u64,
+        index: usize,
+        window: ChangeWindow,
+    ) -> ChangeWindow {
+        let changes = self.store.changes_mut();
+        changes.resume(fingerprint, index as u32, window)
+    }
+
     /// Forgets what this world keeps for schedule `fingerprint` (see
     /// [`Schedule::forget`](crate::Schedule::forget)). Whether it had run here.
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {

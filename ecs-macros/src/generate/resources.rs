@@ -133,6 +133,33 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
     } else {
         quote!()
     };
+    if field.role == Role::State {
+        let state_ty = field.ty;
+        // `Resource<S> for State<T>` is the runtime's, for every state.
+        return quote! {
+            #[automatically_derived]
+            impl #krate::States<#schema> for #state_ty {
+                const BIT: u32 = #bit;
+
+                #[inline]
+                fn slot<'s, 'a>(
+                    slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                ) -> &'s mut #krate::__private::Lent<'a, #krate::State<Self>> {
+                    &mut slots.#slot
+                }
+
+                #[inline]
+                fn cell(resources: &#resources_ty) -> &#krate::State<Self> {
+                    &resources.#name
+                }
+
+                #[inline]
+                fn cell_mut(resources: &mut #resources_ty) -> &mut #krate::State<Self> {
+                    &mut resources.#name
+                }
+            }
+        };
+    }
     quote! {
         #event
 

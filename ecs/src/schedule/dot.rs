@@ -63,7 +63,22 @@ impl<S: Schema> Schedule<S> {
                 out += &format!("  subgraph cluster_stage{} {{\n", number + 1);
                 out += &format!("    label={};\n", quoted(&label));
                 for &i in stage {
-                    out += &format!("    s{i} [label={}];\n", quoted(name(i)));
+                    out += &format!("    s{i} [label={}];\n", quoted(&self.shown(i, "\nif ")));
+                }
+                out += "  }\n";
+            }
+            // The exit and enter systems, per state, in the order they run.
+            let mut node = 0;
+            for (number, (state, systems)) in self.transition_systems().into_iter().enumerate() {
+                out += &format!("  subgraph cluster_transitions{} {{\n", number + 1);
+                let label = format!("transitions of {state}\nat the start of a run");
+                out += &format!("    label={};\n    style=dashed;\n", quoted(&label));
+                for (label, system) in systems {
+                    out += &format!(
+                        "    t{node} [label={}];\n",
+                        quoted(&format!("{label}\n{system}"))
+                    );
+                    node += 1;
                 }
                 out += "  }\n";
             }

@@ -7,9 +7,16 @@
 //! system that could reach the same component with a write fail to compile.
 
 mod access;
+mod condition;
 mod local;
 
 pub use access::Access;
+pub(crate) use condition::Condition as ConditionNode;
+pub use condition::{
+    not, on_event, resource_changed, AndCondition, Condition, ConditionExt, ConditionFn,
+    ConditionParam, IntoCondition, NotCondition, OnEvent, OrCondition, ResourceChanged, RunIf,
+    RunIfExt,
+};
 pub(crate) use local::Locals;
 pub use local::{Local, LocalSlots, LocalState};
 
@@ -378,6 +385,8 @@ pub struct SystemNode<S: Schema> {
     /// Whether a parameter is a [`Local`], whose value the system takes out
     /// of the world for its stage.
     pub(crate) has_locals: bool,
+    /// The system's run condition, if it has one (see [`RunIfExt::run_if`]).
+    pub(crate) condition: Option<ConditionNode<S>>,
 }
 
 pub(crate) enum SystemKind<S: Schema> {
@@ -435,6 +444,7 @@ where
             access: <Self as IntoSystem<S, Exclusive<S>>>::ACCESS,
             kind: SystemKind::Exclusive(Box::new(self)),
             has_locals: false,
+            condition: None,
         }
     }
 }
@@ -496,6 +506,7 @@ macro_rules! impl_system {
                         params: PhantomData,
                     })),
                     has_locals: 0 $(+ $p::LOCALS)* > 0,
+                    condition: None,
                 }
             }
         }
