@@ -226,7 +226,7 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
     pub use crate::schema::Column;
-    pub use crate::system::{Exclusive, SystemFn, SystemNode};
+    pub use crate::system::{Exclusive, RunIfParts, RunIfShape, SystemFn, SystemNode};
     pub use bitflags;
     #[cfg(feature = "serde")]
     pub use serde;

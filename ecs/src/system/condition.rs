@@ -592,9 +592,26 @@ pub trait RunIfExt<Marker>: SystemFn<Marker> + Sized {
 
 impl<Marker, T: SystemFn<Marker>> RunIfExt<Marker> for T {}
 
-impl<T, C, M, CM> SystemFn<RunIf<(), (), M, CM>> for RunIf<T, C, M, CM> {}
+/// What makes a [`RunIf`] a system. The impls of [`SystemFn`] and
+/// [`IntoSystem`] for it are written over any type with these parts rather
+/// than for `RunIf` itself, so that the compiler does not list them among
+/// the "other types" that are systems when a function is not one.
+#[doc(hidden)]
+pub trait RunIfParts<S: Schema, M, CM>: Sized {
+    const ACCESS: &'static [Access];
+    const CHECK: ();
+    fn into_node(self) -> SystemNode<S>;
+}
 
-impl<S, T, C, M, CM> IntoSystem<S, RunIf<(), (), M, CM>> for RunIf<T, C, M, CM>
+/// The shape of a [`RunIf`], for [`SystemFn`] (see [`RunIfParts`]).
+#[doc(hidden)]
+pub trait RunIfShape<M, CM> {}
+
+impl<T, C, M, CM> RunIfShape<M, CM> for RunIf<T, C, M, CM> {}
+
+impl<R: RunIfShape<M, CM>, M, CM> SystemFn<RunIf<(), (), M, CM>> for R {}
+
+impl<S, T, C, M, CM> RunIfParts<S, M, CM> for RunIf<T, C, M, CM>
 where
     S: Schema,
     T: IntoSystem<S, M>,
@@ -603,7 +620,7 @@ where
     const ACCESS: &'static [Access] = T::ACCESS;
     const CHECK: () = T::CHECK;
 
-    fn into_system(self) -> SystemNode<S> {
+    fn into_node(self) -> SystemNode<S> {
         let mut node = self.system.into_system();
         let condition = self.condition.into_condition();
         node.condition = Some(match node.condition.take() {
@@ -611,6 +628,19 @@ where
             None => condition,
         });
         node
+    }
+}
+
+impl<S, R, M, CM> IntoSystem<S, RunIf<(), (), M, CM>> for R
+where
+    S: Schema,
+    R: RunIfParts<S, M, CM>,
+{
+    const ACCESS: &'static [Access] = R::ACCESS;
+    const CHECK: () = R::CHECK;
+
+    fn into_system(self) -> SystemNode<S> {
+        self.into_node()
     }
 }
 

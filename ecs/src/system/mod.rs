@@ -15,7 +15,7 @@ pub(crate) use condition::Condition as ConditionNode;
 pub use condition::{
     not, on_event, resource_changed, AndCondition, Condition, ConditionExt, ConditionFn,
     ConditionParam, IntoCondition, NotCondition, OnEvent, OrCondition, ResourceChanged, RunIf,
-    RunIfExt,
+    RunIfExt, RunIfParts, RunIfShape,
 };
 pub(crate) use local::Locals;
 pub use local::{Local, LocalSlots, LocalState};
