@@ -663,13 +663,41 @@ impl Changes {
     /// this turn, whose window is `window`: unless it was skipped before
     /// (and has not run since), its next run reads from where this window
     /// starts.
-    pub(crate) fn skip(&mut self, fingerprint: u64, index: u32, window: ChangeWindow) {
-        let key = (fingerprint, index);
-        if let Err(at) = self.skipped.binary_search_by_key(&key, |&(f, i, _)| (f, i)) {
-            let first = window.last_run == window.this_run.wrapping_add(1);
-            let last_run = (!first).then_some(window.last_run);
-            self.skipped.insert(at, (fingerprint, index, last_run));
+    /// `hint` is where the record was last found or put (a guess that
+    /// spares the search when a system is skipped turn after turn), updated.
+    pub(crate) fn skip(
+        &mut self,
+        (fingerprint, index): (u64, u32),
+        window: ChangeWindow,
+        hint: &mut usize,
+    ) {
+        match self.find_skipped(fingerprint, index, hint) {
+            Ok(_) => {}
+            Err(at) => {
+                let first = window.last_run == window.this_run.wrapping_add(1);
+                let last_run = (!first).then_some(window.last_run);
+                self.skipped.insert(at, (fingerprint, index, last_run));
+                *hint = at;
+            }
         }
+    }
+
+    /// Where the record of system `index` of schedule `fingerprint` is
+    /// (`Ok`), or would go (`Err`), trying `hint` first.
+    #[inline]
+    fn find_skipped(&self, fingerprint: u64, index: u32, hint: &mut usize) -> Result<usize, usize> {
+        if let Some(&(f, i, _)) = self.skipped.get(*hint) {
+            if (f, i) == (fingerprint, index) {
+                return Ok(*hint);
+            }
+        }
+        let found = self
+            .skipped
+            .binary_search_by_key(&(fingerprint, index), |&(f, i, _)| (f, i));
+        if let Ok(at) = found {
+            *hint = at;
+        }
+        found
     }
 
     /// The window of a run of system `index` of schedule `fingerprint`
@@ -677,15 +705,14 @@ impl Changes {
     /// skipped since; the record of the skips is dropped.
     pub(crate) fn resume(
         &mut self,
-        fingerprint: u64,
-        index: u32,
+        (fingerprint, index): (u64, u32),
         window: ChangeWindow,
+        hint: &mut usize,
     ) -> ChangeWindow {
         if self.skipped.is_empty() {
             return window;
         }
-        let key = (fingerprint, index);
-        match self.skipped.binary_search_by_key(&key, |&(f, i, _)| (f, i)) {
+        match self.find_skipped(fingerprint, index, hint) {
             Ok(at) => match self.skipped.remove(at).2 {
                 Some(last_run) => ChangeWindow {
                     last_run,

@@ -394,6 +394,22 @@ impl<S: Schema, T: Event<S>> SystemParam<S> for EventReader<'_, T> {
     }
 }
 
+/// A run condition may read events; it reads them from the world as it is.
+impl<S: Schema, T: Event<S>> crate::system::ConditionParam<S> for EventReader<'_, T> {
+    const SHARED: bool = true;
+
+    #[inline]
+    fn fetch_shared<'w>(
+        state: &'w mut ChangeWindow,
+        world: &'w World<S>,
+    ) -> Option<EventReader<'w, T>> {
+        Some(EventReader {
+            events: T::queue(world.resources()),
+            window: *state,
+        })
+    }
+}
+
 /// With feature `serde`: a queue saves as its first sequence number and its
 /// (tick, event) pairs, oldest first.
 #[cfg(feature = "serde")]

@@ -412,11 +412,12 @@ pub(super) fn admit<S: Schema>(
     if system.condition.is_none() {
         return Some(window);
     }
-    let (fingerprint, i) = place;
-    if system.condition_holds(world, buffers, window, place) {
-        Some(world.resume_system(fingerprint, i, window))
+    let holds = system.condition_holds(world, buffers, window, place);
+    let hint = system.skip_hint();
+    if holds {
+        Some(world.resume_system(place, window, hint))
     } else {
-        world.skip_system(fingerprint, i, window);
+        world.skip_system(place, window, hint);
         None
     }
 }

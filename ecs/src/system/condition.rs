@@ -34,7 +34,6 @@ use crate::event::{Event, EventReader};
 use crate::lend::SplitBuffers;
 use crate::query::{Query, QueryFilter, ReadOnlyQueryData, SchemaQuery};
 use crate::schema::{Resource, Schema, Tracked};
-use crate::system::LocalState;
 use crate::world::World;
 use core::fmt;
 use core::marker::PhantomData;
@@ -52,9 +51,33 @@ use std::borrow::Cow;
             (`&T`, `Entity`, `Has<T>`, `Option<&T>`), `EventReader<E>`, `Removed<T>` and \
             `Local<T>`; make the change in a system (the condition decides whether it runs)"
 )]
-pub trait ConditionParam<S: Schema>: SystemParam<S> {}
+pub trait ConditionParam<S: Schema>: SystemParam<S> {
+    /// Whether [`ConditionParam::fetch_shared`] gives the parameter: a
+    /// condition whose parameters all do is evaluated on the world as it
+    /// is, without lending it out (a skipped system then costs a few
+    /// nanoseconds).
+    #[doc(hidden)]
+    const SHARED: bool = false;
 
-impl<S: Schema, T: Resource<S>> ConditionParam<S> for Res<'_, T> {}
+    /// The parameter, taken from a world that is not lent out, if
+    /// [`ConditionParam::SHARED`].
+    #[doc(hidden)]
+    fn fetch_shared<'w>(
+        _state: &'w mut Self::State,
+        _world: &'w World<S>,
+    ) -> Option<Self::Item<'w>> {
+        None
+    }
+}
+
+impl<S: Schema, T: Resource<S>> ConditionParam<S> for Res<'_, T> {
+    const SHARED: bool = true;
+
+    #[inline]
+    fn fetch_shared<'w>(_: &'w mut (), world: &'w World<S>) -> Option<Res<'w, T>> {
+        Some(Res(world.resource::<T>()))
+    }
+}
 
 impl<S, Q, F> ConditionParam<S> for Query<'_, Q, F>
 where
@@ -64,11 +87,7 @@ where
 {
 }
 
-impl<S: Schema, T: Event<S>> ConditionParam<S> for EventReader<'_, T> {}
-
 impl<S: Schema, T: Tracked<S>> ConditionParam<S> for Removed<'_, T> {}
-
-impl<S: Schema, T: LocalState> ConditionParam<S> for Local<'_, T> {}
 
 /// A run condition of schema `S`, ready for a system: what
 /// [`IntoCondition`] makes of a function or a ready-made condition. Build
@@ -99,6 +118,10 @@ pub struct Condition<S: Schema> {
     pub(crate) has_locals: bool,
     /// Whether it is a combination (its name is bracketed inside another).
     compound: bool,
+    /// Where the world's record of the system's skips was last found: a
+    /// guess, right while the system is skipped turn after turn on one
+    /// world, and harmless when wrong.
+    skip_hint: usize,
     pub(crate) system: Box<dyn ConditionSystem<S>>,
 }
 
@@ -142,6 +165,7 @@ impl<S: Schema> Condition<S> {
             access,
             has_locals: a.has_locals || b.has_locals,
             compound: true,
+            skip_hint: 0,
             system: system(a.system, b.system),
         }
     }
@@ -241,6 +265,7 @@ macro_rules! impl_condition {
                     access: vec![$($p::ACCESS),*],
                     has_locals: 0 $(+ $p::LOCALS)* > 0,
                     compound: false,
+                    skip_hint: 0,
                     system: Box::new(FunctionCondition::<Func, ($(Param<S, $p>,)*)> {
                         func: self,
                         state: ($($p::init(),)*),
@@ -266,6 +291,13 @@ macro_rules! impl_condition {
             ) -> bool {
                 let ($($p,)*) = &mut self.state;
                 $($p::prepare($p, world, window);)*
+                if true $(&& $p::SHARED)* {
+                    let world: &World<S> = world;
+                    return (self.func)($(match $p::fetch_shared($p, world) {
+                        Some(item) => item,
+                        None => unreachable!("a parameter that says it is shared gives itself"),
+                    }),*);
+                }
                 let mut split = world.split(buffers);
                 let holds = (self.func)($($p::fetch($p, &mut split)),*);
                 split.reclaim(buffers);
@@ -437,6 +469,7 @@ where
             access: inner.access,
             has_locals: inner.has_locals,
             compound: false,
+            skip_hint: 0,
             system: Box::new(Opposite(inner.system)),
         }
     }
@@ -681,6 +714,15 @@ impl<S: Schema> SystemNode<S> {
             condition.system.check_in(slots);
         }
         holds
+    }
+
+    /// The guess where the world records the system's skips (see
+    /// `Changes::skip`).
+    pub(crate) fn skip_hint(&mut self) -> &mut usize {
+        match &mut self.condition {
+            Some(condition) => &mut condition.skip_hint,
+            None => unreachable!("only a system with a condition is skipped"),
+        }
     }
 
     /// Puts the condition's locals back after a panic (those still out).

@@ -216,6 +216,16 @@ impl<S: Schema, T: LocalState> SystemParam<S> for Local<'_, T> {
     }
 }
 
+/// A run condition may keep state of its own; it needs nothing of the world.
+impl<S: Schema, T: LocalState> super::ConditionParam<S> for Local<'_, T> {
+    const SHARED: bool = true;
+
+    #[inline]
+    fn fetch_shared<'w>(state: &'w mut Option<Box<T>>, _: &'w World<S>) -> Option<Local<'w, T>> {
+        state.as_deref_mut().map(Local)
+    }
+}
+
 /// A value in a [`Locals`] store, its type erased: what the store needs to
 /// copy, hash and save it. Implemented for every [`LocalState`].
 pub(crate) trait LocalValue: Send + Sync + 'static {
