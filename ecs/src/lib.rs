@@ -105,6 +105,14 @@
 //! assert_eq!(world.resource::<Log>().0, ["2 moved, 1 landed", "1 moved, 1 landed", "0 moved, 0 landed"]);
 //! ```
 //!
+//! A game loop is built from the same parts: a system runs only when a
+//! condition holds ([`RunIfExt::run_if`], with [`in_state`], [`on_event`],
+//! [`resource_changed`]); a field marked `#[ecs(state)]` is a state whose
+//! transitions, requested with [`NextState`], run exit and enter systems
+//! ([`Schedule::on_enter`]); and a [`GameLoop`] runs a fixed-step schedule
+//! from an accumulator kept in the world ([`FixedTime`]) beside the
+//! per-frame one. All of it is world state, so a rollback replays it.
+//!
 //! A component marked `#[ecs(sparse)]` is stored in a sparse set keyed
 //! by entity index rather than in a table column: inserting or removing it
 //! moves nothing else. Queries, filters, commands, change detection and

@@ -50,6 +50,12 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// others wait, and how each stage ran the last time;
 /// [`Schedule::to_dot`] draws the same as a Graphviz graph.
 ///
+/// A system may run only when a condition holds
+/// ([`RunIfExt::run_if`](crate::RunIfExt::run_if)); a schedule may apply
+/// the transitions of a state, with exit and enter systems, at the start of
+/// its runs ([`Schedule::on_enter`]); [`GameLoop`] runs a fixed-step
+/// schedule and a per-frame one over one world.
+///
 /// ```
 /// use schemecs::prelude::*;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
@@ -277,6 +283,11 @@ impl<S: Schema> Schedule<S> {
     /// step's schedule, say, when the frame's applies them). Where several
     /// schedules apply `T`'s transitions, the first to run after a request
     /// applies it, with its own exit and enter systems.
+    ///
+    /// A schedule applying several states applies them in the order it
+    /// first named them: a request that an exit or enter system of one makes
+    /// for a state named later is applied in the same run, one for a state
+    /// named earlier at the next.
     pub fn apply_transitions<T>(&mut self) -> &mut Self
     where
         T: States<S>,
@@ -512,6 +523,35 @@ impl<S: Schema> Schedule<S> {
     /// last run: 7.4 ms of work)`, `(inline last run: 3 µs of work, too
     /// little to share)`. The work is what the stage's systems took in that
     /// run, together; the choice was made from the runs before it.
+    ///
+    /// A system with a run condition is shown with it (`physics if
+    /// in_state(Phase::Playing)`); the condition's reads count among the
+    /// system's in the waits. Last come the state transitions the schedule
+    /// applies at the start of a run, per state, with their exit and enter
+    /// systems in the order they run (`on_exit(Phase::Menu): hide_menu`).
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// struct Pos(i32);
+    /// #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    /// enum Phase { #[default] Menu, Playing }
+    /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(state)] phase: Phase }
+    ///
+    /// fn physics(mut q: Query<&mut Pos>) { q.for_each_mut(|p| p.0 += 1); }
+    /// fn spawn_level(mut commands: Commands<Game>) { commands.spawn((Pos(0),)); }
+    ///
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule
+    ///     .add(physics.run_if(in_state(Phase::Playing)))
+    ///     .on_enter(Phase::Playing, spawn_level);
+    /// assert_eq!(
+    ///     schedule.describe(),
+    ///     "Schedule<Game>: 1 system in 1 stage\n\
+    ///      \x20 stage 1: physics if in_state(Phase::Playing)\n\
+    ///      \x20 transitions of Phase, at the start of a run:\n\
+    ///      \x20   on_enter(Phase::Playing): spawn_level\n"
+    /// );
+    /// ```
     pub fn describe(&self) -> String {
         self.with_plan(|plan, runs| {
             let name = |i: usize| &*self.systems[i].name;

@@ -13,6 +13,12 @@ impl<S: Schema> Schedule<S> {
     /// waits and stages of [`Schedule::describe`]; once the schedule has run,
     /// each cluster's label also says how its stage ran the last time.
     ///
+    /// A system with a run condition shows it under its name (`physics`,
+    /// then `if in_state(Phase::Playing)`). The exit and enter systems of
+    /// the states the schedule applies form one dashed cluster per state,
+    /// nodes `t0`, `t1`, ... in the order they run, each labelled with its
+    /// transition (`on_enter(Phase::Playing)`) and its name.
+    ///
     /// Nodes are named `s0`, `s1`, ... by the order the systems were added.
     /// `dot -Tsvg schedule.dot -o schedule.svg` draws the graph, stages from
     /// left to right.

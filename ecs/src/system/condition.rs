@@ -1,30 +1,11 @@
-//! Run conditions: `schedule.add(system.run_if(condition))`.
+//! Run conditions: `schedule.add(system.run_if(condition))`. What a
+//! condition may read and what a skipped system sees are documented on
+//! [`RunIfExt`], the trait that gives systems `run_if`.
 //!
-//! A condition is a read-only system that returns `bool`: a function whose
-//! parameters are all [`ConditionParam`]s (`Res`, `Query` with read-only
-//! items, `EventReader`, `Removed`, `Local`), or one of the ready-made
-//! conditions ([`in_state`](crate::in_state), [`on_event`],
-//! [`resource_changed`]), combined with [`ConditionExt::and`],
-//! [`ConditionExt::or`] and [`not`].
-//!
-//! # When a condition runs, and what it sees
-//!
-//! A system's condition is evaluated when the system comes up in the run, in
-//! program order: right before the system would run, it sees the world as
-//! the system would. Its reads count in the system's access, so the schedule
-//! orders it after every earlier writer of what it reads. Its change and
-//! event windows are the system's turn in the run (what happened since the
-//! system's previous turn, run or skipped), its [`Local`]s are world state
-//! like any system's (kept per schedule and system), and it records nothing.
-//! `a.and(b)` and `a.or(b)` evaluate `b` only when `a` does not decide.
-//!
-//! # A skipped system
-//!
-//! A system whose condition is false records nothing: no commands, no
-//! events, no writes, its `Local`s untouched. Its windows accumulate: when
-//! it next runs, its `Changed`, `Added`, `Removed` and `EventReader`
-//! parameters see everything since its last *run*, not just since the last
-//! turn it was skipped; the world keeps those events and removals for it.
+//! A condition is type-erased into a [`Condition`] when its system is added;
+//! the executor evaluates it when the system comes up (`SystemNode::
+//! condition_holds`), before the system's stage lends the world out, and
+//! records a skip in the world's change state (`Changes::skip`).
 
 use super::{system_name, Access, IntoSystem, Local, LocalSlots, Param, ParamStates, SystemFn};
 use super::{Res, SystemNode, SystemParam};
@@ -590,11 +571,40 @@ pub struct RunIf<T, C, M, CM> {
     marker: PhantomData<fn() -> (M, CM)>,
 }
 
-/// `run_if`, a method of every system.
+/// `run_if`, a method of every system: `schedule.add(system.run_if(condition))`.
+///
+/// A condition is a read-only system that returns `bool`: a function whose
+/// parameters are all [`ConditionParam`]s (`Res`, `Query` with read-only
+/// items, `EventReader`, `Removed`, `Local`), one of the ready-made
+/// conditions ([`in_state`](crate::in_state), [`on_event`],
+/// [`resource_changed`]), or a combination ([`ConditionExt::and`],
+/// [`ConditionExt::or`], [`not`]). A condition that writes fails to compile.
+///
+/// # When a condition runs, and what it sees
+///
+/// A system's condition is evaluated when the system comes up in the run,
+/// in program order: right before the system would run, it sees the world
+/// as the system would. Its reads count in the system's access, so the
+/// schedule orders it after every earlier writer of what it reads, as if the
+/// system read it. Its change and event windows are the system's turn in
+/// the run (what happened since the system's previous turn, whether it ran
+/// or was skipped); its [`Local`]s are world state like any system's, kept
+/// per schedule and system. It records nothing. `a.and(b)` evaluates `b`
+/// only if `a` holds, `a.or(b)` only if `a` does not.
+///
+/// # A skipped system
+///
+/// A system whose condition does not hold records nothing: no commands, no
+/// events, no writes, its `Local`s untouched. Its windows accumulate: when
+/// it next runs, its `Changed`, `Added`, `Removed` and `EventReader`
+/// parameters see everything since its last *run*, not just since its last
+/// turn; the world keeps those events and removals for it (a record of the
+/// skip that is world state: clones, checksums and saves carry it). A
+/// system skipped from its first turn on first runs as a new system does,
+/// seeing what the world still keeps.
 pub trait RunIfExt<Marker>: SystemFn<Marker> + Sized {
-    /// The system, run only when `condition` holds; see the
-    /// [module](crate::Condition) docs for what a skipped system sees when
-    /// it next runs. A second `run_if` adds a condition: both must hold.
+    /// The system, run only when `condition` holds. A second `run_if` adds
+    /// a condition: both must hold.
     ///
     /// ```
     /// use schemecs::prelude::*;
