@@ -316,6 +316,71 @@ fn a_skip_is_part_of_the_checksum() {
     assert_eq!(ran.checksum(), skipped.checksum());
 }
 
+#[cfg(feature = "serde")]
+#[test]
+fn skip_records_survive_a_save_and_a_disordered_one_is_refused() {
+    // `Game`'s types are not serde; a schema of its own.
+    #[derive(Clone, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
+    struct Spot(i32);
+    #[derive(Clone, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
+    struct Ping(u32);
+    #[derive(
+        Clone, Debug, Default, PartialEq, StableHash, serde::Serialize, serde::Deserialize,
+    )]
+    struct Seen(Vec<u32>, bool);
+    #[derive(Schema)]
+    struct Saved {
+        spot: Spot,
+        #[ecs(event)]
+        ping: Ping,
+        #[ecs(resource)]
+        seen: Seen,
+    }
+    fn ping(mut pings: EventWriter<Ping>, seen: Res<Seen>) {
+        pings.send(Ping(seen.0.len() as u32 + 100));
+    }
+    fn open(seen: Res<Seen>) -> bool {
+        seen.1
+    }
+    fn listen(pings: EventReader<Ping>, mut seen: ResMut<Seen>) {
+        let got: Vec<u32> = pings.read().map(|p| p.0).collect();
+        seen.0.extend(got);
+    }
+    fn schedule() -> Schedule<Saved> {
+        let mut schedule = Schedule::new();
+        schedule.add(ping).add(listen.run_if(open));
+        schedule
+    }
+    let mut world = World::<Saved>::new();
+    world.resource_mut::<Seen>().1 = true;
+    schedule().run(&mut world);
+    world.resource_mut::<Seen>().1 = false;
+    let mut run = schedule();
+    for _ in 0..3 {
+        run.run(&mut world);
+    }
+    let save = serde_json::to_value(&world).unwrap();
+    let skipped = save[6][6].as_array().expect("the skip records").clone();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    let mut loaded: World<Saved> = serde_json::from_value(save.clone()).unwrap();
+    assert_eq!(loaded.checksum(), world.checksum());
+    for world in [&mut world, &mut loaded] {
+        world.resource_mut::<Seen>().1 = true;
+        schedule().run(world);
+    }
+    assert_eq!(loaded.resource::<Seen>().0, [100, 101, 101, 101, 101]);
+    assert_eq!(loaded.checksum(), world.checksum());
+    // Two records of one system: refused, with the reason.
+    let mut doubled = save;
+    let record = doubled[6][6][0].clone();
+    doubled[6][6].as_array_mut().unwrap().push(record);
+    let error = match World::<Saved>::load(doubled) {
+        Ok(_) => panic!("loaded a save that records one skip twice"),
+        Err(error) => error.to_string(),
+    };
+    assert!(error.contains("skipped systems is not sorted"), "{error}");
+}
+
 // A condition's reads count in its system's access.
 
 fn raise(mut flags: ResMut<Flags>) {
