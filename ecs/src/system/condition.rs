@@ -666,10 +666,10 @@ where
     fn into_node(self) -> SystemNode<S> {
         let mut node = self.system.into_system();
         let condition = self.condition.into_condition();
-        node.condition = Some(match node.condition.take() {
+        node.condition = Some(Box::new(match node.condition.take() {
             Some(first) => first.both(condition),
             None => condition,
-        });
+        }));
         node
     }
 }

@@ -385,8 +385,9 @@ pub struct SystemNode<S: Schema> {
     /// Whether a parameter is a [`Local`], whose value the system takes out
     /// of the world for its stage.
     pub(crate) has_locals: bool,
-    /// The system's run condition, if it has one (see [`RunIfExt::run_if`]).
-    pub(crate) condition: Option<ConditionNode<S>>,
+    /// The system's run condition, if it has one (see [`RunIfExt::run_if`]);
+    /// boxed, so that a system without one stays small.
+    pub(crate) condition: Option<Box<ConditionNode<S>>>,
 }
 
 pub(crate) enum SystemKind<S: Schema> {
