@@ -289,6 +289,42 @@ fn skipped_windows_survive_a_snapshot_and_agree_with_the_straight_run() {
     }
 }
 
+fn count_runs(mut runs: Local<u32>) {
+    *runs += 1;
+}
+
+#[test]
+fn only_a_skipped_reader_of_events_holds_them_back() {
+    // A skipped system without an `EventReader` or `Removed`: the world
+    // drops events as it would without it.
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(send_hit).add(count_runs.run_if(go));
+    let mut world = World::<Game>::new();
+    world.resource_mut::<Flags>().go = true;
+    schedule.run(&mut world);
+    world.resource_mut::<Flags>().go = false;
+    for _ in 0..10 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.events::<Hit>().len(), 2, "the last two runs' events");
+    // A skipped reader of them: every event since its last run is kept.
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(send_hit).add(peek.run_if(go));
+    world.resource_mut::<Flags>().go = true;
+    schedule.run(&mut world);
+    world.resource_mut::<Flags>().go = false;
+    for _ in 0..10 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(world.events::<Hit>().len(), 10, "the ten it has not seen");
+    // Its next run reads them, and the world lets them go.
+    world.resource_mut::<Flags>().go = true;
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.events::<Hit>().len(), 2);
+}
+
 fn peek(hits: EventReader<Hit>) {
     let _ = hits.len();
 }

@@ -496,11 +496,13 @@ pub(crate) struct Changes {
     /// Per component bit (tracked ones only): entities that lost it, and when.
     pub(crate) removed: Vec<Vec<(Entity, u32)>>,
     /// The systems skipped by their run condition since they last ran, as
-    /// `(schedule fingerprint, system index, last_run)`, sorted by schedule
-    /// and index: `last_run` is where the window of the first turn they
-    /// skipped started (`None`: they never ran), where the window of their
-    /// next run starts, so that it sees everything since their last run.
-    pub(crate) skipped: Vec<(u64, u32, Option<u32>)>,
+    /// `(schedule fingerprint, system index, last_run, holds)`, sorted by
+    /// schedule and index: `last_run` is where the window of the first turn
+    /// they skipped started (`None`: they never ran), where the window of
+    /// their next run starts, so that it sees everything since their last
+    /// run; `holds`: the system reads events or removal logs, which are kept
+    /// for it from `last_run` on.
+    pub(crate) skipped: Vec<(u64, u32, Option<u32>, bool)>,
 }
 
 impl Default for Changes {
@@ -567,10 +569,11 @@ impl StableHash for Changes {
         // worlds without run conditions stay what they were.
         if !self.skipped.is_empty() {
             self.skipped.len().stable_hash(hasher);
-            for &(fingerprint, index, last_run) in &self.skipped {
+            for &(fingerprint, index, last_run, holds) in &self.skipped {
                 fingerprint.stable_hash(hasher);
                 index.stable_hash(hasher);
                 last_run.stable_hash(hasher);
+                holds.stable_hash(hasher);
             }
         }
     }
@@ -648,9 +651,9 @@ impl Changes {
                 oldest = start;
             }
         }
-        // A skipped system reads, when it next runs, from its last run.
-        for &(_, _, last_run) in &self.skipped {
-            if let Some(last_run) = last_run {
+        // A skipped reader reads, when it next runs, from its last run.
+        for &(_, _, last_run, holds) in &self.skipped {
+            if let (Some(last_run), true) = (last_run, holds) {
                 if age(last_run) > age(oldest) {
                     oldest = last_run;
                 }
@@ -662,13 +665,13 @@ impl Changes {
     /// Records that system `index` of schedule `fingerprint` is skipped
     /// this turn, whose window is `window`: unless it was skipped before
     /// (and has not run since), its next run reads from where this window
-    /// starts.
+    /// starts. `holds`: it reads events or removal logs, to be kept for it.
     /// `hint` is where the record was last found or put (a guess that
     /// spares the search when a system is skipped turn after turn), updated.
     pub(crate) fn skip(
         &mut self,
         (fingerprint, index): (u64, u32),
-        window: ChangeWindow,
+        (window, holds): (ChangeWindow, bool),
         hint: &mut usize,
     ) {
         match self.find_skipped(fingerprint, index, hint) {
@@ -676,7 +679,8 @@ impl Changes {
             Err(at) => {
                 let first = window.last_run == window.this_run.wrapping_add(1);
                 let last_run = (!first).then_some(window.last_run);
-                self.skipped.insert(at, (fingerprint, index, last_run));
+                self.skipped
+                    .insert(at, (fingerprint, index, last_run, holds));
                 *hint = at;
             }
         }
@@ -686,14 +690,14 @@ impl Changes {
     /// (`Ok`), or would go (`Err`), trying `hint` first.
     #[inline]
     fn find_skipped(&self, fingerprint: u64, index: u32, hint: &mut usize) -> Result<usize, usize> {
-        if let Some(&(f, i, _)) = self.skipped.get(*hint) {
+        if let Some(&(f, i, ..)) = self.skipped.get(*hint) {
             if (f, i) == (fingerprint, index) {
                 return Ok(*hint);
             }
         }
         let found = self
             .skipped
-            .binary_search_by_key(&(fingerprint, index), |&(f, i, _)| (f, i));
+            .binary_search_by_key(&(fingerprint, index), |&(f, i, ..)| (f, i));
         if let Ok(at) = found {
             *hint = at;
         }
@@ -739,7 +743,7 @@ impl Changes {
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
         let before = self.schedules.len();
         self.schedules.retain(|&(f, _)| f != fingerprint);
-        self.skipped.retain(|&(f, _, _)| f != fingerprint);
+        self.skipped.retain(|&(f, ..)| f != fingerprint);
         self.schedules.len() != before
     }
 
@@ -762,7 +766,7 @@ impl Changes {
         for start in &mut self.run_starts {
             clamp(start, now);
         }
-        for (_, _, last_run) in &mut self.skipped {
+        for (_, _, last_run, _) in &mut self.skipped {
             if let Some(last_run) = last_run {
                 clamp(last_run, now);
             }
@@ -863,6 +867,7 @@ impl<S: crate::Schema, T: crate::Tracked<S>> crate::SystemParam<S> for Removed<'
         ..crate::Access::NONE
     };
     const CHECK: () = ();
+    const READS_LOGS: bool = true;
 
     fn init() -> Vec<Entity> {
         Vec::new()
@@ -951,7 +956,7 @@ mod save {
         Vec<(u64, u32)>,
         [u32; 2],
         Vec<Vec<(u64, u32)>>,
-        Vec<(u64, u32, Option<u32>)>,
+        Vec<(u64, u32, Option<u32>, bool)>,
     );
 
     impl Serialize for Changes {

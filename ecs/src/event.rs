@@ -377,6 +377,7 @@ impl<S: Schema, T: Event<S>> SystemParam<S> for EventReader<'_, T> {
         ..Access::NONE
     };
     const CHECK: () = ();
+    const READS_LOGS: bool = true;
 
     fn init() -> ChangeWindow {
         ChangeWindow::first(0)

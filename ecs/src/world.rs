@@ -693,11 +693,13 @@ impl<S: Schema> World<S> {
 
     /// Records that system `index` of schedule `fingerprint` is skipped by
     /// its run condition at the turn whose window is `window`.
-    /// `hint` speeds up finding the record (see `Changes::skip`).
+    /// `holds`: it reads events or removal logs, which the world keeps
+    /// for its next run; `hint` speeds up finding the record (see
+    /// `Changes::skip`).
     pub(crate) fn skip_system(
         &mut self,
         (fingerprint, index): (u64, usize),
-        window: ChangeWindow,
+        window: (ChangeWindow, bool),
         hint: &mut usize,
     ) {
         let changes = self.store.changes_mut();

@@ -412,12 +412,13 @@ pub(super) fn admit<S: Schema>(
     if system.condition.is_none() {
         return Some(window);
     }
-    let holds = system.condition_holds(world, buffers, window, place);
+    let runs = system.condition_holds(world, buffers, window, place);
+    let reads_logs = system.reads_logs;
     let hint = system.skip_hint();
-    if holds {
+    if runs {
         Some(world.resume_system(place, window, hint))
     } else {
-        world.skip_system(place, window, hint);
+        world.skip_system(place, (window, reads_logs), hint);
         None
     }
 }

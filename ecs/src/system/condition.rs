@@ -598,10 +598,18 @@ pub struct RunIf<T, C, M, CM> {
 /// events, no writes, its `Local`s untouched. Its windows accumulate: when
 /// it next runs, its `Changed`, `Added`, `Removed` and `EventReader`
 /// parameters see everything since its last *run*, not just since its last
-/// turn; the world keeps those events and removals for it (a record of the
-/// skip that is world state: clones, checksums and saves carry it). A
-/// system skipped from its first turn on first runs as a new system does,
-/// seeing what the world still keeps.
+/// turn (a record of the skip that is world state: clones, checksums and
+/// saves carry it). A system skipped from its first turn on first runs as a
+/// new system does, seeing what the world still keeps.
+///
+/// For that, the world keeps the events and removal records a skipped
+/// system with an `EventReader` or `Removed` has not seen, for as long as
+/// it is skipped, as it keeps them for a schedule that has not run again
+/// (see [`Schedule::forget`](crate::Schedule::forget)). A reader that may
+/// stay skipped for good (a debug view never switched on) holds them all:
+/// read the events in a system that always runs, or put the reader in a
+/// schedule of its own that can be forgotten. A skipped system that reads
+/// neither holds nothing back.
 pub trait RunIfExt<Marker>: SystemFn<Marker> + Sized {
     /// The system, run only when `condition` holds. A second `run_if` adds
     /// a condition: both must hold.

@@ -87,6 +87,13 @@ pub trait SystemParam<S: Schema>: Sized {
     #[doc(hidden)]
     const LOCALS: usize = 0;
 
+    /// Whether the parameter reads what the world keeps only until its
+    /// readers have seen it: events and removal logs. While a system with
+    /// such a parameter is skipped by its run condition, the world keeps
+    /// them for its next run.
+    #[doc(hidden)]
+    const READS_LOGS: bool = false;
+
     /// Takes the parameter's locals out of the world's store, before the
     /// system's stage.
     #[doc(hidden)]
@@ -385,6 +392,9 @@ pub struct SystemNode<S: Schema> {
     /// Whether a parameter is a [`Local`], whose value the system takes out
     /// of the world for its stage.
     pub(crate) has_locals: bool,
+    /// Whether a parameter reads events or removal logs
+    /// ([`SystemParam::READS_LOGS`]).
+    pub(crate) reads_logs: bool,
     /// The system's run condition, if it has one (see [`RunIfExt::run_if`]);
     /// boxed, so that a system without one stays small.
     pub(crate) condition: Option<Box<ConditionNode<S>>>,
@@ -445,6 +455,7 @@ where
             access: <Self as IntoSystem<S, Exclusive<S>>>::ACCESS,
             kind: SystemKind::Exclusive(Box::new(self)),
             has_locals: false,
+            reads_logs: false,
             condition: None,
         }
     }
@@ -507,6 +518,7 @@ macro_rules! impl_system {
                         params: PhantomData,
                     })),
                     has_locals: 0 $(+ $p::LOCALS)* > 0,
+                    reads_logs: false $(|| $p::READS_LOGS)*,
                     condition: None,
                 }
             }

@@ -141,9 +141,9 @@ impl<S: Schema> World<S> {
     ///    state: the world's ticks, each schedule's last run, the
     ///    removals kept for `Removed`, and, if any system is skipped by its
     ///    run condition since it last ran, their number and per system its
-    ///    schedule's fingerprint (`u64`), its place (`u32`) and where its
+    ///    schedule's fingerprint (`u64`), its place (`u32`), where its
     ///    next run reads from (an `Option<u32>`: `0u64`, or `1u64` and the
-    ///    tick).
+    ///    tick) and whether events are kept for it (a `bool`, one byte).
     /// 7. if a schedule with a [`Local`](crate::Local) ran on the world, the
     ///    systems' locals: per schedule its fingerprint and per system each
     ///    value's digest (the XXH3-128 of its own `StableHash` bytes).
