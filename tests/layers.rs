@@ -23,12 +23,19 @@ const LAYERS: [&[&str]; 4] = [
         "world",
         "query",
         "event",
+        "state",
         "command",
         "command_buffer",
         "component_bounds",
     ],
     // Systems, and each feature's parameters beside the feature.
-    &["system", "schedule", "event/read.rs", "removed"],
+    &[
+        "system",
+        "schedule",
+        "event/read.rs",
+        "state/next.rs",
+        "removed",
+    ],
 ];
 
 fn layer_of_module(module: &str) -> Option<usize> {

@@ -5,7 +5,8 @@
 
 use crate::errors::Errors;
 use crate::model::{
-    is_field_key, FieldModel, SchemaModel, Shape, EVENT_KEY, RESOURCE_KEY, SPARSE_KEY, TRACK_KEY,
+    is_field_key, FieldModel, SchemaModel, Shape, EVENT_KEY, RESOURCE_KEY, SPARSE_KEY, STATE_KEY,
+    TRACK_KEY,
 };
 use quote::ToTokens;
 
@@ -98,8 +99,9 @@ fn check_field_keys(model: &SchemaModel, errors: &mut Errors) {
             format_args!(
                 "unknown `#[ecs(...)]` key `{}` on a field of schema `{}`: \
                  the field keys are `resource` (a world-global singleton), `event` (an \
-                 event type), `track` (a component with change detection) and `sparse` (a \
-                 component kept in a sparse set)",
+                 event type), `state` (a state with transitions, such as a game's phase), \
+                 `track` (a component with change detection) and `sparse` (a component kept \
+                 in a sparse set)",
                 path_string(key),
                 model.ident
             ),
@@ -114,7 +116,15 @@ fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
         let has = |name: &str| field.keys.iter().filter(|key| key.is_ident(name)).count();
         let (resource, event, track) = (has(RESOURCE_KEY), has(EVENT_KEY), has(TRACK_KEY));
         let sparse = has(SPARSE_KEY);
-        let message = if resource > 0 && event > 0 {
+        let state = has(STATE_KEY);
+        let message = if state > 0 && resource + event + track + sparse > 0 {
+            Some(format!(
+                "field `{}` of schema `{}` is marked `state` and another key: a state is kept \
+                 as one value with its pending transition, not as a resource, an event queue \
+                 or a component; give it `#[ecs(state)]` alone",
+                field.ident, model.ident
+            ))
+        } else if resource > 0 && event > 0 {
             Some(format!(
                 "field `{}` of schema `{}` is marked both `resource` and `event`: a field is \
                  a resource (one value) or an event type (a queue of values), not both",
@@ -136,7 +146,7 @@ fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
                 model.ident,
                 if resource > 0 { "resources" } else { "events" }
             ))
-        } else if resource > 1 || event > 1 || track > 1 || sparse > 1 {
+        } else if resource > 1 || event > 1 || track > 1 || sparse > 1 || state > 1 {
             Some(format!(
                 "field `{}` of schema `{}` repeats a `#[ecs(...)]` key; give each key once",
                 field.ident, model.ident

@@ -64,6 +64,9 @@ pub enum Role {
     /// `#[ecs(event)]`: an event type, whose queue (`Events<T>`) the world
     /// keeps beside its resources.
     Event,
+    /// `#[ecs(state)]`: a state (an enum of phases), kept as the resource
+    /// `State<T>`: the current value and a requested transition.
+    State,
     /// A key the derive does not know, so what the user meant is unknown.
     Unknown,
 }
@@ -71,9 +74,10 @@ pub enum Role {
 /// The keys a field may carry.
 pub const RESOURCE_KEY: &str = "resource";
 pub const EVENT_KEY: &str = "event";
+pub const STATE_KEY: &str = "state";
 pub const TRACK_KEY: &str = "track";
 pub const SPARSE_KEY: &str = "sparse";
-const FIELD_KEYS: [&str; 4] = [RESOURCE_KEY, EVENT_KEY, TRACK_KEY, SPARSE_KEY];
+const FIELD_KEYS: [&str; 5] = [RESOURCE_KEY, EVENT_KEY, STATE_KEY, TRACK_KEY, SPARSE_KEY];
 
 impl<'a> SchemaModel<'a> {
     pub fn from_syn(input: &'a syn::DeriveInput, errors: &mut Errors) -> Self {
@@ -111,10 +115,11 @@ impl<'a> SchemaModel<'a> {
 
     /// The fields the world keeps one value of, in the order of their
     /// resource bits: the resources, then the events (each stored as its
-    /// queue, `Events<T>`).
+    /// queue, `Events<T>`), then the states (each stored as `State<T>`).
     pub fn resources(&self) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
         self.fields_in(Role::Resource)
             .chain(self.fields_in(Role::Event))
+            .chain(self.fields_in(Role::State))
     }
 
     /// The `#[ecs(resource)]` fields alone.
@@ -125,6 +130,11 @@ impl<'a> SchemaModel<'a> {
     /// The `#[ecs(event)]` fields.
     pub fn events(&self) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
         self.fields_in(Role::Event)
+    }
+
+    /// The `#[ecs(state)]` fields.
+    pub fn states(&self) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
+        self.fields_in(Role::State)
     }
 
     fn fields_in(&self, role: Role) -> impl Iterator<Item = &FieldModel<'a>> + Clone {
@@ -142,6 +152,8 @@ impl<'a> FieldModel<'a> {
             Role::Unknown
         } else if has(EVENT_KEY) {
             Role::Event
+        } else if has(STATE_KEY) {
+            Role::State
         } else if has(RESOURCE_KEY) {
             Role::Resource
         } else {

@@ -133,6 +133,14 @@ pub(crate) struct Changes {
     pub(crate) run_starts: [u32; 2],
     /// Per component bit (tracked ones only): entities that lost it, and when.
     pub(crate) removed: Vec<Vec<(Entity, u32)>>,
+    /// The systems skipped by their run condition since they last ran, as
+    /// `(schedule fingerprint, system index, last_run, holds)`, sorted by
+    /// schedule and index: `last_run` is where the window of the first turn
+    /// they skipped started (`None`: they never ran), where the window of
+    /// their next run starts, so that it sees everything since their last
+    /// run; `holds`: the system reads events or removal logs, which are kept
+    /// for it from `last_run` on.
+    pub(crate) skipped: Vec<(u64, u32, Option<u32>, bool)>,
 }
 
 impl Default for Changes {
@@ -146,6 +154,7 @@ impl Default for Changes {
             schedules: Vec::new(),
             run_starts: [0; 2],
             removed: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 }
@@ -161,6 +170,7 @@ impl Clone for Changes {
             schedules: self.schedules.clone(),
             run_starts: self.run_starts,
             removed: self.removed.clone(),
+            skipped: self.skipped.clone(),
         }
     }
 
@@ -171,6 +181,7 @@ impl Clone for Changes {
         self.schedules.clone_from(&source.schedules);
         self.run_starts = source.run_starts;
         self.removed.clone_from(&source.removed);
+        self.skipped.clone_from(&source.skipped);
     }
 }
 
@@ -190,6 +201,17 @@ impl StableHash for Changes {
             for &(entity, tick) in log {
                 entity.to_bits().stable_hash(hasher);
                 tick.stable_hash(hasher);
+            }
+        }
+        // Nothing when no system is skipped, so that the checksums of
+        // worlds without run conditions stay what they were.
+        if !self.skipped.is_empty() {
+            self.skipped.len().stable_hash(hasher);
+            for &(fingerprint, index, last_run, holds) in &self.skipped {
+                fingerprint.stable_hash(hasher);
+                index.stable_hash(hasher);
+                last_run.stable_hash(hasher);
+                holds.stable_hash(hasher);
             }
         }
     }
@@ -267,7 +289,81 @@ impl Changes {
                 oldest = start;
             }
         }
+        // A skipped reader reads, when it next runs, from its last run.
+        for &(_, _, last_run, holds) in &self.skipped {
+            if let (Some(last_run), true) = (last_run, holds) {
+                if age(last_run) > age(oldest) {
+                    oldest = last_run;
+                }
+            }
+        }
         oldest
+    }
+
+    /// Records that system `index` of schedule `fingerprint` is skipped
+    /// this turn, whose window is `window`: unless it was skipped before
+    /// (and has not run since), its next run reads from where this window
+    /// starts. `holds`: it reads events or removal logs, to be kept for it.
+    /// `hint` is where the record was last found or put (a guess that
+    /// spares the search when a system is skipped turn after turn), updated.
+    pub(crate) fn skip(
+        &mut self,
+        (fingerprint, index): (u64, u32),
+        (window, holds): (ChangeWindow, bool),
+        hint: &mut usize,
+    ) {
+        match self.find_skipped(fingerprint, index, hint) {
+            Ok(_) => {}
+            Err(at) => {
+                let first = window.last_run == window.this_run.wrapping_add(1);
+                let last_run = (!first).then_some(window.last_run);
+                self.skipped
+                    .insert(at, (fingerprint, index, last_run, holds));
+                *hint = at;
+            }
+        }
+    }
+
+    /// Where the record of system `index` of schedule `fingerprint` is
+    /// (`Ok`), or would go (`Err`), trying `hint` first.
+    #[inline]
+    fn find_skipped(&self, fingerprint: u64, index: u32, hint: &mut usize) -> Result<usize, usize> {
+        if let Some(&(f, i, ..)) = self.skipped.get(*hint) {
+            if (f, i) == (fingerprint, index) {
+                return Ok(*hint);
+            }
+        }
+        let found = self
+            .skipped
+            .binary_search_by_key(&(fingerprint, index), |&(f, i, ..)| (f, i));
+        if let Ok(at) = found {
+            *hint = at;
+        }
+        found
+    }
+
+    /// The window of a run of system `index` of schedule `fingerprint`
+    /// whose turn's window is `window`: from its last run, if it was
+    /// skipped since; the record of the skips is dropped.
+    pub(crate) fn resume(
+        &mut self,
+        (fingerprint, index): (u64, u32),
+        window: ChangeWindow,
+        hint: &mut usize,
+    ) -> ChangeWindow {
+        if self.skipped.is_empty() {
+            return window;
+        }
+        match self.find_skipped(fingerprint, index, hint) {
+            Ok(at) => match self.skipped.remove(at).2 {
+                Some(last_run) => ChangeWindow {
+                    last_run,
+                    this_run: window.this_run,
+                },
+                None => ChangeWindow::first(window.this_run),
+            },
+            Err(_) => window,
+        }
     }
 
     /// Records that a run (or a `clear_trackers` mark) starts at tick
@@ -285,6 +381,7 @@ impl Changes {
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
         let before = self.schedules.len();
         self.schedules.retain(|&(f, _)| f != fingerprint);
+        self.skipped.retain(|&(f, ..)| f != fingerprint);
         self.schedules.len() != before
     }
 
@@ -306,6 +403,11 @@ impl Changes {
         }
         for start in &mut self.run_starts {
             clamp(start, now);
+        }
+        for (_, _, last_run, _) in &mut self.skipped {
+            if let Some(last_run) = last_run {
+                clamp(last_run, now);
+            }
         }
         for log in &mut self.removed {
             for (_, tick) in log {
@@ -406,6 +508,7 @@ mod save {
         Vec<(u64, u32)>,
         [u32; 2],
         Vec<Vec<(u64, u32)>>,
+        Vec<(u64, u32, Option<u32>, bool)>,
     );
 
     impl Serialize for Changes {
@@ -422,6 +525,7 @@ mod save {
                 &self.schedules,
                 self.run_starts,
                 removed,
+                &self.skipped,
             )
                 .serialize(serializer)
         }
@@ -438,8 +542,17 @@ mod save {
             components: &[&str],
             tracked_bits: u128,
         ) -> Result<Self, D::Error> {
-            let (tick, last_sweep, marked, schedules, run_starts, removed): Parts =
+            let (tick, last_sweep, marked, schedules, run_starts, removed, skipped): Parts =
                 Deserialize::deserialize(deserializer)?;
+            let sorted = skipped
+                .windows(2)
+                .all(|pair| (pair[0].0, pair[0].1) < (pair[1].0, pair[1].1));
+            if !sorted {
+                return Err(reject::<D::Error>(
+                    "the save's record of skipped systems is not sorted by schedule and system, \
+                     or names one twice",
+                ));
+            }
             if removed.len() > components.len() {
                 return Err(reject::<D::Error>(
                     "the save logs removals of more components than the schema has",
@@ -471,6 +584,7 @@ mod save {
                 schedules,
                 run_starts,
                 removed: logs,
+                skipped,
             })
         }
     }

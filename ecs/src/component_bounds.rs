@@ -24,8 +24,8 @@ use crate::schema::Schema;
 use crate::storage::TrackedVec;
 
 /// How a world keeps values of `T`: a component's column (`Vec<T>`, or
-/// `TrackedVec<T>` for a tracked component), a resource (itself) or an
-/// event's queue (`Events<T>`); and how that is cloned and hashed when `T`
+/// `TrackedVec<T>` for a tracked component), a resource (itself), an
+/// event's queue (`Events<T>`) or a state's cell (`State<T>`); and how that is cloned and hashed when `T`
 /// can be. What [`CloneComponent`], [`HashComponent`] and their resource
 /// twins call.
 #[doc(hidden)]
@@ -77,7 +77,7 @@ macro_rules! stores {
     )+};
 }
 
-stores!(Vec<T>, TrackedVec<T>, T, Events<T>);
+stores!(Vec<T>, TrackedVec<T>, T, Events<T>, crate::state::State<T>);
 
 /// A component type of schema `S`, as far as cloning a world is concerned:
 /// every `Clone` type.

@@ -105,6 +105,14 @@
 //! assert_eq!(world.resource::<Log>().0, ["2 moved, 1 landed", "1 moved, 1 landed", "0 moved, 0 landed"]);
 //! ```
 //!
+//! A game loop is built from the same parts: a system runs only when a
+//! condition holds ([`RunIfExt::run_if`], with [`in_state`], [`on_event`],
+//! [`resource_changed`]); a field marked `#[ecs(state)]` is a state whose
+//! transitions, requested with [`NextState`], run exit and enter systems
+//! ([`Schedule::on_enter`]); and a [`GameLoop`] runs a fixed-step schedule
+//! from an accumulator kept in the world ([`FixedTime`]) beside the
+//! per-frame one. All of it is world state, so a rollback replays it.
+//!
 //! A component marked `#[ecs(sparse)]` is stored in a sparse set keyed
 //! by entity index rather than in a table column: inserting or removing it
 //! moves nothing else. Queries, filters, commands, change detection and
@@ -152,6 +160,7 @@ mod removed;
 mod save;
 mod schedule;
 mod schema;
+mod state;
 mod storage;
 mod structure;
 mod system;
@@ -173,18 +182,23 @@ pub use query::{
     TableEntities, TableEntitiesIter, With, Without,
 };
 pub use removed::Removed;
-pub use schedule::Schedule;
+pub use schedule::{FixedTime, GameLoop, Schedule};
 pub use schema::{Component, Resource, Schema, Tracked};
 pub use schemecs_macros::Schema;
 /// Derives [`StableHash`](trait@StableHash): see the trait.
 pub use schemecs_macros::StableHash;
+pub use state::{in_state, InState, NextState, State, States};
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
 #[cfg(feature = "serde")]
 pub use save::LoadError;
 pub use structure::Spawned;
-pub use system::{Access, IntoSystem, Local, Res, ResMut, SystemParam};
+pub use system::{
+    not, on_event, resource_changed, Access, AndCondition, Condition, ConditionExt, ConditionFn,
+    ConditionParam, IntoCondition, IntoSystem, Local, NotCondition, OnEvent, OrCondition, Res,
+    ResMut, ResourceChanged, RunIf, RunIfExt, SystemParam,
+};
 pub use world::{Description, LocalState, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
@@ -195,10 +209,11 @@ pub struct ReadmeDoctests;
 /// The names most programs need: `use schemecs::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Added, Changed, ChunkCommands, CommandBuffer, Commands, Component, Entity, EntityMut,
-        EntityRef, EventCursor, EventReader, EventWriter, Events, Has, Local, Mask, NoSuchEntity,
-        Or, PreparedQuery, Query, Removed, Res, ResMut, Resource, Schedule, Schema, With, Without,
-        World,
+        in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
+        Commands, Component, ConditionExt, Entity, EntityMut, EntityRef, EventCursor, EventReader,
+        EventWriter, Events, FixedTime, GameLoop, Has, Local, Mask, NextState, NoSuchEntity, Or,
+        PreparedQuery, Query, Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema, State,
+        States, With, Without, World,
     };
 }
 
@@ -222,7 +237,7 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
     pub use crate::storage::{Column, ColumnVec, TrackedVec};
-    pub use crate::system::{Exclusive, SystemFn, SystemNode};
+    pub use crate::system::{Exclusive, RunIfParts, RunIfShape, SystemFn, SystemNode};
     pub use bitflags;
     #[cfg(feature = "serde")]
     pub use serde;

@@ -75,6 +75,7 @@ impl<S: Schema, T: Tracked<S>> SystemParam<S> for Removed<'_, T> {
         ..Access::NONE
     };
     const CHECK: () = ();
+    const READS_LOGS: bool = true;
 
     fn init() -> Vec<Entity> {
         Vec::new()

@@ -150,6 +150,7 @@ pub trait Schema: Sized + 'static {
 ///         components: ["Pos", "Vel"],
 ///         resources: ["Tick"],
 ///         events: ["Hit"],
+///         states: ["Phase"],
 ///     }
 ///     // ...
 /// }
@@ -161,12 +162,13 @@ macro_rules! __schema_texts {
         schema: $schema:literal,
         components: [$($component:literal),* $(,)?],
         resources: [$($resource:literal),* $(,)?],
-        events: [$($event:literal),* $(,)?] $(,)?
+        events: [$($event:literal),* $(,)?],
+        states: [$($state:literal),* $(,)?] $(,)?
     ) => {
         const NAME: &'static str = $schema;
         const COMPONENT_NAMES: &'static [&'static str] = &[$($component),*];
         const RESOURCE_NAMES: &'static [&'static str] =
-            &[$($resource,)* $(::core::concat!("Events<", $event, ">"),)*];
+            &[$($resource,)* $(::core::concat!("Events<", $event, ">"),)* $(::core::concat!("State<", $state, ">"),)*];
         const EVENT_NAMES: &'static [&'static str] = &[$($event),*];
         const QUERY_ALIAS_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "this query borrows component `", $component, "` of schema `", $schema,
@@ -212,6 +214,10 @@ macro_rules! __schema_texts {
             "`, and at least one sends it (an `EventWriter<", $event, ">` beside an `EventReader<",
             $event, ">`, or a second writer); a system takes one `EventWriter<", $event, ">` or \
              any number of readers: split the work into two systems, the reader after the writer"
+        ),)* $(::core::concat!(
+            " both take state `", $state, "` of schema `", $schema,
+            "`, and at least one to request a transition (`NextState<", $state,
+            ">`); take `NextState<", $state, ">` alone: `NextState::current` reads the state too"
         ),)*];
     };
 }

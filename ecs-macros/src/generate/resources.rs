@@ -7,14 +7,14 @@ use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// The type the world stores for a resource field: the field's type, or for
-/// an event, its queue `Events<T>`.
+/// The type the world stores for a resource field: the field's type, for an
+/// event its queue `Events<T>`, for a state `State<T>`.
 pub(super) fn stored_ty(field: &FieldModel, krate: &Krate) -> TokenStream {
     let ty = field.ty;
-    if field.role == Role::Event {
-        quote!(#krate::Events<#ty>)
-    } else {
-        quote!(#ty)
+    match field.role {
+        Role::Event => quote!(#krate::Events<#ty>),
+        Role::State => quote!(#krate::State<#ty>),
+        _ => quote!(#ty),
     }
 }
 
@@ -144,6 +144,33 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
     } else {
         quote!()
     };
+    if field.role == Role::State {
+        let state_ty = field.ty;
+        // `Resource<S> for State<T>` is the runtime's, for every state.
+        return quote! {
+            #[automatically_derived]
+            impl #krate::States<#schema> for #state_ty {
+                const BIT: u32 = #bit;
+
+                #[inline]
+                fn slot<'s, 'a>(
+                    slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                ) -> &'s mut #krate::__private::Lent<'a, #krate::State<Self>> {
+                    &mut slots.#slot
+                }
+
+                #[inline]
+                fn cell(resources: &#resources_ty) -> &#krate::State<Self> {
+                    &resources.#name
+                }
+
+                #[inline]
+                fn cell_mut(resources: &mut #resources_ty) -> &mut #krate::State<Self> {
+                    &mut resources.#name
+                }
+            }
+        };
+    }
     quote! {
         #event
 

@@ -86,12 +86,14 @@ pub(super) fn schema_texts(model: &SchemaModel, krate: &Krate) -> TokenStream {
     let component_names = model.components().map(|field| &field.type_name);
     let resource_names = model.plain_resources().map(|field| &field.type_name);
     let event_names = model.events().map(|field| &field.type_name);
+    let state_names = model.states().map(|field| &field.type_name);
     quote! {
         #krate::__private::schema_texts! {
             schema: #schema_name,
             components: [#(#component_names),*],
             resources: [#(#resource_names),*],
             events: [#(#event_names),*],
+            states: [#(#state_names),*],
         }
     }
 }

@@ -32,6 +32,12 @@ pub fn stand_in(model: &SchemaModel, krate: &Krate) -> TokenStream {
     let resource_impls = kept(Role::Resource)
         .enumerate()
         .map(|(index, field)| resource_impl(&names, &target, index, field));
+    let state_impls = model
+        .fields
+        .iter()
+        .filter(|field| field.role == Role::State && !names_generics(model, field))
+        .enumerate()
+        .map(|(index, field)| state_impl(&names, &target, index, field));
     // A struct whose last field is unsized is unsized itself, and no trait
     // with the schema as a parameter can be implemented for it: the user's
     // code that names the schema fails however the stand-in looks.
@@ -43,6 +49,7 @@ pub fn stand_in(model: &SchemaModel, krate: &Krate) -> TokenStream {
             #schema_impl
             #(#component_impls)*
             #(#resource_impls)*
+            #(#state_impls)*
         }
     };
     items_and_impls(&placed, &names, column_enum, impls)
@@ -301,6 +308,37 @@ fn resource_impl(names: &Names, target: &Target, index: usize, field: &FieldMode
             }
 
             fn get_mut(_: &mut <#schema as #krate::Schema>::Resources) -> &mut Self {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+/// `impl States`, whose value is never there to be read.
+fn state_impl(names: &Names, target: &Target, index: usize, field: &FieldModel) -> TokenStream {
+    let krate = names.krate;
+    let Target {
+        impl_generics,
+        schema,
+        where_clause,
+    } = target;
+    let (ty, bit) = (field.ty, bit_literal(index));
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::States<#schema> for #ty #where_clause {
+            const BIT: u32 = #bit;
+
+            fn slot<'s, 'a>(
+                _: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut #krate::__private::Lent<'a, #krate::State<Self>> {
+                ::core::unreachable!()
+            }
+
+            fn cell(_: &<#schema as #krate::Schema>::Resources) -> &#krate::State<Self> {
+                ::core::unreachable!()
+            }
+
+            fn cell_mut(_: &mut <#schema as #krate::Schema>::Resources) -> &mut #krate::State<Self> {
                 ::core::unreachable!()
             }
         }

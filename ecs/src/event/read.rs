@@ -217,6 +217,12 @@ pub struct EventReader<'w, T> {
 }
 
 impl<'w, T> EventReader<'w, T> {
+    /// The reader of `events` through `window` (for a run condition, which
+    /// reads the world as it is).
+    pub(crate) fn new(events: &'w Events<T>, window: ChangeWindow) -> Self {
+        EventReader { events, window }
+    }
+
     /// The events not seen yet, oldest first. Reading does not consume
     /// them: every call in one run returns the same events.
     pub fn read(&self) -> impl Iterator<Item = &'w T> + Clone {
@@ -275,6 +281,7 @@ impl<S: Schema, T: Event<S>> SystemParam<S> for EventReader<'_, T> {
         ..Access::NONE
     };
     const CHECK: () = ();
+    const READS_LOGS: bool = true;
 
     fn init() -> ChangeWindow {
         ChangeWindow::first(0)

@@ -13,6 +13,12 @@ impl<S: Schema> Schedule<S> {
     /// waits and stages of [`Schedule::describe`]; once the schedule has run,
     /// each cluster's label also says how its stage ran the last time.
     ///
+    /// A system with a run condition shows it under its name (`physics`,
+    /// then `if in_state(Phase::Playing)`). The exit and enter systems of
+    /// the states the schedule applies form one dashed cluster per state,
+    /// nodes `t0`, `t1`, ... in the order they run, each labelled with its
+    /// transition (`on_enter(Phase::Playing)`) and its name.
+    ///
     /// Nodes are named `s0`, `s1`, ... by the order the systems were added.
     /// `dot -Tsvg schedule.dot -o schedule.svg` draws the graph, stages from
     /// left to right.
@@ -63,7 +69,22 @@ impl<S: Schema> Schedule<S> {
                 out += &format!("  subgraph cluster_stage{} {{\n", number + 1);
                 out += &format!("    label={};\n", quoted(&label));
                 for &i in stage {
-                    out += &format!("    s{i} [label={}];\n", quoted(name(i)));
+                    out += &format!("    s{i} [label={}];\n", quoted(&self.shown(i, "\nif ")));
+                }
+                out += "  }\n";
+            }
+            // The exit and enter systems, per state, in the order they run.
+            let mut node = 0;
+            for (number, (state, systems)) in self.transition_systems().into_iter().enumerate() {
+                out += &format!("  subgraph cluster_transitions{} {{\n", number + 1);
+                let label = format!("transitions of {state}\nat the start of a run");
+                out += &format!("    label={};\n    style=dashed;\n", quoted(&label));
+                for (label, system) in systems {
+                    out += &format!(
+                        "    t{node} [label={}];\n",
+                        quoted(&format!("{label}\n{system}"))
+                    );
+                    node += 1;
                 }
                 out += "  }\n";
             }

@@ -159,13 +159,10 @@ impl<S: Schema> Executor<S> {
             let window = |i| World::<S>::system_window(base, previous, i);
             let run = if let [only] = stage[..] {
                 let place = (fingerprint, only);
-                run_alone(
-                    &mut systems[only],
-                    world,
-                    &mut self.buffers,
-                    window(only),
-                    place,
-                );
+                let system = &mut systems[only];
+                if let Some(window) = admit(system, world, &mut self.buffers, window(only), place) {
+                    run_alone(system, world, &mut self.buffers, window, place);
+                }
                 StageRun {
                     parallel: false,
                     why: Why::OneSystem,
@@ -245,6 +242,10 @@ impl<S: Schema> Executor<S> {
             };
             rest = tail;
             offset = i + 1;
+            let place = (fingerprint, i);
+            let Some(window) = admit(system, world, &mut self.buffers, window(i), place) else {
+                continue;
+            };
             match &mut system.kind {
                 SystemKind::Params(params) => {
                     if system.has_locals {
@@ -252,7 +253,7 @@ impl<S: Schema> Executor<S> {
                         let name = &system.name;
                         params.check_out(&mut world.locals_mut().system(fingerprint, i, name));
                     }
-                    params.prepare(world, window(i));
+                    params.prepare(world, window);
                     members.push((i, &mut **params));
                 }
                 SystemKind::Exclusive(_) => unreachable!("an exclusive system runs alone"),
@@ -396,6 +397,30 @@ where
         resume_unwind(payload);
     }
     queue.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The window system `place.1` runs with this turn, given the turn's
+/// `window`; `None` if its run condition skips it, which the world records
+/// (its next run reads from its last run).
+pub(super) fn admit<S: Schema>(
+    system: &mut SystemNode<S>,
+    world: &mut World<S>,
+    buffers: &mut SplitBuffers<S>,
+    window: ChangeWindow,
+    place: (u64, usize),
+) -> Option<ChangeWindow> {
+    if system.condition.is_none() {
+        return Some(window);
+    }
+    let runs = system.condition_holds(world, buffers, window, place);
+    let reads_logs = system.reads_logs;
+    let hint = system.skip_hint();
+    if runs {
+        Some(world.resume_system(place, window, hint))
+    } else {
+        world.skip_system(place, (window, reads_logs), hint);
+        None
+    }
 }
 
 /// Runs one system with the whole world to itself; `place` is the

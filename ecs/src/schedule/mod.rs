@@ -7,13 +7,19 @@
 
 mod dot;
 mod executor;
+mod game_loop;
 mod plan;
+mod transitions;
 
 use crate::schema::Schema;
+use crate::state::States;
 use crate::system::{IntoSystem, SystemFn, SystemKind, SystemNode};
 use crate::world::World;
 use core::fmt;
-use executor::{apply, check_in, run_alone, Executor, StageRun, Why};
+use executor::{admit, apply, check_in, run_alone, Executor, StageRun, Why};
+use transitions::{StateTransitions, Transitions};
+
+pub use game_loop::{FixedTime, GameLoop};
 use plan::{Plan, Reason};
 use std::borrow::Cow;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -43,6 +49,12 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// [`Schedule::describe`] shows which systems may run together, why the
 /// others wait, and how each stage ran the last time;
 /// [`Schedule::to_dot`] draws the same as a Graphviz graph.
+///
+/// A system may run only when a condition holds
+/// ([`RunIfExt::run_if`](crate::RunIfExt::run_if)); a schedule may apply
+/// the transitions of a state, with exit and enter systems, at the start of
+/// its runs ([`Schedule::on_enter`]); [`GameLoop`] runs a fixed-step
+/// schedule and a per-frame one over one world.
 ///
 /// ```
 /// use schemecs::prelude::*;
@@ -102,6 +114,13 @@ pub struct Schedule<S: Schema> {
     /// The fingerprint of the last run: when systems were added since, the
     /// world the schedule next runs on forgets it.
     ran_as: Option<u64>,
+    /// Per state type whose transitions this schedule applies: its exit
+    /// and enter systems, in the order the state types were first named.
+    transitions: Vec<Box<dyn Transitions<S>>>,
+    /// Mixed into the fingerprint: set for the schedules of exit and enter
+    /// systems, so that they are not taken for a schedule of the same
+    /// systems.
+    label: Option<String>,
 }
 
 impl<S: Schema> Default for Schedule<S> {
@@ -112,6 +131,8 @@ impl<S: Schema> Default for Schedule<S> {
             executor: Executor::default(),
             fingerprint: None,
             ran_as: None,
+            transitions: Vec::new(),
+            label: None,
         }
     }
 }
@@ -185,6 +206,131 @@ impl<S: Schema> Schedule<S> {
         self
     }
 
+    /// Adds `system` to run when state `T` enters `state`: at the start of
+    /// a run of this schedule that applies a transition to `state`, after
+    /// the exit systems of the state left and the switch, before the
+    /// schedule's other systems. Enter systems run in the order they were
+    /// added (as a schedule of their own, in parallel where that cannot
+    /// change the result).
+    ///
+    /// The schedule then applies `T`'s transitions (see
+    /// [`Schedule::apply_transitions`]). `T` must be a state of `S` (an
+    /// `#[ecs(state)]` field).
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// struct Pos(i32);
+    /// #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    /// enum Phase { #[default] Menu, Playing }
+    /// #[derive(Default)] struct Log(Vec<&'static str>);
+    /// #[derive(Schema)]
+    /// struct Game { pos: Pos, #[ecs(resource)] log: Log, #[ecs(state)] phase: Phase }
+    ///
+    /// fn hide_menu(mut log: ResMut<Log>) { log.0.push("hide menu"); }
+    /// fn spawn_level(mut log: ResMut<Log>) { log.0.push("spawn level"); }
+    /// fn play(mut log: ResMut<Log>) { log.0.push("play"); }
+    ///
+    /// let mut world = World::<Game>::new();
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule
+    ///     .add(play.run_if(in_state(Phase::Playing)))
+    ///     .on_enter(Phase::Playing, spawn_level)
+    ///     .on_exit(Phase::Menu, hide_menu);
+    /// schedule.run(&mut world);
+    /// world.set_next_state(Phase::Playing);
+    /// schedule.run(&mut world);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Log>().0, ["hide menu", "spawn level", "play", "play"]);
+    /// ```
+    pub fn on_enter<T, M, F>(&mut self, state: T, system: F) -> &mut Self
+    where
+        T: States<S>,
+        F: SystemFn<M> + IntoSystem<S, M>,
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
+        self.transitions_of::<T>().add_enter(state, system);
+        self
+    }
+
+    /// Adds `system` to run when state `T` leaves `state`: at the start of
+    /// a run of this schedule that applies a transition from `state`,
+    /// before the switch and the enter systems. Exit systems run in the
+    /// order they were added. See [`Schedule::on_enter`].
+    pub fn on_exit<T, M, F>(&mut self, state: T, system: F) -> &mut Self
+    where
+        T: States<S>,
+        F: SystemFn<M> + IntoSystem<S, M>,
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
+        self.transitions_of::<T>().add_exit(state, system);
+        self
+    }
+
+    /// Makes this schedule apply state `T`'s transitions: at the start of
+    /// each run, a transition requested before (by a
+    /// [`NextState`](crate::NextState) or
+    /// [`World::set_next_state`](crate::World::set_next_state)) is applied,
+    /// running the exit systems of the state left, then switching, then
+    /// running the enter systems of the state entered; then the schedule's
+    /// systems run, all in the new state. A request for the current state
+    /// is dropped.
+    ///
+    /// [`Schedule::on_enter`] and [`Schedule::on_exit`] do this by
+    /// themselves; this is for a state without exit or enter systems. A
+    /// schedule that does neither leaves `T`'s requests pending (a fixed
+    /// step's schedule, say, when the frame's applies them). Where several
+    /// schedules apply `T`'s transitions, the first to run after a request
+    /// applies it, with its own exit and enter systems.
+    ///
+    /// A schedule applying several states applies them in the order it
+    /// first named them: a request that an exit or enter system of one makes
+    /// for a state named later is applied in the same run, one for a state
+    /// named earlier at the next.
+    pub fn apply_transitions<T>(&mut self) -> &mut Self
+    where
+        T: States<S>,
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
+        self.transitions_of::<T>();
+        self
+    }
+
+    /// The transitions of `T` this schedule applies, made empty the first
+    /// time.
+    fn transitions_of<T>(&mut self) -> &mut StateTransitions<S, T>
+    where
+        T: States<S>,
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
+        let name = core::any::type_name::<T>();
+        let at = match self.transitions.iter().position(|t| t.state() == name) {
+            Some(at) => at,
+            None => {
+                self.transitions
+                    .push(Box::new(StateTransitions::<S, T>::new()));
+                self.transitions.len() - 1
+            }
+        };
+        match self.transitions[at]
+            .as_any_mut()
+            .downcast_mut::<StateTransitions<S, T>>()
+        {
+            Some(transitions) => transitions,
+            None => unreachable!("the transitions of `{name}` are of that state"),
+        }
+    }
+
+    /// Applies the pending transitions of the states this schedule applies.
+    fn apply_pending(&mut self, world: &mut World<S>, sequential: bool) {
+        for transitions in &mut self.transitions {
+            transitions.apply(world, sequential);
+        }
+    }
+
     /// Runs every system once, with the result of
     /// [`Schedule::run_sequential`]: in parallel where that cannot change the
     /// result and the systems' work, as measured in earlier runs, is large
@@ -200,6 +346,7 @@ impl<S: Schema> Schedule<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
+        self.apply_pending(world, false);
         let plan = match self.plan.take() {
             Some(plan) => plan,
             None => {
@@ -239,9 +386,12 @@ impl<S: Schema> Schedule<S> {
     /// What identifies this schedule's systems in a world's change state:
     /// a stable hash of their names, in order (the same in every process).
     fn fingerprint(&mut self) -> u64 {
-        let systems = &self.systems;
+        let (systems, label) = (&self.systems, &self.label);
         *self.fingerprint.get_or_insert_with(|| {
             let mut hasher = crate::checksum::StableHasher::new();
+            if let Some(label) = label {
+                crate::checksum::StableHash::stable_hash(label.as_str(), &mut hasher);
+            }
             for system in systems {
                 crate::checksum::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
             }
@@ -288,7 +438,11 @@ impl<S: Schema> Schedule<S> {
     /// assert_eq!(world.events::<Hit>().len(), 2);
     /// ```
     pub fn forget(&mut self, world: &mut World<S>) -> bool {
-        world.forget_schedule(self.fingerprint())
+        let mut known = world.forget_schedule(self.fingerprint());
+        for transitions in &mut self.transitions {
+            known |= transitions.forget(world);
+        }
+        known
     }
 
     /// Makes [`Schedule::run`] hand every stage of several systems to the
@@ -309,13 +463,18 @@ impl<S: Schema> Schedule<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
+        self.apply_pending(world, true);
         let fingerprint = self.start(world);
         let (base, previous) = world.begin_schedule_run(fingerprint, self.systems.len() as u32);
         let result = catch_unwind(AssertUnwindSafe(|| {
             let buffers = self.executor.buffers();
             for (i, system) in self.systems.iter_mut().enumerate() {
                 let window = World::<S>::system_window(base, previous, i);
-                run_alone(system, world, buffers, window, (fingerprint, i));
+                let place = (fingerprint, i);
+                let Some(window) = admit(system, world, buffers, window, place) else {
+                    continue;
+                };
+                run_alone(system, world, buffers, window, place);
                 world.set_change_tick(window.this_run);
                 apply(system, world);
             }
@@ -331,6 +490,7 @@ impl<S: Schema> Schedule<S> {
         if let Err(panic) = result {
             for (i, system) in self.systems.iter_mut().enumerate() {
                 check_in(system, world, (fingerprint, i));
+                system.check_in_condition(world, (fingerprint, i));
                 if let SystemKind::Params(system) = &mut system.kind {
                     system.discard();
                 }
@@ -363,6 +523,35 @@ impl<S: Schema> Schedule<S> {
     /// last run: 7.4 ms of work)`, `(inline last run: 3 µs of work, too
     /// little to share)`. The work is what the stage's systems took in that
     /// run, together; the choice was made from the runs before it.
+    ///
+    /// A system with a run condition is shown with it (`physics if
+    /// in_state(Phase::Playing)`); the condition's reads count among the
+    /// system's in the waits. Last come the state transitions the schedule
+    /// applies at the start of a run, per state, with their exit and enter
+    /// systems in the order they run (`on_exit(Phase::Menu): hide_menu`).
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// struct Pos(i32);
+    /// #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    /// enum Phase { #[default] Menu, Playing }
+    /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(state)] phase: Phase }
+    ///
+    /// fn physics(mut q: Query<&mut Pos>) { q.for_each_mut(|p| p.0 += 1); }
+    /// fn spawn_level(mut commands: Commands<Game>) { commands.spawn((Pos(0),)); }
+    ///
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule
+    ///     .add(physics.run_if(in_state(Phase::Playing)))
+    ///     .on_enter(Phase::Playing, spawn_level);
+    /// assert_eq!(
+    ///     schedule.describe(),
+    ///     "Schedule<Game>: 1 system in 1 stage\n\
+    ///      \x20 stage 1: physics if in_state(Phase::Playing)\n\
+    ///      \x20 transitions of Phase, at the start of a run:\n\
+    ///      \x20   on_enter(Phase::Playing): spawn_level\n"
+    /// );
+    /// ```
     pub fn describe(&self) -> String {
         self.with_plan(|plan, runs| {
             let name = |i: usize| &*self.systems[i].name;
@@ -373,7 +562,7 @@ impl<S: Schema> Schedule<S> {
                 plural(plan.stages.len(), "stage", "stages"),
             );
             for (number, stage) in plan.stages.iter().enumerate() {
-                let names: Vec<&str> = stage.iter().map(|&i| name(i)).collect();
+                let names: Vec<String> = stage.iter().map(|&i| self.shown(i, " if ")).collect();
                 let ran = match runs.get(number) {
                     Some(Some(run)) => format!(" ({})", ran_text(run)),
                     _ => String::new(),
@@ -387,8 +576,48 @@ impl<S: Schema> Schedule<S> {
                     }
                 }
             }
+            for (state, systems) in self.transition_systems() {
+                out += &format!("  transitions of {state}, at the start of a run:\n");
+                for (label, system) in &systems {
+                    out += &format!("    {label}: {system}\n");
+                }
+                if systems.is_empty() {
+                    out += "    (no exit or enter systems)\n";
+                }
+            }
             out
         })
+    }
+
+    /// System `i`'s name, with its run condition after `joint` if it has
+    /// one: `physics if in_state(Phase::Playing)`.
+    fn shown(&self, i: usize, joint: &str) -> String {
+        let system = &self.systems[i];
+        match &system.condition {
+            Some(condition) => format!("{}{joint}{}", system.name, condition.name()),
+            None => system.name.to_string(),
+        }
+    }
+
+    /// Per state whose transitions this schedule applies: its name and its
+    /// exit then enter systems, each with its label (`on_exit(Phase::Menu)`).
+    fn transition_systems(&self) -> Vec<(&'static str, Vec<(&str, &str)>)> {
+        self.transitions
+            .iter()
+            .map(|transitions| {
+                let full = transitions.state();
+                let state = full.rsplit("::").next().unwrap_or(full);
+                let systems = transitions
+                    .systems()
+                    .into_iter()
+                    .flat_map(|(schedule, labels)| {
+                        let names = schedule.systems.iter().map(|system| &*system.name);
+                        labels.iter().map(String::as_str).zip(names)
+                    })
+                    .collect();
+                (state, systems)
+            })
+            .collect()
     }
 
     /// Calls `f` with the plan (the one of the last run, or one computed

@@ -41,12 +41,14 @@ impl Plan {
     ///   after it conflicts with it).
     pub(super) fn new<S: Schema>(systems: &[SystemNode<S>]) -> Plan {
         let n = systems.len();
+        // A run condition's reads count as its system's.
+        let accesses: Vec<_> = systems.iter().map(SystemNode::accesses).collect();
         let mut stage_of = vec![0usize; n];
         // The stage after which the commands of systems ..=i are applied.
         let mut applied_after = vec![0usize; n];
         let mut waits: Vec<Option<Wait>> = (0..n).map(|_| None).collect();
         for i in 0..n {
-            let later = systems[i].access;
+            let later = &*accesses[i];
             let exclusive = later.iter().any(|access| access.world);
             let observes = later.iter().any(|access| access.observes_entities);
             let records = later.iter().any(|access| access.commands);
@@ -65,7 +67,7 @@ impl Plan {
                 }
             };
             for j in 0..i {
-                let earlier = systems[j].access;
+                let earlier = &*accesses[j];
                 if let Some(reason) = conflict(earlier, later) {
                     wait(stage_of[j] + 1, j, reason, &mut stage);
                 } else if earlier.iter().any(|access| access.commands) {

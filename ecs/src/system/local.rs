@@ -99,6 +99,13 @@ use core::ops::{Deref, DerefMut};
 /// ```
 pub struct Local<'s, T>(&'s mut T);
 
+impl<'s, T> Local<'s, T> {
+    /// The `Local` of `value` (for a run condition's own state).
+    pub(crate) fn new(value: &'s mut T) -> Self {
+        Local(value)
+    }
+}
+
 impl<T> Deref for Local<'_, T> {
     type Target = T;
 

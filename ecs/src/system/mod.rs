@@ -7,10 +7,17 @@
 //! system that could reach the same component with a write fail to compile.
 
 mod access;
+mod condition;
 mod conflict;
 mod local;
 
 pub use access::Access;
+pub(crate) use condition::Condition as ConditionNode;
+pub use condition::{
+    not, on_event, resource_changed, AndCondition, Condition, ConditionExt, ConditionFn,
+    ConditionParam, IntoCondition, NotCondition, OnEvent, OrCondition, ResourceChanged, RunIf,
+    RunIfExt, RunIfParts, RunIfShape,
+};
 use conflict::conflict;
 pub use local::Local;
 
@@ -77,6 +84,13 @@ pub trait SystemParam<S: Schema>: Sized {
     /// its state in (1 for a `Local`, 0 for the others).
     #[doc(hidden)]
     const LOCALS: usize = 0;
+
+    /// Whether the parameter reads what the world keeps only until its
+    /// readers have seen it: events and removal logs. While a system with
+    /// such a parameter is skipped by its run condition, the world keeps
+    /// them for its next run.
+    #[doc(hidden)]
+    const READS_LOGS: bool = false;
 
     /// Takes the parameter's locals out of the world's store, before the
     /// system's stage.
@@ -318,6 +332,12 @@ pub struct SystemNode<S: Schema> {
     /// Whether a parameter is a [`Local`], whose value the system takes out
     /// of the world for its stage.
     pub(crate) has_locals: bool,
+    /// Whether a parameter reads events or removal logs
+    /// ([`SystemParam::READS_LOGS`]).
+    pub(crate) reads_logs: bool,
+    /// The system's run condition, if it has one (see [`RunIfExt::run_if`]);
+    /// boxed, so that a system without one stays small.
+    pub(crate) condition: Option<Box<ConditionNode<S>>>,
 }
 
 pub(crate) enum SystemKind<S: Schema> {
@@ -375,6 +395,8 @@ where
             access: <Self as IntoSystem<S, Exclusive<S>>>::ACCESS,
             kind: SystemKind::Exclusive(Box::new(self)),
             has_locals: false,
+            reads_logs: false,
+            condition: None,
         }
     }
 }
@@ -475,6 +497,8 @@ macro_rules! impl_system {
                         params: PhantomData,
                     })),
                     has_locals: 0 $(+ $p::LOCALS)* > 0,
+                    reads_logs: false $(|| $p::READS_LOGS)*,
+                    condition: None,
                 }
             }
         }

@@ -195,6 +195,10 @@ impl Clone for ScheduleLocals {
     }
 }
 
+/// What tells the locals of a schedule's run conditions apart from those of
+/// its systems (see [`Locals::condition`]).
+const CONDITIONS: u64 = 0x636f_6e64_6974_696f;
+
 /// The values of the [`Local`](crate::Local)s of every schedule that ran on a world, per
 /// schedule (by fingerprint, in the order they first ran) and per system
 /// (by place). Part of the world: cloned, hashed and saved with it.
@@ -252,10 +256,25 @@ impl Locals {
         }
     }
 
-    /// Drops the locals of schedule `fingerprint`.
+    /// The places of the locals of the run condition of system `index` of
+    /// schedule `fingerprint`: kept as if of another schedule, whose
+    /// fingerprint is this one's with [`CONDITIONS`] mixed in, so that
+    /// neither the system's places nor the save format change.
+    pub(crate) fn condition<'a>(
+        &'a mut self,
+        fingerprint: u64,
+        index: usize,
+        name: &'a str,
+    ) -> LocalSlots<'a> {
+        self.system(fingerprint ^ CONDITIONS, index, name)
+    }
+
+    /// Drops the locals of schedule `fingerprint` (its systems' and their
+    /// conditions').
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) {
-        self.schedules
-            .retain(|schedule| schedule.fingerprint != fingerprint);
+        self.schedules.retain(|schedule| {
+            schedule.fingerprint != fingerprint && schedule.fingerprint != fingerprint ^ CONDITIONS
+        });
     }
 
     /// Whether no schedule with a `Local` ran on the world.

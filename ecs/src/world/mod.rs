@@ -656,6 +656,33 @@ impl<S: Schema> World<S> {
         (base, previous)
     }
 
+    /// Records that system `index` of schedule `fingerprint` is skipped by
+    /// its run condition at the turn whose window is `window`.
+    /// `holds`: it reads events or removal logs, which the world keeps
+    /// for its next run; `hint` speeds up finding the record (see
+    /// `Changes::skip`).
+    pub(crate) fn skip_system(
+        &mut self,
+        (fingerprint, index): (u64, usize),
+        window: (ChangeWindow, bool),
+        hint: &mut usize,
+    ) {
+        let changes = self.store.changes_mut();
+        changes.skip((fingerprint, index as u32), window, hint);
+    }
+
+    /// The window a run of system `index` of schedule `fingerprint` reads,
+    /// given its turn's `window`: from its last run if it was skipped since.
+    pub(crate) fn resume_system(
+        &mut self,
+        (fingerprint, index): (u64, usize),
+        window: ChangeWindow,
+        hint: &mut usize,
+    ) -> ChangeWindow {
+        let changes = self.store.changes_mut();
+        changes.resume((fingerprint, index as u32), window, hint)
+    }
+
     /// Forgets what this world keeps for schedule `fingerprint` (see
     /// [`Schedule::forget`](crate::Schedule::forget)). Whether it had run here.
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {

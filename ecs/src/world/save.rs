@@ -13,7 +13,9 @@
 //!    holds a sparse bit);
 //! 5. the tag values, one sequence per tag bit;
 //! 6. the resources, as a tuple in field order;
-//! 7. the change state;
+//! 7. the change state (its ticks, each schedule's last run, the removal
+//!    logs, and the systems skipped by their run conditions since they
+//!    last ran);
 //! 8. the sparse sets, one per sparse bit in bit order: `(owners, values)`,
 //!    the entity index of each dense slot and the column of values, in their
 //!    dense order. Every owner must be a live entity, named once;
@@ -44,11 +46,12 @@ use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
-/// this layout. 5: the systems' locals follow the sparse sets. 4: the header holds the sparse bits, and the sparse sets
+/// this layout. 6: the change state ends with the systems skipped by their
+/// run conditions. 5: the systems' locals follow the sparse sets. 4: the header holds the sparse bits, and the sparse sets
 /// follow the change state (3 had neither). 3: the entity part holds one
 /// generation per slot and the free list as a sequence (2 saved each slot as
 /// a `(kind, generation, next)` triple, and 1 had no change state).
-const FORMAT: u32 = 0xec5_0005;
+const FORMAT: u32 = 0xec5_0006;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a

@@ -138,8 +138,12 @@ impl<S: Schema> World<S> {
     ///    (`u32`) and its values as a column, in stored order;
     /// 5. the resources and event queues, in field order;
     /// 6. where the schema has tracked components or events, the change
-    ///    state: the world's ticks, each schedule's last run, and the
-    ///    removals kept for `Removed`.
+    ///    state: the world's ticks, each schedule's last run, the
+    ///    removals kept for `Removed`, and, if any system is skipped by its
+    ///    run condition since it last ran, their number and per system its
+    ///    schedule's fingerprint (`u64`), its place (`u32`), where its
+    ///    next run reads from (an `Option<u32>`: `0u64`, or `1u64` and the
+    ///    tick) and whether events are kept for it (a `bool`, one byte).
     /// 7. if a schedule with a [`Local`](crate::Local) ran on the world, the
     ///    systems' locals: per schedule its fingerprint and per system each
     ///    value's digest (the XXH3-128 of its own `StableHash` bytes).

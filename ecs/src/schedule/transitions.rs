@@ -1,0 +1,136 @@
+//! The transitions a schedule applies at the start of its runs: per state
+//! type, the pending transition, with its exit and enter systems.
+//!
+//! Each state's exit systems form a schedule of their own, and so do its
+//! enter systems, each system guarded by the condition `in_state(..)` of the
+//! state it is for: they have change windows, ticks and `Local`s like any
+//! schedule's (told apart from other schedules by a label mixed into their
+//! fingerprint), and they run only when a transition is applied.
+
+use super::Schedule;
+use crate::schema::Schema;
+use crate::state::in_state;
+use crate::state::{state_text, State, States};
+use crate::system::{IntoSystem, RunIfExt, SystemFn};
+use crate::world::World;
+use core::marker::PhantomData;
+
+/// The transitions of one state type, its type erased.
+pub(super) trait Transitions<S: Schema>: Send {
+    /// The state type's name (`type_name`), which tells entries apart.
+    fn state(&self) -> &'static str;
+    /// Applies the pending transition, if any: the exit systems, the
+    /// switch, the enter systems. `sequential`: run them one by one.
+    fn apply(&mut self, world: &mut World<S>, sequential: bool);
+    /// The exit and enter systems, each with its label (`on_exit(Phase::Menu)`).
+    fn systems(&self) -> [(&Schedule<S>, &[String]); 2];
+    /// Makes `world` forget both schedules.
+    fn forget(&mut self, world: &mut World<S>) -> bool;
+    /// For adding systems: the entry of a state type is found by name, and
+    /// its exit and enter systems are added through its own type.
+    fn as_any_mut(&mut self) -> &mut dyn core::any::Any;
+}
+
+/// The transitions of state `T`.
+pub(super) struct StateTransitions<S: Schema, T> {
+    exits: Schedule<S>,
+    exit_labels: Vec<String>,
+    enters: Schedule<S>,
+    enter_labels: Vec<String>,
+    state: PhantomData<fn() -> T>,
+}
+
+impl<S: Schema, T: States<S>> StateTransitions<S, T> {
+    pub(super) fn new() -> Self {
+        let name = core::any::type_name::<T>();
+        let exits = Schedule {
+            label: Some(format!("on_exit of {name}")),
+            ..Schedule::default()
+        };
+        let enters = Schedule {
+            label: Some(format!("on_enter of {name}")),
+            ..Schedule::default()
+        };
+        StateTransitions {
+            exits,
+            exit_labels: Vec::new(),
+            enters,
+            enter_labels: Vec::new(),
+            state: PhantomData,
+        }
+    }
+
+    pub(super) fn add_exit<M, F>(&mut self, state: T, system: F)
+    where
+        F: SystemFn<M> + IntoSystem<S, M>,
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
+        self.exit_labels
+            .push(format!("on_exit({})", state_text(&state)));
+        self.exits.add(system.run_if(in_state(state)));
+    }
+
+    pub(super) fn add_enter<M, F>(&mut self, state: T, system: F)
+    where
+        F: SystemFn<M> + IntoSystem<S, M>,
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
+        self.enter_labels
+            .push(format!("on_enter({})", state_text(&state)));
+        self.enters.add(system.run_if(in_state(state)));
+    }
+}
+
+impl<S, T> Transitions<S> for StateTransitions<S, T>
+where
+    S: Schema,
+    T: States<S>,
+    S::Column: Send + Sync,
+    for<'a> S::ResourceSlots<'a>: Send,
+{
+    fn state(&self) -> &'static str {
+        core::any::type_name::<T>()
+    }
+
+    fn apply(&mut self, world: &mut World<S>, sequential: bool) {
+        let cell = world.resource_mut::<State<T>>();
+        let Some(next) = cell.take_next() else {
+            return;
+        };
+        if next == *cell.get() {
+            return;
+        }
+        let run = |schedule: &mut Schedule<S>, world: &mut World<S>| {
+            if schedule.is_empty() {
+                return;
+            }
+            if sequential {
+                schedule.run_sequential(world);
+            } else {
+                schedule.run(world);
+            }
+        };
+        run(&mut self.exits, world);
+        world.resource_mut::<State<T>>().switch(next);
+        run(&mut self.enters, world);
+    }
+
+    fn systems(&self) -> [(&Schedule<S>, &[String]); 2] {
+        [
+            (&self.exits, &self.exit_labels),
+            (&self.enters, &self.enter_labels),
+        ]
+    }
+
+    fn forget(&mut self, world: &mut World<S>) -> bool {
+        let exits = self.exits.forget(world);
+        let enters = self.enters.forget(world);
+        exits || enters
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn core::any::Any {
+        self
+    }
+}

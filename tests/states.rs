@@ -1,0 +1,296 @@
+//! States (`#[ecs(state)]`): a transition requested in one run is applied
+//! at the start of the next run of a schedule that applies it, exit systems
+//! first, then the switch, then enter systems, then the schedule's systems;
+//! the state and the pending request are world state (clone, checksum,
+//! save).
+
+use ecs::prelude::*;
+use ecs::StableHash;
+
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Pos(i32);
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+enum Phase {
+    #[default]
+    Menu,
+    Playing,
+    Paused,
+    Over,
+}
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+enum Music {
+    #[default]
+    Quiet,
+    Loud,
+}
+#[derive(Clone, Debug, Default, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Log(Vec<String>);
+#[derive(Clone, Debug, Default, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Script(Vec<Option<Phase>>);
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    #[ecs(resource)]
+    log: Log,
+    #[ecs(resource)]
+    script: Script,
+    #[ecs(state)]
+    phase: Phase,
+    #[ecs(state)]
+    music: Music,
+}
+
+fn note(text: &'static str) -> impl FnMut(ResMut<Log>) + Send + 'static {
+    move |mut log: ResMut<Log>| log.0.push(text.to_owned())
+}
+
+/// Requests the next scripted phase, if any, and logs the phase it sees.
+fn direct(mut script: ResMut<Script>, mut next: NextState<Phase>, mut log: ResMut<Log>) {
+    log.0.push(format!("run in {:?}", next.current()));
+    if !script.0.is_empty() {
+        if let Some(phase) = script.0.remove(0) {
+            next.set(phase);
+        }
+    }
+}
+
+fn game_schedule() -> Schedule<Game> {
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .on_exit(Phase::Menu, note("exit Menu"))
+        .on_enter(Phase::Playing, note("enter Playing"))
+        .on_enter(Phase::Playing, note("enter Playing again"))
+        .on_exit(Phase::Playing, note("exit Playing"))
+        .on_enter(Phase::Paused, note("enter Paused"))
+        .on_exit(Phase::Paused, note("exit Paused"))
+        .on_enter(Phase::Over, note("enter Over"))
+        .add(direct)
+        .add(note("playing").run_if(in_state(Phase::Playing)));
+    schedule
+}
+
+fn log_of(world: &World<Game>) -> Vec<String> {
+    world.resource::<Log>().0.clone()
+}
+
+#[test]
+fn a_transition_runs_exit_then_enter_systems_before_the_run_in_order() {
+    let mut world = World::<Game>::new();
+    world.resource_mut::<Script>().0 = vec![
+        Some(Phase::Playing),
+        None,
+        Some(Phase::Paused),
+        Some(Phase::Playing),
+        Some(Phase::Over),
+    ];
+    let mut schedule = game_schedule();
+    for _ in 0..6 {
+        schedule.run(&mut world);
+    }
+    assert_eq!(
+        log_of(&world),
+        [
+            "run in Menu",
+            "exit Menu",
+            "enter Playing",
+            "enter Playing again",
+            "run in Playing",
+            "playing",
+            "run in Playing",
+            "playing",
+            "exit Playing",
+            "enter Paused",
+            "run in Paused",
+            "exit Paused",
+            "enter Playing",
+            "enter Playing again",
+            "run in Playing",
+            "playing",
+            "exit Playing",
+            "enter Over",
+            "run in Over",
+        ]
+    );
+    assert_eq!(*world.state::<Phase>(), Phase::Over);
+}
+
+#[test]
+fn the_last_request_wins_and_a_request_for_the_current_state_does_nothing() {
+    let mut world = World::<Game>::new();
+    let mut schedule = game_schedule();
+    world.set_next_state(Phase::Paused);
+    world.set_next_state(Phase::Playing);
+    schedule.run(&mut world);
+    assert_eq!(*world.state::<Phase>(), Phase::Playing);
+    world.resource_mut::<Log>().0.clear();
+    world.set_next_state(Phase::Playing);
+    schedule.run(&mut world);
+    assert_eq!(log_of(&world), ["run in Playing", "playing"]);
+    assert_eq!(world.resource::<State<Phase>>().pending(), None);
+}
+
+#[test]
+fn a_schedule_that_does_not_apply_a_states_transitions_leaves_them_pending() {
+    let mut world = World::<Game>::new();
+    let mut other = Schedule::<Game>::new();
+    other.add(note("other")).apply_transitions::<Music>();
+    world.set_next_state(Phase::Playing);
+    world.set_next_state(Music::Loud);
+    other.run(&mut world);
+    assert_eq!(*world.state::<Phase>(), Phase::Menu);
+    assert_eq!(*world.state::<Music>(), Music::Loud);
+    assert_eq!(
+        world.resource::<State<Phase>>().pending(),
+        Some(&Phase::Playing)
+    );
+    game_schedule().run_sequential(&mut world);
+    assert_eq!(*world.state::<Phase>(), Phase::Playing);
+}
+
+fn loud(mut next: NextState<Music>) {
+    next.set(Music::Loud);
+}
+
+#[test]
+fn states_are_applied_in_the_order_the_schedule_first_named_them() {
+    // Phase first, then Music: a request for Music made by an enter system
+    // of Phase is applied in the same run; one for Phase made by an enter
+    // system of Music waits for the next.
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .on_enter(Phase::Playing, loud)
+        .on_enter(Music::Loud, note("loud"))
+        .on_enter(Music::Loud, |mut next: NextState<Phase>| {
+            next.set(Phase::Over)
+        });
+    world.set_next_state(Phase::Playing);
+    schedule.run(&mut world);
+    assert_eq!(*world.state::<Music>(), Music::Loud);
+    assert_eq!(log_of(&world), ["loud"]);
+    assert_eq!(*world.state::<Phase>(), Phase::Playing);
+    schedule.run(&mut world);
+    assert_eq!(*world.state::<Phase>(), Phase::Over);
+}
+
+#[test]
+fn state_and_pending_request_are_world_state() {
+    let mut world = World::<Game>::new();
+    world.resource_mut::<Script>().0 = vec![Some(Phase::Playing), Some(Phase::Paused)];
+    let mut schedule = game_schedule();
+    schedule.run(&mut world);
+    // Menu, with Playing requested.
+    let snapshot = world.clone();
+    assert_eq!(
+        snapshot.resource::<State<Phase>>().pending(),
+        Some(&Phase::Playing)
+    );
+    let before = world.checksum();
+    let mut other = world.clone();
+    other.set_next_state(Phase::Over);
+    assert_ne!(other.checksum(), before, "the request is in the checksum");
+    other.clone_from(&snapshot);
+    assert_eq!(other.checksum(), before);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_ne!(world.checksum(), before, "the state is in the checksum");
+    // The copy, run by a new schedule, does the same.
+    let mut fresh = game_schedule();
+    fresh.run(&mut other);
+    fresh.run(&mut other);
+    assert_eq!(log_of(&other), log_of(&world));
+    assert_eq!(other.checksum(), world.checksum());
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn state_and_pending_request_survive_a_save_and_load() {
+    let mut world = World::<Game>::new();
+    world.resource_mut::<Script>().0 = vec![Some(Phase::Playing), None, Some(Phase::Paused)];
+    let mut schedule = game_schedule();
+    schedule.run(&mut world);
+    let bytes = postcard::to_allocvec(&world).unwrap();
+    let mut loaded: World<Game> = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.checksum(), world.checksum());
+    assert_eq!(
+        loaded.resource::<State<Phase>>().pending(),
+        Some(&Phase::Playing)
+    );
+    let mut fresh = game_schedule();
+    for _ in 0..3 {
+        schedule.run(&mut world);
+        fresh.run(&mut loaded);
+    }
+    assert_eq!(log_of(&loaded), log_of(&world));
+    assert_eq!(loaded.checksum(), world.checksum());
+    let json = serde_json::to_string(&world).unwrap();
+    assert!(json.contains("\"Paused\""), "{json}");
+}
+
+fn count_enters(mut entered: Local<u32>, mut log: ResMut<Log>) {
+    *entered += 1;
+    log.0.push(format!("entered {} times", *entered));
+}
+
+#[test]
+fn enter_systems_keep_their_locals_in_the_world() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.on_enter(Phase::Playing, count_enters);
+    for phase in [Phase::Playing, Phase::Paused, Phase::Playing] {
+        world.set_next_state(phase);
+        schedule.run(&mut world);
+    }
+    let copy = world.clone();
+    let mut world = copy;
+    let mut fresh = Schedule::<Game>::new();
+    fresh.on_enter(Phase::Playing, count_enters);
+    for phase in [Phase::Paused, Phase::Playing] {
+        world.set_next_state(phase);
+        fresh.run(&mut world);
+    }
+    assert_eq!(
+        log_of(&world),
+        ["entered 1 times", "entered 2 times", "entered 3 times"]
+    );
+}
+
+#[test]
+fn describe_and_to_dot_show_transitions() {
+    let schedule = game_schedule();
+    let plan = schedule.describe();
+    assert!(
+        plan.ends_with(
+            "  transitions of Phase, at the start of a run:\n\
+             \x20   on_exit(Phase::Menu): closure in note\n\
+             \x20   on_exit(Phase::Playing): closure in note\n\
+             \x20   on_exit(Phase::Paused): closure in note\n\
+             \x20   on_enter(Phase::Playing): closure in note\n\
+             \x20   on_enter(Phase::Playing): closure in note\n\
+             \x20   on_enter(Phase::Paused): closure in note\n\
+             \x20   on_enter(Phase::Over): closure in note\n"
+        ),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("closure in note if in_state(Phase::Playing)"),
+        "{plan}"
+    );
+    let mut music = Schedule::<Game>::new();
+    music.apply_transitions::<Music>();
+    assert!(music.describe().ends_with(
+        "  transitions of Music, at the start of a run:\n    (no exit or enter systems)\n"
+    ));
+    let dot = schedule.to_dot();
+    assert!(dot.contains("  subgraph cluster_transitions1 {\n"), "{dot}");
+    assert!(
+        dot.contains("    t0 [label=\"on_exit(Phase::Menu)\\nclosure in note\"];\n"),
+        "{dot}"
+    );
+}
