@@ -150,7 +150,11 @@ enum Run {
 
 const RUNS: [Run; 3] = [Run::Sequential, Run::Adaptive, Run::Parallel];
 
-fn run(how: Run, schedule: &mut Schedule<Many>, world: &mut World<Many>) {
+fn run<S: Schema>(how: Run, schedule: &mut Schedule<S>, world: &mut World<S>)
+where
+    S::Column: Send + Sync,
+    for<'a> S::ResourceSlots<'a>: Send,
+{
     match how {
         Run::Sequential => schedule.run_sequential(world),
         Run::Adaptive => schedule.force_parallel(None).run(world),
@@ -327,6 +331,18 @@ struct Hot {
     frames: Frames,
 }
 
+/// 64 entities with `A`, every third with the sparse `Heat` too.
+fn hot_world() -> World<Hot> {
+    let mut world = World::<Hot>::new();
+    for i in 0..64 {
+        let entity = world.spawn((A(i),));
+        if i % 3 == 0 {
+            world.insert(entity, (Heat(i),)).unwrap();
+        }
+    }
+    world
+}
+
 fn hot_count(mut tick: ResMut<Tick>) {
     tick.0 += 1;
 }
@@ -338,23 +354,13 @@ fn hot_frame(mut frames: ResMut<Frames>) {
 #[test]
 fn a_warm_run_of_a_schema_with_sparse_components_allocates_nothing_to_lend_them() {
     for how in RUNS {
-        let mut world = World::<Hot>::new();
-        for i in 0..64 {
-            let entity = world.spawn((A(i),));
-            if i % 3 == 0 {
-                world.insert(entity, (Heat(i),)).unwrap();
-            }
-        }
+        let mut world = hot_world();
         let mut schedule = Schedule::<Hot>::new();
         for _ in 0..4 {
             schedule.add(hot_count).add(hot_frame);
         }
         // Every split of the world lends the sparse sets out too.
-        let allocations = allocations_per_run(|| match how {
-            Run::Sequential => schedule.run_sequential(&mut world),
-            Run::Adaptive => schedule.force_parallel(None).run(&mut world),
-            Run::Parallel => schedule.force_parallel(Some(true)).run(&mut world),
-        });
+        let allocations = allocations_per_run(|| run(how, &mut schedule, &mut world));
         assert_eq!(allocations, 0, "{how:?}");
         // The sparse set was lent out and came back whole.
         let heat: u32 = world.query::<&Heat>().iter().map(|heat| heat.0).sum();
@@ -375,20 +381,10 @@ fn cool(mut cold: Query<&mut A, Without<Heat>>) {
 #[test]
 fn a_warm_query_of_sparse_components_allocates_only_its_list_of_runs() {
     for how in RUNS {
-        let mut world = World::<Hot>::new();
-        for i in 0..64 {
-            let entity = world.spawn((A(i),));
-            if i % 3 == 0 {
-                world.insert(entity, (Heat(i),)).unwrap();
-            }
-        }
+        let mut world = hot_world();
         let mut schedule = Schedule::<Hot>::new();
         schedule.add(heat_up).add(cool);
-        let allocations = allocations_per_run(|| match how {
-            Run::Sequential => schedule.run_sequential(&mut world),
-            Run::Adaptive => schedule.force_parallel(None).run(&mut world),
-            Run::Parallel => schedule.force_parallel(Some(true)).run(&mut world),
-        });
+        let allocations = allocations_per_run(|| run(how, &mut schedule, &mut world));
         // Each query's list of the runs of rows it reaches, as every query
         // has its list of tables; finding the runs (a lookup per row in
         // each sparse set) reuses the memory of the last run.
