@@ -265,3 +265,69 @@ fn a_game_loop_gives_the_sequential_result_on_1_and_4_threads() {
     assert_eq!(play(1, true), sequential);
     assert_eq!(play(4, true), sequential);
 }
+
+#[test]
+fn a_clock_made_from_a_rate_steps_in_whole_nanoseconds() {
+    assert_eq!(FixedTime::from_hz(50).step(), ms(20));
+    assert_eq!(
+        FixedTime::from_hz(3).step(),
+        Duration::from_nanos(333_333_333)
+    );
+    // A rate of 0 would be no step at all: it is taken as 1 Hz.
+    assert_eq!(FixedTime::from_hz(0).step(), Duration::from_secs(1));
+    // A second at 3 Hz is three steps and the nanosecond the rounding left.
+    let mut time = FixedTime::from_hz(3);
+    assert_eq!(time.advance(Duration::from_secs(1)), 3);
+    assert_eq!(time.overstep(), Duration::from_nanos(1));
+}
+
+/// Records that the schedule it was added to ran.
+fn mark(mut log: ResMut<Log>) {
+    log.0.push("marked".to_owned());
+}
+
+#[test]
+fn systems_added_through_the_loop_run_in_their_schedule() {
+    let mut world = world();
+    let mut game = game();
+    game.fixed().add(mark);
+    game.frame().add(mark);
+    assert_eq!((game.fixed().len(), game.frame().len()), (3, 3));
+    // Two steps, then the frame: three marks.
+    assert_eq!(game.run_frame(&mut world, ms(45)), 2);
+    let marks = world
+        .resource::<Log>()
+        .0
+        .iter()
+        .filter(|l| *l == "marked")
+        .count();
+    assert_eq!(marks, 3);
+}
+
+/// A saved clock whose step is 0 ns, or whose accumulator holds a whole
+/// step it should have run, is refused with the reason; one a nanosecond
+/// short of a step loads.
+#[cfg(feature = "serde")]
+#[test]
+fn a_saved_clock_that_cannot_be_is_refused() {
+    let load = |step: u64, accumulated: u64| {
+        let text = serde_json::to_string(&(step, accumulated, u32::MAX, 4u64, 90u64)).unwrap();
+        serde_json::from_str::<FixedTime>(&text).map_err(|error| error.to_string())
+    };
+    let loaded = load(20, 19).unwrap();
+    assert_eq!(
+        (loaded.step(), loaded.overstep()),
+        (Duration::from_nanos(20), Duration::from_nanos(19))
+    );
+    assert_eq!(
+        (loaded.steps(), loaded.elapsed()),
+        (4, Duration::from_nanos(90))
+    );
+    for (step, accumulated) in [(0, 0), (20, 20), (20, 21)] {
+        let error = load(step, accumulated).unwrap_err();
+        assert!(
+            error.contains("fixed-step clock"),
+            "{step}, {accumulated}: {error}"
+        );
+    }
+}
