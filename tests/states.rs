@@ -294,3 +294,53 @@ fn describe_and_to_dot_show_transitions() {
         "{dot}"
     );
 }
+
+/// Requests a pause, logging what the handle says before and after.
+fn request_pause(mut next: NextState<Phase>, mut log: ResMut<Log>) {
+    log.0.push(format!("{next:?} pending {:?}", next.pending()));
+    next.set(Phase::Paused);
+    log.0.push(format!("{next:?} pending {:?}", next.pending()));
+}
+
+/// Reads the state and nothing else (so only the state orders it).
+fn watch_phase(phase: Res<State<Phase>>) {
+    assert_eq!(*phase.get(), Phase::Menu);
+}
+
+/// `NextState` writes the state's cell: a request waits for the systems
+/// before it that read the state, and shows what it requested so far.
+#[test]
+fn a_request_waits_for_the_readers_of_the_state_before_it() {
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(watch_phase).add(request_pause);
+    let plan = schedule.describe();
+    assert!(
+        plan.contains(
+            "request_pause waits for watch_phase: request_pause writes State<Phase>, which \
+             watch_phase reads"
+        ),
+        "{plan}"
+    );
+    let mut world = World::<Game>::new();
+    schedule.force_parallel(Some(true)).run(&mut world);
+    assert_eq!(
+        log_of(&world),
+        [
+            "NextState(None) pending None",
+            "NextState(Some(Paused)) pending Some(Paused)"
+        ]
+    );
+}
+
+/// `Schedule::forget` says whether the world knew the schedule, its
+/// transition systems included: not before it ran, yes once, then no more.
+#[test]
+fn forgetting_a_schedule_with_transitions_says_whether_the_world_knew_it() {
+    let mut world = World::<Game>::new();
+    let mut schedule = game_schedule();
+    assert!(!schedule.forget(&mut world));
+    world.set_next_state(Phase::Playing);
+    schedule.run(&mut world);
+    assert!(schedule.forget(&mut world));
+    assert!(!schedule.forget(&mut world));
+}
