@@ -44,10 +44,10 @@ use super::rows::RowRun;
 use super::FetchedTable;
 use crate::change::ChangeWindow;
 use crate::entity::Entities;
-use crate::lend::Lent;
+use crate::lend::{recycle, Lent};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
-use crate::storage::{EntityIndex, SparseSets, Table, TableId};
+use crate::storage::{EntityIndex, SparseSet, SparseSets, Table, TableId};
 
 /// The runs of a query that reaches sparse components: see the module docs.
 #[derive(Default)]
@@ -62,9 +62,9 @@ pub struct SparseRuns {
     starts: Vec<u32>,
     stride: usize,
     /// Working memory, kept so that a warm query allocates nothing for it:
-    /// the sparse components looked up per row, in bit order; one row's
-    /// dense slots; the runs in the dense order of one set.
-    lookups: Vec<u32>,
+    /// the memory of the list of the sets looked up per row (see `find`);
+    /// one row's dense slots; the runs in the dense order of one set.
+    lookups: Vec<(u32, usize)>,
     slots: Vec<u32>,
     order: Vec<usize>,
 }
@@ -89,10 +89,15 @@ impl SparseRuns {
         self.present.clear();
         self.starts.clear();
         self.stride = valued.count_ones() as usize;
-        // The sets to look each entity up in.
-        self.lookups.clear();
-        self.lookups
-            .extend(S::Mask::from_u128(relevant).iter_bits());
+        // The sets to look each entity up in, found once, in the memory of
+        // the last call's list (`recycle`: the same layout, a bit and a
+        // reference).
+        let mut sets: Vec<(u32, &SparseSet<S>)> = recycle(core::mem::take(&mut self.lookups));
+        sets.extend(
+            S::Mask::from_u128(relevant)
+                .iter_bits()
+                .map(|bit| (bit, sparse.set(bit))),
+        );
         let mut slots = core::mem::take(&mut self.slots);
         for &id in matched {
             let table = &tables[id.index()];
@@ -105,8 +110,8 @@ impl SparseRuns {
                 // slot in each set whose values the query takes.
                 let mut full = mask;
                 slots.clear();
-                for &bit in &self.lookups {
-                    let slot = sparse.set(bit).slot(index);
+                for &(bit, set) in &sets {
+                    let slot = set.slot(index);
                     if slot.is_some() {
                         full |= 1 << bit;
                     }
@@ -151,6 +156,7 @@ impl SparseRuns {
             }
         }
         self.slots = slots;
+        self.lookups = recycle(sets);
     }
 }
 

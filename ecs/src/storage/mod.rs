@@ -16,9 +16,7 @@ pub use column::{Column, ColumnVec, TrackedVec};
 pub(crate) use hash::MaskMap;
 #[cfg(feature = "serde")]
 pub(crate) use sparse::sparse_bits;
-#[cfg(feature = "serde")]
-pub(crate) use sparse::SparseSet;
-pub(crate) use sparse::{is_sparse, table_part, SparseSets};
+pub(crate) use sparse::{is_sparse, table_part, SparseSet, SparseSets};
 pub(crate) use staged::Staged;
 pub(crate) use table::{clone_slice_from, Edge, Table, TableMove, Tables};
 
