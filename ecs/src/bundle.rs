@@ -1,6 +1,6 @@
 //! Bundles: tuples of components inserted or removed together.
 
-use crate::entity::{Entities, EntityLocation};
+use crate::entity::{Entities, Entity, EntityLocation};
 use crate::mask::Mask;
 use crate::misuse::Misuse;
 use crate::schema::{Component, Schema};
@@ -51,6 +51,16 @@ pub trait Bundle<S: Schema>: Sized + 'static {
     /// entity list.
     #[doc(hidden)]
     fn extend<I: Iterator<Item = Self>>(bundles: I, target: &mut SpawnRows<'_, S>);
+
+    /// Calls `f` with the bit and target of each relation value in the
+    /// bundle (see [`Schema::RELATION_BITS`]), in bit order of the fields as
+    /// written: how an insert checks that every target is alive before it
+    /// changes anything.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn relation_targets(&self, f: &mut impl FnMut(u32, Entity)) {
+        let _ = f;
+    }
 
     /// The bundle's components, as a mask.
     #[inline]
@@ -286,6 +296,17 @@ macro_rules! impl_bundle {
             #[inline(always)]
             fn take(source: &mut Placement<'_, S>) -> Self {
                 ($(source.take::<$c>(),)+)
+            }
+
+            #[inline(always)]
+            fn relation_targets(&self, f: &mut impl FnMut(u32, Entity)) {
+                $(
+                    if S::RELATION_BITS & (1u128 << $c::BIT) != 0 {
+                        if let Some(target) = self.$i.relation_target() {
+                            f($c::BIT, target);
+                        }
+                    }
+                )+
             }
 
             #[inline]

@@ -3,6 +3,7 @@
 //! resource type. (The generated column enum implements the hidden
 //! [`Column`], in `storage`.)
 
+use crate::entity::Entity;
 use crate::mask::Mask;
 use crate::storage::Column;
 
@@ -94,6 +95,32 @@ pub trait Schema: Sized + 'static {
     /// keyed by entity index, never in a table column (no table's mask holds
     /// one of these bits).
     const SPARSE_BITS: u128;
+    /// Bits of the relation components (`#[ecs(relation(inverse = ..))]`):
+    /// each names a target entity, and the world keeps the target's list of
+    /// sources (the inverse) in step with it.
+    const RELATION_BITS: u128 = 0;
+    /// Bits of the inverse components: the lists of sources the world keeps
+    /// for the relations.
+    const INVERSE_BITS: u128 = 0;
+    /// Bits of the components with requirements (`#[ecs(requires(..))]`).
+    const REQUIRING_BITS: u128 = 0;
+    /// Bits of the components with an `on_add` hook.
+    const ON_ADD_BITS: u128 = 0;
+    /// Bits of the components with an `on_insert` hook.
+    const ON_INSERT_BITS: u128 = 0;
+    /// Bits of the components with an `on_remove` hook.
+    const ON_REMOVE_BITS: u128 = 0;
+    /// Bits of every component whose structural change does more than move
+    /// values: relations, inverses, requirements, hooks. A bundle, command
+    /// or despawn that touches none of them takes the plain path, so a
+    /// schema that declares none of them pays nothing.
+    #[doc(hidden)]
+    const LIFECYCLE_BITS: u128 = Self::RELATION_BITS
+        | Self::INVERSE_BITS
+        | Self::REQUIRING_BITS
+        | Self::ON_ADD_BITS
+        | Self::ON_INSERT_BITS
+        | Self::ON_REMOVE_BITS;
     /// Resource type names, indexed by [`Resource::BIT`] (the queues of the
     /// event types, `Events<T>`, come last).
     const RESOURCE_NAMES: &'static [&'static str];
@@ -244,6 +271,14 @@ pub trait Component<S: Schema>: Sized + 'static {
     /// column with [`Column::sync_ticks`].
     #[doc(hidden)]
     fn column_mut(column: &mut S::Column) -> &mut Vec<Self>;
+    /// The entity this value points at, if `Self` is a relation of `S`
+    /// (`None` for every other component).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn relation_target(&self) -> Option<Entity> {
+        None
+    }
+
     /// This component's values and, if it is tracked, their changed ticks
     /// (empty otherwise), to be written at `tick` (which a tracked column
     /// records for all of its rows at once; see `TrackedVec`).
