@@ -14,7 +14,7 @@ const LAYERS: [&[&str]; 4] = [
     // The data.
     &[
         "mask", "schema", "misuse", "lend", "storage", "entity", "change", "checksum", "save",
-        "pool",
+        "pool", "relation",
     ],
     // Structural change.
     &["structure", "bundle", "entity_ref"],
@@ -27,6 +27,7 @@ const LAYERS: [&[&str]; 4] = [
         "command",
         "command_buffer",
         "component_bounds",
+        "hook",
     ],
     // Systems, and each feature's parameters beside the feature.
     &[
@@ -37,6 +38,13 @@ const LAYERS: [&[&str]; 4] = [
         "removed",
     ],
 ];
+
+/// The one use of a later layer that is allowed, and why: `Schema`
+/// dispatches a component's hooks, and a hook's signature names the
+/// `DeferredWorld` it receives (layer 3). The derive writes the dispatch in
+/// the user's crate; the trait only declares it, so no code of layer 1 runs
+/// anything of layer 3.
+const EXCEPTIONS: [(&str, &str); 1] = [("schema.rs", "hook")];
 
 fn layer_of_module(module: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&module))
@@ -135,6 +143,9 @@ fn no_file_imports_from_a_later_layer() {
                 continue;
             };
             checked += 1;
+            if EXCEPTIONS.contains(&(relative.as_str(), path.as_str())) {
+                continue;
+            }
             if target > layer {
                 wrong.push(format!(
                     "{relative} (layer {}) uses crate::{path} (layer {})",

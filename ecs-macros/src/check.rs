@@ -5,8 +5,8 @@
 
 use crate::errors::Errors;
 use crate::model::{
-    is_field_key, FieldModel, SchemaModel, Shape, EVENT_KEY, RESOURCE_KEY, SPARSE_KEY, STATE_KEY,
-    TRACK_KEY,
+    is_field_key, FieldModel, Role, SchemaModel, Shape, EVENT_KEY, ON_ADD_KEY, ON_INSERT_KEY,
+    ON_REMOVE_KEY, RELATION_KEY, REQUIRES_KEY, RESOURCE_KEY, SPARSE_KEY, STATE_KEY, TRACK_KEY,
 };
 use quote::ToTokens;
 
@@ -26,6 +26,9 @@ pub fn check(model: &SchemaModel, errors: &mut Errors) {
     check_resource_count(model, errors);
     check_duplicate_types(model, errors);
     check_sized_fields(model, errors);
+    check_lifecycle_roles(model, errors);
+    check_relations(model, errors);
+    check_requirements(model, errors);
 }
 
 /// A schema is a struct with named fields: each field names a component.
@@ -100,8 +103,10 @@ fn check_field_keys(model: &SchemaModel, errors: &mut Errors) {
                 "unknown `#[ecs(...)]` key `{}` on a field of schema `{}`: \
                  the field keys are `resource` (a world-global singleton), `event` (an \
                  event type), `state` (a state with transitions, such as a game's phase), \
-                 `track` (a component with change detection) and `sparse` (a component kept \
-                 in a sparse set)",
+                 `track` (a component with change detection), `sparse` (a component kept \
+                 in a sparse set), `relation(inverse = ..)` (a component pointing at another \
+                 entity), `requires(..)` (components added with this one) and the hooks \
+                 `on_add = f`, `on_insert = f`, `on_remove = f`",
                 path_string(key),
                 model.ident
             ),
@@ -288,4 +293,266 @@ fn check_sized_fields(model: &SchemaModel, errors: &mut Errors) {
             ),
         );
     }
+}
+
+/// The lifecycle keys (`relation`, `requires`, the hooks) are for
+/// components, each given once.
+fn check_lifecycle_roles(model: &SchemaModel, errors: &mut Errors) {
+    for field in &model.fields {
+        if !matches!(field.role, Role::Component | Role::Unknown) {
+            let key = field.keys.iter().find(|key| {
+                [
+                    RELATION_KEY,
+                    REQUIRES_KEY,
+                    ON_ADD_KEY,
+                    ON_INSERT_KEY,
+                    ON_REMOVE_KEY,
+                ]
+                .iter()
+                .any(|name| key.is_ident(name))
+            });
+            if let Some(key) = key {
+                errors.at(
+                    key,
+                    format_args!(
+                        "field `{}` of schema `{}`: `{}` applies to components only, not to \
+                         resources, events or states; remove it",
+                        field.ident,
+                        model.ident,
+                        path_string(key)
+                    ),
+                );
+            }
+            continue;
+        }
+        let repeated = |name: &str| field.keys.iter().filter(|key| key.is_ident(name)).count() > 1;
+        for name in [RELATION_KEY, ON_ADD_KEY, ON_INSERT_KEY, ON_REMOVE_KEY] {
+            if repeated(name) {
+                errors.at(
+                    field.ident,
+                    format_args!(
+                        "field `{}` of schema `{}` has `{name}` twice; give it once",
+                        field.ident, model.ident
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Each relation names its inverse, a component field of the schema kept by
+/// the world for that relation alone.
+fn check_relations(model: &SchemaModel, errors: &mut Errors) {
+    let mut inverses: Vec<&syn::Ident> = Vec::new();
+    for field in model.components() {
+        let Some(relation) = &field.lifecycle.relation else {
+            continue;
+        };
+        for key in &relation.unknown {
+            errors.at(
+                key,
+                format_args!(
+                    "unknown key `{}` in the relation `{}` of schema `{}`: a relation takes \
+                     `inverse = <field>` and optionally `on_target_despawn = despawn` or \
+                     `on_target_despawn = remove`",
+                    path_string(key),
+                    field.ident,
+                    model.ident
+                ),
+            );
+        }
+        if let Some(rule) = &relation.on_target_despawn {
+            if rule != "despawn" && rule != "remove" {
+                errors.at(
+                    rule,
+                    format_args!(
+                        "`on_target_despawn = {rule}` in relation `{}` of schema `{}`: say \
+                         `despawn` (despawning a target despawns the entities pointing at it) or \
+                         `remove` (they lose the relation; the default)",
+                        field.ident, model.ident
+                    ),
+                );
+            }
+        }
+        let Some(inverse) = &relation.inverse else {
+            errors.at(
+                &relation.key,
+                format_args!(
+                    "relation `{}` of schema `{}` needs its inverse: \
+                     `relation(inverse = <field>)`, naming the component field of the list of \
+                     sources the world keeps on each target (e.g. `children: Children`, with \
+                     `#[derive(Inverse)] struct Children(Vec<Entity>);`)",
+                    field.ident, model.ident
+                ),
+            );
+            continue;
+        };
+        let Some(target) = model.components().find(|other| other.ident == inverse) else {
+            errors.at(
+                inverse,
+                format_args!(
+                    "the inverse `{inverse}` of relation `{}` is not a component field of schema \
+                     `{}`; add a field for the list of sources (e.g. `{inverse}: Children`, with \
+                     `#[derive(Inverse)] struct Children(Vec<Entity>);`) or name an existing one",
+                    field.ident, model.ident
+                ),
+            );
+            continue;
+        };
+        if target.ident == field.ident || target.lifecycle.relation.is_some() {
+            errors.at(
+                inverse,
+                format_args!(
+                    "the inverse `{inverse}` of relation `{}` of schema `{}` is itself a \
+                     relation; the inverse is a separate field holding the list of sources",
+                    field.ident, model.ident
+                ),
+            );
+        } else if inverses.contains(&inverse) {
+            errors.at(
+                inverse,
+                format_args!(
+                    "`{inverse}` of schema `{}` is already the inverse of another relation; \
+                     give each relation a list of its own",
+                    model.ident
+                ),
+            );
+        } else if has_lifecycle_keys(target) {
+            errors.at(
+                inverse,
+                format_args!(
+                    "`{inverse}` of schema `{}` is the inverse of relation `{}`, which the world \
+                     keeps; it cannot have hooks or requirements of its own (put them on the \
+                     relation `{}`)",
+                    model.ident, field.ident, field.ident
+                ),
+            );
+        }
+        inverses.push(inverse);
+    }
+}
+
+/// Whether `field` has requirements or hooks.
+fn has_lifecycle_keys(field: &FieldModel) -> bool {
+    let lifecycle = &field.lifecycle;
+    !lifecycle.requires.is_empty()
+        || !lifecycle.on_add.is_empty()
+        || !lifecycle.on_insert.is_empty()
+        || !lifecycle.on_remove.is_empty()
+}
+
+/// Each requirement is a component of the schema, not an inverse, and the
+/// requirements form no cycle.
+fn check_requirements(model: &SchemaModel, errors: &mut Errors) {
+    let components: Vec<&FieldModel> = model.components().collect();
+    let inverses: Vec<&syn::Ident> = components
+        .iter()
+        .filter_map(|field| field.lifecycle.relation.as_ref()?.inverse.as_ref())
+        .collect();
+    let mut edges: Vec<Vec<usize>> = vec![Vec::new(); components.len()];
+    let mut known = true;
+    for (from, field) in components.iter().enumerate() {
+        for requirement in &field.lifecycle.requires {
+            let found = components
+                .iter()
+                .position(|other| other.type_name == requirement.type_name);
+            match found {
+                None => {
+                    known = false;
+                    errors.at(
+                        &requirement.ty,
+                        format_args!(
+                            "`{}` requires `{}`, which is not a component of schema `{}`; add \
+                             a field of type `{}` to `{}`, or remove it from `requires` (a \
+                             requirement names the type exactly as its field does)",
+                            field.type_name,
+                            requirement.type_name,
+                            model.ident,
+                            requirement.type_name,
+                            model.ident
+                        ),
+                    );
+                }
+                Some(to) if inverses.contains(&components[to].ident) => errors.at(
+                    &requirement.ty,
+                    format_args!(
+                        "`{}` requires `{}`, the inverse list of a relation of schema `{}`, \
+                         which the world keeps; require the relation instead, or nothing",
+                        field.type_name, requirement.type_name, model.ident
+                    ),
+                ),
+                Some(to) => edges[from].push(to),
+            }
+        }
+    }
+    if !known {
+        return;
+    }
+    if let Some(cycle) = find_cycle(&edges) {
+        let names: Vec<String> = cycle
+            .iter()
+            .map(|&at| format!("`{}`", components[at].type_name))
+            .collect();
+        let first = components[cycle[0]];
+        let requirement = first
+            .lifecycle
+            .requires
+            .iter()
+            .find(|requirement| {
+                requirement.type_name == components[cycle[1 % cycle.len()]].type_name
+            })
+            .expect("the cycle's first edge is a requirement");
+        errors.at(
+            &requirement.ty,
+            format_args!(
+                "the requirements of schema `{}` go round in a cycle: {} requires {}; a \
+                 component cannot require itself, directly or through others, so remove one \
+                 of these requirements",
+                model.ident,
+                names.join(" requires "),
+                names[0]
+            ),
+        );
+    }
+}
+
+/// A cycle in the graph `edges` (node -> the nodes it points at), as its
+/// nodes in order from the lowest one found, if there is one.
+fn find_cycle(edges: &[Vec<usize>]) -> Option<Vec<usize>> {
+    // 0: not seen, 1: on the current path, 2: done.
+    fn walk(
+        at: usize,
+        edges: &[Vec<usize>],
+        state: &mut [u8],
+        path: &mut Vec<usize>,
+    ) -> Option<Vec<usize>> {
+        state[at] = 1;
+        path.push(at);
+        for &next in &edges[at] {
+            if state[next] == 1 {
+                let start = path
+                    .iter()
+                    .position(|&node| node == next)
+                    .expect("on the path");
+                return Some(path[start..].to_vec());
+            }
+            if state[next] == 0 {
+                if let Some(cycle) = walk(next, edges, state, path) {
+                    return Some(cycle);
+                }
+            }
+        }
+        path.pop();
+        state[at] = 2;
+        None
+    }
+    let mut state = vec![0u8; edges.len()];
+    for start in 0..edges.len() {
+        if state[start] == 0 {
+            if let Some(cycle) = walk(start, edges, &mut state, &mut Vec::new()) {
+                return Some(cycle);
+            }
+        }
+    }
+    None
 }

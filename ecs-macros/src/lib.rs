@@ -17,6 +17,7 @@ mod check;
 mod errors;
 mod generate;
 mod model;
+mod relation;
 mod stable_hash;
 
 use proc_macro::TokenStream;
@@ -55,6 +56,27 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     stable_hash::expand(&input, &generate::Krate::resolve())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives `schemecs::Relation` for a struct with one `Entity` field: the
+/// relation's target. Documented at the trait in the `schemecs` crate.
+#[proc_macro_derive(Relation)]
+pub fn derive_relation(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    relation::expand_relation(&input, &generate::Krate::resolve())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives `schemecs::Inverse` for a struct with one `Vec<Entity>` field:
+/// the sources the world keeps for a relation. Documented at the trait in
+/// the `schemecs` crate.
+#[proc_macro_derive(Inverse)]
+pub fn derive_inverse(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    relation::expand_inverse(&input, &generate::Krate::resolve())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -10,7 +10,7 @@
 use crate::errors::Errors;
 use proc_macro2::Span;
 use quote::ToTokens;
-use syn::parse::ParseStream;
+use syn::parse::{Parse, ParseStream};
 
 /// The schema struct as written: its name, visibility and generics, its
 /// shape, its struct-level `#[ecs(...)]` keys and its named fields.
@@ -52,6 +52,58 @@ pub struct FieldModel<'a> {
     /// `#[ecs(sparse)]`: a component kept in a sparse set keyed by entity
     /// index rather than in a table column.
     pub sparse: bool,
+    /// What the valued keys say: relation, requirements, hooks.
+    pub lifecycle: Lifecycle,
+}
+
+/// The valued keys of a field: `relation(..)`, `requires(..)`, `on_add = ..`,
+/// `on_insert = ..`, `on_remove = ..`.
+#[derive(Clone, Default)]
+pub struct Lifecycle {
+    pub relation: Option<RelationModel>,
+    /// Each `requires(..)` key's requirements, in order.
+    pub requires: Vec<Requirement>,
+    pub on_add: Vec<syn::Path>,
+    pub on_insert: Vec<syn::Path>,
+    pub on_remove: Vec<syn::Path>,
+}
+
+/// `relation(inverse = children, on_target_despawn = despawn)`.
+#[derive(Clone)]
+pub struct RelationModel {
+    /// The `relation` key, for errors about the key as a whole.
+    pub key: syn::Path,
+    pub inverse: Option<syn::Ident>,
+    pub on_target_despawn: Option<syn::Ident>,
+    /// Keys inside `relation(..)` other than those two.
+    pub unknown: Vec<syn::Path>,
+}
+
+/// One requirement in `requires(..)`: a type, and optionally the function
+/// that makes its value (`Velocity = Velocity::still`).
+#[derive(Clone)]
+pub struct Requirement {
+    pub ty: syn::Type,
+    /// The type as written, to find it among the schema's fields.
+    pub type_name: String,
+    pub make: Option<syn::Path>,
+}
+
+impl syn::parse::Parse for Requirement {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let ty: syn::Type = input.parse()?;
+        let make = if input.peek(syn::Token![=]) {
+            input.parse::<syn::Token![=]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        Ok(Requirement {
+            type_name: type_name(&ty),
+            ty,
+            make,
+        })
+    }
 }
 
 /// What a field declares, read from its keys.
@@ -77,7 +129,23 @@ pub const EVENT_KEY: &str = "event";
 pub const STATE_KEY: &str = "state";
 pub const TRACK_KEY: &str = "track";
 pub const SPARSE_KEY: &str = "sparse";
-const FIELD_KEYS: [&str; 5] = [RESOURCE_KEY, EVENT_KEY, STATE_KEY, TRACK_KEY, SPARSE_KEY];
+pub const RELATION_KEY: &str = "relation";
+pub const REQUIRES_KEY: &str = "requires";
+pub const ON_ADD_KEY: &str = "on_add";
+pub const ON_INSERT_KEY: &str = "on_insert";
+pub const ON_REMOVE_KEY: &str = "on_remove";
+const FIELD_KEYS: [&str; 10] = [
+    RESOURCE_KEY,
+    EVENT_KEY,
+    STATE_KEY,
+    TRACK_KEY,
+    SPARSE_KEY,
+    RELATION_KEY,
+    REQUIRES_KEY,
+    ON_ADD_KEY,
+    ON_INSERT_KEY,
+    ON_REMOVE_KEY,
+];
 
 impl<'a> SchemaModel<'a> {
     pub fn from_syn(input: &'a syn::DeriveInput, errors: &mut Errors) -> Self {
@@ -96,7 +164,7 @@ impl<'a> SchemaModel<'a> {
             vis: &input.vis,
             generics: &input.generics,
             shape,
-            keys: ecs_keys(&input.attrs, |_| false, errors),
+            keys: ecs_keys(&input.attrs, |_| false, &mut Lifecycle::default(), errors),
             fields: fields
                 .map(|field| FieldModel::from_syn(field, errors))
                 .collect(),
@@ -144,7 +212,8 @@ impl<'a> SchemaModel<'a> {
 
 impl<'a> FieldModel<'a> {
     fn from_syn(field: &'a syn::Field, errors: &mut Errors) -> Self {
-        let keys = ecs_keys(&field.attrs, is_field_key, errors);
+        let mut lifecycle = Lifecycle::default();
+        let keys = ecs_keys(&field.attrs, is_field_key, &mut lifecycle, errors);
         let has = |name: &str| keys.iter().any(|key| key.is_ident(name));
         // A combination that makes no sense (`resource` with `event`) is
         // reported by `check`; the role is the first that applies.
@@ -165,6 +234,7 @@ impl<'a> FieldModel<'a> {
             type_name: type_name(&field.ty),
             tracked: role == Role::Component && has(TRACK_KEY),
             sparse: role == Role::Component && has(SPARSE_KEY),
+            lifecycle,
             keys,
             role,
         }
@@ -200,12 +270,14 @@ pub fn is_field_key(key: &syn::Path) -> bool {
     FIELD_KEYS.iter().any(|known| key.is_ident(known))
 }
 
-/// The keys of every `#[ecs(...)]` attribute among `attrs`, in order. No known
-/// key takes a value; whatever follows an unknown key is skipped, so that
-/// `check` reports the key alone rather than a syntax error after it.
+/// The keys of every `#[ecs(...)]` attribute among `attrs`, in order. The
+/// valued keys (`relation(..)`, `requires(..)`, the hooks) put their values in
+/// `lifecycle`; whatever follows an unknown key is skipped, so that `check`
+/// reports the key alone rather than a syntax error after it.
 fn ecs_keys(
     attrs: &[syn::Attribute],
     is_known: fn(&syn::Path) -> bool,
+    lifecycle: &mut Lifecycle,
     errors: &mut Errors,
 ) -> Vec<syn::Path> {
     let mut keys = Vec::new();
@@ -213,6 +285,38 @@ fn ecs_keys(
         let parsed = attr.parse_nested_meta(|meta| {
             if !is_known(&meta.path) {
                 skip_to_comma(meta.input)?;
+            } else if meta.path.is_ident(RELATION_KEY) {
+                let mut relation = RelationModel {
+                    key: meta.path.clone(),
+                    inverse: None,
+                    on_target_despawn: None,
+                    unknown: Vec::new(),
+                };
+                if meta.input.peek(syn::token::Paren) {
+                    meta.parse_nested_meta(|inner| {
+                        if inner.path.is_ident("inverse") {
+                            relation.inverse = Some(inner.value()?.parse()?);
+                        } else if inner.path.is_ident("on_target_despawn") {
+                            relation.on_target_despawn = Some(inner.value()?.parse()?);
+                        } else {
+                            skip_to_comma(inner.input)?;
+                            relation.unknown.push(inner.path);
+                        }
+                        Ok(())
+                    })?;
+                }
+                lifecycle.relation = Some(relation);
+            } else if meta.path.is_ident(REQUIRES_KEY) {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let list = content.parse_terminated(Requirement::parse, syn::Token![,])?;
+                lifecycle.requires.extend(list);
+            } else if meta.path.is_ident(ON_ADD_KEY) {
+                lifecycle.on_add.push(meta.value()?.parse()?);
+            } else if meta.path.is_ident(ON_INSERT_KEY) {
+                lifecycle.on_insert.push(meta.value()?.parse()?);
+            } else if meta.path.is_ident(ON_REMOVE_KEY) {
+                lifecycle.on_remove.push(meta.value()?.parse()?);
             }
             keys.push(meta.path);
             Ok(())

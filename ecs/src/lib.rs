@@ -151,11 +151,13 @@ mod component_bounds;
 mod entity;
 mod entity_ref;
 mod event;
+mod hook;
 mod lend;
 mod mask;
 mod misuse;
 mod pool;
 mod query;
+mod relation;
 mod removed;
 mod save;
 mod schedule;
@@ -175,18 +177,21 @@ pub use component_bounds::ChecksumSchema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Events};
+pub use hook::{DeferredWorld, Hook};
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
     Added, Changed, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError, QueryFilter,
     QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition,
     TableEntities, TableEntitiesIter, With, Without,
 };
+pub use relation::{Inverse, OnTargetDespawn, Relation, RelationOf};
 pub use removed::Removed;
 pub use schedule::{FixedTime, GameLoop, Schedule};
 pub use schema::{Component, Resource, Schema, Tracked};
 pub use schemecs_macros::Schema;
 /// Derives [`StableHash`](trait@StableHash): see the trait.
 pub use schemecs_macros::StableHash;
+pub use schemecs_macros::{Inverse, Relation};
 pub use state::{in_state, InState, NextState, State, States};
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
@@ -199,7 +204,7 @@ pub use system::{
     ConditionParam, IntoCondition, IntoSystem, Local, NotCondition, OnEvent, OrCondition, Res,
     ResMut, ResourceChanged, RunIf, RunIfExt, SystemParam,
 };
-pub use world::{Description, LocalState, TableDescription, World};
+pub use world::{Ancestors, Descendants, Description, LocalState, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]
@@ -210,10 +215,10 @@ pub struct ReadmeDoctests;
 pub mod prelude {
     pub use crate::{
         in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
-        Commands, Component, ConditionExt, Entity, EntityMut, EntityRef, EventCursor, EventReader,
-        EventWriter, Events, FixedTime, GameLoop, Has, Local, Mask, NextState, NoSuchEntity, Or,
-        PreparedQuery, Query, Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema, State,
-        States, With, Without, World,
+        Commands, Component, ConditionExt, DeferredWorld, Entity, EntityMut, EntityRef,
+        EventCursor, EventReader, EventWriter, Events, FixedTime, GameLoop, Has, Inverse, Local,
+        Mask, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation, RelationOf, Removed,
+        Res, ResMut, Resource, RunIfExt, Schedule, Schema, State, States, With, Without, World,
     };
 }
 
@@ -231,11 +236,16 @@ pub mod __private {
     pub use crate::component_bounds::{
         CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
     };
+    pub use crate::hook::HookKind;
     pub use crate::lend::{Lent, SplitWorld};
-    pub use crate::misuse::{ComponentIsNotAResource, IsAResource, Misuse, NotAComponent};
+    pub use crate::misuse::{
+        ComponentIsNotAResource, IsAResource, Misuse, NotAComponent, RelationField, RequiredDefault,
+    };
     pub use crate::query::{MatchedTables, TableView};
+    pub use crate::relation::RelationVisitor;
     #[cfg(feature = "serde")]
     pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
+    pub use crate::storage::Staged;
     pub use crate::storage::{Column, ColumnVec, TrackedVec};
     pub use crate::system::{Exclusive, RunIfParts, RunIfShape, SystemFn, SystemNode};
     pub use bitflags;

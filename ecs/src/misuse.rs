@@ -160,3 +160,58 @@ tuple_is_not_a_component!(A, B, C, D, E, F, G, H, I);
 tuple_is_not_a_component!(A, B, C, D, E, F, G, H, I, J);
 tuple_is_not_a_component!(A, B, C, D, E, F, G, H, I, J, K);
 tuple_is_not_a_component!(A, B, C, D, E, F, G, H, I, J, K, L);
+
+/// A field marked `#[ecs(relation(..))]`: its type must be a [`Relation`].
+/// The derive asks for this rather than for `Relation` itself, so that the
+/// error names the schema.
+///
+/// [`Relation`]: crate::Relation
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is marked a relation in schema `{S}`, but it holds no target entity",
+    label = "not a relation",
+    note = "a relation is a struct with one `Entity` field that derives `Relation`: \
+            `#[derive(Relation)] struct {Self}(Entity);`; or remove `relation(..)` from its field"
+)]
+pub trait RelationField<S: crate::Schema> {
+    /// The target.
+    fn relation_target(&self) -> crate::Entity;
+    /// Hands `visitor` this relation.
+    fn visit<V: crate::relation::RelationVisitor<S>>(visitor: &mut V);
+}
+
+#[diagnostic::do_not_recommend]
+impl<S: crate::Schema, T: crate::relation::RelationOf<S>> RelationField<S> for T {
+    #[inline(always)]
+    fn relation_target(&self) -> crate::Entity {
+        self.target()
+    }
+
+    #[inline(always)]
+    fn visit<V: crate::relation::RelationVisitor<S>>(visitor: &mut V) {
+        visitor.visit::<T>();
+    }
+}
+
+/// A component named in a `requires(..)` without a function to make it: it
+/// is made with `Default`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is required by a component of schema `{S}`, but it has no `Default` \
+               to make it with",
+    label = "no `Default` for `{Self}`",
+    note = "derive or implement `Default` for `{Self}`, or name a function that makes one: \
+            `requires({Self} = make_it)` with `fn make_it() -> {Self}`"
+)]
+pub trait RequiredDefault<S>: Sized {
+    /// The value a requirement adds.
+    fn required() -> Self;
+}
+
+#[diagnostic::do_not_recommend]
+impl<S, T: Default> RequiredDefault<S> for T {
+    #[inline]
+    fn required() -> Self {
+        T::default()
+    }
+}

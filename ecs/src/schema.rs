@@ -4,8 +4,10 @@
 //! [`Column`], in `storage`.)
 
 use crate::entity::Entity;
+use crate::hook::{DeferredWorld, HookKind};
 use crate::mask::Mask;
-use crate::storage::Column;
+use crate::relation::RelationVisitor;
+use crate::storage::{Column, Staged};
 
 /// A world's complete list of component and resource types, fixed at compile
 /// time. Implement it with `#[derive(Schema)]`; never by hand.
@@ -161,6 +163,39 @@ pub trait Schema: Sized + 'static {
     /// Clamps the ticks of every event queue (see [`crate::change`]).
     #[doc(hidden)]
     fn clamp_event_ticks(resources: &mut Self::Resources, now: u32);
+
+    /// Hands `visitor` the relation whose field has `bit`, or whose inverse
+    /// has it; does nothing for any other bit.
+    #[doc(hidden)]
+    #[inline]
+    fn visit_relation<V: RelationVisitor<Self>>(bit: u32, visitor: &mut V) {
+        let _ = (bit, visitor);
+    }
+
+    /// The components that those of `bits` require, transitively, less
+    /// `bits` themselves (`#[ecs(requires(..))]`, closed by the derive).
+    #[doc(hidden)]
+    #[inline]
+    fn required_by(bits: u128) -> u128 {
+        let _ = bits;
+        0
+    }
+
+    /// Stages the value a requirement makes for each component of `bits`
+    /// (its `Default`, or the constructor the requirement names) onto the
+    /// end of its column: next in line for an insert of staged values.
+    #[doc(hidden)]
+    #[inline]
+    fn stage_required(bits: u128, staged: &mut Staged<Self>) {
+        let _ = (bits, staged);
+    }
+
+    /// Runs the `kind` hook of the component of `bit` on `entity`.
+    #[doc(hidden)]
+    #[inline]
+    fn run_hook(kind: HookKind, bit: u32, world: &mut DeferredWorld<'_, Self>, entity: Entity) {
+        let _ = (kind, bit, world, entity);
+    }
 }
 
 /// The text consts of a derived `impl Schema`: the schema's name, its type

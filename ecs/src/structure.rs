@@ -361,7 +361,7 @@ impl<S: Schema> EntityStore<S> {
     /// # Panics
     ///
     /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
-    pub(crate) fn spawn_staged(&mut self, mask: S::Mask, values: &mut Staged<S>) {
+    pub(crate) fn spawn_staged(&mut self, mask: S::Mask, values: &mut Staged<S>) -> Entity {
         self.flush();
         let table_mask = table_part::<S>(mask);
         let id = self.tables.insert_target(TableId::EMPTY, table_mask);
@@ -383,6 +383,7 @@ impl<S: Schema> EntityStore<S> {
         }
         self.stamp(id);
         self.put_staged_sparse(entity, mask, values);
+        entity
     }
 }
 
@@ -848,6 +849,16 @@ fn relocate(
 pub struct Spawned<'w> {
     entities: &'w Entities,
     rows: core::slice::Iter<'w, EntityIndex>,
+}
+
+impl<'w> Spawned<'w> {
+    /// The entities of `rows`, in order.
+    pub(crate) fn of(entities: &'w Entities, rows: &'w [EntityIndex]) -> Self {
+        Spawned {
+            entities,
+            rows: rows.iter(),
+        }
+    }
 }
 
 impl Iterator for Spawned<'_> {

@@ -47,10 +47,13 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
     } else {
         quote!()
     };
+    let relation_target = super::lifecycle::relation_target(field, names);
     quote! {
         #[automatically_derived]
         impl #krate::Component<#schema> for #ty {
             const BIT: u32 = #bit;
+
+            #relation_target
 
             #[allow(unreachable_patterns)]
             #[inline]

@@ -24,6 +24,7 @@
 mod column;
 mod component;
 mod krate;
+mod lifecycle;
 mod mask;
 mod resources;
 mod schema;
@@ -54,6 +55,7 @@ pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
         .resources()
         .enumerate()
         .map(|(index, field)| resources::resource_impl(&names, index, field));
+    let relation_impls = lifecycle::relation_impls(model, &names);
     let not_a_resource_impls = model
         .components()
         .map(|field| component::not_a_resource_impl(&names, field));
@@ -65,6 +67,7 @@ pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
         #schema_impl
         #snapshot_impls
         #(#component_impls)*
+        #relation_impls
         #(#resource_impls)*
         #(#not_a_resource_impls)*
         #fields_are_declarations

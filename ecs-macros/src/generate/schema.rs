@@ -28,6 +28,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
         .filter(|(_, field)| field.sparse)
         .map(|(bit, _)| bit_literal(bit));
     let event_fields: Vec<_> = model.events().map(|field| field.ident).collect();
+    let lifecycle = super::lifecycle::schema_items(model, names);
     let new_columns = model
         .components()
         .map(|field| super::column::column_store(field, names.krate));
@@ -51,6 +52,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             };
             const TRACKED_BITS: u128 = 0 #(| (1u128 << #tracked_bits))*;
             const SPARSE_BITS: u128 = 0 #(| (1u128 << #sparse_bits))*;
+            #lifecycle
 
             #[inline]
             #[allow(unused_variables, clippy::unused_unit)]

@@ -17,7 +17,7 @@ pub(crate) use hash::MaskMap;
 #[cfg(feature = "serde")]
 pub(crate) use sparse::sparse_bits;
 pub(crate) use sparse::{is_sparse, table_part, SparseSet, SparseSets};
-pub(crate) use staged::Staged;
+pub use staged::Staged;
 pub(crate) use table::{clone_slice_from, Edge, Table, TableMove, Tables};
 
 /// Index of a table in [`Tables`]. Tables are never removed, so an id stays

@@ -2,7 +2,7 @@
 //! commands are applied.
 
 use super::column::Column;
-use crate::schema::Schema;
+use crate::schema::{Component, Schema};
 
 /// The values of recorded bundles: one column per component bit (tags
 /// included), each value pushed when its command is recorded. No type
@@ -11,7 +11,8 @@ use crate::schema::Schema;
 /// While the commands are replayed, each column is reversed, so that its last
 /// value is the earliest one not applied yet: the one [`Staged::pop_into`]
 /// moves.
-pub(crate) struct Staged<S: Schema> {
+#[doc(hidden)]
+pub struct Staged<S: Schema> {
     /// Empty until the first bundle is recorded; then one column per bit.
     columns: Vec<S::Column>,
 }
@@ -41,6 +42,13 @@ impl<S: Schema> Staged<S> {
     pub(crate) fn pop_into(&mut self, bit: u32, to: &mut S::Column) {
         // Without ticks: the structural operation stamps `to` when it is done.
         self.columns[bit as usize].pop_into(to);
+    }
+
+    /// Pushes `value` onto the end of its component's column: for a
+    /// requirement's value, next in line for an insert of staged values.
+    #[inline]
+    pub fn push<C: Component<S>>(&mut self, value: C) {
+        C::column_mut(&mut self.columns()[C::BIT as usize]).push(value);
     }
 
     /// Moves every value of `other` after the values here, column by column.

@@ -7,21 +7,24 @@ use crate::entity::{Entities, EntitiesExhausted, Entity, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::event::{Event, Events};
 use crate::lend::{Lent, SplitBuffers, SplitWorld};
-use crate::mask::Mask;
+use crate::mask::{Mask, MaskBits};
 use crate::query::{
     Query, QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData, SchemaQuery,
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
-use crate::storage::{SparseSets, Table, TableId, Tables};
+use crate::storage::{EntityIndex, SparseSets, Table, TableId, Tables};
 use crate::structure::{EntityStore, Spawned};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
+mod hierarchy;
+mod lifecycle;
 mod locals;
 #[cfg(feature = "serde")]
 mod save;
 mod snapshot;
 
+pub use hierarchy::{Ancestors, Descendants};
 pub(crate) use locals::Locals;
 pub use locals::{LocalSlots, LocalState};
 
@@ -66,6 +69,9 @@ pub struct World<S: Schema> {
     /// The values of the systems' [`Local`](crate::Local)s, per schedule
     /// and system.
     locals: Locals,
+    /// The entities of the last [`World::spawn_batch`] of a bundle with a
+    /// lifecycle (which moves them as it goes): scratch, not state.
+    spawned: Vec<EntityIndex>,
 }
 
 impl<S: Schema> World<S>
@@ -109,6 +115,7 @@ impl<S: Schema> World<S> {
             queries: RwLock::default(),
             resources,
             locals: Locals::default(),
+            spawned: Vec::new(),
         }
     }
 
@@ -120,7 +127,12 @@ impl<S: Schema> World<S> {
     #[inline]
     pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Entity {
         const { B::CHECK };
-        match self.store.spawn(bundle) {
+        let spawned = if Self::has_lifecycle(B::BITS) {
+            self.spawn_lifecycle(bundle)
+        } else {
+            self.store.spawn(bundle)
+        };
+        match spawned {
             Ok(entity) => entity,
             Err(error) => panic!("{error}"),
         }
@@ -130,6 +142,9 @@ impl<S: Schema> World<S> {
     /// the bundle) when no entity index is left.
     pub fn try_spawn<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
         const { B::CHECK };
+        if Self::has_lifecycle(B::BITS) {
+            return self.spawn_lifecycle(bundle);
+        }
         self.store.spawn(bundle)
     }
 
@@ -162,6 +177,9 @@ impl<S: Schema> World<S> {
         I: IntoIterator<Item = B>,
     {
         const { B::CHECK };
+        if Self::has_lifecycle(B::BITS) {
+            return self.spawn_batch_lifecycle(bundles.into_iter());
+        }
         self.store.spawn_batch(bundles.into_iter())
     }
 
@@ -175,6 +193,9 @@ impl<S: Schema> World<S> {
     #[inline(always)]
     pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         const { B::CHECK };
+        if Self::has_lifecycle(B::BITS) {
+            return self.insert_lifecycle(entity, bundle);
+        }
         self.store.insert(entity, bundle)
     }
 
@@ -213,6 +234,9 @@ impl<S: Schema> World<S> {
         entity: Entity,
     ) -> Result<Option<B>, NoSuchEntity> {
         const { B::CHECK };
+        if Self::has_lifecycle(B::BITS) {
+            return self.remove_lifecycle(entity);
+        }
         self.store.remove_bundle(entity)
     }
 
@@ -270,8 +294,13 @@ impl<S: Schema> World<S> {
         // The entities reserved by spawns become alive (with no components
         // yet); each spawn then inserts its bundle.
         self.store.flush();
+        if S::LIFECYCLE_BITS != 0 {
+            return self.apply_commands_lifecycle(queue);
+        }
         queue.replay(|command, values| match command {
-            Command::Spawn(None, mask) => self.store.spawn_staged(mask, values),
+            Command::Spawn(None, mask) => {
+                self.store.spawn_staged(mask, values);
+            }
             Command::Spawn(Some(entity), mask) => self.store.insert_staged(entity, mask, values),
             Command::Insert(entity, mask) => self.store.insert_staged(entity, mask, values),
             Command::Remove(entity, mask) => self.store.remove_staged(entity, mask),
@@ -281,9 +310,52 @@ impl<S: Schema> World<S> {
         });
     }
 
+    /// [`World::apply_commands`] in a schema with a lifecycle: each command
+    /// that touches one goes through it, and the commands its hooks record
+    /// are applied right after it.
+    #[inline(never)]
+    fn apply_commands_lifecycle(&mut self, queue: &mut CommandQueue<S>) {
+        let mut hooks = CommandQueue::default();
+        queue.replay(|command, values| {
+            match command {
+                Command::Spawn(None, mask) if Self::has_lifecycle(mask.bits().to_u128()) => {
+                    let entity = self.store.spawn_staged(S::Mask::EMPTY, values);
+                    self.insert_staged_lifecycle(entity, mask, values, &mut hooks);
+                }
+                Command::Spawn(None, mask) => {
+                    self.store.spawn_staged(mask, values);
+                }
+                Command::Spawn(Some(entity), mask) | Command::Insert(entity, mask)
+                    if Self::has_lifecycle(mask.bits().to_u128()) =>
+                {
+                    self.insert_staged_lifecycle(entity, mask, values, &mut hooks);
+                }
+                Command::Spawn(Some(entity), mask) | Command::Insert(entity, mask) => {
+                    self.store.insert_staged(entity, mask, values);
+                }
+                Command::Remove(entity, mask) if Self::has_lifecycle(mask.bits().to_u128()) => {
+                    self.remove_staged_lifecycle(entity, mask, &mut hooks);
+                }
+                Command::Remove(entity, mask) => self.store.remove_staged(entity, mask),
+                Command::Despawn(entity) => {
+                    let _ = self.despawn_lifecycle(entity, &mut hooks);
+                }
+            }
+            if hooks.len() != 0 {
+                self.apply_commands(&mut hooks);
+            }
+        });
+    }
+
     /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is
     /// not alive (a second despawn, or a stale handle): nothing changes.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        if S::LIFECYCLE_BITS != 0 {
+            let mut hooks = CommandQueue::default();
+            let despawned = self.despawn_lifecycle(entity, &mut hooks);
+            self.apply_commands(&mut hooks);
+            return despawned;
+        }
         self.store.despawn(entity)
     }
 

@@ -61,6 +61,7 @@ where
             queries: RwLock::new(queries),
             resources: S::clone_resources(&self.resources),
             locals: self.locals.clone(),
+            spawned: Vec::new(),
         }
     }
 

@@ -1,0 +1,472 @@
+//! What a structural change does beyond moving values, for the components
+//! the schema gives a lifecycle: relations (the world keeps each target's
+//! inverse list), requirements (added with the component that requires
+//! them, in the same migration) and hooks (run as the change happens).
+//!
+//! The world's operations come here only for a bundle, command or entity
+//! that holds one of [`Schema::LIFECYCLE_BITS`]; the test is on constants,
+//! so a schema that declares none of it compiles to the plain paths.
+//!
+//! One order for every change, whatever path it came by (a `World` method,
+//! a system's commands, a hook's): the `on_remove` hooks run first, while
+//! the values are still there; then the relations are unlinked and the
+//! values moved (requirements staged with the bundle, one migration); then
+//! the new relations are linked and the `on_add` and `on_insert` hooks run.
+//! The commands the hooks record are applied last, before the next change.
+
+use super::World;
+use crate::bundle::Bundle;
+use crate::command::CommandQueue;
+use crate::entity::{Entity, NoSuchEntity};
+use crate::hook::{DeferredWorld, HookKind};
+use crate::mask::{Mask, MaskBits};
+use crate::relation::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
+use crate::schema::{Component, Schema};
+use crate::storage::Staged;
+use crate::Commands;
+
+/// The bits of `mask`.
+#[inline(always)]
+fn bits<S: Schema>(mask: S::Mask) -> u128 {
+    mask.bits().to_u128()
+}
+
+/// Calls `f` with each bit of `bits`, lowest first.
+#[inline]
+fn for_each_bit(mut bits: u128, mut f: impl FnMut(u32)) {
+    while bits != 0 {
+        f(bits.trailing_zeros());
+        bits &= bits - 1;
+    }
+}
+
+/// The relation targets an entity had before a change, by bit.
+type OldTargets = Vec<(u32, Entity)>;
+
+impl<S: Schema> World<S> {
+    /// Whether a bundle of `bits` needs the lifecycle paths. A constant for a
+    /// typed bundle.
+    #[inline(always)]
+    pub(crate) const fn has_lifecycle(bits: u128) -> bool {
+        S::LIFECYCLE_BITS & bits != 0
+    }
+
+    /// [`World::spawn`] of a bundle with a lifecycle.
+    #[inline(never)]
+    pub(crate) fn spawn_lifecycle<B: Bundle<S>>(
+        &mut self,
+        bundle: B,
+    ) -> Result<Entity, crate::EntitiesExhausted> {
+        let entity = self.store.spawn(())?;
+        let mut hooks = CommandQueue::default();
+        self.insert_bundle(entity, S::Mask::EMPTY, bundle, &mut hooks);
+        self.apply_commands(&mut hooks);
+        Ok(entity)
+    }
+
+    /// [`World::spawn_batch`] of a bundle with a lifecycle: one spawn after
+    /// the other (each may move the ones before, through hooks or
+    /// relations), the entities listed in the world's scratch list.
+    #[inline(never)]
+    pub(crate) fn spawn_batch_lifecycle<B: Bundle<S>>(
+        &mut self,
+        bundles: impl Iterator<Item = B>,
+    ) -> crate::Spawned<'_> {
+        let mut spawned = core::mem::take(&mut self.spawned);
+        spawned.clear();
+        for bundle in bundles {
+            match self.spawn_lifecycle(bundle) {
+                Ok(entity) => spawned.push(entity.into()),
+                Err(error) => panic!("{error}"),
+            }
+        }
+        self.spawned = spawned;
+        crate::Spawned::of(self.store.entities(), &self.spawned)
+    }
+
+    /// [`World::insert`] of a bundle with a lifecycle: every relation target
+    /// must be alive, or nothing changes.
+    #[inline(never)]
+    pub(crate) fn insert_lifecycle<B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<(), NoSuchEntity> {
+        let previous = self.store.archetype(entity).ok_or(NoSuchEntity(entity))?;
+        let mut dead = None;
+        bundle.relation_targets(&mut |_, target| {
+            if dead.is_none() && !self.store.entities().contains(target) {
+                dead = Some(target);
+            }
+        });
+        if let Some(target) = dead {
+            return Err(NoSuchEntity(target));
+        }
+        let mut hooks = CommandQueue::default();
+        self.insert_bundle(entity, previous, bundle, &mut hooks);
+        self.apply_commands(&mut hooks);
+        Ok(())
+    }
+
+    /// Inserts `bundle` and what it requires into `entity` (alive, of
+    /// archetype `previous`), then links its relations and runs its hooks.
+    fn insert_bundle<B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        previous: S::Mask,
+        bundle: B,
+        hooks: &mut CommandQueue<S>,
+    ) {
+        let before = bits::<S>(previous);
+        let old = self.old_targets(entity, B::BITS & before);
+        let required = S::required_by(B::BITS) & !before & !B::BITS;
+        if required == 0 {
+            let inserted = self.store.insert(entity, bundle);
+            debug_assert!(inserted.is_ok(), "the entity is alive");
+        } else {
+            // One migration for the bundle and its requirements: staged
+            // together, one value per column.
+            let mut staged = Staged::default();
+            bundle.stage(staged.columns());
+            S::stage_required(required, &mut staged);
+            let mask = S::Mask::from_u128(B::BITS | required);
+            self.store.insert_staged(entity, mask, &mut staged);
+        }
+        self.after_insert(entity, before, B::BITS | required, &old, hooks);
+    }
+
+    /// A recorded insert (or spawn) of `mask` with a lifecycle: as
+    /// [`World::insert_lifecycle`], except that a relation whose target is
+    /// not alive when the command is applied is removed again (a command has
+    /// no caller to give an error to).
+    pub(crate) fn insert_staged_lifecycle(
+        &mut self,
+        entity: Entity,
+        mask: S::Mask,
+        values: &mut Staged<S>,
+        hooks: &mut CommandQueue<S>,
+    ) {
+        let Some(previous) = self.store.archetype(entity) else {
+            // Drops the values, as for any command on a dead entity.
+            self.store.insert_staged(entity, mask, values);
+            return;
+        };
+        let (before, inserted) = (bits::<S>(previous), bits::<S>(mask));
+        let old = self.old_targets(entity, inserted & before);
+        let required = S::required_by(inserted) & !before & !inserted;
+        if required != 0 {
+            S::stage_required(required, values);
+        }
+        let all = S::Mask::from_u128(inserted | required);
+        self.store.insert_staged(entity, all, values);
+        self.after_insert(entity, before, inserted | required, &old, hooks);
+    }
+
+    /// The targets of the relations of `bits` that `entity` has now.
+    fn old_targets(&self, entity: Entity, bits: u128) -> OldTargets {
+        let mut old = OldTargets::new();
+        for_each_bit(bits & S::RELATION_BITS, |bit| {
+            let mut visitor = ReadTarget {
+                world: self,
+                entity,
+                bit,
+                target: None,
+            };
+            S::visit_relation(bit, &mut visitor);
+            if let Some(target) = visitor.target {
+                old.push((bit, target));
+            }
+        });
+        old
+    }
+
+    /// After `inserted` went into `entity` (whose archetype had `before`):
+    /// links each new relation target, then runs the `on_add` hooks of what
+    /// is new and the `on_insert` hooks of all of it.
+    fn after_insert(
+        &mut self,
+        entity: Entity,
+        before: u128,
+        inserted: u128,
+        old: &[(u32, Entity)],
+        hooks: &mut CommandQueue<S>,
+    ) {
+        let mut dropped = 0;
+        for_each_bit(inserted & S::RELATION_BITS, |bit| {
+            let old = old.iter().find(|(at, _)| *at == bit).map(|&(_, t)| t);
+            let mut visitor = Link {
+                world: self,
+                entity,
+                old,
+                dropped: 0,
+            };
+            S::visit_relation(bit, &mut visitor);
+            dropped |= visitor.dropped;
+        });
+        let inserted = inserted & !dropped;
+        self.run_hooks(
+            HookKind::Add,
+            entity,
+            inserted & !before & S::ON_ADD_BITS,
+            hooks,
+        );
+        self.run_hooks(
+            HookKind::Insert,
+            entity,
+            inserted & S::ON_INSERT_BITS,
+            hooks,
+        );
+    }
+
+    /// Runs the `kind` hook of each component of `bits` on `entity`, in bit
+    /// order, recording their commands in `hooks`.
+    fn run_hooks(&self, kind: HookKind, entity: Entity, bits: u128, hooks: &mut CommandQueue<S>) {
+        for_each_bit(bits, |bit| {
+            let commands = Commands::new(hooks, self.store.entities());
+            S::run_hook(kind, bit, &mut DeferredWorld::new(self, commands), entity);
+        });
+    }
+
+    /// [`World::remove_bundle`] of a bundle with a lifecycle.
+    #[inline(never)]
+    pub(crate) fn remove_lifecycle<B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Option<B>, NoSuchEntity> {
+        let previous = self.store.archetype(entity).ok_or(NoSuchEntity(entity))?;
+        if !previous.contains(B::mask()) {
+            return Ok(None);
+        }
+        let mut hooks = CommandQueue::default();
+        let orphans = self.before_remove(entity, B::BITS, &mut hooks);
+        let taken = self.store.remove_bundle::<B>(entity);
+        self.orphan(orphans, &mut hooks);
+        self.apply_commands(&mut hooks);
+        taken
+    }
+
+    /// A recorded removal of `mask` with a lifecycle.
+    pub(crate) fn remove_staged_lifecycle(
+        &mut self,
+        entity: Entity,
+        mask: S::Mask,
+        hooks: &mut CommandQueue<S>,
+    ) {
+        match self.store.archetype(entity) {
+            Some(previous) if previous.contains(mask) => {
+                let orphans = self.before_remove(entity, bits::<S>(mask), hooks);
+                self.store.remove_staged(entity, mask);
+                self.orphan(orphans, hooks);
+            }
+            _ => {}
+        }
+    }
+
+    /// Before `removed` is taken from `entity` (which has all of it): runs
+    /// the `on_remove` hooks, unlinks the relations from their targets, and
+    /// takes out the sources of the inverse lists, whose relations the
+    /// caller then removes with [`World::orphan`].
+    fn before_remove(
+        &mut self,
+        entity: Entity,
+        removed: u128,
+        hooks: &mut CommandQueue<S>,
+    ) -> Vec<Orphans> {
+        self.run_hooks(HookKind::Remove, entity, removed & S::ON_REMOVE_BITS, hooks);
+        let mut orphans = Vec::new();
+        for_each_bit(removed & (S::RELATION_BITS | S::INVERSE_BITS), |bit| {
+            let mut visitor = Unlink {
+                world: self,
+                entity,
+                bit,
+                orphans: None,
+            };
+            S::visit_relation(bit, &mut visitor);
+            orphans.extend(visitor.orphans);
+        });
+        orphans
+    }
+
+    /// Removes from each of `orphans`' sources the relation that pointed at
+    /// a target that lost its inverse list.
+    fn orphan(&mut self, orphans: Vec<Orphans>, hooks: &mut CommandQueue<S>) {
+        for Orphans { relation, sources } in orphans {
+            for source in sources {
+                self.remove_relation(relation, source, hooks);
+            }
+        }
+    }
+
+    /// Removes the relation of `bit` from `source` (its target's list is
+    /// already gone), running its `on_remove` hook.
+    fn remove_relation(&mut self, bit: u32, source: Entity, hooks: &mut CommandQueue<S>) {
+        if self
+            .store
+            .archetype(source)
+            .is_some_and(|mask| mask.has(bit))
+        {
+            self.run_hooks(
+                HookKind::Remove,
+                source,
+                (1 << bit) & S::ON_REMOVE_BITS,
+                hooks,
+            );
+            self.store
+                .remove_staged(source, S::Mask::from_u128(1 << bit));
+        }
+    }
+
+    /// [`World::despawn`] of an entity with a lifecycle: its `on_remove`
+    /// hooks run, its relations are unlinked, and the sources pointing at it
+    /// lose their relation or are despawned in turn, as each relation
+    /// declares (depth first, in list order, each entity before its sources).
+    pub(crate) fn despawn_lifecycle(
+        &mut self,
+        entity: Entity,
+        hooks: &mut CommandQueue<S>,
+    ) -> Result<(), NoSuchEntity> {
+        let mask = self.store.archetype(entity).ok_or(NoSuchEntity(entity))?;
+        if bits::<S>(mask) & S::LIFECYCLE_BITS == 0 {
+            return self.store.despawn(entity);
+        }
+        let mut pending = vec![entity];
+        while let Some(next) = pending.pop() {
+            let Some(mask) = self.store.archetype(next) else {
+                continue;
+            };
+            let lifecycle = bits::<S>(mask) & S::LIFECYCLE_BITS;
+            let orphans = self.before_remove(next, lifecycle, hooks);
+            let despawned = self.store.despawn(next);
+            debug_assert!(despawned.is_ok(), "the entity is alive");
+            for Orphans { relation, sources } in orphans {
+                let mut visitor = Rule { despawn: false };
+                S::visit_relation(relation, &mut visitor);
+                if visitor.despawn {
+                    pending.extend(sources.iter().rev());
+                } else {
+                    for source in sources {
+                        self.remove_relation(relation, source, hooks);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The sources an inverse list held, whose relation (of bit `relation`)
+/// pointed at an entity that is losing the list.
+struct Orphans {
+    relation: u32,
+    sources: Vec<Entity>,
+}
+
+/// Reads the target of `entity`'s relation of `bit`.
+struct ReadTarget<'w, S: Schema> {
+    world: &'w World<S>,
+    entity: Entity,
+    bit: u32,
+    target: Option<Entity>,
+}
+
+impl<S: Schema> RelationVisitor<S> for ReadTarget<'_, S> {
+    fn visit<R: RelationOf<S>>(&mut self) {
+        if R::BIT == self.bit {
+            self.target = self.world.store.get::<R>(self.entity).map(R::target);
+        }
+    }
+}
+
+/// Links `entity`'s new relation to its target (after unlinking it from
+/// the `old` one); removes it again if the target is not alive.
+struct Link<'w, S: Schema> {
+    world: &'w mut World<S>,
+    entity: Entity,
+    old: Option<Entity>,
+    dropped: u128,
+}
+
+impl<S: Schema> RelationVisitor<S> for Link<'_, S> {
+    fn visit<R: RelationOf<S>>(&mut self) {
+        let world = &mut *self.world;
+        let Some(target) = world.store.get::<R>(self.entity).map(R::target) else {
+            return;
+        };
+        if self.old == Some(target) {
+            return;
+        }
+        if let Some(old) = self.old {
+            unlink::<S, R>(world, old, self.entity);
+        }
+        if world.store.entities().contains(target) {
+            match world.store.get_mut::<R::Inverse>(target) {
+                Some(list) => list.sources_mut().push(self.entity),
+                None => {
+                    let list = <R::Inverse as Inverse>::from_sources(vec![self.entity]);
+                    let linked = world.store.insert(target, (list,));
+                    debug_assert!(linked.is_ok(), "the target is alive");
+                }
+            }
+        } else {
+            world
+                .store
+                .remove_staged(self.entity, S::Mask::from_u128(1 << R::BIT));
+            self.dropped |= 1 << R::BIT;
+        }
+    }
+}
+
+/// Takes `source` out of `target`'s list of `R`, and the list off `target`
+/// if that empties it. Nothing if `target` has no list (it is not alive, or
+/// the list is being taken).
+fn unlink<S: Schema, R: RelationOf<S>>(world: &mut World<S>, target: Entity, source: Entity) {
+    let Some(list) = world.store.get_mut::<R::Inverse>(target) else {
+        return;
+    };
+    let sources = list.sources_mut();
+    if let Some(at) = sources.iter().rposition(|&s| s == source) {
+        sources.remove(at);
+    }
+    if sources.is_empty() {
+        let bit = <R::Inverse as Component<S>>::BIT;
+        world
+            .store
+            .remove_staged(target, S::Mask::from_u128(1 << bit));
+    }
+}
+
+/// Before `entity` loses the component of `bit`: unlinks it from its target
+/// if it is a relation; takes the list's sources out if it is an inverse.
+struct Unlink<'w, S: Schema> {
+    world: &'w mut World<S>,
+    entity: Entity,
+    bit: u32,
+    orphans: Option<Orphans>,
+}
+
+impl<S: Schema> RelationVisitor<S> for Unlink<'_, S> {
+    fn visit<R: RelationOf<S>>(&mut self) {
+        let world = &mut *self.world;
+        if self.bit == R::BIT {
+            if let Some(target) = world.store.get::<R>(self.entity).map(R::target) {
+                unlink::<S, R>(world, target, self.entity);
+            }
+        } else if let Some(list) = world.store.get_mut::<R::Inverse>(self.entity) {
+            self.orphans = Some(Orphans {
+                relation: R::BIT,
+                sources: core::mem::take(list.sources_mut()),
+            });
+        }
+    }
+}
+
+/// Whether despawning a target of the relation despawns its sources.
+struct Rule {
+    despawn: bool,
+}
+
+impl<S: Schema> RelationVisitor<S> for Rule {
+    fn visit<R: RelationOf<S>>(&mut self) {
+        self.despawn = R::ON_TARGET_DESPAWN == OnTargetDespawn::Despawn;
+    }
+}

@@ -1,0 +1,392 @@
+//! Relations declared in the schema (issue 27): the world keeps each
+//! target's inverse list in step with its sources' relations through every
+//! path (world methods, commands, systems run in parallel), despawns or
+//! orphans sources as declared, and reads the hierarchy in a deterministic
+//! order. Requirements and hooks are in tests/lifecycle.rs.
+
+use ecs::prelude::*;
+use ecs::StableHash;
+
+#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash)]
+struct ChildOf(Entity);
+#[derive(Inverse, Clone, Debug, PartialEq, StableHash)]
+struct Children(Vec<Entity>);
+/// A second relation, whose sources only lose it when the target goes.
+#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash)]
+struct Targets(Entity);
+#[derive(Inverse, Clone, Debug, PartialEq, StableHash)]
+struct TargetedBy(Vec<Entity>);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Name(u32);
+
+#[derive(Schema)]
+struct Scene {
+    #[ecs(relation(inverse = children, on_target_despawn = despawn))]
+    child_of: ChildOf,
+    children: Children,
+    #[ecs(relation(inverse = targeted_by))]
+    targets: Targets,
+    targeted_by: TargetedBy,
+    name: Name,
+}
+
+/// Every relation of every live entity has its source in its target's list,
+/// exactly once, and every list holds exactly the sources pointing at it.
+fn assert_consistent(world: &World<Scene>) {
+    fn check<R: RelationOf<Scene>>(world: &World<Scene>) {
+        let mut pointing = 0;
+        for entity in world.iter() {
+            if let Some(target) = world.target::<R>(entity) {
+                assert!(
+                    world.is_alive(target),
+                    "{entity:?} points at dead {target:?}"
+                );
+                let sources = world.sources::<R>(target);
+                assert_eq!(sources.iter().filter(|&&s| s == entity).count(), 1);
+                pointing += 1;
+            }
+        }
+        let mut listed = 0;
+        for entity in world.iter() {
+            if let Some(list) = world.get::<R::Inverse>(entity) {
+                assert!(!list.sources().is_empty(), "an empty list is removed");
+                for &source in list.sources() {
+                    assert_eq!(world.target::<R>(source), Some(entity));
+                }
+                listed += list.sources().len();
+            }
+        }
+        assert_eq!(pointing, listed);
+    }
+    check::<ChildOf>(world);
+    check::<Targets>(world);
+}
+
+#[test]
+fn spawning_sources_fills_the_targets_list_in_order() {
+    let mut world = World::<Scene>::new();
+    let root = world.spawn((Name(0),));
+    let a = world.spawn((Name(1), ChildOf(root)));
+    let b = world.spawn((ChildOf(root), Name(2)));
+    let c = world.spawn((ChildOf(root),));
+    assert_eq!(world.sources::<ChildOf>(root), [a, b, c]);
+    assert_eq!(world.get::<Children>(root), Some(&Children(vec![a, b, c])));
+    assert_eq!(world.target::<ChildOf>(b), Some(root));
+    assert!(world.sources::<ChildOf>(a).is_empty());
+    assert!(!world.has::<Children>(a));
+    assert_consistent(&world);
+}
+
+#[test]
+fn replacing_a_relation_moves_the_source_between_lists() {
+    let mut world = World::<Scene>::new();
+    let (p, q) = (world.spawn((Name(0),)), world.spawn((Name(1),)));
+    let a = world.spawn((ChildOf(p),));
+    let b = world.spawn((ChildOf(p),));
+    world.insert(a, (ChildOf(q),)).unwrap();
+    assert_eq!(world.sources::<ChildOf>(p), [b]);
+    assert_eq!(world.sources::<ChildOf>(q), [a]);
+    // The same target again changes nothing, not even the order.
+    world.insert(b, (ChildOf(p), Name(7))).unwrap();
+    assert_eq!(world.sources::<ChildOf>(p), [b]);
+    // Moving the last source takes the emptied list off.
+    world.insert(b, (ChildOf(q),)).unwrap();
+    assert!(!world.has::<Children>(p));
+    assert_eq!(world.sources::<ChildOf>(q), [a, b]);
+    assert_consistent(&world);
+}
+
+#[test]
+fn removing_a_relation_unlinks_it() {
+    let mut world = World::<Scene>::new();
+    let p = world.spawn((Name(0),));
+    let a = world.spawn((ChildOf(p), Name(1)));
+    let b = world.spawn((ChildOf(p),));
+    assert_eq!(world.remove::<ChildOf>(a), Ok(Some(ChildOf(p))));
+    assert_eq!(world.sources::<ChildOf>(p), [b]);
+    assert_eq!(world.remove_bundle::<(ChildOf, Name)>(b), Ok(None));
+    assert_eq!(world.remove::<ChildOf>(b), Ok(Some(ChildOf(p))));
+    assert!(!world.has::<Children>(p));
+    assert_eq!(world.remove::<ChildOf>(b), Ok(None));
+    assert_consistent(&world);
+}
+
+#[test]
+fn a_relation_to_a_dead_target_is_refused_and_changes_nothing() {
+    let mut world = World::<Scene>::new();
+    let p = world.spawn((Name(0),));
+    let gone = world.spawn((Name(1),));
+    world.despawn(gone).unwrap();
+    let a = world.spawn((ChildOf(p), Name(2)));
+    let before = world.checksum();
+    assert_eq!(
+        world.insert(a, (ChildOf(gone), Name(9))),
+        Err(NoSuchEntity(gone))
+    );
+    assert_eq!(world.checksum(), before);
+    assert_eq!(world.get::<Name>(a), Some(&Name(2)));
+    // Spawning cannot fail that way: the entity is spawned without it.
+    let orphan = world.spawn((ChildOf(gone), Name(3)));
+    assert!(!world.has::<ChildOf>(orphan));
+    assert_eq!(world.get::<Name>(orphan), Some(&Name(3)));
+    assert_consistent(&world);
+}
+
+#[test]
+fn despawning_a_source_unlinks_it() {
+    let mut world = World::<Scene>::new();
+    let p = world.spawn((Name(0),));
+    let a = world.spawn((ChildOf(p),));
+    let b = world.spawn((ChildOf(p),));
+    world.despawn(a).unwrap();
+    assert_eq!(world.sources::<ChildOf>(p), [b]);
+    world.despawn(b).unwrap();
+    assert!(!world.has::<Children>(p));
+    assert_eq!(world.despawn(b), Err(NoSuchEntity(b)));
+    assert_consistent(&world);
+}
+
+#[test]
+fn despawning_a_target_despawns_or_orphans_its_sources_as_declared() {
+    let mut world = World::<Scene>::new();
+    let root = world.spawn((Name(0),));
+    let a = world.spawn((ChildOf(root),));
+    let a1 = world.spawn((ChildOf(a),));
+    let a2 = world.spawn((ChildOf(a), Targets(root)));
+    let b = world.spawn((ChildOf(root),));
+    let other = world.spawn((Name(5),));
+    // `Targets` removes: the watcher outlives its target.
+    let watcher = world.spawn((Targets(a), Name(6)));
+    let _ = world.spawn((Targets(other),));
+    world.despawn(root).unwrap();
+    for gone in [root, a, a1, a2, b] {
+        assert!(!world.is_alive(gone));
+    }
+    assert!(world.is_alive(watcher));
+    assert!(!world.has::<Targets>(watcher));
+    assert_eq!(world.len(), 3);
+    assert_consistent(&world);
+}
+
+#[test]
+fn removing_an_inverse_list_orphans_its_sources() {
+    let mut world = World::<Scene>::new();
+    let p = world.spawn((Name(0),));
+    let a = world.spawn((Targets(p),));
+    let b = world.spawn((Targets(p),));
+    assert_eq!(
+        world.remove::<TargetedBy>(p),
+        Ok(Some(TargetedBy(Vec::new())))
+    );
+    assert!(!world.has::<Targets>(a) && !world.has::<Targets>(b));
+    assert_consistent(&world);
+}
+
+#[test]
+fn ancestors_and_descendants_walk_in_a_fixed_order() {
+    let mut world = World::<Scene>::new();
+    let root = world.spawn((Name(0),));
+    let a = world.spawn((ChildOf(root),));
+    let b = world.spawn((ChildOf(root),));
+    let a1 = world.spawn((ChildOf(a),));
+    let a2 = world.spawn((ChildOf(a),));
+    let a1x = world.spawn((ChildOf(a1),));
+    let b1 = world.spawn((ChildOf(b),));
+    let down: Vec<Entity> = world.descendants::<ChildOf>(root).collect();
+    assert_eq!(down, [a, a1, a1x, a2, b, b1]);
+    let up: Vec<Entity> = world.ancestors::<ChildOf>(a1x).collect();
+    assert_eq!(up, [a1, a, root]);
+    assert_eq!(world.ancestors::<ChildOf>(root).count(), 0);
+    assert_eq!(world.descendants::<ChildOf>(b1).count(), 0);
+}
+
+#[test]
+fn a_cycle_is_kept_consistent_and_walks_end() {
+    let mut world = World::<Scene>::new();
+    let a = world.spawn((Name(0),));
+    let b = world.spawn((ChildOf(a),));
+    world.insert(a, (ChildOf(b),)).unwrap();
+    assert_consistent(&world);
+    assert_eq!(world.ancestors::<ChildOf>(a).count(), world.len());
+    assert_eq!(world.descendants::<ChildOf>(a).count(), world.len());
+    world.despawn(a).unwrap();
+    assert!(world.is_empty());
+}
+
+/// A random mix of relation changes through world methods and commands,
+/// checked against lists kept by hand.
+#[test]
+fn random_changes_keep_both_sides_in_step_with_a_model() {
+    let mut rng = support::Rng::new(27);
+    let mut world = World::<Scene>::new();
+    // The model: each live entity's parent, in insertion order of the
+    // relation per parent.
+    let mut parent_of: std::collections::BTreeMap<Entity, Entity> = Default::default();
+    let mut order: Vec<(Entity, Entity)> = Vec::new(); // (child, parent), in link order
+    let mut live: Vec<Entity> = Vec::new();
+    for step in 0..3000 {
+        let pick =
+            |rng: &mut support::Rng, live: &[Entity]| live[rng.below(live.len() as u64) as usize];
+        match rng.below(6) {
+            0 | 1 if !live.is_empty() => {
+                let parent = pick(&mut rng, &live);
+                let child = world.spawn((ChildOf(parent), Name(step)));
+                parent_of.insert(child, parent);
+                order.push((child, parent));
+                live.push(child);
+            }
+            2 if !live.is_empty() => {
+                let (child, parent) = (pick(&mut rng, &live), pick(&mut rng, &live));
+                world.insert(child, (ChildOf(parent),)).unwrap();
+                if parent_of.get(&child) != Some(&parent) {
+                    order.retain(|&(c, _)| c != child);
+                    order.push((child, parent));
+                    parent_of.insert(child, parent);
+                }
+            }
+            3 if !live.is_empty() => {
+                let child = pick(&mut rng, &live);
+                world.remove::<ChildOf>(child).unwrap();
+                parent_of.remove(&child);
+                order.retain(|&(c, _)| c != child);
+            }
+            4 if !live.is_empty() => {
+                // Despawn with commands: the subtree goes (despawn rule).
+                let gone = pick(&mut rng, &live);
+                let mut buffer = CommandBuffer::<Scene>::new();
+                buffer.commands(&world).despawn(gone);
+                buffer.apply(&mut world);
+                let mut dead = vec![gone];
+                let mut i = 0;
+                while i < dead.len() {
+                    let d = dead[i];
+                    for &(c, p) in &order {
+                        // Along a cycle, each entity once.
+                        if p == d && !dead.contains(&c) {
+                            dead.push(c);
+                        }
+                    }
+                    i += 1;
+                }
+                live.retain(|e| !dead.contains(e));
+                order.retain(|(c, p)| !dead.contains(c) && !dead.contains(p));
+                parent_of.retain(|c, p| !dead.contains(c) && !dead.contains(p));
+            }
+            _ => live.push(world.spawn((Name(step),))),
+        }
+        if step % 50 == 0 {
+            assert_consistent(&world);
+            for &entity in &live {
+                let expected: Vec<Entity> = order
+                    .iter()
+                    .filter(|&&(_, p)| p == entity)
+                    .map(|&(c, _)| c)
+                    .collect();
+                assert_eq!(world.sources::<ChildOf>(entity), expected, "step {step}");
+                assert_eq!(
+                    world.target::<ChildOf>(entity),
+                    parent_of.get(&entity).copied()
+                );
+            }
+        }
+    }
+    assert_eq!(world.len(), live.len());
+}
+
+/// Systems that build and cut a hierarchy through commands, some from
+/// parallel chunks: `run` on any number of threads ends in the same world,
+/// bit for bit, as `run_sequential`.
+#[test]
+fn systems_changing_relations_in_parallel_match_program_order() {
+    fn adopt(roots: Query<(Entity, &Name), Without<ChildOf>>, mut commands: Commands<Scene>) {
+        for (entity, name) in roots.iter() {
+            if name.0 % 3 == 0 {
+                commands.spawn((ChildOf(entity), Name(name.0 + 1)));
+            }
+        }
+    }
+    fn watch(mut names: Query<(Entity, &Name)>, mut commands: Commands<Scene>) {
+        names.par_for_each_mut_with(&mut commands, |commands, (entity, name)| {
+            if name.0 % 5 == 1 {
+                commands.insert(entity, (Targets(entity),));
+            }
+        });
+    }
+    fn prune(children: Query<(Entity, &ChildOf, &Name)>, mut commands: Commands<Scene>) {
+        for (entity, _, name) in children.iter() {
+            if name.0 % 7 == 2 {
+                commands.despawn(entity);
+            }
+        }
+    }
+    fn grow(mut names: Query<&mut Name>) {
+        names.for_each_mut(|name| name.0 = name.0 * 3 + 1);
+    }
+    let build = || {
+        let mut world = World::<Scene>::new();
+        world.spawn_batch((0..200).map(|i| (Name(i),)));
+        let mut schedule = Schedule::<Scene>::new();
+        schedule.add(adopt).add(watch).add(prune).add(grow);
+        (world, schedule)
+    };
+    let (mut expected, mut sequential) = build();
+    for _ in 0..6 {
+        sequential.run_sequential(&mut expected);
+    }
+    assert_consistent(&expected);
+    for threads in [1, 2, 4] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let (mut world, mut schedule) = build();
+        pool.install(|| {
+            for _ in 0..6 {
+                schedule.run(&mut world);
+            }
+        });
+        assert_eq!(world.checksum(), expected.checksum(), "{threads} threads");
+        assert_consistent(&world);
+    }
+}
+
+#[test]
+fn a_command_naming_a_dead_target_drops_the_relation() {
+    let mut world = World::<Scene>::new();
+    let p = world.spawn((Name(0),));
+    let a = world.spawn((Name(1), ChildOf(p)));
+    let mut buffer = CommandBuffer::<Scene>::new();
+    {
+        let mut commands = buffer.commands(&world);
+        let gone = commands.spawn((Name(2),));
+        commands.despawn(gone);
+        commands.insert(a, (ChildOf(gone), Name(3)));
+    }
+    buffer.apply(&mut world);
+    assert!(!world.has::<ChildOf>(a));
+    assert_eq!(world.get::<Name>(a), Some(&Name(3)));
+    assert!(!world.has::<Children>(p));
+    assert_consistent(&world);
+}
+
+#[test]
+fn clones_and_checksums_carry_relations_and_continue_alike() {
+    let mut world = World::<Scene>::new();
+    let root = world.spawn((Name(0),));
+    for i in 0..10 {
+        world.spawn((ChildOf(root), Name(i)));
+    }
+    let mut copy = world.clone();
+    assert_eq!(copy.checksum(), world.checksum());
+    for w in [&mut world, &mut copy] {
+        let first = w.sources::<ChildOf>(root)[3];
+        w.despawn(first).unwrap();
+        w.spawn((ChildOf(first), Name(99)));
+    }
+    assert_eq!(copy.checksum(), world.checksum());
+    assert_eq!(
+        copy.sources::<ChildOf>(root),
+        world.sources::<ChildOf>(root)
+    );
+    assert_consistent(&copy);
+}
