@@ -6,17 +6,18 @@
 
 use ecs::prelude::*;
 use ecs::StableHash;
+use serde::{Deserialize, Serialize};
 
-#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash, Serialize, Deserialize)]
 struct ChildOf(Entity);
-#[derive(Inverse, Clone, Debug, PartialEq, StableHash)]
+#[derive(Inverse, Clone, Debug, PartialEq, StableHash, Serialize, Deserialize)]
 struct Children(Vec<Entity>);
 /// A second relation, whose sources only lose it when the target goes.
-#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash, Serialize, Deserialize)]
 struct Targets(Entity);
-#[derive(Inverse, Clone, Debug, PartialEq, StableHash)]
+#[derive(Inverse, Clone, Debug, PartialEq, StableHash, Serialize, Deserialize)]
 struct TargetedBy(Vec<Entity>);
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, Serialize, Deserialize)]
 struct Name(u32);
 
 #[derive(Schema)]
@@ -389,4 +390,96 @@ fn clones_and_checksums_carry_relations_and_continue_alike() {
         world.sources::<ChildOf>(root)
     );
     assert_consistent(&copy);
+}
+
+/// Saves keep entity ids exact, so relations load as they were, with
+/// nothing to remap; a save whose two sides disagree is refused
+/// (`cargo test -p ecs-tests --features serde --test relations`).
+#[cfg(feature = "serde")]
+mod save {
+    use super::*;
+    use ecs::LoadError;
+    use serde_json::Value;
+
+    fn tree() -> World<Scene> {
+        let mut world = World::<Scene>::new();
+        let root = world.spawn((Name(0),));
+        for i in 1..40 {
+            let parent = world.iter().nth((i * 7 % i) as usize).unwrap_or(root);
+            let e = world.spawn((ChildOf(parent), Name(i)));
+            if i % 3 == 0 {
+                world.insert(e, (Targets(root),)).unwrap();
+            }
+            if i % 11 == 0 {
+                world.despawn(e).unwrap();
+            }
+        }
+        world
+    }
+
+    #[test]
+    fn a_loaded_world_keeps_its_relations_and_changes_them_alike() {
+        let mut world = tree();
+        let bytes = postcard::to_stdvec(&world).unwrap();
+        let mut loaded: World<Scene> = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(loaded.checksum(), world.checksum());
+        assert_consistent(&loaded);
+        for w in [&mut world, &mut loaded] {
+            let victim = w.iter().nth(5).unwrap();
+            w.despawn(victim).unwrap();
+            let root = w.iter().next().unwrap();
+            let moved = w.iter().nth(9).unwrap();
+            w.insert(moved, (ChildOf(root),)).unwrap();
+            w.spawn((ChildOf(moved), Name(100)));
+        }
+        assert_eq!(loaded.checksum(), world.checksum());
+        assert_consistent(&loaded);
+    }
+
+    /// The JSON save of a root with two children, edited by `edit`, and
+    /// the reason `World::load` gives for refusing it.
+    fn refused(edit: impl FnOnce(&mut Vec<Value>)) -> String {
+        let mut world = World::<Scene>::new();
+        let root = world.spawn((Name(0),));
+        world.spawn((ChildOf(root), Name(1)));
+        world.spawn((ChildOf(root), Name(2)));
+        let mut save = serde_json::to_value(&world).unwrap();
+        assert!(serde_json::from_value::<World<Scene>>(save.clone()).is_ok());
+        // The root's table: the one whose first column is `Children`.
+        let tables = save[3].as_array_mut().unwrap();
+        let table = tables
+            .iter_mut()
+            .find(|t| t[0].as_u64().unwrap() & 2 != 0)
+            .unwrap();
+        let list = table[2][0][0].as_array_mut().unwrap();
+        edit(list);
+        match World::<Scene>::load(save) {
+            Err(LoadError::Invalid { reason, .. }) => reason,
+            Err(error) => panic!("refused without a reason: {error}"),
+            Ok(_) => panic!("the edited save loaded"),
+        }
+    }
+
+    #[test]
+    fn a_save_whose_sides_disagree_is_refused_with_its_reason() {
+        let reason = refused(|list| {
+            list.pop();
+        });
+        assert!(
+            reason.contains("does not list it in its `Children`"),
+            "{reason}"
+        );
+        let reason = refused(|list| {
+            let first = list[0].clone();
+            list[1] = first;
+        });
+        assert!(reason.contains("listed twice"), "{reason}");
+        let reason = refused(|list| list[0] = Value::from(4294967296u64));
+        assert!(
+            reason.contains("whose `ChildOf` does not point at it"),
+            "{reason}"
+        );
+        let reason = refused(|list| list.clear());
+        assert!(reason.contains("empty `Children`"), "{reason}");
+    }
 }

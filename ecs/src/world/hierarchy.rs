@@ -137,3 +137,87 @@ impl<S: Schema, R: RelationOf<S>> Iterator for Descendants<'_, S, R> {
         }
     }
 }
+
+impl<S: Schema> World<S> {
+    /// Whether the two sides of every relation agree: each relation's target
+    /// is alive and lists its source exactly once, each list is non-empty and
+    /// lists only sources that point at it. What a loaded save must satisfy;
+    /// the error says what breaks it.
+    pub(crate) fn check_relations(&self) -> Result<(), String> {
+        let mut check = CheckRelations {
+            world: self,
+            result: Ok(()),
+        };
+        let mut bits = S::RELATION_BITS;
+        while bits != 0 && check.result.is_ok() {
+            S::visit_relation(bits.trailing_zeros(), &mut check);
+            bits &= bits - 1;
+        }
+        check.result
+    }
+}
+
+struct CheckRelations<'w, S: Schema> {
+    world: &'w World<S>,
+    result: Result<(), String>,
+}
+
+impl<S: Schema> crate::relation::RelationVisitor<S> for CheckRelations<'_, S> {
+    fn visit<R: RelationOf<S>>(&mut self) {
+        let world = self.world;
+        let relation = S::COMPONENT_NAMES[<R as crate::Component<S>>::BIT as usize];
+        let inverse = S::COMPONENT_NAMES[<R::Inverse as crate::Component<S>>::BIT as usize];
+        let mut listed = vec![
+            false;
+            world
+                .iter()
+                .map(|e| e.index() as usize + 1)
+                .max()
+                .unwrap_or(0)
+        ];
+        let mut count = 0usize;
+        for owner in world.iter() {
+            let Some(list) = world.get::<R::Inverse>(owner) else {
+                continue;
+            };
+            if list.sources().is_empty() {
+                self.result = Err(format!(
+                    "entity {owner} has an empty `{inverse}`; the world keeps a list only while \
+                     some `{relation}` points at it"
+                ));
+                return;
+            }
+            for &source in list.sources() {
+                if world.target::<R>(source) != Some(owner) {
+                    self.result = Err(format!(
+                        "entity {owner}'s `{inverse}` lists entity {source}, whose `{relation}` \
+                         does not point at it"
+                    ));
+                    return;
+                }
+                let seen = &mut listed[source.index() as usize];
+                if *seen {
+                    self.result = Err(format!(
+                        "entity {source} is listed twice in the `{inverse}` of entity {owner}"
+                    ));
+                    return;
+                }
+                *seen = true;
+                count += 1;
+            }
+        }
+        for source in world.iter() {
+            if let Some(target) = world.target::<R>(source) {
+                if !listed[source.index() as usize] {
+                    self.result = Err(format!(
+                        "entity {source}'s `{relation}` points at entity {target}, which is not \
+                         alive or does not list it in its `{inverse}`"
+                    ));
+                    return;
+                }
+                count -= 1;
+            }
+        }
+        debug_assert_eq!(count, 0, "every listed source points back");
+    }
+}

@@ -286,12 +286,17 @@ where
             bags[bit as usize] = bag;
         }
         *bins.sparse_mut() = sparse;
-        Ok(World {
+        let world = World {
             store: EntityStore::from_parts(entities, tables, bins, changes),
             queries: RwLock::default(),
             resources,
             locals,
-        })
+            spawned: Vec::new(),
+        };
+        if S::RELATION_BITS != 0 {
+            world.check_relations().map_err(reject::<A::Error>)?;
+        }
+        Ok(world)
     }
 }
 
