@@ -6,18 +6,22 @@
 
 use ecs::prelude::*;
 use ecs::StableHash;
-use serde::{Deserialize, Serialize};
 
-#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash, Serialize, Deserialize)]
+#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct ChildOf(Entity);
-#[derive(Inverse, Clone, Debug, PartialEq, StableHash, Serialize, Deserialize)]
+#[derive(Inverse, Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Children(Vec<Entity>);
 /// A second relation, whose sources only lose it when the target goes.
-#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash, Serialize, Deserialize)]
+#[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Targets(Entity);
-#[derive(Inverse, Clone, Debug, PartialEq, StableHash, Serialize, Deserialize)]
+#[derive(Inverse, Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct TargetedBy(Vec<Entity>);
-#[derive(Clone, Copy, Debug, PartialEq, StableHash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Name(u32);
 
 #[derive(Schema)]

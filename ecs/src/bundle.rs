@@ -28,6 +28,16 @@ pub trait Bundle<S: Schema>: Sized + 'static {
     /// Fails to evaluate (a compile error) if a component appears twice.
     #[doc(hidden)]
     const CHECK: ();
+    /// [`Bundle::CHECK`], and for a bundle being spawned or inserted, fails
+    /// if it holds a relation's inverse list, which only the world writes.
+    #[doc(hidden)]
+    const INSERT_CHECK: () = {
+        let () = Self::CHECK;
+        let kept = Self::BITS & S::INVERSE_BITS;
+        if kept != 0 {
+            panic!("{}", S::KEPT_MESSAGES[kept.trailing_zeros() as usize]);
+        }
+    };
 
     /// Writes the values into the row of `target`.
     #[doc(hidden)]

@@ -64,7 +64,7 @@ macro_rules! recording_methods {
         /// `entity`.
         #[inline]
         pub fn insert<B: $crate::Bundle<S>>(&mut self, entity: $crate::Entity, bundle: B) {
-            const { B::CHECK };
+            const { B::INSERT_CHECK };
             self.queue.record_insert(entity, bundle);
         }
 
@@ -147,7 +147,7 @@ impl<'w, S: Schema> Commands<'w, S> {
     /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
     #[inline]
     pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Entity {
-        const { B::CHECK };
+        const { B::INSERT_CHECK };
         let entity = match self.entities.reserve_entity() {
             Ok(entity) => entity,
             Err(error) => panic!("{error}"),
@@ -190,7 +190,7 @@ impl<'a, S: Schema> ChunkCommands<'a, S> {
     /// id is given when the command is applied.
     #[inline]
     pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) {
-        const { B::CHECK };
+        const { B::INSERT_CHECK };
         self.queue.record_spawn(None, bundle);
     }
 

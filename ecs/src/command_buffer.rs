@@ -60,7 +60,7 @@ impl<S: Schema> CommandBuffer<S> {
     /// id is given when the buffer is applied.
     #[inline]
     pub fn spawn<B: crate::bundle::Bundle<S>>(&mut self, bundle: B) {
-        const { B::CHECK };
+        const { B::INSERT_CHECK };
         self.queue.record_spawn(None, bundle);
     }
 

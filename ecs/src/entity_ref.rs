@@ -213,6 +213,14 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// ```
     #[inline]
     pub fn into_mut<C: Component<S>>(self) -> Option<&'w mut C> {
+        const { crate::schema::kept_check::<S>(C::BIT) };
+        self.into_mut_kept()
+    }
+
+    /// [`EntityMut::into_mut`] without its check: also for the relations
+    /// and inverse lists the world keeps.
+    #[inline]
+    pub(crate) fn into_mut_kept<C: Component<S>>(self) -> Option<&'w mut C> {
         if is_sparse::<S>(C::BIT) {
             self.bins.sparse_mut().get_mut(self.id.into(), self.tick)
         } else if !self.table.mask().has(C::BIT) {

@@ -145,6 +145,8 @@ pub trait Schema: Sized + 'static {
     #[doc(hidden)]
     const TAG_REFERENCE_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
+    const KEPT_MESSAGES: &'static [&'static str];
+    #[doc(hidden)]
     const NEVER_MATCHES_MESSAGES: &'static [&'static str];
 
     /// An empty column for component `bit`.
@@ -247,6 +249,14 @@ macro_rules! __schema_texts {
             $component, "` in a query; use `Has<", $component, ">` for a bool, or the filters \
              `With<", $component, ">` / `Without<", $component, ">`"
         )),*];
+        const KEPT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "`", $component, "` of schema `", $schema, "` is a relation or a relation's inverse \
+             list, and the world keeps the two in step: a write through `&mut ", $component,
+            "` (a query, `get_mut`) or an inverse list inserted by hand would break the other \
+             side; change relations by inserting or removing the relation (on the world or \
+             through commands), and read them with `&", $component, "`, `World::target` or \
+             `World::sources`"
+        )),*];
         const NEVER_MATCHES_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "this query can never match: it requires component `", $component, "` of schema `",
             $schema, "` (by `&", $component, "`, `&mut ", $component, "` or `With<", $component,
@@ -282,6 +292,14 @@ macro_rules! __schema_texts {
             ">`); take `NextState<", $state, ">` alone: `NextState::current` reads the state too"
         ),)*];
     };
+}
+
+/// Fails to evaluate (a compile error) for a relation or an inverse list of
+/// `S`, which only the world writes: the check of every `&mut` access.
+pub(crate) const fn kept_check<S: Schema>(bit: u32) {
+    if (S::RELATION_BITS | S::INVERSE_BITS) & (1u128 << bit) != 0 {
+        panic!("{}", S::KEPT_MESSAGES[bit as usize]);
+    }
 }
 
 /// A component type of schema `S`: gives the type its bit and its column.

@@ -232,7 +232,7 @@ impl<S: Schema> EntityStore<S> {
     /// lacks it.
     #[inline]
     pub(crate) fn get_mut<C: Component<S>>(&mut self, entity: Entity) -> Option<&mut C> {
-        self.entity_mut(entity)?.into_mut()
+        self.entity_mut(entity)?.into_mut_kept()
     }
 
     /// The archetype of `entity`, if it is alive: its table's mask and its

@@ -196,6 +196,13 @@ const fn tag_check<S: Schema>(bit: u32) {
     }
 }
 
+/// Fails for a `&mut` of a relation or an inverse list, which only the
+/// world writes (their two sides must agree).
+const fn write_check<S: Schema>(bit: u32) {
+    tag_check::<S>(bit);
+    crate::schema::kept_check::<S>(bit);
+}
+
 impl<T: 'static> QueryData for &T {
     type Item<'a> = &'a T;
     type Slice<'a> = &'a [T];
@@ -413,7 +420,7 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
     const REQUIRED: u128 = 1 << T::BIT;
     const READS: u128 = 0;
     const WRITES: u128 = 1 << T::BIT;
-    const CHECK: () = tag_check::<S>(T::BIT);
+    const CHECK: () = write_check::<S>(T::BIT);
     const ORDERED: bool = true;
     const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
     const LAST_COLUMN: u32 = table_column::<S>(T::BIT);

@@ -138,6 +138,7 @@ impl<S: Schema, R: RelationOf<S>> Iterator for Descendants<'_, S, R> {
     }
 }
 
+#[cfg(feature = "serde")]
 impl<S: Schema> World<S> {
     /// Whether the two sides of every relation agree: each relation's target
     /// is alive and lists its source exactly once, each list is non-empty and
@@ -157,11 +158,13 @@ impl<S: Schema> World<S> {
     }
 }
 
+#[cfg(feature = "serde")]
 struct CheckRelations<'w, S: Schema> {
     world: &'w World<S>,
     result: Result<(), String>,
 }
 
+#[cfg(feature = "serde")]
 impl<S: Schema> crate::relation::RelationVisitor<S> for CheckRelations<'_, S> {
     fn visit<R: RelationOf<S>>(&mut self) {
         let world = self.world;

@@ -126,7 +126,7 @@ impl<S: Schema> World<S> {
     /// If all 2³² − 1 entity indices are in use; see [`World::try_spawn`].
     #[inline]
     pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Entity {
-        const { B::CHECK };
+        const { B::INSERT_CHECK };
         let spawned = if Self::has_lifecycle(B::BITS) {
             self.spawn_lifecycle(bundle)
         } else {
@@ -141,7 +141,7 @@ impl<S: Schema> World<S> {
     /// Creates an entity with the components of `bundle`, or fails (dropping
     /// the bundle) when no entity index is left.
     pub fn try_spawn<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
-        const { B::CHECK };
+        const { B::INSERT_CHECK };
         if Self::has_lifecycle(B::BITS) {
             return self.spawn_lifecycle(bundle);
         }
@@ -176,7 +176,7 @@ impl<S: Schema> World<S> {
         B: Bundle<S>,
         I: IntoIterator<Item = B>,
     {
-        const { B::CHECK };
+        const { B::INSERT_CHECK };
         if Self::has_lifecycle(B::BITS) {
             return self.spawn_batch_lifecycle(bundles.into_iter());
         }
@@ -192,7 +192,7 @@ impl<S: Schema> World<S> {
     // Always inlined, as the migration it calls (see `EntityStore::insert`).
     #[inline(always)]
     pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
-        const { B::CHECK };
+        const { B::INSERT_CHECK };
         if Self::has_lifecycle(B::BITS) {
             return self.insert_lifecycle(entity, bundle);
         }
@@ -409,6 +409,7 @@ impl<S: Schema> World<S> {
     /// lacks it.
     #[inline]
     pub fn get_mut<C: Component<S>>(&mut self, entity: Entity) -> Option<&mut C> {
+        const { crate::schema::kept_check::<S>(C::BIT) };
         self.store.get_mut(entity)
     }
 
