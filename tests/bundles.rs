@@ -1,8 +1,11 @@
-//! Named bundles (`#[derive(Bundle)]`): a derived bundle goes wherever a
-//! tuple does (spawn, batches, insert, remove, commands), nested ones
-//! included.
+//! Named bundles (`#[derive(Bundle)]`) and `World::take`.
+//!
+//! A derived bundle goes wherever a tuple does (spawn, batches, insert,
+//! remove, commands), nested ones included; `take` moves an entity out of a
+//! world only when nothing would be lost.
 
 use ecs::prelude::*;
+use ecs::TakeError;
 
 #[derive(Clone, Debug, PartialEq)]
 struct Pos(i64);
@@ -95,6 +98,10 @@ fn mask(bits: &[GameMask]) -> GameMask {
 }
 
 const UNIT: [GameMask; 4] = [GameMask::POS, GameMask::VEL, GameMask::HP, GameMask::NAME];
+
+fn table_count(world: &World<Game>) -> usize {
+    world.describe().tables.len()
+}
 
 // ------------------------------------------------------------ derived bundles
 
@@ -281,4 +288,137 @@ fn a_derived_bundle_with_a_tracked_member_is_added_when_spawned() {
         .iter()
         .collect();
     assert_eq!((added_hp, added_stun), (vec![e], vec![e]));
+}
+
+// ------------------------------------------------------------------- take
+
+#[test]
+fn take_moves_out_an_entity_of_exactly_the_bundles_components_and_frees_its_id() {
+    let mut world = World::<Game>::new();
+    let before = world.spawn(unit(1));
+    let e = world.spawn(unit(2));
+    let after = world.spawn(unit(3));
+
+    assert_eq!(world.take::<Unit>(e), Ok(unit(2)));
+    assert!(!world.is_alive(e));
+    assert_eq!(world.len(), 2);
+    assert_eq!(world.get::<Pos>(e), None);
+    // The last row moved into the one taken: both neighbours still read
+    // their own values.
+    assert_eq!(world.get::<Name>(before), Some(&Name("unit 1".into())));
+    assert_eq!(world.get::<Name>(after), Some(&Name("unit 3".into())));
+    assert_eq!(world.take::<Unit>(after), Ok(unit(3)));
+    assert_eq!(world.get::<Vel>(before), Some(&Vel(-1)));
+
+    // The id is freed as by despawn: the slot is reused, a new generation.
+    let next = world.spawn((Pos(0),));
+    assert!(next.index() == e.index() || next.index() == after.index());
+    assert_ne!(next, e);
+    assert_eq!(world.take::<Unit>(e), Err(TakeError::NoSuchEntity(e)));
+    assert_eq!(world.despawn(e), Err(NoSuchEntity(e)));
+}
+
+#[test]
+fn take_of_a_tuple_and_of_sparse_and_tag_components() {
+    let mut world = World::<Game>::new();
+    let e = world.spawn((Pos(1), Mark(2)));
+    assert_eq!(world.take::<(Mark, Pos)>(e), Ok((Mark(2), Pos(1))));
+    let s = world.spawn(everything(5));
+    assert_eq!(world.take::<Everything>(s), Ok(everything(5)));
+    assert!(world.is_empty());
+    assert!(world.query::<&Stun>().iter().next().is_none());
+    assert_eq!(
+        world
+            .query_filtered::<Entity, With<Frozen>>()
+            .iter()
+            .count(),
+        0
+    );
+    // An entity with no components is taken as the empty bundle.
+    let empty = world.spawn(());
+    assert_eq!(world.take::<()>(empty), Ok(()));
+    assert!(!world.is_alive(empty));
+}
+
+#[test]
+fn take_of_a_bundle_that_differs_from_the_entity_changes_nothing() {
+    let mut world = World::<Game>::new();
+    let e = world.spawn(unit(4));
+    world.insert(e, (Mark(1), Frozen)).unwrap();
+    let tables = table_count(&world);
+
+    let error = world.take::<Unit>(e).unwrap_err();
+    assert_eq!(
+        error,
+        TakeError::Mismatch {
+            entity: e,
+            schema: "Game",
+            not_in_bundle: vec!["Mark", "Frozen"],
+            not_in_entity: vec![],
+        }
+    );
+    assert_eq!(error.entity(), e);
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot take entity {e} of schema `Game` as this bundle: the entity has `Mark` \
+             and `Frozen`, which the bundle does not hold; `take` moves every component of \
+             the entity out, so the bundle must hold exactly the entity's components. \
+             Nothing changed"
+        )
+    );
+    let error = world.take::<Everything>(e).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot take entity {e} of schema `Game` as this bundle: the bundle holds `Stun`, \
+             which the entity lacks; `take` moves every component of the entity out, so the \
+             bundle must hold exactly the entity's components. Nothing changed"
+        )
+    );
+    let error = world.take::<(Pos, Stun)>(e).unwrap_err();
+    assert!(error.to_string().contains(
+        "the entity has `Vel`, `Hp`, `Mark`, `Frozen` and `Name`, which the bundle does not \
+         hold, and the bundle holds `Stun`, which the entity lacks"
+    ));
+
+    assert!(world.is_alive(e));
+    assert_eq!(
+        world.archetype(e),
+        Some(mask(&UNIT) | GameMask::MARK | GameMask::FROZEN)
+    );
+    assert_eq!(world.get::<Name>(e), Some(&Name("unit 4".into())));
+    assert_eq!(world.get::<Mark>(e), Some(&Mark(1)));
+    assert_eq!(table_count(&world), tables);
+}
+
+#[test]
+fn take_into_a_second_world_and_back_keeps_every_value() {
+    let mut here = World::<Game>::new();
+    let mut there = World::<Game>::new();
+    let others: Vec<Entity> = here.spawn_batch((10..13).map(everything)).collect();
+    let e = here.spawn(everything(7));
+
+    let parts: Everything = here.take(e).unwrap();
+    let arrived = there.spawn(parts);
+    assert_eq!(there.get::<Stun>(arrived), Some(&Stun(107)));
+    let back: Everything = there.take(arrived).unwrap();
+    assert!(there.is_empty());
+    let home = here.spawn(back);
+    assert_eq!(here.take::<Everything>(home), Ok(everything(7)));
+    for (n, e) in (10..).zip(others) {
+        assert_eq!(here.take::<Everything>(e), Ok(everything(n)));
+    }
+}
+
+#[test]
+fn take_logs_its_tracked_components_as_removed() {
+    let mut world = World::<Game>::new();
+    let e = world.spawn(everything(1));
+    let kept = world.spawn(unit(2));
+    world.clear_trackers();
+    world.take::<Everything>(e).unwrap();
+    assert_eq!(world.removed::<Hp>().collect::<Vec<_>>(), [e]);
+    assert_eq!(world.removed::<Stun>().collect::<Vec<_>>(), [e]);
+    assert!(world.is_alive(kept));
 }

@@ -739,6 +739,46 @@ impl<S: Schema> EntityStore<S> {
     }
 }
 
+/// Moving components out: an entity taken apart.
+impl<S: Schema> EntityStore<S> {
+    /// Moves every component of `entity` out, as bundle `B`, and frees the
+    /// entity; see [`World::take`](crate::World::take). Changes nothing
+    /// unless the entity's archetype is exactly `B`'s.
+    pub(crate) fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
+        self.flush();
+        let location = self
+            .entities
+            .location(entity)
+            .ok_or(TakeError::NoSuchEntity(entity))?;
+        let table_mask = self.tables.get(location.table).mask();
+        let archetype = self.full_mask(entity.into(), table_mask);
+        if archetype != B::mask() {
+            return Err(TakeError::Mismatch {
+                entity,
+                schema: S::NAME,
+                not_in_bundle: component_names::<S>(archetype.difference(B::mask())),
+                not_in_entity: component_names::<S>(B::mask().difference(archetype)),
+            });
+        }
+        let tick = self.changes.tick;
+        let taken = B::take(&mut Placement::at(
+            self.tables.get_mut(location.table),
+            location.row,
+            table_mask,
+            &mut self.bins,
+            tick,
+        ));
+        // Every value is out of the row; the entity is all that is left.
+        self.entities.free(entity);
+        let table = self.tables.get_mut(location.table);
+        if let Some(swapped) = table.remove_entity(location.row) {
+            self.entities.set_location(swapped, location);
+        }
+        self.log_removed(entity, archetype);
+        Ok(taken)
+    }
+}
+
 /// Moving rows and destroying entities.
 impl<S: Schema> EntityStore<S> {
     /// Moves `entity` from `location` to the end of table `target`, moving
@@ -882,3 +922,96 @@ impl fmt::Debug for Spawned<'_> {
         f.debug_list().entries(self.clone()).finish()
     }
 }
+
+/// The names of the components of `mask`, in bit order.
+fn component_names<S: Schema>(mask: S::Mask) -> Vec<&'static str> {
+    mask.iter_bits()
+        .map(|bit| S::COMPONENT_NAMES[bit as usize])
+        .collect()
+}
+
+/// Writes `names` as a list in words: `` `A` ``, `` `A` and `B` ``,
+/// `` `A`, `B` and `C` ``.
+fn write_names(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            f.write_str(if i + 1 == names.len() { " and " } else { ", " })?;
+        }
+        write!(f, "`{name}`")?;
+    }
+    Ok(())
+}
+
+/// The error of [`World::take`](crate::World::take). The world is
+/// unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TakeError {
+    /// The entity is not alive (despawned, or a stale handle).
+    NoSuchEntity(Entity),
+    /// The entity's components are not exactly the bundle's: taking it
+    /// would lose those the bundle does not hold, and the bundle would have
+    /// no value for those the entity lacks.
+    Mismatch {
+        /// The entity.
+        entity: Entity,
+        /// The schema's name.
+        schema: &'static str,
+        /// The components the entity has and the bundle does not hold, in
+        /// bit order.
+        not_in_bundle: Vec<&'static str>,
+        /// The components the bundle holds and the entity lacks, in bit
+        /// order.
+        not_in_entity: Vec<&'static str>,
+    },
+}
+
+impl TakeError {
+    /// The entity that could not be taken.
+    pub fn entity(&self) -> Entity {
+        match self {
+            TakeError::NoSuchEntity(entity) | TakeError::Mismatch { entity, .. } => *entity,
+        }
+    }
+}
+
+impl fmt::Display for TakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TakeError::NoSuchEntity(entity) => write!(
+                f,
+                "cannot take entity {entity}: it does not exist (it was despawned, or the \
+                 handle is stale)"
+            ),
+            TakeError::Mismatch {
+                entity,
+                schema,
+                not_in_bundle,
+                not_in_entity,
+            } => {
+                write!(
+                    f,
+                    "cannot take entity {entity} of schema `{schema}` as this bundle: "
+                )?;
+                if !not_in_bundle.is_empty() {
+                    f.write_str("the entity has ")?;
+                    write_names(f, not_in_bundle)?;
+                    f.write_str(", which the bundle does not hold")?;
+                    if !not_in_entity.is_empty() {
+                        f.write_str(", and ")?;
+                    }
+                }
+                if !not_in_entity.is_empty() {
+                    f.write_str("the bundle holds ")?;
+                    write_names(f, not_in_entity)?;
+                    f.write_str(", which the entity lacks")?;
+                }
+                f.write_str(
+                    "; `take` moves every component of the entity out, so the bundle must \
+                     hold exactly the entity's components. Nothing changed",
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for TakeError {}

@@ -158,6 +158,13 @@ impl<S: Schema> Table<S> {
         self.move_entity(row, destination)
     }
 
+    /// The entity half of removing `row`, whose values the caller has taken
+    /// out of every column: swap-removes its entity. Returns the entity
+    /// moved into `row`, whose location the caller fixes.
+    pub(crate) fn remove_entity(&mut self, row: TableRow) -> Option<EntityIndex> {
+        self.swap_remove_entity(row)
+    }
+
     /// The column half of [`Table::move_row`] to a table whose archetype is
     /// this one's plus component `bit`: the columns pair up in order, except
     /// that a data `bit` has a column in `destination` (at the same index as in

@@ -13,7 +13,7 @@ use crate::query::{
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{SparseSets, Table, TableId, Tables};
-use crate::structure::{EntityStore, Spawned};
+use crate::structure::{EntityStore, Spawned, TakeError};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
@@ -214,6 +214,56 @@ impl<S: Schema> World<S> {
     ) -> Result<Option<B>, NoSuchEntity> {
         const { B::CHECK };
         self.store.remove_bundle(entity)
+    }
+
+    /// Moves `entity` out of the world: returns its components as the bundle
+    /// `B` and despawns it (its id is freed, as by [`World::despawn`]; a
+    /// tracked component is logged as removed). Nothing is lost: this
+    /// succeeds only when the entity's components are exactly `B`'s;
+    /// otherwise it fails with [`TakeError::Mismatch`], naming the
+    /// difference, and changes nothing. A dead entity is
+    /// [`TakeError::NoSuchEntity`].
+    ///
+    /// The bundle can then be spawned into another world of the same
+    /// schema (or of another schema with those components):
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Body(u32);
+    /// #[derive(Debug, PartialEq)] struct Transform(i32);
+    /// #[derive(Debug, PartialEq)] struct Docked;
+    /// #[derive(Schema)] struct Space { body: Body, transform: Transform, docked: Docked }
+    ///
+    /// #[derive(Bundle, Debug, PartialEq)]
+    /// struct Ship { body: Body, transform: Transform }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let (mut here, mut there) = (World::<Space>::new(), World::<Space>::new());
+    /// let ship = here.spawn(Ship { body: Body(7), transform: Transform(3) });
+    ///
+    /// let parts: Ship = here.take(ship)?;
+    /// assert!(!here.is_alive(ship));
+    /// let arrived = there.spawn(parts);
+    /// assert_eq!(there.get::<Body>(arrived), Some(&Body(7)));
+    ///
+    /// // A docked ship has a component the bundle lacks: it stays.
+    /// there.insert(arrived, (Docked,))?;
+    /// let error = there.take::<Ship>(arrived).unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     format!(
+    ///         "cannot take entity {arrived} of schema `Space` as this bundle: the entity has \
+    ///          `Docked`, which the bundle does not hold; `take` moves every component of the \
+    ///          entity out, so the bundle must hold exactly the entity's components. Nothing \
+    ///          changed"
+    ///     )
+    /// );
+    /// assert!(there.is_alive(arrived));
+    /// # Ok(()) }
+    /// ```
+    pub fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
+        const { B::CHECK };
+        self.store.take(entity)
     }
 
     /// The world taken apart for the systems of one stage: every column and
