@@ -1,11 +1,15 @@
-//! Named bundles (`#[derive(Bundle)]`) and `World::take`.
+//! Named bundles (`#[derive(Bundle)]`), `World::take` and
+//! `World::exchange`.
 //!
 //! A derived bundle goes wherever a tuple does (spawn, batches, insert,
 //! remove, commands), nested ones included; `take` moves an entity out of a
-//! world only when nothing would be lost.
+//! world only when nothing would be lost; `exchange` removes one bundle and
+//! inserts another in a single move, and changes nothing (handing the
+//! bundle back) when it cannot.
 
 use ecs::prelude::*;
-use ecs::TakeError;
+use ecs::{ExchangeError, TakeError};
+use support::{CountedTag, DropLog, TagCounts, Tracked};
 
 #[derive(Clone, Debug, PartialEq)]
 struct Pos(i64);
@@ -421,4 +425,344 @@ fn take_logs_its_tracked_components_as_removed() {
     assert_eq!(world.removed::<Hp>().collect::<Vec<_>>(), [e]);
     assert_eq!(world.removed::<Stun>().collect::<Vec<_>>(), [e]);
     assert!(world.is_alive(kept));
+}
+
+// --------------------------------------------------------------- exchange
+
+#[test]
+fn exchange_moves_the_entity_once_straight_to_its_new_table() {
+    let mut world = World::<Game>::new();
+    let e = world.spawn((Pos(1), Vel(2), Hp(3)));
+    let neighbour = world.spawn((Pos(10), Vel(20), Hp(30)));
+    assert_eq!(table_count(&world), 2); // [] and [Pos, Vel, Hp]
+
+    let removed: (Vel, Hp) = world.exchange(e, (Name("n".into()),)).unwrap();
+    assert_eq!(removed, (Vel(2), Hp(3)));
+    assert_eq!(world.archetype(e), Some(GameMask::POS | GameMask::NAME));
+    assert_eq!(world.get::<Pos>(e), Some(&Pos(1)));
+    assert_eq!(world.get::<Name>(e), Some(&Name("n".into())));
+    // One new table, the destination: no [Pos] between remove and insert.
+    let tables: Vec<Vec<&str>> = world
+        .describe()
+        .tables
+        .into_iter()
+        .map(|table| table.components)
+        .collect();
+    assert_eq!(
+        tables,
+        [vec![], vec!["Pos", "Vel", "Hp"], vec!["Pos", "Name"]]
+    );
+    assert_eq!(world.get::<Vel>(neighbour), Some(&Vel(20)));
+    assert_eq!(world.get::<Hp>(neighbour), Some(&Hp(30)));
+
+    // The same with a derived bundle on each side.
+    let u = world.spawn(unit(5));
+    let old: Motion = world.exchange(u, Stunned(Stun(1), Frozen)).unwrap();
+    assert_eq!(old, unit(5).motion);
+    assert_eq!(
+        world.archetype(u),
+        Some(GameMask::HP | GameMask::NAME | GameMask::STUN | GameMask::FROZEN)
+    );
+    assert_eq!(table_count(&world), 5); // + [Pos, Vel, Hp, Name], [Hp, Frozen, Name]
+}
+
+#[test]
+fn exchange_of_a_bundle_the_entity_lacks_hands_the_new_one_back_and_changes_nothing() {
+    let mut world = World::<Game>::new();
+    let e = world.spawn((Pos(1), Hp(2)));
+    world.clear_trackers();
+    let tables = table_count(&world);
+
+    let error = world
+        .exchange::<(Vel, Hp, Mark), _>(e, unit(3))
+        .unwrap_err();
+    assert_eq!(error.entity(), e);
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot exchange components of entity {e} of schema `Game`: it lacks `Vel` and \
+             `Mark`, which the exchange was to remove; an exchange removes all of the \
+             components it names or none. Nothing changed; the bundle to insert is in the error"
+        )
+    );
+    match &error {
+        ExchangeError::Missing {
+            missing, schema, ..
+        } => assert_eq!(
+            (missing.as_slice(), *schema),
+            (["Vel", "Mark"].as_slice(), "Game")
+        ),
+        other => panic!("expected Missing, got {other:?}"),
+    }
+    assert_eq!(error.into_bundle(), unit(3));
+    assert_eq!(world.archetype(e), Some(GameMask::POS | GameMask::HP));
+    assert_eq!(world.get::<Hp>(e), Some(&Hp(2)));
+    assert_eq!(table_count(&world), tables);
+    assert_eq!(world.removed::<Hp>().count(), 0);
+
+    world.despawn(e).unwrap();
+    let error = world.exchange::<(Pos,), _>(e, (Vel(1),)).unwrap_err();
+    assert_eq!(
+        error,
+        ExchangeError::NoSuchEntity {
+            entity: e,
+            bundle: (Vel(1),)
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot exchange components of entity {e}: it does not exist (it was despawned, \
+             or the handle is stale). Nothing changed; the bundle to insert is in the error"
+        )
+    );
+}
+
+#[test]
+fn exchange_replaces_a_component_in_both_bundles_in_place() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..4).map(|n| (Pos(n), Hp(n as u32), Name(format!("{n}")))))
+        .collect();
+    let order = |world: &World<Game>| world.query::<Entity>().iter().collect::<Vec<_>>();
+    let before = order(&world);
+    let tables = table_count(&world);
+
+    // The entity keeps its table, and its row: no other entity moves.
+    let (Hp(old),) = world.exchange::<(Hp,), _>(ids[1], (Hp(100),)).unwrap();
+    assert_eq!(old, 1);
+    // Two components replaced, and a third overwritten.
+    let (Name(name), Hp(hp)) = world
+        .exchange::<(Name, Hp), _>(ids[0], (Hp(200), Name("zero".into()), Pos(-1)))
+        .unwrap();
+    assert_eq!((name.as_str(), hp), ("0", 0));
+    // The last row, too.
+    world.exchange::<(Pos,), _>(ids[3], (Pos(300),)).unwrap();
+
+    assert_eq!(order(&world), before);
+    assert_eq!(table_count(&world), tables);
+    let values: Vec<(i64, u32, String)> = ids
+        .iter()
+        .map(|&e| {
+            (
+                world.get::<Pos>(e).unwrap().0,
+                world.get::<Hp>(e).unwrap().0,
+                world.get::<Name>(e).unwrap().0.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        values,
+        [
+            (-1, 200, "zero".to_string()),
+            (1, 100, "1".to_string()),
+            (2, 2, "2".to_string()),
+            (300, 3, "3".to_string()),
+        ]
+    );
+}
+
+fn added<T: ecs::Tracked<Game>>(world: &World<Game>) -> Vec<Entity> {
+    world.query_filtered::<Entity, Added<T>>().iter().collect()
+}
+
+fn changed<T: ecs::Tracked<Game>>(world: &World<Game>) -> Vec<Entity> {
+    world
+        .query_filtered::<Entity, Changed<T>>()
+        .iter()
+        .collect()
+}
+
+#[test]
+fn exchange_reports_tracked_components_as_added_changed_or_removed() {
+    let mut world = World::<Game>::new();
+    let ids: Vec<Entity> = world
+        .spawn_batch((0..3).map(|n| (Pos(n), Hp(n as u32), Stun(n as u32))))
+        .collect();
+    let lacking = world.spawn((Pos(9),));
+    world.clear_trackers();
+
+    // In both: changed, not added; the other rows keep their ticks.
+    world
+        .exchange::<(Hp, Stun), _>(ids[0], (Hp(10), Stun(10)))
+        .unwrap();
+    assert_eq!(changed::<Hp>(&world), [ids[0]]);
+    assert_eq!(changed::<Stun>(&world), [ids[0]]);
+    assert!(added::<Hp>(&world).is_empty() && added::<Stun>(&world).is_empty());
+    assert_eq!(
+        world.removed::<Hp>().count() + world.removed::<Stun>().count(),
+        0
+    );
+
+    // In the new bundle only, and present: overwritten, a change.
+    world.clear_trackers();
+    world
+        .exchange::<(Pos,), _>(ids[1], (Pos(1), Hp(11), Stun(11)))
+        .unwrap();
+    assert_eq!(
+        (changed::<Hp>(&world), changed::<Stun>(&world)),
+        (vec![ids[1]], vec![ids[1]])
+    );
+    assert!(added::<Hp>(&world).is_empty() && added::<Stun>(&world).is_empty());
+
+    // In the new bundle only, and absent: added.
+    world.clear_trackers();
+    world
+        .exchange::<(Pos,), _>(lacking, (Hp(12), Stun(12), Vel(0)))
+        .unwrap();
+    assert_eq!(
+        (added::<Hp>(&world), added::<Stun>(&world)),
+        (vec![lacking], vec![lacking])
+    );
+
+    // In the removed bundle only: removed.
+    world.clear_trackers();
+    world.exchange::<(Hp, Stun), _>(ids[2], (Vel(2),)).unwrap();
+    assert_eq!(world.removed::<Hp>().collect::<Vec<_>>(), [ids[2]]);
+    assert_eq!(world.removed::<Stun>().collect::<Vec<_>>(), [ids[2]]);
+    assert!(changed::<Hp>(&world).is_empty() && changed::<Stun>(&world).is_empty());
+
+    // Replaced while the entity moves to another table: changed too.
+    world.clear_trackers();
+    world
+        .exchange::<(Hp, Pos, Stun), _>(ids[0], (Stun(13), Vel(13), Hp(13)))
+        .unwrap();
+    assert_eq!(
+        world.archetype(ids[0]),
+        Some(GameMask::VEL | GameMask::HP | GameMask::STUN)
+    );
+    assert_eq!(
+        (changed::<Hp>(&world), changed::<Stun>(&world)),
+        (vec![ids[0]], vec![ids[0]])
+    );
+    assert!(added::<Hp>(&world).is_empty() && added::<Stun>(&world).is_empty());
+
+    // A replaced value keeps the tick it was added at: added since the
+    // last clear, it is still added after an exchange.
+    world.clear_trackers();
+    world.insert(ids[2], (Hp(20), Stun(20))).unwrap();
+    world
+        .exchange::<(Hp, Stun), _>(ids[2], (Hp(21), Stun(21)))
+        .unwrap();
+    assert_eq!(
+        (added::<Hp>(&world), added::<Stun>(&world)),
+        (vec![ids[2]], vec![ids[2]])
+    );
+}
+
+#[test]
+fn exchange_moves_sparse_and_tag_components_in_and_out() {
+    let mut world = World::<Game>::new();
+    let e = world.spawn((Pos(1), Stun(1), Frozen));
+    let (Stun(stun), Frozen) = world
+        .exchange::<(Stun, Frozen), _>(e, (Vel(3), Mark(4)))
+        .unwrap();
+    assert_eq!(stun, 1);
+    assert_eq!(
+        world.archetype(e),
+        Some(GameMask::POS | GameMask::VEL | GameMask::MARK)
+    );
+    assert_eq!(world.get::<Mark>(e), Some(&Mark(4)));
+
+    // Sparse only, on both sides: the entity keeps its row.
+    let tables = table_count(&world);
+    let (Mark(mark),) = world.exchange::<(Mark,), _>(e, (Stun(5),)).unwrap();
+    assert_eq!(mark, 4);
+    assert_eq!(world.get::<Stun>(e), Some(&Stun(5)));
+    assert!(!world.has::<Mark>(e));
+    assert_eq!(table_count(&world), tables);
+
+    // Out of the table and into a sparse set and a tag at once.
+    let (Vel(vel),) = world
+        .exchange::<(Vel,), _>(e, Stunned(Stun(6), Frozen))
+        .unwrap();
+    assert_eq!(vel, 3);
+    assert_eq!(
+        world.archetype(e),
+        Some(GameMask::POS | GameMask::STUN | GameMask::FROZEN)
+    );
+    assert_eq!(world.get::<Stun>(e), Some(&Stun(6)));
+    assert_eq!(
+        world
+            .query_filtered::<Entity, With<Frozen>>()
+            .iter()
+            .collect::<Vec<_>>(),
+        [e]
+    );
+}
+
+// ------------------------------------------------------------------ drops
+
+#[derive(Debug, PartialEq)]
+struct A(Tracked);
+#[derive(Debug, PartialEq)]
+struct B(Tracked);
+#[derive(Debug, PartialEq)]
+struct C(Tracked);
+type T0 = CountedTag<0>;
+
+#[derive(Schema)]
+struct Drops {
+    a: A,
+    #[ecs(sparse)]
+    b: B,
+    c: C,
+    t0: CountedTag<0>,
+}
+
+#[derive(Bundle, Debug, PartialEq)]
+struct Ab {
+    a: A,
+    b: B,
+}
+
+#[test]
+fn exchange_and_take_drop_every_value_exactly_once() {
+    let log = DropLog::new();
+    let tags = T0::counts();
+    let mut world = World::<Drops>::new();
+    let e = world.spawn((A(log.track(1)), B(log.track(2)), C(log.track(3))));
+    let other = world.spawn((A(log.track(10)), C(log.track(30))));
+
+    // Replaced (A) and removed (B): handed back, not dropped; C in the new
+    // bundle only is overwritten: the old value is dropped, once.
+    let old: Ab = world
+        .exchange(e, (A(log.track(4)), C(log.track(5)), T0::new()))
+        .unwrap();
+    assert_eq!(log.dropped(), [3]);
+    assert_eq!((old.a.0.id(), old.b.0.id()), (1, 2));
+    drop(old);
+    assert_eq!(log.dropped_sorted(), [1, 2, 3]);
+
+    // A failed exchange hands its bundle back: nothing is dropped.
+    let error = world
+        .exchange::<(B,), _>(other, (A(log.track(6)),))
+        .unwrap_err();
+    assert_eq!(log.count(), 3);
+    drop(error.into_bundle());
+    assert_eq!(log.dropped_sorted(), [1, 2, 3, 6]);
+
+    // Taken whole: handed over, nothing dropped until the caller drops it.
+    let taken: (A, C, T0) = world.take(e).unwrap();
+    assert_eq!(log.count(), 4);
+    assert_eq!(
+        T0::counts().since(tags),
+        TagCounts {
+            created: 1,
+            dropped: 0
+        }
+    );
+    drop(taken);
+    assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(
+        T0::counts().since(tags),
+        TagCounts {
+            created: 1,
+            dropped: 1
+        }
+    );
+
+    // The rest go with the world, once each.
+    drop(world);
+    assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 10, 30]);
 }

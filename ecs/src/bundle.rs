@@ -7,8 +7,9 @@ use crate::schema::{Component, Schema};
 use crate::storage::{is_sparse, table_part, Bins, Column, EntityIndex, Table, TableId, TableRow};
 
 /// Distinct components of schema `S` inserted or removed together: what
-/// [`World::spawn`], [`World::insert`], [`World::remove_bundle`] and
-/// [`World::take`] (and the commands of the same names) take.
+/// [`World::spawn`], [`World::insert`], [`World::remove_bundle`],
+/// [`World::take`] and [`World::exchange`] (and the commands of the same
+/// names) take.
 ///
 /// A bundle is either a tuple of up to 12 components (or `()`, the empty
 /// bundle), or a struct with `#[derive(Bundle)]` whose fields are
@@ -58,6 +59,7 @@ use crate::storage::{is_sparse, table_part, Bins, Column, EntityIndex, Table, Ta
 /// [`World::insert`]: crate::World::insert
 /// [`World::remove_bundle`]: crate::World::remove_bundle
 /// [`World::take`]: crate::World::take
+/// [`World::exchange`]: crate::World::exchange
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle of schema `{S}`",
     label = "not a bundle of `{S}`",

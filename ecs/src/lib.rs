@@ -196,7 +196,7 @@ pub use state::{in_state, InState, NextState, State, States};
 pub use misuse::KnownToSchema;
 #[cfg(feature = "serde")]
 pub use save::LoadError;
-pub use structure::{Spawned, TakeError};
+pub use structure::{ExchangeError, Spawned, TakeError};
 pub use system::{
     not, on_event, resource_changed, Access, AndCondition, Condition, ConditionExt, ConditionFn,
     ConditionParam, IntoCondition, IntoSystem, Local, NotCondition, OnEvent, OrCondition, Res,

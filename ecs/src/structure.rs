@@ -24,8 +24,8 @@ use crate::entity_ref::{EntityMut, EntityRef};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Component, Schema};
 use crate::storage::{
-    table_part, Bins, Column, Edge, EntityIndex, Staged, Table, TableId, TableMove, TableRow,
-    Tables,
+    is_sparse, table_part, Bins, Column, Edge, EntityIndex, Staged, Table, TableId, TableMove,
+    TableRow, Tables,
 };
 use core::fmt;
 
@@ -739,7 +739,7 @@ impl<S: Schema> EntityStore<S> {
     }
 }
 
-/// Moving components out: an entity taken apart.
+/// Moving components out: an entity taken apart, components exchanged.
 impl<S: Schema> EntityStore<S> {
     /// Moves every component of `entity` out, as bundle `B`, and frees the
     /// entity; see [`World::take`](crate::World::take). Changes nothing
@@ -775,6 +775,111 @@ impl<S: Schema> EntityStore<S> {
             self.entities.set_location(swapped, location);
         }
         self.log_removed(entity, archetype);
+        Ok(taken)
+    }
+
+    /// Removes the components of `R` from `entity` and inserts `bundle`, in
+    /// one move to the table of its archetype less `R` plus `B`; see
+    /// [`World::exchange`](crate::World::exchange). Changes nothing, and
+    /// hands `bundle` back, unless the entity is alive and has all of `R`.
+    ///
+    /// `R`'s values are taken out of the entity's row first (swap-removed
+    /// from their columns), then the rest of the row moves, then `bundle`'s
+    /// values are placed as an insert places them: a component of `B` that
+    /// is not in `R` and that the entity has is overwritten; one in both is
+    /// pushed anew, then given back the ticks it was added at (a tracked
+    /// component replaced is changed, not added).
+    pub(crate) fn exchange<R: Bundle<S>, B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<R, ExchangeError<B>> {
+        let Some(location) = self.entities.location(entity) else {
+            return Err(ExchangeError::NoSuchEntity { entity, bundle });
+        };
+        let table_mask = self.tables.get(location.table).mask();
+        let archetype = self.full_mask(entity.into(), table_mask);
+        if !archetype.contains(R::mask()) {
+            return Err(ExchangeError::Missing {
+                entity,
+                schema: S::NAME,
+                missing: component_names::<S>(R::mask().difference(archetype)),
+                bundle,
+            });
+        }
+        let index = EntityIndex::from(entity);
+        let tick = self.changes.tick;
+        let removed = table_part::<S>(R::mask());
+        let kept = table_mask.difference(removed);
+        let target = self
+            .tables
+            .target(location.table, kept.union(table_part::<S>(B::mask())));
+        // The tracked components in both bundles, and the ticks they were
+        // added at, which they keep.
+        let replaced = R::mask()
+            .intersection(B::mask())
+            .intersection(S::Mask::from_u128(S::TRACKED_BITS));
+        let mut added_at = [0u32; 128];
+        if S::TRACKED_BITS & R::BITS & B::BITS != 0 {
+            let table = self.tables.get(location.table);
+            for (i, bit) in replaced.iter_bits().enumerate() {
+                let ticks = if is_sparse::<S>(bit) {
+                    self.bins.sparse().row_ticks(bit, index)
+                } else {
+                    table.column(bit).row_ticks(location.row.index())
+                };
+                added_at[i] = ticks.map_or(tick, |(added, _)| added);
+            }
+        }
+
+        let taken = R::take(&mut Placement::at(
+            self.tables.get_mut(location.table),
+            location.row,
+            table_mask,
+            &mut self.bins,
+            tick,
+        ));
+        let row = if target == location.table {
+            location.row
+        } else {
+            let (source, destination) = self.tables.pair_mut(location.table, target);
+            let moved = source.move_row_except(location.row, destination, removed);
+            relocate(
+                &mut self.entities.slots_mut(),
+                entity,
+                location,
+                target,
+                moved,
+            );
+            moved.row
+        };
+        bundle.place(&mut Placement::at(
+            self.tables.get_mut(target),
+            row,
+            kept,
+            &mut self.bins,
+            tick,
+        ));
+        self.stamp(target);
+        if target == location.table {
+            // `R`'s table components, all in `B` here, were swap-removed
+            // and pushed back last: each goes back to the entity's row.
+            let table = self.tables.get_mut(target);
+            table.restore_row_after_swap(row, removed, self.bins.trash_mut());
+        }
+        if S::TRACKED_BITS & R::BITS & B::BITS != 0 {
+            for (i, bit) in replaced.iter_bits().enumerate() {
+                let ticks = (added_at[i], tick);
+                if is_sparse::<S>(bit) {
+                    self.bins.sparse_mut().set_row_ticks(bit, index, ticks);
+                } else {
+                    let column = self.tables.get_mut(target).column_mut(bit);
+                    column.set_row_ticks(row.index(), ticks);
+                }
+            }
+        }
+        self.log_removed(entity, R::mask().difference(B::mask()));
+        self.bins.empty_trash(B::mask());
         Ok(taken)
     }
 }
@@ -1015,3 +1120,81 @@ impl fmt::Display for TakeError {
 }
 
 impl std::error::Error for TakeError {}
+
+/// The error of [`World::exchange`](crate::World::exchange), which hands
+/// back the bundle that was to be inserted
+/// ([`ExchangeError::into_bundle`]). The world is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExchangeError<B> {
+    /// The entity is not alive (despawned, or a stale handle).
+    NoSuchEntity {
+        /// The entity.
+        entity: Entity,
+        /// The bundle that was to be inserted.
+        bundle: B,
+    },
+    /// The entity lacks components of the bundle to be removed: an exchange
+    /// removes all of them or none.
+    Missing {
+        /// The entity.
+        entity: Entity,
+        /// The schema's name.
+        schema: &'static str,
+        /// The components to be removed that the entity lacks, in bit order.
+        missing: Vec<&'static str>,
+        /// The bundle that was to be inserted.
+        bundle: B,
+    },
+}
+
+impl<B> ExchangeError<B> {
+    /// The entity whose components were to be exchanged.
+    pub fn entity(&self) -> Entity {
+        match self {
+            ExchangeError::NoSuchEntity { entity, .. } | ExchangeError::Missing { entity, .. } => {
+                *entity
+            }
+        }
+    }
+
+    /// The bundle that was to be inserted, back.
+    pub fn into_bundle(self) -> B {
+        match self {
+            ExchangeError::NoSuchEntity { bundle, .. } | ExchangeError::Missing { bundle, .. } => {
+                bundle
+            }
+        }
+    }
+}
+
+impl<B> fmt::Display for ExchangeError<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExchangeError::NoSuchEntity { entity, .. } => write!(
+                f,
+                "cannot exchange components of entity {entity}: it does not exist (it was \
+                 despawned, or the handle is stale)"
+            )?,
+            ExchangeError::Missing {
+                entity,
+                schema,
+                missing,
+                ..
+            } => {
+                write!(
+                    f,
+                    "cannot exchange components of entity {entity} of schema `{schema}`: it \
+                     lacks "
+                )?;
+                write_names(f, missing)?;
+                f.write_str(
+                    ", which the exchange was to remove; an exchange removes all of the \
+                     components it names or none",
+                )?;
+            }
+        }
+        f.write_str(". Nothing changed; the bundle to insert is in the error")
+    }
+}
+
+impl<B: fmt::Debug> std::error::Error for ExchangeError<B> {}

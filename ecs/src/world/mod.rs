@@ -13,7 +13,7 @@ use crate::query::{
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{SparseSets, Table, TableId, Tables};
-use crate::structure::{EntityStore, Spawned, TakeError};
+use crate::structure::{EntityStore, ExchangeError, Spawned, TakeError};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
@@ -264,6 +264,50 @@ impl<S: Schema> World<S> {
     pub fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
         const { B::CHECK };
         self.store.take(entity)
+    }
+
+    /// Removes the components of bundle `R` from `entity` and inserts
+    /// `bundle` in one step, returning the removed components: the entity
+    /// moves at most once, straight to the table of its archetype less `R`
+    /// plus `B`, where a [`World::remove_bundle`] then [`World::insert`]
+    /// would move it twice (through a table of its own).
+    ///
+    /// A component in both `R` and `B` is replaced: its old value is in the
+    /// returned `R`, its new one in place (for a tracked component, a
+    /// change, not an addition). A component of `B` only is inserted as by
+    /// [`World::insert`] (added, or overwritten if the entity has it); one
+    /// of `R` only is removed (for a tracked component, logged as removed).
+    ///
+    /// If the entity is not alive, or lacks any component of `R`, nothing
+    /// changes and the error hands `bundle` back
+    /// ([`ExchangeError::into_bundle`]).
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Walking(u32);
+    /// #[derive(Debug, PartialEq)] struct Flying(u32);
+    /// #[derive(Schema)] struct S { pos: Pos, walking: Walking, flying: Flying }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let e = world.spawn((Pos(0), Walking(4)));
+    /// let (Walking(speed),) = world.exchange::<(Walking,), _>(e, (Flying(9),)).unwrap();
+    /// assert_eq!(speed, 4);
+    /// assert_eq!(world.archetype(e), Some(SMask::POS | SMask::FLYING));
+    ///
+    /// // It walks no more: nothing changes, and the bundle comes back.
+    /// let error = world.exchange::<(Walking,), _>(e, (Flying(1),)).unwrap_err();
+    /// assert_eq!(error.into_bundle(), (Flying(1),));
+    /// assert_eq!(world.get::<Flying>(e), Some(&Flying(9)));
+    /// ```
+    pub fn exchange<R: Bundle<S>, B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<R, ExchangeError<B>> {
+        const { R::CHECK };
+        const { B::CHECK };
+        self.store.exchange(entity, bundle)
     }
 
     /// The world taken apart for the systems of one stage: every column and
