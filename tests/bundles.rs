@@ -766,3 +766,35 @@ fn exchange_and_take_drop_every_value_exactly_once() {
     drop(world);
     assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 10, 30]);
 }
+
+/// A component named `S`, as the derive's schema parameter is by default.
+#[derive(Clone, Debug, PartialEq)]
+struct S(u8);
+
+#[derive(Schema)]
+struct Letters {
+    s: S,
+    pos: Pos,
+}
+
+#[derive(Bundle, Clone, Debug, PartialEq)]
+struct WithS {
+    s: S,
+    pos: Pos,
+}
+
+#[test]
+fn a_derived_bundle_may_hold_a_component_named_like_the_schema_parameter() {
+    let mut world = World::<Letters>::new();
+    let e = world.spawn(WithS {
+        s: S(1),
+        pos: Pos(2),
+    });
+    assert_eq!(
+        world.take::<WithS>(e),
+        Ok(WithS {
+            s: S(1),
+            pos: Pos(2)
+        })
+    );
+}

@@ -12,12 +12,12 @@
 //! it emits, in a `const _` block:
 //!
 //! ```text
-//! impl<__S: Schema> Bundle<__S> for Ship
+//! impl<S: Schema> Bundle<S> for Ship
 //! where
-//!     Body: Component<__S>,
-//!     Motion: Bundle<__S>,
+//!     Body: Component<S>,
+//!     Motion: Bundle<S>,
 //! {
-//!     const BITS: u128 = (1 << <Body as Component<__S>>::BIT) | <Motion as Bundle<__S>>::BITS;
+//!     const BITS: u128 = (1 << <Body as Component<S>>::BIT) | <Motion as Bundle<S>>::BITS;
 //!     const CHECK: () = { /* Motion's CHECK, then no bit twice */ };
 //!     // place, take, stage, extend, relation_targets: field by field
 //! }
@@ -33,7 +33,7 @@
 use crate::errors::Errors;
 use crate::generate::Krate;
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 /// The attribute that marks a field as a nested bundle.
@@ -82,9 +82,10 @@ fn read_fields<'a>(input: &'a syn::DeriveInput, errors: &mut Errors) -> Vec<Fiel
         errors.at(
             name,
             format_args!(
-                "bundle `{name}` has no fields, so it would hold no component: list the \
-                 components as fields, e.g. `struct {name} {{ pos: Pos, vel: Vel }}`; to spawn \
-                 an entity with no components, spawn `()`"
+                "bundle `{name}` has no fields, so it would hold no component: list its \
+                 components as fields, e.g. `struct {name} {{ pos: Pos, vel: Vel }}`. A \
+                 zero-sized component (a tag) needs no derive: make it a field of the schema; \
+                 and an entity with no components is spawned from `()`"
             ),
         );
     }
@@ -145,15 +146,28 @@ fn check_lifetimes(input: &syn::DeriveInput, errors: &mut Errors) {
     }
 }
 
-/// The schema parameter of the impl, named so that it cannot meet one of the
-/// user's.
-fn schema_param() -> syn::Ident {
-    syn::Ident::new("__S", Span::call_site())
+/// The schema parameter of the impl: `S`, as the compiler's notes then
+/// write `Bundle<S>` as the docs do, unless the struct's tokens name an `S`
+/// already (a type parameter, or a component type of that name).
+fn schema_param(input: &syn::DeriveInput) -> syn::Ident {
+    fn names_s(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => ident == "S",
+            proc_macro2::TokenTree::Group(group) => names_s(group.stream()),
+            _ => false,
+        })
+    }
+    let name = if names_s(input.to_token_stream()) {
+        "__S"
+    } else {
+        "S"
+    };
+    syn::Ident::new(name, Span::call_site())
 }
 
-/// `impl<__S: Schema, ..> Bundle<__S> for Ship<..> where <field bounds> { .. }`.
+/// `impl<S: Schema, ..> Bundle<S> for Ship<..> where <field bounds> { .. }`.
 fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> TokenStream {
-    let s = schema_param();
+    let s = schema_param(input);
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = split_generics(input, fields, krate, &s);
     let bundle = quote!(#krate::Bundle<#s>);
@@ -179,38 +193,38 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
     let places = fields.iter().map(|field| {
         let (ty, member) = (field.ty, &field.member);
         if field.nested {
-            quote!(<#ty as #bundle>::place(self.#member, target);)
+            quote!(<#ty as #bundle>::place(self.#member, __target);)
         } else {
-            quote!(#krate::__private::Placement::put::<#ty>(target, self.#member);)
+            quote!(#krate::__private::Placement::put::<#ty>(__target, self.#member);)
         }
     });
     let takes = fields.iter().map(|field| {
         let (ty, member) = (field.ty, &field.member);
         if field.nested {
-            quote!(#member: <#ty as #bundle>::take(source))
+            quote!(#member: <#ty as #bundle>::take(__source))
         } else {
-            quote!(#member: #krate::__private::Placement::take::<#ty>(source))
+            quote!(#member: #krate::__private::Placement::take::<#ty>(__source))
         }
     });
     let stages = fields.iter().map(|field| {
         let (ty, member) = (field.ty, &field.member);
         if field.nested {
-            quote!(<#ty as #bundle>::stage(self.#member, columns);)
+            quote!(<#ty as #bundle>::stage(self.#member, __columns);)
         } else {
-            quote!(#krate::__private::stage_component::<#s, #ty>(self.#member, columns);)
+            quote!(#krate::__private::stage_component::<#s, #ty>(self.#member, __columns);)
         }
     });
     let relation_targets = fields.iter().map(|field| {
         let (ty, member) = (field.ty, &field.member);
         if field.nested {
-            quote!(<#ty as #bundle>::relation_targets(&self.#member, f);)
+            quote!(<#ty as #bundle>::relation_targets(&self.#member, __f);)
         } else {
             quote! {
                 if <#s as #krate::Schema>::RELATION_BITS & (1 << <#ty as #component>::BIT) != 0 {
-                    if let ::core::option::Option::Some(__target) =
+                    if let ::core::option::Option::Some(__entity) =
                         <#ty as #component>::relation_target(&self.#member)
                     {
-                        f(<#ty as #component>::BIT, __target);
+                        __f(<#ty as #component>::BIT, __entity);
                     }
                 }
             }
@@ -244,32 +258,32 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                 };
 
                 #[inline(always)]
-                fn place(self, target: &mut #krate::__private::Placement<'_, #s>) {
+                fn place(self, __target: &mut #krate::__private::Placement<'_, #s>) {
                     #(#places)*
                 }
 
                 #[inline(always)]
-                fn take(source: &mut #krate::__private::Placement<'_, #s>) -> Self {
+                fn take(__source: &mut #krate::__private::Placement<'_, #s>) -> Self {
                     Self { #(#takes,)* }
                 }
 
                 #[inline]
-                fn stage(self, columns: &mut [<#s as #krate::Schema>::Column]) {
+                fn stage(self, __columns: &mut [<#s as #krate::Schema>::Column]) {
                     #(#stages)*
                 }
 
                 #[inline]
                 fn extend<__I: ::core::iter::Iterator<Item = Self>>(
-                    bundles: __I,
-                    target: &mut #krate::__private::SpawnRows<'_, #s>,
+                    __bundles: __I,
+                    __target: &mut #krate::__private::SpawnRows<'_, #s>,
                 ) {
-                    #krate::__private::extend_row_by_row::<#s, Self, __I>(bundles, target)
+                    #krate::__private::extend_row_by_row::<#s, Self, __I>(__bundles, __target)
                 }
 
                 #[inline(always)]
                 fn relation_targets(
                     &self,
-                    f: &mut impl ::core::ops::FnMut(::core::primitive::u32, #krate::Entity),
+                    __f: &mut impl ::core::ops::FnMut(::core::primitive::u32, #krate::Entity),
                 ) {
                     #(#relation_targets)*
                 }
@@ -280,7 +294,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
 
 /// The impl's generics: the schema parameter, then the struct's own; and
 /// its where clause: the struct's own, a `'static` bound per type
-/// parameter, and per field `Component<__S>` or `Bundle<__S>`, at the
+/// parameter, and per field `Component<S>` or `Bundle<S>`, at the
 /// field's type so that a note about the bound points there.
 fn split_generics(
     input: &syn::DeriveInput,
@@ -322,7 +336,7 @@ fn stand_in(input: &syn::DeriveInput, krate: &Krate) -> TokenStream {
     if input.generics.lifetimes().next().is_some() {
         return TokenStream::new();
     }
-    let s = schema_param();
+    let s = schema_param(input);
     let name = &input.ident;
     let mut generics = input.generics.clone();
     generics

@@ -452,8 +452,9 @@ impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L);
 #[diagnostic::on_unimplemented(
     message = "a bundle takes at most 12 components, and this one has more",
     label = "more than 12 components",
-    note = "bundles do not nest: spawn (or insert) up to 12 components, then `insert` the \
-            rest, e.g. `world.insert(entity, (M, N))`"
+    note = "tuples do not nest: spawn (or insert) up to 12 components, then `insert` the \
+            rest, e.g. `world.insert(entity, (M, N))`, or gather them in a struct with \
+            `#[derive(Bundle)]`"
 )]
 pub trait BundleTooLong<S> {}
 
