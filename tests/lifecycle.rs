@@ -288,3 +288,22 @@ fn hooks_of_commands_from_parallel_systems_follow_program_order() {
         assert_eq!(run(Some(threads)), expected, "{threads} threads");
     }
 }
+
+#[test]
+fn take_and_exchange_run_hooks_and_requirements() {
+    let mut world = World::<Game>::new();
+    let e = world.spawn((Collider(1), Cargo(2)));
+    world.resource::<Journal>().take();
+    let (collider, _, cargo): (Collider, Registered, Cargo) = world.take(e).unwrap();
+    assert_eq!((collider, cargo), (Collider(1), Cargo(2)));
+    assert_eq!(world.resource::<Journal>().take(), ["remove 1", "unload 2"]);
+    let f = world.spawn((Mass(3),));
+    let (Mass(mass),) = world
+        .exchange::<(Mass,), _>(f, (Collider(4), Ship(5)))
+        .unwrap();
+    assert_eq!(mass, 3);
+    assert_eq!(world.resource::<Journal>().take(), ["add 4", "insert 4"]);
+    // The ship's requirements, Mass among them, come with it.
+    assert_eq!(world.get::<Mass>(f), Some(&Mass(0)));
+    assert!(world.has::<Registered>(f) && world.has::<Velocity>(f));
+}

@@ -487,3 +487,43 @@ mod save {
         assert!(reason.contains("empty `Children`"), "{reason}");
     }
 }
+
+#[test]
+fn take_and_exchange_keep_relations_in_step() {
+    let mut world = World::<Scene>::new();
+    let root = world.spawn((Name(0),));
+    let a = world.spawn((ChildOf(root), Name(1)));
+    let b = world.spawn((ChildOf(root), Name(2)));
+    let b1 = world.spawn((ChildOf(b), Name(3)));
+    // Taking a source unlinks it.
+    let (child_of, name): (ChildOf, Name) = world.take(a).unwrap();
+    assert_eq!((child_of, name), (ChildOf(root), Name(1)));
+    assert_eq!(world.sources::<ChildOf>(root), [b]);
+    // Taking a target goes as a despawn: its sources by their rule; the
+    // list comes out empty, its sources having stayed.
+    let (_, children, _): (ChildOf, Children, Name) = world.take(b).unwrap();
+    assert!(children.0.is_empty());
+    assert!(!world.is_alive(b1));
+    assert!(!world.has::<Children>(root));
+    // Exchanging moves the relation as a remove then an insert would.
+    let c = world.spawn((Name(4),));
+    let (Name(old),) = world.exchange::<(Name,), _>(c, (ChildOf(root),)).unwrap();
+    assert_eq!(old, 4);
+    assert_eq!(world.sources::<ChildOf>(root), [c]);
+    let (ChildOf(parent),) = world
+        .exchange::<(ChildOf,), _>(c, (Targets(root),))
+        .unwrap();
+    assert_eq!(parent, root);
+    assert!(!world.has::<Children>(root));
+    assert_eq!(world.sources::<Targets>(root), [c]);
+    // A dead target refuses the exchange and hands the bundle back.
+    let gone = world.spawn((Name(5),));
+    world.despawn(gone).unwrap();
+    let error = world
+        .exchange::<(Targets,), _>(c, (ChildOf(gone),))
+        .unwrap_err();
+    assert_eq!(error.entity(), gone);
+    assert_eq!(error.into_bundle(), (ChildOf(gone),));
+    assert_eq!(world.target::<Targets>(c), Some(root));
+    assert_consistent(&world);
+}

@@ -1,5 +1,5 @@
-//! The `#[derive(Schema)]` and `#[derive(StableHash)]` macros of the
-//! [`schemecs`](https://docs.rs/schemecs) crate.
+//! The `#[derive(Schema)]`, `#[derive(Bundle)]` and `#[derive(StableHash)]`
+//! macros of the [`schemecs`](https://docs.rs/schemecs) crate.
 //!
 //! The `Schema` derive runs in three stages: `model` reads the struct into a model
 //! that keeps the user's tokens, `check` runs every check on it (collecting
@@ -10,9 +10,10 @@
 //! schema quiet, so the user sees the real mistakes and no follow-on errors.
 //! See the `schemecs` crate for the documentation of what the generated items mean.
 //!
-//! `#[derive(StableHash)]` is simpler: one impl, written field by field
-//! (`stable_hash`).
+//! `#[derive(StableHash)]` and `#[derive(Bundle)]` are simpler: one impl
+//! each, written field by field (`stable_hash`, `bundle`).
 
+mod bundle;
 mod check;
 mod errors;
 mod generate;
@@ -45,6 +46,16 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
         }
     };
     output.into()
+}
+
+/// Derives `schemecs::Bundle<S>` for a struct whose fields are components
+/// (and, marked `#[bundle]`, other bundles), for every schema `S` that has
+/// those components. Documented, with an example, at the trait in the
+/// `schemecs` crate.
+#[proc_macro_derive(Bundle, attributes(bundle))]
+pub fn derive_bundle(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    bundle::expand(&input, &generate::Krate::resolve()).into()
 }
 
 /// Derives `schemecs::StableHash` for a struct or an enum: a struct writes its

@@ -6,21 +6,66 @@ use crate::misuse::Misuse;
 use crate::schema::{Component, Schema};
 use crate::storage::{is_sparse, table_part, Bins, Column, EntityIndex, Table, TableId, TableRow};
 
-/// A tuple of distinct components of schema `S`: what [`World::spawn`],
-/// [`World::insert`] and [`World::remove_bundle`] take. Implemented for tuples
-/// of up to 12 components (and `()`, the empty bundle); bundles do not nest,
-/// so more components are added by a second `insert`.
+/// Distinct components of schema `S` inserted or removed together: what
+/// [`World::spawn`], [`World::insert`], [`World::remove_bundle`],
+/// [`World::take`] and [`World::exchange`] (and the commands of the same
+/// names) take.
 ///
-/// Naming one component twice, as in `(Pos(0), Pos(1))`, fails to compile.
+/// A bundle is either a tuple of up to 12 components (or `()`, the empty
+/// bundle), or a struct with `#[derive(Bundle)]` whose fields are
+/// components. Tuples do not nest; a field of a derived bundle marked
+/// `#[bundle]` is itself a bundle (a tuple or another derived struct), whose
+/// components join the outer ones. The derive names no schema: the struct
+/// is a bundle of every schema that has all of its components.
+///
+/// Naming one component twice, as in `(Pos(0), Pos(1))` or in two fields of
+/// a derived bundle (nested ones included), fails to compile.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Body(f32);
+/// #[derive(Debug, PartialEq)] struct Transform(i32, i32);
+/// #[derive(Debug, PartialEq)] struct Velocity(i32, i32);
+/// #[derive(Debug, PartialEq)] struct Shield(u8);
+///
+/// #[derive(Schema)]
+/// struct Space { body: Body, transform: Transform, velocity: Velocity, shield: Shield }
+///
+/// #[derive(Bundle, Debug, PartialEq)]
+/// struct Motion { transform: Transform, velocity: Velocity }
+///
+/// #[derive(Bundle, Debug, PartialEq)]
+/// struct Ship {
+///     body: Body,
+///     #[bundle]
+///     motion: Motion,
+/// }
+///
+/// let mut world = World::<Space>::new();
+/// let ship = world.spawn(Ship {
+///     body: Body(2.5),
+///     motion: Motion { transform: Transform(0, 0), velocity: Velocity(1, 0) },
+/// });
+/// assert_eq!(world.get::<Velocity>(ship), Some(&Velocity(1, 0)));
+/// world.insert(ship, (Shield(3),)).unwrap();
+///
+/// // A bundle is removed whole, or not at all.
+/// let motion: Option<Motion> = world.remove_bundle(ship).unwrap();
+/// assert_eq!(motion, Some(Motion { transform: Transform(0, 0), velocity: Velocity(1, 0) }));
+/// assert_eq!(world.archetype(ship), Some(SpaceMask::BODY | SpaceMask::SHIELD));
+/// ```
 ///
 /// [`World::spawn`]: crate::World::spawn
 /// [`World::insert`]: crate::World::insert
 /// [`World::remove_bundle`]: crate::World::remove_bundle
+/// [`World::take`]: crate::World::take
+/// [`World::exchange`]: crate::World::exchange
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle of schema `{S}`",
     label = "not a bundle of `{S}`",
     note = "a bundle is a tuple of distinct components of `{S}`, such as `(Pos(0), Vel(1))` \
-            or `(Pos(0),)` for one component; up to 12 per tuple"
+            or `(Pos(0),)` for one component (up to 12 per tuple), or a struct of them \
+            with `#[derive(Bundle)]`"
 )]
 pub trait Bundle<S: Schema>: Sized + 'static {
     /// The bundle's components, as bits.
@@ -256,6 +301,46 @@ impl Drop for NewRows<'_> {
     }
 }
 
+/// [`Bundle::extend`] one row at a time: each bundle is [placed](Bundle::place)
+/// in a new row, tags going to the world's bags and sparse values to their
+/// sets. What a derived bundle does, and a tuple with tags or sparse
+/// components.
+#[doc(hidden)]
+#[inline(always)]
+pub fn extend_row_by_row<S: Schema, B: Bundle<S>, I: Iterator<Item = B>>(
+    bundles: I,
+    target: &mut SpawnRows<'_, S>,
+) {
+    let SpawnRows {
+        columns,
+        bins,
+        entities,
+        tick,
+    } = target;
+    let mask = table_part::<S>(B::mask());
+    for bundle in bundles {
+        let row = entities.push();
+        bundle.place(&mut Placement {
+            columns,
+            mask,
+            previous: S::Mask::EMPTY,
+            row: row.index(),
+            entity: entities.entity_of(row),
+            bins,
+            // Nothing is overwritten; table rows are stamped after, sparse
+            // values as they are added.
+            tick: *tick,
+        });
+    }
+}
+
+/// [`Bundle::stage`] of one component: pushes `value` onto `columns[C::BIT]`.
+#[doc(hidden)]
+#[inline(always)]
+pub fn stage_component<S: Schema, C: Component<S>>(value: C, columns: &mut [S::Column]) {
+    C::column_mut(&mut columns[C::BIT as usize]).push(value);
+}
+
 impl<S: Schema> Bundle<S> for () {
     const BITS: u128 = 0;
     const CHECK: () = ();
@@ -323,7 +408,7 @@ macro_rules! impl_bundle {
             #[allow(non_snake_case)]
             fn stage(self, columns: &mut [S::Column]) {
                 let ($($c,)+) = self;
-                $($c::column_mut(&mut columns[$c::BIT as usize]).push($c);)+
+                $(stage_component::<S, $c>($c, columns);)+
             }
 
             #[inline]
@@ -331,14 +416,14 @@ macro_rules! impl_bundle {
                 bundles: Bundles,
                 target: &mut SpawnRows<'_, S>,
             ) {
-                let SpawnRows { columns, bins, entities, tick } = target;
-                let mask = table_part::<S>(<Self as Bundle<S>>::mask());
                 // Every component has a column (no tags, no sparse sets):
                 // borrow each component's `Vec` once, then push plain values,
                 // with no column lookup or match per row. The borrow cannot
                 // fail for a table of this mask (distinct bits, distinct
                 // columns).
                 if Self::BITS & (!S::DATA_BITS | S::SPARSE_BITS) == 0 {
+                    let SpawnRows { columns, entities, .. } = &mut *target;
+                    let mask = table_part::<S>(<Self as Bundle<S>>::mask());
                     if let Ok(borrowed) = columns.get_disjoint_mut([$(mask.index($c::BIT)),+]) {
                         let mut borrowed = borrowed.into_iter();
                         let vecs = ($($c::column_mut(
@@ -351,22 +436,7 @@ macro_rules! impl_bundle {
                         return;
                     }
                 }
-                // Tags go to the world's bags, sparse values to their sets,
-                // value by value.
-                for bundle in bundles {
-                    let row = entities.push();
-                    bundle.place(&mut Placement {
-                        columns,
-                        mask,
-                        previous: S::Mask::EMPTY,
-                        row: row.index(),
-                        entity: entities.entity_of(row),
-                        bins,
-                        // Nothing is overwritten; table rows are stamped
-                        // after, sparse values as they are added.
-                        tick: *tick,
-                    });
-                }
+                extend_row_by_row(bundles, target);
             }
         }
     };
@@ -392,8 +462,9 @@ impl_bundle!(0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G, 7 H, 8 I, 9 J, 10 K, 11 L);
 #[diagnostic::on_unimplemented(
     message = "a bundle takes at most 12 components, and this one has more",
     label = "more than 12 components",
-    note = "bundles do not nest: spawn (or insert) up to 12 components, then `insert` the \
-            rest, e.g. `world.insert(entity, (M, N))`"
+    note = "tuples do not nest: spawn (or insert) up to 12 components, then `insert` the \
+            rest, e.g. `world.insert(entity, (M, N))`, or gather them in a struct with \
+            `#[derive(Bundle)]`"
 )]
 pub trait BundleTooLong<S> {}
 

@@ -77,7 +77,8 @@ pub trait ResourceIsNotAComponent<S, T> {}
     note = "`get`, `get_mut`, `has` and `remove` take one component: call them once per \
             component, or read several of one entity with `world.entity(e)` or a query \
             (`world.query::<(&A, &B)>().get(e)`)",
-    note = "bundles do not nest: list every component in one tuple"
+    note = "tuples do not nest: list every component in one tuple, or gather them in a \
+            struct with `#[derive(Bundle)]`, where a field marked `#[bundle]` may be a bundle"
 )]
 pub trait TupleIsNotAComponent<S, T> {}
 

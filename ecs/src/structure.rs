@@ -24,8 +24,8 @@ use crate::entity_ref::{EntityMut, EntityRef};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Component, Schema};
 use crate::storage::{
-    table_part, Bins, Column, Edge, EntityIndex, Staged, Table, TableId, TableMove, TableRow,
-    Tables,
+    is_sparse, table_part, Bins, Column, Edge, EntityIndex, Staged, Table, TableId, TableMove,
+    TableRow, Tables,
 };
 use core::fmt;
 
@@ -740,6 +740,151 @@ impl<S: Schema> EntityStore<S> {
     }
 }
 
+/// Moving components out: an entity taken apart, components exchanged.
+impl<S: Schema> EntityStore<S> {
+    /// Moves every component of `entity` out, as bundle `B`, and frees the
+    /// entity; see [`World::take`](crate::World::take). Changes nothing
+    /// unless the entity's archetype is exactly `B`'s.
+    pub(crate) fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
+        self.flush();
+        let location = self
+            .entities
+            .location(entity)
+            .ok_or(TakeError::NoSuchEntity(entity))?;
+        let table_mask = self.tables.get(location.table).mask();
+        let archetype = self.full_mask(entity.into(), table_mask);
+        if archetype != B::mask() {
+            return Err(TakeError::Mismatch {
+                entity,
+                schema: S::NAME,
+                not_in_bundle: component_names::<S>(archetype.difference(B::mask())),
+                not_in_entity: component_names::<S>(B::mask().difference(archetype)),
+            });
+        }
+        let tick = self.changes.tick;
+        let taken = B::take(&mut Placement::at(
+            self.tables.get_mut(location.table),
+            location.row,
+            table_mask,
+            &mut self.bins,
+            tick,
+        ));
+        // Every value is out of the row; the entity is all that is left.
+        self.entities.free(entity);
+        let table = self.tables.get_mut(location.table);
+        if let Some(swapped) = table.remove_entity(location.row) {
+            self.entities.set_location(swapped, location);
+        }
+        self.log_removed(entity, archetype);
+        Ok(taken)
+    }
+
+    /// Removes the components of `R` from `entity` and inserts `bundle`, in
+    /// one move to the table of its archetype less `R` plus `B`; see
+    /// [`World::exchange`](crate::World::exchange). Changes nothing, and
+    /// hands `bundle` back, unless the entity is alive and has all of `R`.
+    ///
+    /// `R`'s values are taken out of the entity's row first (swap-removed
+    /// from their columns), then the rest of the row moves, then `bundle`'s
+    /// values are placed as an insert places them: a component of `B` that
+    /// is not in `R` and that the entity has is overwritten; one in both is
+    /// pushed anew, then given back the ticks it was added at (a tracked
+    /// component replaced is changed, not added).
+    pub(crate) fn exchange<R: Bundle<S>, B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<R, ExchangeError<B>> {
+        let Some(location) = self.entities.location(entity) else {
+            return Err(ExchangeError::NoSuchEntity { entity, bundle });
+        };
+        let table_mask = self.tables.get(location.table).mask();
+        let archetype = self.full_mask(entity.into(), table_mask);
+        if !archetype.contains(R::mask()) {
+            return Err(ExchangeError::Missing {
+                entity,
+                schema: S::NAME,
+                missing: component_names::<S>(R::mask().difference(archetype)),
+                bundle,
+            });
+        }
+        let index = EntityIndex::from(entity);
+        let tick = self.changes.tick;
+        let removed = table_part::<S>(R::mask());
+        let kept = table_mask.difference(removed);
+        let target = self
+            .tables
+            .target(location.table, kept.union(table_part::<S>(B::mask())));
+        // The tracked components in both bundles, and the ticks they were
+        // added at, which they keep.
+        let replaced = R::mask()
+            .intersection(B::mask())
+            .intersection(S::Mask::from_u128(S::TRACKED_BITS));
+        let mut added_at = [0u32; 128];
+        if S::TRACKED_BITS & R::BITS & B::BITS != 0 {
+            let table = self.tables.get(location.table);
+            for (i, bit) in replaced.iter_bits().enumerate() {
+                let ticks = if is_sparse::<S>(bit) {
+                    self.bins.sparse().row_ticks(bit, index)
+                } else {
+                    table.column(bit).row_ticks(location.row.index())
+                };
+                added_at[i] = ticks.map_or(tick, |(added, _)| added);
+            }
+        }
+
+        let taken = R::take(&mut Placement::at(
+            self.tables.get_mut(location.table),
+            location.row,
+            table_mask,
+            &mut self.bins,
+            tick,
+        ));
+        let row = if target == location.table {
+            location.row
+        } else {
+            let (source, destination) = self.tables.pair_mut(location.table, target);
+            let moved = source.move_row_except(location.row, destination, removed);
+            relocate(
+                &mut self.entities.slots_mut(),
+                entity,
+                location,
+                target,
+                moved,
+            );
+            moved.row
+        };
+        bundle.place(&mut Placement::at(
+            self.tables.get_mut(target),
+            row,
+            kept,
+            &mut self.bins,
+            tick,
+        ));
+        self.stamp(target);
+        if target == location.table {
+            // `R`'s table components, all in `B` here, were swap-removed
+            // and pushed back last: each goes back to the entity's row.
+            let table = self.tables.get_mut(target);
+            table.restore_row_after_swap(row, removed, self.bins.trash_mut());
+        }
+        if S::TRACKED_BITS & R::BITS & B::BITS != 0 {
+            for (i, bit) in replaced.iter_bits().enumerate() {
+                let ticks = (added_at[i], tick);
+                if is_sparse::<S>(bit) {
+                    self.bins.sparse_mut().set_row_ticks(bit, index, ticks);
+                } else {
+                    let column = self.tables.get_mut(target).column_mut(bit);
+                    column.set_row_ticks(row.index(), ticks);
+                }
+            }
+        }
+        self.log_removed(entity, R::mask().difference(B::mask()));
+        self.bins.empty_trash(B::mask());
+        Ok(taken)
+    }
+}
+
 /// Moving rows and destroying entities.
 impl<S: Schema> EntityStore<S> {
     /// Moves `entity` from `location` to the end of table `target`, moving
@@ -893,3 +1038,174 @@ impl fmt::Debug for Spawned<'_> {
         f.debug_list().entries(self.clone()).finish()
     }
 }
+
+/// The names of the components of `mask`, in bit order.
+fn component_names<S: Schema>(mask: S::Mask) -> Vec<&'static str> {
+    mask.iter_bits()
+        .map(|bit| S::COMPONENT_NAMES[bit as usize])
+        .collect()
+}
+
+/// Writes `names` as a list in words: `` `A` ``, `` `A` and `B` ``,
+/// `` `A`, `B` and `C` ``.
+fn write_names(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            f.write_str(if i + 1 == names.len() { " and " } else { ", " })?;
+        }
+        write!(f, "`{name}`")?;
+    }
+    Ok(())
+}
+
+/// The error of [`World::take`](crate::World::take). The world is
+/// unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TakeError {
+    /// The entity is not alive (despawned, or a stale handle).
+    NoSuchEntity(Entity),
+    /// The entity's components are not exactly the bundle's: taking it
+    /// would lose those the bundle does not hold, and the bundle would have
+    /// no value for those the entity lacks.
+    Mismatch {
+        /// The entity.
+        entity: Entity,
+        /// The schema's name.
+        schema: &'static str,
+        /// The components the entity has and the bundle does not hold, in
+        /// bit order.
+        not_in_bundle: Vec<&'static str>,
+        /// The components the bundle holds and the entity lacks, in bit
+        /// order.
+        not_in_entity: Vec<&'static str>,
+    },
+}
+
+impl TakeError {
+    /// The entity that could not be taken.
+    pub fn entity(&self) -> Entity {
+        match self {
+            TakeError::NoSuchEntity(entity) | TakeError::Mismatch { entity, .. } => *entity,
+        }
+    }
+}
+
+impl fmt::Display for TakeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TakeError::NoSuchEntity(entity) => write!(
+                f,
+                "cannot take entity {entity}: it does not exist (it was despawned, or the \
+                 handle is stale)"
+            ),
+            TakeError::Mismatch {
+                entity,
+                schema,
+                not_in_bundle,
+                not_in_entity,
+            } => {
+                write!(
+                    f,
+                    "cannot take entity {entity} of schema `{schema}` as this bundle: "
+                )?;
+                if !not_in_bundle.is_empty() {
+                    f.write_str("the entity has ")?;
+                    write_names(f, not_in_bundle)?;
+                    f.write_str(", which the bundle does not hold")?;
+                    if !not_in_entity.is_empty() {
+                        f.write_str(", and ")?;
+                    }
+                }
+                if !not_in_entity.is_empty() {
+                    f.write_str("the bundle holds ")?;
+                    write_names(f, not_in_entity)?;
+                    f.write_str(", which the entity lacks")?;
+                }
+                f.write_str(
+                    "; `take` moves every component of the entity out, so the bundle must \
+                     hold exactly the entity's components. Nothing changed",
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for TakeError {}
+
+/// The error of [`World::exchange`](crate::World::exchange), which hands
+/// back the bundle that was to be inserted
+/// ([`ExchangeError::into_bundle`]). The world is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExchangeError<B> {
+    /// The entity is not alive (despawned, or a stale handle).
+    NoSuchEntity {
+        /// The entity.
+        entity: Entity,
+        /// The bundle that was to be inserted.
+        bundle: B,
+    },
+    /// The entity lacks components of the bundle to be removed: an exchange
+    /// removes all of them or none.
+    Missing {
+        /// The entity.
+        entity: Entity,
+        /// The schema's name.
+        schema: &'static str,
+        /// The components to be removed that the entity lacks, in bit order.
+        missing: Vec<&'static str>,
+        /// The bundle that was to be inserted.
+        bundle: B,
+    },
+}
+
+impl<B> ExchangeError<B> {
+    /// The entity whose components were to be exchanged.
+    pub fn entity(&self) -> Entity {
+        match self {
+            ExchangeError::NoSuchEntity { entity, .. } | ExchangeError::Missing { entity, .. } => {
+                *entity
+            }
+        }
+    }
+
+    /// The bundle that was to be inserted, back.
+    pub fn into_bundle(self) -> B {
+        match self {
+            ExchangeError::NoSuchEntity { bundle, .. } | ExchangeError::Missing { bundle, .. } => {
+                bundle
+            }
+        }
+    }
+}
+
+impl<B> fmt::Display for ExchangeError<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExchangeError::NoSuchEntity { entity, .. } => write!(
+                f,
+                "cannot exchange components of entity {entity}: it does not exist (it was \
+                 despawned, or the handle is stale)"
+            )?,
+            ExchangeError::Missing {
+                entity,
+                schema,
+                missing,
+                ..
+            } => {
+                write!(
+                    f,
+                    "cannot exchange components of entity {entity} of schema `{schema}`: it \
+                     lacks "
+                )?;
+                write_names(f, missing)?;
+                f.write_str(
+                    ", which the exchange was to remove; an exchange removes all of the \
+                     components it names or none",
+                )?;
+            }
+        }
+        f.write_str(". Nothing changed; the bundle to insert is in the error")
+    }
+}
+
+impl<B: fmt::Debug> std::error::Error for ExchangeError<B> {}

@@ -276,6 +276,24 @@ impl<S: Schema> SparseSets<S> {
         C::column_mut(&mut set.values).get_mut(dense)
     }
 
+    /// The (added, changed) ticks of entity `index`'s value of tracked
+    /// sparse component `bit`, if it has one.
+    #[inline]
+    pub(crate) fn row_ticks(&self, bit: u32, index: EntityIndex) -> Option<(u32, u32)> {
+        let set = self.set(bit);
+        set.values.row_ticks(set.slot(index)?)
+    }
+
+    /// Sets the ticks of entity `index`'s value of tracked sparse component
+    /// `bit`; nothing if it has none.
+    #[inline]
+    pub(crate) fn set_row_ticks(&mut self, bit: u32, index: EntityIndex, ticks: (u32, u32)) {
+        let set = self.set_mut(bit);
+        if let Some(dense) = set.slot(index) {
+            set.values.set_row_ticks(dense, ticks);
+        }
+    }
+
     /// Gives entity `index` the value of `C`: pushed as added at `tick` if
     /// it had none, else written over the old value (which goes to `trash`;
     /// a tracked value is marked changed at `tick`).

@@ -158,6 +158,61 @@ impl<S: Schema> Table<S> {
         self.move_entity(row, destination)
     }
 
+    /// [`Table::move_row`] for a row whose values of the components `taken`
+    /// the caller has taken out (swap-removed from their columns) although
+    /// `destination` has columns for some of them, which the caller fills:
+    /// every other column is moved. `destination` must have a column for
+    /// each data component of this table outside `taken`.
+    pub(crate) fn move_row_except(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+        taken: S::Mask,
+    ) -> TableMove {
+        let target_mask = destination.mask;
+        for column in self.columns.iter_mut() {
+            let bit = column.bit();
+            if !taken.has(bit) {
+                debug_assert!(target_mask.has(bit));
+                column.move_row(
+                    row.index(),
+                    &mut destination.columns[target_mask.index(bit)],
+                );
+            }
+        }
+        self.move_entity(row, destination)
+    }
+
+    /// Puts back in place the columns of `bits` after their value at `row`
+    /// was swap-removed and a new one pushed (with its ticks): the new value
+    /// goes to `row` and the one the swap-remove moved there goes back last,
+    /// its ticks with it, so that every column agrees with the entity list
+    /// again. `scratch[bit]` (empty, and left empty) holds that value on
+    /// the way.
+    pub(crate) fn restore_row_after_swap(
+        &mut self,
+        row: TableRow,
+        bits: S::Mask,
+        scratch: &mut [S::Column],
+    ) {
+        for bit in bits.intersection(S::Mask::DATA).iter_bits() {
+            let column = &mut self.columns[self.mask.index(bit)];
+            if row.index() + 1 < column.len() {
+                let held = &mut scratch[bit as usize];
+                debug_assert!(held.is_empty());
+                column.move_row(row.index(), held);
+                held.move_row(0, column);
+            }
+        }
+    }
+
+    /// The entity half of removing `row`, whose values the caller has taken
+    /// out of every column: swap-removes its entity. Returns the entity
+    /// moved into `row`, whose location the caller fixes.
+    pub(crate) fn remove_entity(&mut self, row: TableRow) -> Option<EntityIndex> {
+        self.swap_remove_entity(row)
+    }
+
     /// The column half of [`Table::move_row`] to a table whose archetype is
     /// this one's plus component `bit`: the columns pair up in order, except
     /// that a data `bit` has a column in `destination` (at the same index as in
@@ -508,6 +563,15 @@ impl<S: Schema> Tables<S> {
     fn cached(edges: &[TableId], from: TableId, bit: u32) -> Option<Edge> {
         let to = *edges.get(edge_index::<S>(from, bit))?;
         (to != TableId::UNKNOWN).then_some(Edge { from, to })
+    }
+
+    /// The table of archetype `mask`, reached from table `from`: `from`
+    /// itself, or through (and then into) `from`'s cache of multi-bit edges.
+    pub(crate) fn target(&mut self, from: TableId, mask: S::Mask) -> TableId {
+        if self.tables[from.index()].mask == mask {
+            return from;
+        }
+        self.target_slow(from, mask)
     }
 
     /// A single-bit edge not cached yet: found (or created) by mask, then

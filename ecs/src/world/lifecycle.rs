@@ -23,6 +23,7 @@ use crate::mask::{Mask, MaskBits};
 use crate::relation::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
 use crate::schema::{Component, Schema};
 use crate::storage::Staged;
+use crate::structure::{ExchangeError, TakeError};
 use crate::Commands;
 
 /// The bits of `mask`.
@@ -338,19 +339,92 @@ impl<S: Schema> World<S> {
             let orphans = self.before_remove(next, lifecycle, hooks);
             let despawned = self.store.despawn(next);
             debug_assert!(despawned.is_ok(), "the entity is alive");
-            for Orphans { relation, sources } in orphans {
-                let mut visitor = Rule { despawn: false };
-                S::visit_relation(relation, &mut visitor);
-                if visitor.despawn {
-                    pending.extend(sources.iter().rev());
-                } else {
-                    for source in sources {
-                        self.remove_relation(relation, source, hooks);
-                    }
+            self.release(orphans, &mut pending, hooks);
+        }
+        Ok(())
+    }
+
+    /// What becomes of the sources of an entity that is going: each is
+    /// pushed onto `pending` (to be despawned, in list order) or loses its
+    /// relation, as the relation declares.
+    fn release(
+        &mut self,
+        orphans: Vec<Orphans>,
+        pending: &mut Vec<Entity>,
+        hooks: &mut CommandQueue<S>,
+    ) {
+        for Orphans { relation, sources } in orphans {
+            let mut visitor = Rule { despawn: false };
+            S::visit_relation(relation, &mut visitor);
+            if visitor.despawn {
+                pending.extend(sources.iter().rev());
+            } else {
+                for source in sources {
+                    self.remove_relation(relation, source, hooks);
                 }
             }
         }
-        Ok(())
+    }
+
+    /// [`World::take`] in a schema with a lifecycle: as a despawn, once the
+    /// entity is known to match the bundle.
+    #[inline(never)]
+    pub(crate) fn take_lifecycle<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
+        let lifecycle = match self.store.archetype(entity) {
+            Some(mask) if mask == B::mask() => bits::<S>(mask) & S::LIFECYCLE_BITS,
+            // Not alive, or not exactly the bundle: the store says which.
+            _ => 0,
+        };
+        if lifecycle == 0 {
+            return self.store.take(entity);
+        }
+        let mut hooks = CommandQueue::default();
+        let orphans = self.before_remove(entity, lifecycle, &mut hooks);
+        let taken = self.store.take(entity);
+        let mut pending = Vec::new();
+        self.release(orphans, &mut pending, &mut hooks);
+        while let Some(source) = pending.pop() {
+            let _ = self.despawn_lifecycle(source, &mut hooks);
+        }
+        self.apply_commands(&mut hooks);
+        taken
+    }
+
+    /// [`World::exchange`] of bundles with a lifecycle: a removal, then an
+    /// insertion, once every check has passed.
+    #[inline(never)]
+    pub(crate) fn exchange_lifecycle<R: Bundle<S>, B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<R, ExchangeError<B>> {
+        match self.store.archetype(entity) {
+            Some(mask) if mask.contains(R::mask()) => {}
+            // The store's own errors, the bundle handed back.
+            _ => return self.store.exchange(entity, bundle),
+        }
+        let mut dead = None;
+        bundle.relation_targets(&mut |_, target| {
+            if dead.is_none() && !self.store.entities().contains(target) {
+                dead = Some(target);
+            }
+        });
+        if let Some(target) = dead {
+            return Err(ExchangeError::NoSuchEntity {
+                entity: target,
+                bundle,
+            });
+        }
+        let removed = match self.remove_lifecycle::<R>(entity) {
+            Ok(Some(removed)) => removed,
+            _ => unreachable!("the entity is alive and has every component of the bundle"),
+        };
+        if let Err(NoSuchEntity(gone)) = self.insert_lifecycle(entity, bundle) {
+            // Only a hook of the removal can have despawned it (or the
+            // target); the bundle went with it.
+            debug_assert!(!self.store.entities().contains(gone));
+        }
+        Ok(removed)
     }
 }
 

@@ -13,7 +13,7 @@ use crate::query::{
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{EntityIndex, SparseSets, Table, TableId, Tables};
-use crate::structure::{EntityStore, Spawned};
+use crate::structure::{EntityStore, ExchangeError, Spawned, TakeError};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
@@ -238,6 +238,117 @@ impl<S: Schema> World<S> {
             return self.remove_lifecycle(entity);
         }
         self.store.remove_bundle(entity)
+    }
+
+    /// Moves `entity` out of the world: returns its components as the bundle
+    /// `B` and despawns it (its id is freed, as by [`World::despawn`]; a
+    /// tracked component is logged as removed). Nothing is lost: this
+    /// succeeds only when the entity's components are exactly `B`'s;
+    /// otherwise it fails with [`TakeError::Mismatch`], naming the
+    /// difference, and changes nothing. A dead entity is
+    /// [`TakeError::NoSuchEntity`].
+    ///
+    /// The bundle can then be spawned into another world of the same
+    /// schema (or of another schema with those components):
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Body(u32);
+    /// #[derive(Debug, PartialEq)] struct Transform(i32);
+    /// #[derive(Debug, PartialEq)] struct Docked;
+    /// #[derive(Schema)] struct Space { body: Body, transform: Transform, docked: Docked }
+    ///
+    /// #[derive(Bundle, Debug, PartialEq)]
+    /// struct Ship { body: Body, transform: Transform }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let (mut here, mut there) = (World::<Space>::new(), World::<Space>::new());
+    /// let ship = here.spawn(Ship { body: Body(7), transform: Transform(3) });
+    ///
+    /// let parts: Ship = here.take(ship)?;
+    /// assert!(!here.is_alive(ship));
+    /// let arrived = there.spawn(parts);
+    /// assert_eq!(there.get::<Body>(arrived), Some(&Body(7)));
+    ///
+    /// // A docked ship has a component the bundle lacks: it stays.
+    /// there.insert(arrived, (Docked,))?;
+    /// let error = there.take::<Ship>(arrived).unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     format!(
+    ///         "cannot take entity {arrived} of schema `Space` as this bundle: the entity has \
+    ///          `Docked`, which the bundle does not hold; `take` moves every component of the \
+    ///          entity out, so the bundle must hold exactly the entity's components. Nothing \
+    ///          changed"
+    ///     )
+    /// );
+    /// assert!(there.is_alive(arrived));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// In a schema with relations or hooks, taking runs them as
+    /// [`World::despawn`] does: `on_remove` hooks, the relations unlinked,
+    /// the sources pointing at the entity despawned or orphaned as their
+    /// relation declares (its inverse lists come out empty: the sources
+    /// stay here).
+    pub fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
+        const { B::CHECK };
+        if S::LIFECYCLE_BITS != 0 {
+            return self.take_lifecycle(entity);
+        }
+        self.store.take(entity)
+    }
+
+    /// Removes the components of bundle `R` from `entity` and inserts
+    /// `bundle` in one step, returning the removed components: the entity
+    /// moves at most once, straight to the table of its archetype less `R`
+    /// plus `B`, where a [`World::remove_bundle`] then [`World::insert`]
+    /// would move it twice (through a table of its own).
+    ///
+    /// A component in both `R` and `B` is replaced: its old value is in the
+    /// returned `R`, its new one in place (for a tracked component, a
+    /// change, not an addition). A component of `B` only is inserted as by
+    /// [`World::insert`] (added, or overwritten if the entity has it); one
+    /// of `R` only is removed (for a tracked component, logged as removed).
+    ///
+    /// If the entity is not alive, or lacks any component of `R`, nothing
+    /// changes and the error hands `bundle` back
+    /// ([`ExchangeError::into_bundle`]); so does a relation in `bundle`
+    /// whose target is not alive (the error names the target).
+    ///
+    /// Where `R` or `B` holds a component with a relation, a requirement
+    /// or hooks, the exchange is a [`World::remove_bundle`] of `R` then a
+    /// [`World::insert`] of `B`, each with its hooks: two migrations.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Walking(u32);
+    /// #[derive(Debug, PartialEq)] struct Flying(u32);
+    /// #[derive(Schema)] struct S { pos: Pos, walking: Walking, flying: Flying }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let e = world.spawn((Pos(0), Walking(4)));
+    /// let (Walking(speed),) = world.exchange::<(Walking,), _>(e, (Flying(9),)).unwrap();
+    /// assert_eq!(speed, 4);
+    /// assert_eq!(world.archetype(e), Some(SMask::POS | SMask::FLYING));
+    ///
+    /// // It walks no more: nothing changes, and the bundle comes back.
+    /// let error = world.exchange::<(Walking,), _>(e, (Flying(1),)).unwrap_err();
+    /// assert_eq!(error.into_bundle(), (Flying(1),));
+    /// assert_eq!(world.get::<Flying>(e), Some(&Flying(9)));
+    /// ```
+    pub fn exchange<R: Bundle<S>, B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+    ) -> Result<R, ExchangeError<B>> {
+        const { R::CHECK };
+        const { B::INSERT_CHECK };
+        if Self::has_lifecycle(R::BITS | B::BITS) {
+            return self.exchange_lifecycle(entity, bundle);
+        }
+        self.store.exchange(entity, bundle)
     }
 
     /// The world taken apart for the systems of one stage: every column and

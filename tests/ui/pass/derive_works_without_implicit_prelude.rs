@@ -20,6 +20,16 @@ pub struct Physics {
     tick: Tick,
 }
 
+// A bundle, nested, generic: the derive names everything by absolute path.
+#[derive(::ecs::Bundle)]
+pub struct Motion {
+    pos: Pos,
+    vel: Vel,
+}
+
+#[derive(::ecs::Bundle)]
+pub struct Held<T>(T, #[bundle] Motion);
+
 mod systems {
     // A module inside a `#![no_implicit_prelude]` crate has no prelude either.
     #[derive(::ecs::Schema)]
@@ -55,5 +65,7 @@ fn main() {
         inner.remove::<Pos>(e),
         ::std::result::Result::Ok(::std::option::Option::Some(Pos(7)))
     );
+    let c = world.spawn(Held(Frozen, Motion { pos: Pos(4), vel: Vel(5) }));
+    ::std::assert_eq!(world.get::<Vel>(c), ::std::option::Option::Some(&Vel(5)));
     ::std::println!("{}", world.describe());
 }
