@@ -8,6 +8,10 @@
 //! `wide::Model` (bits 64 to 68 after 64 fillers, `u128` masks, `B`
 //! sparse), so that every random operation also reaches a sparse set.
 //!
+//! `model/relations.rs` does the same for relations, a requirement and
+//! hooks, through the world's methods and command buffers, against a model
+//! that keeps the inverse lists and the hooks' journal by hand.
+//!
 //! On failure the seed is printed; replay one seed with
 //! `ECS_MODEL_SEED=<seed> cargo test --test model`, and change the number of
 //! operations per seed with `ECS_MODEL_OPS=<n>`.
@@ -50,9 +54,26 @@ mod harness;
 #[path = "model/wide.rs"]
 mod wide;
 
+/// Relations, a requirement and hooks, against a model that keeps the
+/// inverse lists and the hooks' journal by hand.
+#[path = "model/relations.rs"]
+mod relations;
+
 #[test]
 fn random_operations_match_the_reference_model() {
     harness::run_seeds();
+}
+
+#[test]
+fn relations_requirements_and_hooks_match_the_reference_model() {
+    let ops = std::env::var("ECS_MODEL_OPS").map_or(4_000, |n| n.parse().unwrap());
+    let seeds: Vec<u64> = match std::env::var("ECS_MODEL_SEED") {
+        Ok(seed) => vec![seed.parse().unwrap()],
+        Err(_) => vec![0x27, 0x2700, 0x27_27_27],
+    };
+    for seed in seeds {
+        relations::run(seed, ops);
+    }
 }
 
 /// The stale-handle part of the model on its own: heavy churn on a few slots,
