@@ -361,7 +361,7 @@ impl<S: Schema> EntityStore<S> {
     /// # Panics
     ///
     /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
-    pub(crate) fn spawn_staged(&mut self, mask: S::Mask, values: &mut Staged<S>) -> Entity {
+    pub(crate) fn spawn_staged(&mut self, mask: S::Mask, values: &mut Staged<S>) {
         self.flush();
         let table_mask = table_part::<S>(mask);
         let id = self.tables.insert_target(TableId::EMPTY, table_mask);
@@ -383,7 +383,6 @@ impl<S: Schema> EntityStore<S> {
         }
         self.stamp(id);
         self.put_staged_sparse(entity, mask, values);
-        entity
     }
 }
 

@@ -409,9 +409,7 @@ impl<S: Schema> World<S> {
             return self.apply_commands_lifecycle(queue);
         }
         queue.replay(|command, values| match command {
-            Command::Spawn(None, mask) => {
-                self.store.spawn_staged(mask, values);
-            }
+            Command::Spawn(None, mask) => self.store.spawn_staged(mask, values),
             Command::Spawn(Some(entity), mask) => self.store.insert_staged(entity, mask, values),
             Command::Insert(entity, mask) => self.store.insert_staged(entity, mask, values),
             Command::Remove(entity, mask) => self.store.remove_staged(entity, mask),
@@ -430,12 +428,13 @@ impl<S: Schema> World<S> {
         queue.replay(|command, values| {
             match command {
                 Command::Spawn(None, mask) if Self::has_lifecycle(mask.bits().to_u128()) => {
-                    let entity = self.store.spawn_staged(S::Mask::EMPTY, values);
+                    let entity = match self.store.spawn(()) {
+                        Ok(entity) => entity,
+                        Err(error) => panic!("{error}"),
+                    };
                     self.insert_staged_lifecycle(entity, mask, values, &mut hooks);
                 }
-                Command::Spawn(None, mask) => {
-                    self.store.spawn_staged(mask, values);
-                }
+                Command::Spawn(None, mask) => self.store.spawn_staged(mask, values),
                 Command::Spawn(Some(entity), mask) | Command::Insert(entity, mask)
                     if Self::has_lifecycle(mask.bits().to_u128()) =>
                 {
