@@ -470,7 +470,9 @@ impl<S: Schema> World<S> {
     }
 
     /// Despawns every entity. Handles to them become stale; tables and the
-    /// resources stay.
+    /// resources stay. No `on_remove` hook runs (nothing is left for one to
+    /// read or change), and with every entity gone no relation is left to
+    /// keep.
     ///
     /// If a component's `Drop` panics, the world is already empty and every
     /// other value is still dropped.
