@@ -527,3 +527,31 @@ fn take_and_exchange_keep_relations_in_step() {
     assert_eq!(world.target::<Targets>(c), Some(root));
     assert_consistent(&world);
 }
+
+#[test]
+fn a_batch_of_sources_links_each_in_order() {
+    let mut world = World::<Scene>::new();
+    let (p, q) = (world.spawn((Name(0),)), world.spawn((Name(1),)));
+    let gone = world.spawn((Name(2),));
+    world.despawn(gone).unwrap();
+    let targets = [p, q, gone, p, q, p];
+    let spawned: Vec<Entity> = world
+        .spawn_batch(
+            targets
+                .iter()
+                .zip(10..)
+                .map(|(&t, i)| (ChildOf(t), Name(i))),
+        )
+        .collect();
+    assert_eq!(spawned.len(), 6);
+    for (i, &e) in spawned.iter().enumerate() {
+        assert_eq!(world.get::<Name>(e), Some(&Name(10 + i as u32)));
+    }
+    assert_eq!(
+        world.sources::<ChildOf>(p),
+        [spawned[0], spawned[3], spawned[5]]
+    );
+    assert_eq!(world.sources::<ChildOf>(q), [spawned[1], spawned[4]]);
+    assert!(!world.has::<ChildOf>(spawned[2]));
+    assert_consistent(&world);
+}

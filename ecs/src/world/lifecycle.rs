@@ -22,7 +22,7 @@ use crate::hook::{DeferredWorld, HookKind};
 use crate::mask::{Mask, MaskBits};
 use crate::relation::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
 use crate::schema::{Component, Schema};
-use crate::storage::Staged;
+use crate::storage::{EntityIndex, Staged};
 use crate::structure::{ExchangeError, TakeError};
 use crate::Commands;
 
@@ -58,11 +58,27 @@ impl<S: Schema> World<S> {
         &mut self,
         bundle: B,
     ) -> Result<Entity, crate::EntitiesExhausted> {
-        let entity = self.store.spawn(())?;
         let mut hooks = CommandQueue::default();
-        self.insert_bundle(entity, S::Mask::EMPTY, bundle, &mut hooks);
-        self.apply_commands(&mut hooks);
+        let entity = if S::required_by(B::BITS) & !B::BITS == 0 {
+            // Straight into its table, as a plain spawn.
+            let entity = self.store.spawn(bundle)?;
+            self.after_insert(entity, 0, B::BITS, &[], &mut hooks);
+            entity
+        } else {
+            let entity = self.store.spawn(())?;
+            self.insert_bundle(entity, S::Mask::EMPTY, bundle, &mut hooks);
+            entity
+        };
+        self.apply_hooks(&mut hooks);
         Ok(entity)
+    }
+
+    /// Applies the commands the hooks of one change recorded, if any.
+    #[inline]
+    pub(crate) fn apply_hooks(&mut self, hooks: &mut CommandQueue<S>) {
+        if hooks.len() != 0 {
+            self.apply_commands(hooks);
+        }
     }
 
     /// [`World::spawn_batch`] of a bundle with a lifecycle: one spawn after
@@ -75,10 +91,23 @@ impl<S: Schema> World<S> {
     ) -> crate::Spawned<'_> {
         let mut spawned = core::mem::take(&mut self.spawned);
         spawned.clear();
-        for bundle in bundles {
-            match self.spawn_lifecycle(bundle) {
-                Ok(entity) => spawned.push(entity.into()),
-                Err(error) => panic!("{error}"),
+        let hooked = B::BITS & (S::ON_ADD_BITS | S::ON_INSERT_BITS) != 0;
+        if !hooked && S::required_by(B::BITS) & !B::BITS == 0 {
+            // Relations only: no hook can run between two spawns, so the
+            // batch goes in at once, then each entity is linked, in order.
+            spawned.extend(self.store.spawn_batch(bundles).map(EntityIndex::from));
+            let mut hooks = CommandQueue::default();
+            for &index in &spawned {
+                let entity = self.store.entities().entity(index);
+                self.after_insert(entity, 0, B::BITS, &[], &mut hooks);
+            }
+            debug_assert!(hooks.len() == 0, "no hook ran");
+        } else {
+            for bundle in bundles {
+                match self.spawn_lifecycle(bundle) {
+                    Ok(entity) => spawned.push(entity.into()),
+                    Err(error) => panic!("{error}"),
+                }
             }
         }
         self.spawned = spawned;
@@ -105,7 +134,7 @@ impl<S: Schema> World<S> {
         }
         let mut hooks = CommandQueue::default();
         self.insert_bundle(entity, previous, bundle, &mut hooks);
-        self.apply_commands(&mut hooks);
+        self.apply_hooks(&mut hooks);
         Ok(())
     }
 
@@ -242,7 +271,7 @@ impl<S: Schema> World<S> {
         let orphans = self.before_remove(entity, B::BITS, &mut hooks);
         let taken = self.store.remove_bundle::<B>(entity);
         self.orphan(orphans, &mut hooks);
-        self.apply_commands(&mut hooks);
+        self.apply_hooks(&mut hooks);
         taken
     }
 
@@ -386,7 +415,7 @@ impl<S: Schema> World<S> {
         while let Some(source) = pending.pop() {
             let _ = self.despawn_lifecycle(source, &mut hooks);
         }
-        self.apply_commands(&mut hooks);
+        self.apply_hooks(&mut hooks);
         taken
     }
 

@@ -451,9 +451,7 @@ impl<S: Schema> World<S> {
                     let _ = self.despawn_lifecycle(entity, &mut hooks);
                 }
             }
-            if hooks.len() != 0 {
-                self.apply_commands(&mut hooks);
-            }
+            self.apply_hooks(&mut hooks);
         });
     }
 
@@ -463,7 +461,7 @@ impl<S: Schema> World<S> {
         if S::LIFECYCLE_BITS != 0 {
             let mut hooks = CommandQueue::default();
             let despawned = self.despawn_lifecycle(entity, &mut hooks);
-            self.apply_commands(&mut hooks);
+            self.apply_hooks(&mut hooks);
             return despawned;
         }
         self.store.despawn(entity)
