@@ -53,7 +53,20 @@ use crate::storage::{Column, Staged};
 ///   two systems' queries (they are lent whole table columns), and its set
 ///   is lent whole: two writers of it never run at once, whatever their
 ///   filters. It needs data: on a tag, a resource or an event it is a
-///   compile error.
+///   compile error;
+/// * `relation(inverse = <field>, on_target_despawn = despawn | remove)`: a
+///   component that points at another entity (see [`Relation`]); the world
+///   keeps the target's list of sources in the field named (an
+///   [`Inverse`]);
+/// * `requires(T, U = make_u)`: spawning or inserting this component adds
+///   the components it requires that the entity lacks, by `Default` or the
+///   named function, transitively, in the same migration;
+/// * `on_add = f`, `on_insert = f`, `on_remove = f`: hooks, functions
+///   `fn(&mut DeferredWorld<S>, Entity)` run when the component is added,
+///   written by an insert, or taken (see [`DeferredWorld`]).
+///
+/// [`Relation`]: crate::Relation
+/// [`Inverse`]: crate::Inverse
 ///
 /// ```
 /// use schemecs::prelude::*;
