@@ -49,7 +49,7 @@ fn collider_added(world: &mut DeferredWorld<Game>, entity: Entity) {
 }
 
 fn collider_inserted(world: &mut DeferredWorld<Game>, entity: Entity) {
-    let value = world.get::<Collider>(entity).unwrap().0;
+    let value = world.entity(entity).unwrap().get::<Collider>().unwrap().0;
     write(world, format!("insert {value}"));
 }
 

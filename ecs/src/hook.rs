@@ -85,24 +85,3 @@ impl<'w, S: Schema> DeferredWorld<'w, S> {
         self.world.resource()
     }
 }
-
-/// A function that can be a hook of schema `S`: `fn(&mut DeferredWorld<S>,
-/// Entity)`. Implemented for every such function; the derive checks each
-/// hook it is given against it.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a hook of schema `{S}`",
-    label = "not a hook of `{S}`",
-    note = "a hook is a function `fn(world: &mut DeferredWorld<{S}>, entity: Entity)`: it reads \
-            through `world` and records changes with `world.commands()`"
-)]
-pub trait Hook<S: Schema> {
-    /// Runs the hook.
-    fn call(&self, world: &mut DeferredWorld<'_, S>, entity: Entity);
-}
-
-impl<S: Schema, F: Fn(&mut DeferredWorld<'_, S>, Entity)> Hook<S> for F {
-    #[inline]
-    fn call(&self, world: &mut DeferredWorld<'_, S>, entity: Entity) {
-        self(world, entity)
-    }
-}

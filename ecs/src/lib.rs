@@ -177,7 +177,7 @@ pub use component_bounds::ChecksumSchema;
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Events};
-pub use hook::{DeferredWorld, Hook};
+pub use hook::DeferredWorld;
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
     Added, Changed, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError, QueryFilter,
