@@ -1,6 +1,7 @@
 //! Every value put into a world is dropped exactly once: when it is
-//! overwritten, despawned, cleared or the world is dropped, and never when it
-//! is moved between tables or handed back to the caller.
+//! overwritten, despawned (also as part of a subtree whose root went),
+//! cleared or the world is dropped, and never when it is moved between
+//! tables or handed back to the caller.
 //!
 //! Data components wrap a [`Tracked`] value, which records its id when it is
 //! dropped, so each test can say *which* values were dropped, not just how
@@ -566,6 +567,223 @@ fn migration_needs_neither_clone_nor_default() {
     world.insert(es[3], (taken,)).unwrap();
     assert_eq!(world.get::<Unique>(es[3]).map(|u| u.0.as_str()), Some("u1"));
     assert_eq!(log.dropped_sorted(), [0, 1]);
+}
+
+// ---------------------------------------------------------------- relations
+
+#[derive(Relation, Debug, PartialEq)]
+struct ChildOf(Entity);
+#[derive(Inverse, Debug, PartialEq)]
+struct Children(Vec<Entity>);
+
+/// A hierarchy whose subtrees go with their root.
+#[derive(Schema)]
+struct Tree {
+    #[ecs(relation(inverse = children, on_target_despawn = despawn))]
+    child_of: ChildOf,
+    children: Children,
+    a: A,
+    b: B,
+    t0: CountedTag<0>,
+}
+
+/// Nodes `0..40` are one tree, breadth first (node 0 the root; the children
+/// of `i < 13` are `3i + 1 ..= 3i + 3`); `40..44` another (41 and 42 under
+/// 40, 43 under 41); 44 stands alone. Node `i` holds `A(i)`, `B(1000 + i)`
+/// when `i` is even, and a `T0` tag when `i % 3 == 0`, so the nodes spread
+/// over several tables.
+struct Forest {
+    nodes: Vec<Entity>,
+    parents: Vec<Option<usize>>,
+}
+
+const FOREST: usize = 45;
+/// The branch that goes: node 2 and the 12 nodes under it.
+const BRANCH: usize = 2;
+
+impl Forest {
+    fn plant(world: &mut World<Tree>, log: &DropLog) -> Forest {
+        let parents: Vec<Option<usize>> = (0..FOREST)
+            .map(|i| match i {
+                0 | 40 | 44 => None,
+                1..40 => Some((i - 1) / 3),
+                41 | 42 => Some(40),
+                _ => Some(41),
+            })
+            .collect();
+        let mut nodes: Vec<Entity> = Vec::new();
+        for (i, parent) in parents.iter().enumerate() {
+            let id = i as u64;
+            let entity = world.spawn((A(log.track(id)),));
+            if i % 2 == 0 {
+                world.insert(entity, (B(log.track(1000 + id)),)).unwrap();
+            }
+            if i % 3 == 0 {
+                world.insert(entity, (T0::new(),)).unwrap();
+            }
+            if let Some(parent) = *parent {
+                world.insert(entity, (ChildOf(nodes[parent]),)).unwrap();
+            }
+            nodes.push(entity);
+        }
+        Forest { nodes, parents }
+    }
+
+    /// The children of node `i`, in the order they were linked.
+    fn children(&self, i: usize) -> Vec<usize> {
+        (0..FOREST)
+            .filter(|&c| self.parents[c] == Some(i))
+            .collect()
+    }
+
+    /// Node `i` and everything under it, depth first, each node before its
+    /// children and siblings in order: the order the world despawns them.
+    fn subtree(&self, i: usize) -> Vec<usize> {
+        let mut order = vec![i];
+        for child in self.children(i) {
+            order.extend(self.subtree(child));
+        }
+        order
+    }
+
+    /// The ids of node `i`'s values.
+    fn ids(i: usize) -> Vec<u64> {
+        let id = i as u64;
+        if i % 2 == 0 {
+            vec![id, 1000 + id]
+        } else {
+            vec![id]
+        }
+    }
+
+    /// Checks the world once `BRANCH`'s subtree is gone: exactly its
+    /// values were dropped, each once, its nodes despawned depth first, its
+    /// entities freed; every other node keeps its values, parent and
+    /// children, in order. `tags` started counting after planting.
+    fn check_branch_gone(&self, world: &mut World<Tree>, log: &DropLog, tags: &Tags) {
+        let gone = self.subtree(BRANCH);
+        assert_eq!(gone.len(), 13);
+        let mut expected: Vec<u64> = gone.iter().flat_map(|&i| Self::ids(i)).collect();
+        expected.sort_unstable();
+        assert_eq!(
+            log.dropped_sorted(),
+            expected,
+            "each value of the branch once"
+        );
+        let a_order: Vec<u64> = log.dropped().into_iter().filter(|&id| id < 1000).collect();
+        let gone_ids: Vec<u64> = gone.iter().map(|&i| i as u64).collect();
+        assert_eq!(
+            a_order, gone_ids,
+            "depth first, each node before its children"
+        );
+        let tagged = gone.iter().filter(|&&i| i % 3 == 0).count();
+        assert_eq!(tags.t0(), counts(0, tagged));
+
+        assert_eq!(world.len(), FOREST - gone.len());
+        for i in 0..FOREST {
+            let entity = self.nodes[i];
+            if gone.contains(&i) {
+                assert!(!world.is_alive(entity), "node {i}");
+                continue;
+            }
+            assert_eq!(id_of_a(world, entity), Some(i as u64), "node {i}");
+            let b = world.get::<B>(entity).map(|b| b.0.id());
+            assert_eq!(b, (i % 2 == 0).then_some(1000 + i as u64), "node {i}");
+            assert_eq!(world.has::<T0>(entity), i % 3 == 0, "node {i}");
+            let parent = self.parents[i].map(|p| self.nodes[p]);
+            assert_eq!(world.target::<ChildOf>(entity), parent, "node {i}");
+            let children: Vec<Entity> = self
+                .children(i)
+                .into_iter()
+                .filter(|c| !gone.contains(c))
+                .map(|c| self.nodes[c])
+                .collect();
+            assert_eq!(world.sources::<ChildOf>(entity), children, "node {i}");
+            assert_eq!(world.has::<Children>(entity), !children.is_empty());
+        }
+        assert_eq!(
+            world.sources::<ChildOf>(self.nodes[0]),
+            [self.nodes[1], self.nodes[3]]
+        );
+
+        // Nothing more goes on a second despawn.
+        assert_eq!(
+            world.despawn(self.nodes[BRANCH]),
+            Err(NoSuchEntity(self.nodes[BRANCH]))
+        );
+        assert_eq!(log.count(), expected.len());
+
+        // Freed: the next 13 spawns take exactly the branch's slots.
+        let reused: BTreeSet<u32> = (0..gone.len()).map(|_| world.spawn(()).index()).collect();
+        let freed: BTreeSet<u32> = gone.iter().map(|&i| self.nodes[i].index()).collect();
+        assert_eq!(reused, freed);
+    }
+}
+
+fn id_of_a(world: &World<Tree>, e: Entity) -> Option<u64> {
+    world.get::<A>(e).map(|a| a.0.id())
+}
+
+/// Every value of the forest, each once, after the world is dropped.
+fn all_forest_ids() -> Vec<u64> {
+    let mut all: Vec<u64> = (0..FOREST).flat_map(Forest::ids).collect();
+    all.sort_unstable();
+    all
+}
+
+#[test]
+fn despawning_a_subtree_drops_each_of_its_values_once_and_nothing_else() {
+    let log = DropLog::new();
+    let tags = Tags::start();
+    let mut world = World::<Tree>::new();
+    let forest = Forest::plant(&mut world, &log);
+    assert!(log.dropped().is_empty());
+    let planted = tags.t0().created;
+
+    let despawning = Tags::start();
+    world.despawn(forest.nodes[BRANCH]).unwrap();
+    forest.check_branch_gone(&mut world, &log, &despawning);
+
+    drop(world);
+    assert_eq!(log.dropped_sorted(), all_forest_ids());
+    assert_eq!(tags.t0(), counts(planted, planted));
+}
+
+#[test]
+fn despawning_a_subtree_through_commands_drops_each_of_its_values_once() {
+    fn prune(nodes: Query<(Entity, &A)>, mut commands: Commands<Tree>) {
+        for (entity, a) in nodes.iter() {
+            if a.0.id() == BRANCH as u64 {
+                commands.despawn(entity);
+            }
+        }
+    }
+    for through in ["a command buffer", "a system's commands"] {
+        let log = DropLog::new();
+        let tags = Tags::start();
+        let mut world = World::<Tree>::new();
+        let forest = Forest::plant(&mut world, &log);
+        let planted = tags.t0().created;
+        let despawning = Tags::start();
+        if through == "a command buffer" {
+            let mut buffer = CommandBuffer::<Tree>::new();
+            let mut commands = buffer.commands(&world);
+            commands.despawn(forest.nodes[BRANCH]);
+            // Gone with the branch by the time this applies: nothing more.
+            commands.despawn(forest.nodes[forest.children(BRANCH)[1]]);
+            assert!(log.dropped().is_empty(), "recorded, not yet applied");
+            buffer.apply(&mut world);
+        } else {
+            let mut schedule = Schedule::<Tree>::new();
+            schedule.add(prune);
+            schedule.run(&mut world);
+        }
+        forest.check_branch_gone(&mut world, &log, &despawning);
+
+        drop(world);
+        assert_eq!(log.dropped_sorted(), all_forest_ids(), "{through}");
+        assert_eq!(tags.t0(), counts(planted, planted), "{through}");
+    }
 }
 
 // ---------------------------------------------------------------- panicking drops

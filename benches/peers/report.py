@@ -37,6 +37,9 @@ WORKLOADS = [
     "add_remove",
     "heavy_compute",
     "schedule",
+    "hierarchy_spawn",
+    "hierarchy_despawn",
+    "hierarchy_propagate",
 ]
 
 # Workloads whose `ours` cannot be written yet, and what it waits for.
@@ -84,6 +87,7 @@ ORDER = [
     "bevy_spawn",
     "baseline",
     "baseline_par",
+    "baseline_recursive",
     # The workspace's own benches.
     "ecs_spawn",
     "ecs_spawn_batch",

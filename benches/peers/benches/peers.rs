@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main};
 use ecs_peers::{
-    add_remove, frag_iter, frame, heavy_compute, schedule, simple_insert, simple_iter,
+    add_remove, frag_iter, frame, heavy_compute, hierarchy, schedule, simple_insert, simple_iter,
 };
 
 criterion_group!(
@@ -15,5 +15,6 @@ criterion_group!(
     heavy_compute::bench,
     schedule::bench,
     frame::bench,
+    hierarchy::bench,
 );
 criterion_main!(benches);

@@ -9,11 +9,14 @@
 //!
 //! Every contender uses the same component types: each derives bevy's
 //! `Component`, hecs needs nothing, and our schemas list them as fields.
+//! The one exception is `hierarchy`, where each ECS uses its own relation
+//! (`ChildOf` and `Children`).
 
 pub mod add_remove;
 pub mod frag_iter;
 pub mod frame;
 pub mod heavy_compute;
+pub mod hierarchy;
 pub mod schedule;
 pub mod shared;
 pub mod simple_insert;
