@@ -239,6 +239,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 
     /// The item of `entity`, mutably; `None` if it is not alive or does not match.
+    #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
         let (table, row) = self.locate(entity)?;
         Some(Q::get(Q::reborrow(&mut self.tables[table].fetch), row))
@@ -260,21 +261,27 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 
     /// The fetched table holding `entity`, and its row there.
+    #[inline]
     fn locate(&self, entity: Entity) -> Option<(usize, usize)> {
         let location = self.entities.location(entity)?;
         let row = location.row.index() as u32;
-        let after = self
+        // Sorted by table, then first row: the entity's table's first
+        // piece, then the piece holding its row (a table is in pieces only
+        // where a query was split; the ids alone are the cheaper search).
+        let mut index = self
             .tables
-            .partition_point(|table| (table.id, table.first_row) <= (location.table, row));
-        let index = after.checked_sub(1)?;
-        let table = &self.tables[index];
-        // The table before the entity's place may be another table, whose
-        // first row is past the entity's row.
-        if table.id != location.table {
-            return None;
+            .partition_point(|table| table.id < location.table);
+        loop {
+            let table = self.tables.get(index)?;
+            if table.id != location.table || row < table.first_row {
+                return None;
+            }
+            let offset = (row - table.first_row) as usize;
+            if offset < table.entities.len() {
+                return table.reaches(offset, &self.rows).then_some((index, offset));
+            }
+            index += 1;
         }
-        let offset = (row - table.first_row) as usize;
-        table.reaches(offset, &self.rows).then_some((index, offset))
     }
 }
 
@@ -307,6 +314,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 
     /// The item of `entity`; `None` if it is not alive or does not match.
+    #[inline]
     pub fn get(&self, entity: Entity) -> Option<Q::Item<'_>>
     where
         Q: ReadOnlyQueryData,
