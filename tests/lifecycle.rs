@@ -307,3 +307,64 @@ fn take_and_exchange_run_hooks_and_requirements() {
     assert_eq!(world.get::<Mass>(f), Some(&Mass(0)));
     assert!(world.has::<Registered>(f) && world.has::<Velocity>(f));
 }
+
+/// Hooks on a relation: they see the relation linked, run when a target's
+/// despawn takes the relation off its sources, and never run for a
+/// relation dropped because its target was dead.
+mod relation_hooks {
+    use super::*;
+
+    #[derive(Relation, Clone, Copy, Debug, PartialEq)]
+    struct Follows(Entity);
+    #[derive(Inverse, Clone, Debug, PartialEq)]
+    struct Followers(Vec<Entity>);
+
+    fn followed(world: &mut DeferredWorld<Social>, entity: Entity) {
+        let target = world.get::<Follows>(entity).unwrap().0;
+        // Linked before the hook runs.
+        assert!(world.world().sources::<Follows>(target).contains(&entity));
+        let line = format!("follow {}", target.index());
+        world.resource::<Journal>().0.lock().unwrap().push(line);
+    }
+
+    fn unfollowed(world: &mut DeferredWorld<Social>, entity: Entity) {
+        let target = world.get::<Follows>(entity).unwrap().0;
+        let line = format!("unfollow {}", target.index());
+        world.resource::<Journal>().0.lock().unwrap().push(line);
+    }
+
+    #[derive(Schema)]
+    struct Social {
+        #[ecs(relation(inverse = followers), on_add = followed, on_remove = unfollowed)]
+        follows: Follows,
+        followers: Followers,
+        #[ecs(resource)]
+        journal: Journal,
+    }
+
+    #[test]
+    fn hooks_on_a_relation_see_it_linked_and_skip_a_dropped_one() {
+        let mut world = World::<Social>::new();
+        let star = world.spawn(());
+        let gone = world.spawn(());
+        world.despawn(gone).unwrap();
+        let fan = world.spawn((Follows(star),));
+        let stray = world.spawn((Follows(gone),));
+        assert!(!world.has::<Follows>(stray));
+        let mut buffer = CommandBuffer::<Social>::new();
+        buffer.commands(&world).insert(stray, (Follows(gone),));
+        buffer.apply(&mut world);
+        let star_index = star.index();
+        assert_eq!(
+            world.resource::<Journal>().take(),
+            [format!("follow {star_index}")]
+        );
+        // The target goes: its source loses the relation, with its hook.
+        world.despawn(star).unwrap();
+        assert!(!world.has::<Follows>(fan));
+        assert_eq!(
+            world.resource::<Journal>().take(),
+            [format!("unfollow {star_index}")]
+        );
+    }
+}
