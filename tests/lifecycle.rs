@@ -4,6 +4,7 @@
 //! commands they record are applied before the next change.
 
 use ecs::prelude::*;
+use ecs::TakeError;
 use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -333,11 +334,13 @@ mod relation_hooks {
         world.resource::<Journal>().0.lock().unwrap().push(line);
     }
 
+    // The list first: the relation's bit is not 0, where `1 << bit` and
+    // `1 >> bit` agree.
     #[derive(Schema)]
     struct Social {
+        followers: Followers,
         #[ecs(relation(inverse = followers), on_add = followed, on_remove = unfollowed)]
         follows: Follows,
-        followers: Followers,
         #[ecs(resource)]
         journal: Journal,
     }
@@ -367,4 +370,29 @@ mod relation_hooks {
             [format!("unfollow {star_index}")]
         );
     }
+}
+
+#[test]
+fn a_refused_take_or_exchange_runs_no_hook_and_changes_nothing() {
+    let mut world = World::<Game>::new();
+    let e = world.spawn((Collider(1), Mass(2)));
+    world.resource::<Journal>().take();
+    // Not exactly the bundle: refused before any hook runs.
+    let refused = world.take::<(Collider, Registered)>(e);
+    assert!(
+        matches!(refused, Err(TakeError::Mismatch { .. })),
+        "{refused:?}"
+    );
+    // Lacking part of `R`: refused, the bundle handed back.
+    let error = world
+        .exchange::<(Collider, Cargo), _>(e, (Ship(1),))
+        .unwrap_err();
+    assert_eq!(error.into_bundle(), (Ship(1),));
+    assert!(world.resource::<Journal>().take().is_empty());
+    assert_eq!(world.get::<Collider>(e), Some(&Collider(1)));
+    assert!(world.has::<Registered>(e) && !world.has::<Ship>(e));
+    // An entity with no hooked component comes out without a hook.
+    let plain = world.spawn((Mass(5),));
+    assert_eq!(world.take::<(Mass,)>(plain).unwrap(), (Mass(5),));
+    assert!(world.resource::<Journal>().take().is_empty());
 }
