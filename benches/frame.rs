@@ -15,9 +15,19 @@
 //!   `heavy_compute`-sized (1,000 entities, 100 4x4 inversions each): here
 //!   parallelism must pay, about 2x on two cores.
 //!
+//! * `frame_churn` (issue 28, item 4): 16,000 entities; 8 systems, system
+//!   *k* spawning 1,000 entities of its own archetype (`Own<k>`) and
+//!   despawning the 1,000 it meets first, and inserting or removing its
+//!   sparse component (`Mark<k>`) on the 1,000 entities of its own
+//!   `Target<k>` archetype, every frame. Today all of it goes through
+//!   `Commands`, applied one by one after each system: the baseline against
+//!   which owned structural change (issue 28, item 1) is to be measured.
+//!
 //! The targets (issue 15): `run` within 1.1x of `run_sequential` on the two
 //! small workloads, at least 1.7x faster on the heavy one with two cores.
-//! `benches/peers` runs the same three on bevy_ecs.
+//! Issue 28's target for `frame_churn`: `run` at least 1.6x faster than
+//! `run_sequential` on two cores. `benches/peers` runs the first three on
+//! bevy_ecs.
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
 use ecs::prelude::*;
@@ -337,5 +347,104 @@ fn heavy_systems(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, small_systems, trivial_systems, heavy_systems);
+// ---- frame_churn ----------------------------------------------------------
+
+const CHURN_PER_SYSTEM: usize = 1_000;
+
+macro_rules! churn_schema {
+    ($(($own:ident, $target:ident, $mark:ident, $own_f:ident, $target_f:ident, $mark_f:ident, $system:ident)),*) => {
+        $(
+            // Payloads that only move with their rows.
+            #[allow(dead_code)]
+            #[derive(Clone, Copy)]
+            struct $own(u32);
+            #[derive(Clone, Copy)]
+            struct $target(u32);
+            #[allow(dead_code)]
+            #[derive(Clone, Copy)]
+            struct $mark(u32);
+        )*
+
+        #[derive(Schema)]
+        struct Churn {
+            $(
+                $own_f: $own,
+                $target_f: $target,
+                #[ecs(sparse)]
+                $mark_f: $mark,
+            )*
+        }
+
+        $(
+            /// Despawns the first `CHURN_PER_SYSTEM` of its archetype it
+            /// meets and spawns as many; marks its targets that lack the
+            /// mark and unmarks the others.
+            fn $system(
+                own: Query<(Entity, &$own)>,
+                targets: Query<(Entity, &$target, Has<$mark>)>,
+                mut commands: Commands<Churn>,
+            ) {
+                for (entity, _) in own.iter().take(CHURN_PER_SYSTEM) {
+                    commands.despawn(entity);
+                }
+                for i in 0..CHURN_PER_SYSTEM as u32 {
+                    commands.spawn(($own(i),));
+                }
+                for (entity, target, marked) in targets.iter() {
+                    if marked {
+                        commands.remove::<$mark>(entity);
+                    } else {
+                        commands.insert(entity, ($mark(target.0),));
+                    }
+                }
+            }
+        )*
+
+        fn churn_world() -> World<Churn> {
+            let mut world = World::<Churn>::new();
+            $(
+                world.spawn_batch((0..CHURN_PER_SYSTEM as u32).map(|i| ($own(i),)));
+                world.spawn_batch((0..CHURN_PER_SYSTEM as u32).map(|i| ($target(i),)));
+            )*
+            world
+        }
+
+        fn churn_schedule() -> Schedule<Churn> {
+            let mut schedule = Schedule::new();
+            $(schedule.add($system);)*
+            schedule
+        }
+    };
+}
+
+churn_schema!(
+    (Own0, Target0, Mark0, own0, target0, mark0, churn0),
+    (Own1, Target1, Mark1, own1, target1, mark1, churn1),
+    (Own2, Target2, Mark2, own2, target2, mark2, churn2),
+    (Own3, Target3, Mark3, own3, target3, mark3, churn3),
+    (Own4, Target4, Mark4, own4, target4, mark4, churn4),
+    (Own5, Target5, Mark5, own5, target5, mark5, churn5),
+    (Own6, Target6, Mark6, own6, target6, mark6, churn6),
+    (Own7, Target7, Mark7, own7, target7, mark7, churn7)
+);
+
+fn churn(c: &mut Criterion) {
+    let mut group = c.benchmark_group("frame_churn");
+    rayon::broadcast(|_| ());
+    let mut world = churn_world();
+    let mut schedule = churn_schedule();
+    // Each frame replaces every system's 1,000 entities of its own
+    // archetype, and flips the marks of its 1,000 targets: the world stays
+    // at 16,000 entities.
+    bench_runs(&mut group, &mut world, &mut schedule);
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    small_systems,
+    trivial_systems,
+    heavy_systems,
+    churn
+);
 criterion_main!(benches);
