@@ -107,13 +107,12 @@ pub trait Bundle<S: Schema>: Sized + 'static {
     #[doc(hidden)]
     fn extend<I: Iterator<Item = Self>>(bundles: I, target: &mut SpawnRows<'_, S>);
 
-    /// Calls `f` with the bit and target of each relation value in the
-    /// bundle (see [`Schema::RELATION_BITS`]), in bit order of the fields as
-    /// written: how an insert checks that every target is alive before it
-    /// changes anything.
+    /// Calls `f` with the target of each relation value in the bundle (see
+    /// [`Schema::RELATION_BITS`]), in the order of its fields: how an insert
+    /// checks that every target is alive before it changes anything.
     #[doc(hidden)]
     #[inline(always)]
-    fn relation_targets(&self, f: &mut impl FnMut(u32, Entity)) {
+    fn relation_targets(&self, f: &mut impl FnMut(Entity)) {
         let _ = f;
     }
 
@@ -394,11 +393,11 @@ macro_rules! impl_bundle {
             }
 
             #[inline(always)]
-            fn relation_targets(&self, f: &mut impl FnMut(u32, Entity)) {
+            fn relation_targets(&self, f: &mut impl FnMut(Entity)) {
                 $(
                     if S::RELATION_BITS & (1u128 << $c::BIT) != 0 {
                         if let Some(target) = self.$i.relation_target() {
-                            f($c::BIT, target);
+                            f(target);
                         }
                     }
                 )+

@@ -81,9 +81,11 @@ impl<S: Schema> World<S> {
         }
     }
 
-    /// [`World::spawn_batch`] of a bundle with a lifecycle: one spawn after
-    /// the other (each may move the ones before, through hooks or
-    /// relations), the entities listed in the world's scratch list.
+    /// [`World::spawn_batch`] of a bundle with a lifecycle, the entities
+    /// listed in the world's scratch list (a later link or hook may move
+    /// the earlier ones out of the batch's table): a bundle with only
+    /// relations is spawned as one batch, then linked entity by entity; one
+    /// with hooks or requirements, one spawn after the other.
     #[inline(never)]
     pub(crate) fn spawn_batch_lifecycle<B: Bundle<S>>(
         &mut self,
@@ -123,19 +125,24 @@ impl<S: Schema> World<S> {
         bundle: B,
     ) -> Result<(), NoSuchEntity> {
         let previous = self.store.archetype(entity).ok_or(NoSuchEntity(entity))?;
-        let mut dead = None;
-        bundle.relation_targets(&mut |_, target| {
-            if dead.is_none() && !self.store.entities().contains(target) {
-                dead = Some(target);
-            }
-        });
-        if let Some(target) = dead {
+        if let Some(target) = self.dead_target(&bundle) {
             return Err(NoSuchEntity(target));
         }
         let mut hooks = CommandQueue::default();
         self.insert_bundle(entity, previous, bundle, &mut hooks);
         self.apply_hooks(&mut hooks);
         Ok(())
+    }
+
+    /// The first relation target in `bundle` that is not alive.
+    fn dead_target<B: Bundle<S>>(&self, bundle: &B) -> Option<Entity> {
+        let mut dead = None;
+        bundle.relation_targets(&mut |target| {
+            if dead.is_none() && !self.store.entities().contains(target) {
+                dead = Some(target);
+            }
+        });
+        dead
     }
 
     /// Inserts `bundle` and what it requires into `entity` (alive, of
@@ -432,13 +439,7 @@ impl<S: Schema> World<S> {
             // The store's own errors, the bundle handed back.
             _ => return self.store.exchange(entity, bundle),
         }
-        let mut dead = None;
-        bundle.relation_targets(&mut |_, target| {
-            if dead.is_none() && !self.store.entities().contains(target) {
-                dead = Some(target);
-            }
-        });
-        if let Some(target) = dead {
+        if let Some(target) = self.dead_target(&bundle) {
             return Err(ExchangeError::NoSuchEntity {
                 entity: target,
                 bundle,
