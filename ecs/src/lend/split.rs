@@ -9,7 +9,7 @@
 use super::Lent;
 use crate::entity::Entities;
 use crate::schema::Schema;
-use crate::storage::{EntityIndex, Table, TableId};
+use crate::storage::{EntityIndex, SparseIndex, Table, TableId};
 
 /// A world taken apart for the systems of one stage: each table's columns and
 /// each resource in a [`Lent`] slot, from which a system parameter takes what
@@ -27,6 +27,10 @@ pub struct SplitWorld<'w, S: Schema> {
     /// The values of each sparse set, by position among the sparse
     /// components (empty in a schema without them).
     pub(crate) sparse: Vec<Lent<'w, S::Column>>,
+    /// The index of each sparse set (its owners and slots), by position
+    /// among the sparse components: lent only to a
+    /// [`SparseMut`](crate::SparseMut), which adds and removes values.
+    pub(crate) sparse_index: Vec<Lent<'w, SparseIndex>>,
 }
 
 /// Consecutive tables, not taken apart yet; the first has id `first`.
@@ -66,6 +70,8 @@ pub struct SplitBuffers<S: Schema> {
     columns: Vec<Lent<'static, S::Column>>,
     /// The sparse sets' values, lent whole.
     sparse: Vec<Lent<'static, S::Column>>,
+    /// The sparse sets' indexes.
+    sparse_index: Vec<Lent<'static, SparseIndex>>,
 }
 
 impl<S: Schema> Default for SplitBuffers<S> {
@@ -75,6 +81,7 @@ impl<S: Schema> Default for SplitBuffers<S> {
             lent: Vec::new(),
             columns: Vec::new(),
             sparse: Vec::new(),
+            sparse_index: Vec::new(),
         }
     }
 }
@@ -85,6 +92,12 @@ impl<S: Schema> SplitBuffers<S> {
     pub(crate) fn sparse<'w>(&mut self) -> Vec<Lent<'w, S::Column>> {
         recycle(core::mem::take(&mut self.sparse))
     }
+
+    /// An empty vector for the sparse sets' indexes, in the memory of the
+    /// last split's.
+    pub(crate) fn sparse_index<'w>(&mut self) -> Vec<Lent<'w, SparseIndex>> {
+        recycle(core::mem::take(&mut self.sparse_index))
+    }
 }
 
 impl<'w, S: Schema> SplitWorld<'w, S> {
@@ -94,7 +107,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         resources: S::ResourceSlots<'w>,
-        sparse: Vec<Lent<'w, S::Column>>,
+        (sparse, sparse_index): (Vec<Lent<'w, S::Column>>, Vec<Lent<'w, SparseIndex>>),
         buffers: &mut SplitBuffers<S>,
     ) -> Self {
         let mut unlent = recycle(core::mem::take(&mut buffers.unlent));
@@ -108,6 +121,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
             columns: recycle(core::mem::take(&mut buffers.columns)),
             resources,
             sparse,
+            sparse_index,
         }
     }
 
@@ -117,6 +131,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
         buffers.lent = recycle(self.lent);
         buffers.columns = recycle(self.columns);
         buffers.sparse = recycle(self.sparse);
+        buffers.sparse_index = recycle(self.sparse_index);
     }
 
     /// The slots of table `id`, taking the table apart on the first call.

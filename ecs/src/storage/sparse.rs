@@ -36,11 +36,66 @@ pub(crate) const ABSENT: u32 = u32::MAX;
 pub(crate) struct SparseSet<S: Schema> {
     /// The values, densely, in the column type of the schema.
     values: S::Column,
+    /// Which entity owns which dense slot.
+    index: SparseIndex,
+}
+
+/// The owners of a sparse set's dense slots and, by entity, each one's
+/// slot: everything of a [`SparseSet`] but its values, so that the two can
+/// be lent apart (queries take the values only; a
+/// [`SparseMut`](crate::SparseMut) takes both).
+#[derive(Clone, Default)]
+pub(crate) struct SparseIndex {
     /// The entity owning each dense slot.
     owners: Vec<EntityIndex>,
     /// By entity index, its dense slot, or [`ABSENT`]; entries past the end
     /// are absent too (the vector grows only as entities gain the component).
     slots: Vec<u32>,
+}
+
+impl SparseIndex {
+    /// The dense slot of entity `index`, if it has the component.
+    #[inline]
+    pub(crate) fn slot(&self, index: EntityIndex) -> Option<usize> {
+        match self.slots.get(index.0 as usize) {
+            Some(&slot) if slot != ABSENT => Some(slot as usize),
+            _ => None,
+        }
+    }
+
+    /// The owner of each dense slot.
+    #[inline]
+    pub(crate) fn owners(&self) -> &[EntityIndex] {
+        &self.owners
+    }
+
+    /// Records that the value just pushed to the values is entity `index`'s.
+    #[inline]
+    pub(crate) fn push_owner(&mut self, index: EntityIndex) {
+        let dense = self.owners.len() as u32;
+        self.owners.push(index);
+        let at = index.0 as usize;
+        if self.slots.len() <= at {
+            self.slots.resize(at + 1, ABSENT);
+        }
+        self.slots[at] = dense;
+    }
+
+    /// Forgets the owner of `dense`, whose value has just been swap-removed:
+    /// the last owner moves into `dense`.
+    #[inline]
+    pub(crate) fn swap_remove_owner(&mut self, dense: usize) {
+        let gone = self.owners.swap_remove(dense);
+        self.slots[gone.0 as usize] = ABSENT;
+        if let Some(&moved) = self.owners.get(dense) {
+            self.slots[moved.0 as usize] = dense as u32;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.owners.clear();
+        self.slots.clear();
+    }
 }
 
 impl<S: Schema> Clone for SparseSet<S>
@@ -50,15 +105,14 @@ where
     fn clone(&self) -> Self {
         SparseSet {
             values: self.values.clone(),
-            owners: self.owners.clone(),
-            slots: self.slots.clone(),
+            index: self.index.clone(),
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
         self.values.clone_from(&source.values);
-        self.owners.clone_from(&source.owners);
-        self.slots.clone_from(&source.slots);
+        self.index.owners.clone_from(&source.index.owners);
+        self.index.slots.clone_from(&source.index.slots);
     }
 }
 
@@ -66,8 +120,7 @@ impl<S: Schema> SparseSet<S> {
     fn new(bit: u32) -> Self {
         SparseSet {
             values: S::new_column(bit),
-            owners: Vec::new(),
-            slots: Vec::new(),
+            index: SparseIndex::default(),
         }
     }
 
@@ -92,18 +145,14 @@ impl<S: Schema> SparseSet<S> {
         }
         Ok(SparseSet {
             values,
-            owners,
-            slots,
+            index: SparseIndex { owners, slots },
         })
     }
 
     /// The dense slot of entity `index`, if it has the component.
     #[inline]
     pub(crate) fn slot(&self, index: EntityIndex) -> Option<usize> {
-        match self.slots.get(index.0 as usize) {
-            Some(&slot) if slot != ABSENT => Some(slot as usize),
-            _ => None,
-        }
+        self.index.slot(index)
     }
 
     /// The values, by dense slot.
@@ -122,30 +171,24 @@ impl<S: Schema> SparseSet<S> {
     /// The owner of each dense slot.
     #[inline]
     pub(crate) fn owners(&self) -> &[EntityIndex] {
-        &self.owners
+        self.index.owners()
     }
 
-    /// Records that the value just pushed to `values` is entity `index`'s.
+    /// The values (no value may be added or removed through them but
+    /// together with the index) and the index, apart, for lending out.
+    #[inline]
+    pub(crate) fn parts_mut(&mut self) -> (&mut S::Column, &mut SparseIndex) {
+        (&mut self.values, &mut self.index)
+    }
+
     #[inline]
     fn push_owner(&mut self, index: EntityIndex) {
-        let dense = self.owners.len() as u32;
-        self.owners.push(index);
-        let at = index.0 as usize;
-        if self.slots.len() <= at {
-            self.slots.resize(at + 1, ABSENT);
-        }
-        self.slots[at] = dense;
+        self.index.push_owner(index);
     }
 
-    /// Forgets the owner of `dense`, whose value has just been swap-removed:
-    /// the last owner moves into `dense`.
     #[inline]
     fn swap_remove_owner(&mut self, dense: usize) {
-        let gone = self.owners.swap_remove(dense);
-        self.slots[gone.0 as usize] = ABSENT;
-        if let Some(&moved) = self.owners.get(dense) {
-            self.slots[moved.0 as usize] = dense as u32;
-        }
+        self.index.swap_remove_owner(dense);
     }
 }
 
@@ -405,8 +448,7 @@ impl<S: Schema> SparseSets<S> {
             .iter_mut()
             .zip(sparse_bits::<S>())
             .map(|(set, bit)| {
-                set.owners.clear();
-                set.slots.clear();
+                set.index.clear();
                 core::mem::replace(&mut set.values, S::new_column(bit))
             })
             .collect()

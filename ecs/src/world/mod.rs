@@ -356,14 +356,17 @@ impl<S: Schema> World<S> {
     /// them back with [`SplitWorld::reclaim`]).
     pub(crate) fn split(&mut self, buffers: &mut SplitBuffers<S>) -> SplitWorld<'_, S> {
         let (entities, tables, sparse) = self.store.lend_with_sparse();
-        let mut lent = buffers.sparse();
+        let mut values = buffers.sparse();
+        let mut indexes = buffers.sparse_index();
         if S::SPARSE_BITS != 0 {
-            let values = sparse.sets_mut().iter_mut();
-            lent.extend(values.map(|set| Lent::Free(set.values_mut())));
+            for set in sparse.sets_mut() {
+                let (set_values, index) = set.parts_mut();
+                values.push(Lent::Free(set_values));
+                indexes.push(Lent::Free(index));
+            }
         }
-        let sparse = lent;
         let resources = S::resource_slots(&mut self.resources);
-        SplitWorld::new(entities, tables, resources, sparse, buffers)
+        SplitWorld::new(entities, tables, resources, (values, indexes), buffers)
     }
 
     /// The sparse sets (for queries that reach sparse components).
