@@ -46,8 +46,16 @@ struct Shield;
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Link(Entity);
 
+/// Sparse and tracked: set, cleared and written at once by `ignite`
+/// through `SparseMut`, while other systems run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Burn(u32);
+
 #[derive(Debug, Default, PartialEq)]
 struct Tick(u64);
+/// What `embers` saw of `Burn`'s additions and removals.
+#[derive(Debug, Default, PartialEq)]
+struct Ash(u64);
 /// The systems' own random numbers (an LCG), so that spawns differ per frame.
 #[derive(Debug, Default, PartialEq)]
 struct Dice(u64);
@@ -70,8 +78,12 @@ struct Sim {
     frozen: Frozen,
     shield: Shield,
     link: Link,
+    #[ecs(sparse, track)]
+    burn: Burn,
     #[ecs(resource)]
     tick: Tick,
+    #[ecs(resource)]
+    ash: Ash,
     #[ecs(resource)]
     dice: Dice,
     #[ecs(resource)]
@@ -98,6 +110,41 @@ fn inertia(mut movers: Query<(&mut Pos, &Vel), Without<Frozen>>) {
         pos.x += vel.x * 0.5;
         pos.y += vel.y * 0.5;
     });
+}
+
+/// Owned insert, delete and update of a sparse component on the entities
+/// of its own query, and deferred insert on entities named by `Link`, all
+/// applied at once: shares a stage with `combat`, which records commands.
+fn ignite(ages: Query<(Entity, &Age)>, links: Query<&Link>, mut burn: SparseMut<Sim, Burn>) {
+    for (entity, age) in ages.iter() {
+        match age.0 % 7 {
+            3 => {
+                burn.insert(entity, Burn(age.0)).unwrap();
+            }
+            5 => {
+                burn.remove(entity).unwrap();
+            }
+            _ => {
+                if let Some(burn) = burn.get_mut(entity) {
+                    burn.0 += 1;
+                }
+            }
+        }
+    }
+    for link in links.iter() {
+        // The leader may be dead: then nothing happens.
+        let _ = burn.insert(link.0, Burn(99));
+    }
+}
+
+/// Reads what `ignite` (and despawns) did to the tracked `Burn`.
+fn embers(gone: Removed<Burn>, fresh: Query<(Entity, &Burn), Added<Burn>>, mut ash: ResMut<Ash>) {
+    for entity in gone.iter() {
+        ash.0 = ash.0.wrapping_mul(31).wrapping_add(entity.to_bits());
+    }
+    for (entity, burn) in fresh.iter() {
+        ash.0 = ash.0.wrapping_mul(37) ^ (entity.to_bits() + u64::from(burn.0));
+    }
 }
 
 /// Disjoint from `inertia` (With against Without), so they share a stage.
@@ -217,10 +264,12 @@ fn schedule() -> Schedule<Sim> {
         .add(inertia)
         .add(friction)
         .add(aging)
+        .add(ignite)
         .add(combat)
         .add(spawner)
         .add(energy)
         .add(stats)
+        .add(embers)
         .add(cull);
     schedule
 }
@@ -245,6 +294,31 @@ fn frame_by_hand(world: &mut World<Sim>) {
     // aging
     world.query_mut::<&mut Age>().for_each_mut(|age| age.0 += 1);
     world.resource_mut::<Tick>().0 += 1;
+    // ignite
+    let ages: Vec<(Entity, u32)> = world
+        .query::<(Entity, &Age)>()
+        .iter()
+        .map(|(entity, age)| (entity, age.0))
+        .collect();
+    for (entity, age) in ages {
+        match age % 7 {
+            3 => {
+                world.insert(entity, (Burn(age),)).unwrap();
+            }
+            5 => {
+                world.remove::<Burn>(entity).unwrap();
+            }
+            _ => {
+                if let Some(burn) = world.get_mut::<Burn>(entity) {
+                    burn.0 += 1;
+                }
+            }
+        }
+    }
+    let leaders: Vec<Entity> = world.query::<&Link>().iter().map(|link| link.0).collect();
+    for leader in leaders {
+        let _ = world.insert(leader, (Burn(99),));
+    }
     // combat, its structural changes applied after the loop, in order
     let mut despawn = Vec::new();
     let mut freeze = Vec::new();
@@ -319,6 +393,22 @@ fn frame_by_hand(world: &mut World<Sim>) {
         next.spread += pos.x * pos.x + pos.y * pos.y;
     }
     *world.resource_mut::<Stats>() = next;
+    // embers (`Burn` is the only tracked component: the world's own window
+    // since the last `clear_trackers` is the system's since its last run)
+    let gone: Vec<Entity> = world.removed::<Burn>().collect();
+    let fresh: Vec<(Entity, u32)> = world
+        .query_filtered::<(Entity, &Burn), Added<Burn>>()
+        .iter()
+        .map(|(entity, burn)| (entity, burn.0))
+        .collect();
+    let ash = &mut world.resource_mut::<Ash>().0;
+    for entity in gone {
+        *ash = ash.wrapping_mul(31).wrapping_add(entity.to_bits());
+    }
+    for (entity, burn) in fresh {
+        *ash = ash.wrapping_mul(37) ^ (entity.to_bits() + u64::from(burn));
+    }
+    world.clear_trackers();
     // cull
     cull(world);
 }
@@ -404,7 +494,11 @@ fn checksum(world: &World<Sim>) -> u64 {
         if let Some(link) = world.get::<Link>(entity) {
             mix(link.0.to_bits());
         }
+        if let Some(burn) = world.get::<Burn>(entity) {
+            mix(u64::from(burn.0));
+        }
     }
+    mix(world.resource::<Ash>().0);
     mix(world.resource::<Tick>().0);
     mix(world.resource::<Dice>().0);
     let stats = world.resource::<Stats>();
@@ -523,6 +617,10 @@ fn the_runs_compared_are_not_trivial() {
         plan.contains("stage 1: inertia, friction, aging\n"),
         "{plan}"
     );
+    // Owned and deferred structural change of a sparse component, applied
+    // at once beside a system that records commands.
+    assert!(plan.contains("stage 2: ignite, combat\n"), "{plan}");
+    assert!(plan.contains("stage 5: stats, embers\n"), "{plan}");
     // spawner observes no entity, but the ids its spawns reserve depend on
     // what combat's commands free: it runs once they are applied.
     assert!(
@@ -548,6 +646,8 @@ fn the_runs_compared_are_not_trivial() {
         );
         assert!(world.describe().tables.len() > tables_before, "seed {seed}");
         assert!(world.resource::<Stats>().frozen > 0, "seed {seed}");
+        assert!(world.query::<&Burn>().count() > 0, "seed {seed}");
+        assert_ne!(world.resource::<Ash>().0, 0, "seed {seed}");
         // Followers name leaders spawned in the same system run.
         let links = world.query::<&Link>();
         assert!(links.count() > 0, "seed {seed}");

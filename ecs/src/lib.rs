@@ -162,6 +162,7 @@ mod removed;
 mod save;
 mod schedule;
 mod schema;
+mod sparse_mut;
 mod state;
 mod storage;
 mod structure;
@@ -187,7 +188,7 @@ pub use query::{
 pub use relation::{Inverse, OnTargetDespawn, Relation, RelationOf};
 pub use removed::Removed;
 pub use schedule::{FixedTime, GameLoop, Schedule};
-pub use schema::{Component, Resource, Schema, Tracked};
+pub use schema::{Component, Resource, Schema, SparseMutable, Tracked};
 /// Derives [`Bundle`](trait@Bundle) for a struct of components: see the
 /// trait.
 pub use schemecs_macros::Bundle;
@@ -195,6 +196,7 @@ pub use schemecs_macros::Schema;
 /// Derives [`StableHash`](trait@StableHash): see the trait.
 pub use schemecs_macros::StableHash;
 pub use schemecs_macros::{Inverse, Relation};
+pub use sparse_mut::SparseMut;
 pub use state::{in_state, InState, NextState, State, States};
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
@@ -221,7 +223,8 @@ pub mod prelude {
         Commands, Component, ConditionExt, DeferredWorld, Entity, EntityMut, EntityRef,
         EventCursor, EventReader, EventWriter, Events, FixedTime, GameLoop, Has, Inverse, Local,
         Mask, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation, RelationOf, Removed,
-        Res, ResMut, Resource, RunIfExt, Schedule, Schema, State, States, With, Without, World,
+        Res, ResMut, Resource, RunIfExt, Schedule, Schema, SparseMut, State, States, With, Without,
+        World,
     };
     // The derive alone: the trait's hidden methods (`place`, `take`, ...)
     // stay out of the user's method namespace; generic code names

@@ -71,6 +71,7 @@ impl<S: Schema, T: Tracked<S>> SystemParam<S> for Removed<'_, T> {
     type State = Vec<Entity>;
     type Item<'w> = Removed<'w, T>;
     const ACCESS: Access = Access {
+        removals_read: 1 << T::BIT,
         observes_entities: true,
         ..Access::NONE
     };

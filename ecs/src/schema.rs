@@ -149,6 +149,10 @@ pub trait Schema: Sized + 'static {
     const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const SPARSE_CONFLICT_MESSAGES: &'static [&'static str];
+    /// Per component: the end of the message for a `SparseMut` of it beside
+    /// a parameter of the same system that tests its presence.
+    #[doc(hidden)]
+    const PRESENCE_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
@@ -290,6 +294,14 @@ macro_rules! __schema_texts {
              two queries of one system; read and write `", $component, "` through one query \
              (e.g. a single `Query<&mut ", $component, ">`)"
         )),*];
+        const PRESENCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            ": one adds or removes `", $component, "` of schema `", $schema,
+            "` at once (`SparseMut<", $schema, ", ", $component, ">`) while the other tests \
+             which entities have it (`&", $component, "`, `Has<", $component, ">`, `With<",
+            $component, ">`, `Without<", $component, ">`), which a query decides before the \
+             system runs; ask `SparseMut::contains` or `SparseMut::get` instead, or move the \
+             query to a system of its own"
+        )),*];
         const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             " both take resource `", $resource, "` of schema `", $schema,
             "`, and at least one as `ResMut<", $resource, ">`; take it once, as `ResMut<",
@@ -367,6 +379,22 @@ pub trait Component<S: Schema>: Sized + 'static {
             per write; untracked components cost nothing)"
 )]
 pub trait Tracked<S: Schema>: Component<S> {}
+
+/// A sparse component of schema `S` (`#[ecs(sparse)]`) whose insertion and
+/// removal move nothing but its own value: it has no hooks, no relation
+/// role and no requirements. [`SparseMut`](crate::SparseMut) adds and
+/// removes such values while other systems run.
+///
+/// Implemented by `#[derive(Schema)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be added and removed through `SparseMut` in schema `{S}`",
+    label = "not a plain sparse component of `{S}`",
+    note = "`SparseMut<{S}, {Self}>` adds and removes `{Self}` while other systems run, which \
+            needs `{Self}` stored apart from the tables: mark its field in `{S}` with \
+            `#[ecs(sparse)]`; a component with hooks, a relation role or requirements changes \
+            more than its own set, so record its changes with `Commands<{S}>` instead"
+)]
+pub trait SparseMutable<S: Schema>: Component<S> {}
 
 /// A resource type of schema `S`: a world-global singleton.
 ///

@@ -3,7 +3,7 @@
 //! and says, when `Pos` is used as a resource, that it is a component.
 
 use super::{bit_literal, Names};
-use crate::model::FieldModel;
+use crate::model::{FieldModel, SchemaModel};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
@@ -87,6 +87,34 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
 
         #tracked
         #sparse
+    }
+}
+
+/// `impl SparseMutable<Physics> for Pos` for each sparse component whose
+/// structural change moves nothing but its value: no hooks, no relation
+/// role, no requirements. `SparseMut<Pos>` adds and removes those values
+/// while other systems run.
+pub(super) fn sparse_mutable_impls(model: &SchemaModel, names: &Names) -> TokenStream {
+    let (krate, schema) = (names.krate, names.schema);
+    let inverses: Vec<&syn::Ident> = model
+        .components()
+        .filter_map(|field| field.lifecycle.relation.as_ref()?.inverse.as_ref())
+        .collect();
+    let types = model.components().filter_map(|field| {
+        let lifecycle = &field.lifecycle;
+        let plain = lifecycle.relation.is_none()
+            && lifecycle.requires.is_empty()
+            && lifecycle.on_add.is_empty()
+            && lifecycle.on_insert.is_empty()
+            && lifecycle.on_remove.is_empty()
+            && !inverses.contains(&field.ident);
+        (field.sparse && plain).then_some(field.ty)
+    });
+    quote! {
+        #(
+            #[automatically_derived]
+            impl #krate::SparseMutable<#schema> for #types {}
+        )*
     }
 }
 

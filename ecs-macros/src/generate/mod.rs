@@ -56,6 +56,7 @@ pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
         .enumerate()
         .map(|(index, field)| resources::resource_impl(&names, index, field));
     let relation_impls = lifecycle::relation_impls(model, &names);
+    let sparse_mutable_impls = component::sparse_mutable_impls(model, &names);
     let not_a_resource_impls = model
         .components()
         .map(|field| component::not_a_resource_impl(&names, field));
@@ -68,6 +69,7 @@ pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
         #snapshot_impls
         #(#component_impls)*
         #relation_impls
+        #sparse_mutable_impls
         #(#resource_impls)*
         #(#not_a_resource_impls)*
         #fields_are_declarations

@@ -659,6 +659,18 @@ impl WaitText {
                 bit,
                 earlier_writes,
             } => conflict(S::RESOURCE_NAMES[bit as usize], earlier_writes),
+            Reason::Removals { bit, earlier_logs } => {
+                let what = S::COMPONENT_NAMES[bit as usize];
+                let (logs, reads) = if earlier_logs {
+                    (earlier, later)
+                } else {
+                    (later, earlier)
+                };
+                WaitText {
+                    why: format!("{logs} removes {what}, whose removals {reads} reads"),
+                    what: format!("removals of {what}"),
+                }
+            }
             Reason::Commands => WaitText {
                 why: format!("{later} sees the entities that {earlier}'s commands change"),
                 what: "commands".to_owned(),

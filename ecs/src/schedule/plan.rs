@@ -23,6 +23,7 @@ pub(super) struct Wait {
 pub(super) enum Reason {
     Component { bit: u32, earlier_writes: bool },
     Resource { bit: u32, earlier_writes: bool },
+    Removals { bit: u32, earlier_logs: bool },
     Commands,
     Reservations,
     World { earlier_exclusive: bool },
@@ -113,12 +114,20 @@ fn conflict(earlier: &[Access], later: &[Access]) -> Option<Reason> {
     }
     for a in earlier {
         for b in later {
-            let components = a.component_conflicts(b);
+            let components = a.component_conflicts(b) | a.presence_conflicts(b);
             if components != 0 {
                 let bit = components.trailing_zeros();
                 return Some(Reason::Component {
                     bit,
-                    earlier_writes: a.writes & (1 << bit) != 0,
+                    earlier_writes: (a.writes | a.presence_changed) & (1 << bit) != 0,
+                });
+            }
+            let removals = a.removal_conflicts(b);
+            if removals != 0 {
+                let bit = removals.trailing_zeros();
+                return Some(Reason::Removals {
+                    bit,
+                    earlier_logs: a.removals_logged & (1 << bit) != 0,
                 });
             }
             let resources = a.resource_conflicts(b);

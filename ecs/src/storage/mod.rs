@@ -16,7 +16,9 @@ pub use column::{Column, ColumnVec, TrackedVec};
 pub(crate) use hash::MaskMap;
 #[cfg(feature = "serde")]
 pub(crate) use sparse::sparse_bits;
-pub(crate) use sparse::{is_sparse, table_part, SparseIndex, SparseSet, SparseSets};
+pub(crate) use sparse::{
+    is_sparse, position as sparse_position, table_part, SparseIndex, SparseSet, SparseSets,
+};
 pub use staged::Staged;
 pub(crate) use table::{clone_slice_from, Edge, Table, TableMove, Tables};
 

@@ -464,6 +464,6 @@ impl<S: Schema> SparseSets<S> {
 
 /// The position of sparse component `bit` among the sparse components.
 #[inline(always)]
-fn position<S: Schema>(bit: u32) -> usize {
+pub(crate) fn position<S: Schema>(bit: u32) -> usize {
     (S::SPARSE_BITS & ((1u128 << bit) - 1)).count_ones() as usize
 }

@@ -33,6 +33,21 @@ pub struct Access {
     /// an [`Or`](crate::Or) filter). Empty otherwise; when not empty,
     /// `required` and `excluded` are what all of them share.
     pub any_of: &'static [TableCondition],
+    /// Sparse components whose presence on an entity it observes: named in
+    /// a query's items (`&T`, `Has<T>`, `Option<&T>`) or filter (`With<T>`,
+    /// `Without<T>`, ...).
+    pub presence: u128,
+    /// Sparse components it adds to and removes from entities while its
+    /// stage runs ([`SparseMut`](crate::SparseMut)): it conflicts with
+    /// every parameter that observes their presence.
+    pub presence_changed: u128,
+    /// Tracked components whose removal log it reads
+    /// ([`Removed`](crate::Removed)).
+    pub removals_read: u128,
+    /// Tracked components whose removal log it appends to when its run is
+    /// applied ([`SparseMut`](crate::SparseMut)): a later reader of the log
+    /// must wait for that.
+    pub removals_logged: u128,
     /// Resources read (`Res<T>`).
     pub resource_reads: u128,
     /// Resources written (`ResMut<T>`).
@@ -55,6 +70,10 @@ impl Access {
         required: 0,
         excluded: 0,
         any_of: &[],
+        presence: 0,
+        presence_changed: 0,
+        removals_read: 0,
+        removals_logged: 0,
         resource_reads: 0,
         resource_writes: 0,
         observes_entities: false,
@@ -115,6 +134,21 @@ impl Access {
             return conflicts & (self.whole | other.whole);
         }
         conflicts
+    }
+
+    /// The sparse components whose presence one changes while the other
+    /// observes it: with [`Access::component_conflicts`], what keeps two
+    /// parameters from running at once.
+    pub const fn presence_conflicts(&self, other: &Access) -> u128 {
+        (self.presence_changed & (other.presence | other.presence_changed))
+            | (other.presence_changed & self.presence)
+    }
+
+    /// The tracked components whose removal log one appends to and the
+    /// other reads or appends to.
+    pub const fn removal_conflicts(&self, other: &Access) -> u128 {
+        (self.removals_logged & (other.removals_read | other.removals_logged))
+            | (other.removals_logged & self.removals_read)
     }
 
     /// The resources both borrow with at least one of them writing.

@@ -32,7 +32,10 @@ pub(crate) const fn conflict<S: Schema>(
     second: usize,
 ) -> Option<Message> {
     let components = a.component_conflicts(b);
-    let predicate = if components != 0 {
+    let presence = a.presence_conflicts(b);
+    let predicate = if presence != 0 && components & presence == 0 {
+        S::PRESENCE_CONFLICT_MESSAGES[presence.trailing_zeros() as usize]
+    } else if components != 0 {
         let bit = components.trailing_zeros() as usize;
         if S::SPARSE_BITS & (1 << bit) != 0 {
             S::SPARSE_CONFLICT_MESSAGES[bit]

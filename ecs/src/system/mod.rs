@@ -37,12 +37,13 @@ use std::sync::{Mutex, PoisonError};
 /// [`Access`] constant, and how it is taken out of a world split among
 /// systems. Implemented by [`Query`], [`Res`], [`ResMut`], [`Commands`],
 /// [`Local`], [`EventReader`](crate::EventReader),
-/// [`EventWriter`](crate::EventWriter) and [`Removed`](crate::Removed).
+/// [`EventWriter`](crate::EventWriter), [`Removed`](crate::Removed) and
+/// [`SparseMut`](crate::SparseMut).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
-            `EventReader<E>`, `EventWriter<E>` and `Removed<T>`; a system that needs the whole \
+            `EventReader<E>`, `EventWriter<E>`, `Removed<T>` and `SparseMut<S, C>`; a system that needs the whole \
             world takes only `&mut World<S>`"
 )]
 pub trait SystemParam<S: Schema>: Sized {
@@ -120,6 +121,7 @@ where
         required: QueryReach::<S, Q, F>::TABLE_CONDITIONS.required(),
         excluded: QueryReach::<S, Q, F>::TABLE_CONDITIONS.excluded(),
         any_of: QueryReach::<S, Q, F>::ANY_OF,
+        presence: (Q::SPARSE | QueryReach::<S, Q, F>::CONDITIONS.mentions()) & S::SPARSE_BITS,
         observes_entities: true,
         ..Access::NONE
     };
@@ -294,7 +296,7 @@ where
                that returns `()`",
     label = "not a system",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
-            `EventReader<E>`, `EventWriter<E>` and `Removed<T>`; an exclusive system takes only \
+            `EventReader<E>`, `EventWriter<E>`, `Removed<T>` and `SparseMut<S, C>`; an exclusive system takes only \
             `&mut World<S>`"
 )]
 pub trait SystemFn<Marker> {}
@@ -308,7 +310,7 @@ pub trait SystemFn<Marker> {}
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
             (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`, `EventReader<E>`, \
-            `EventWriter<E>`, `Removed<T>`; up to 8), or a function \
+            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`; up to 8), or a function \
             taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`"
 )]
 pub trait IntoSystem<S: Schema, Marker>: Sized {

@@ -884,6 +884,15 @@ impl<S: Schema> World<S> {
 
     /// Sets the tick changes are stamped with (the schedule, per system).
     #[inline]
+    /// Logs that `entities` lost tracked component `bit`, at the change
+    /// tick (in order).
+    pub(crate) fn log_removals(&mut self, bit: u32, entities: &[Entity]) {
+        let changes = self.store.changes_mut();
+        for &entity in entities {
+            changes.log_removed(bit, entity);
+        }
+    }
+
     pub(crate) fn set_change_tick(&mut self, tick: u32) {
         self.store.changes_mut().tick = tick;
     }
