@@ -19,9 +19,12 @@
 //!   *k* spawning 1,000 entities of its own archetype (`Own<k>`) and
 //!   despawning the 1,000 it meets first, and inserting or removing its
 //!   sparse component (`Mark<k>`) on the 1,000 entities of its own
-//!   `Target<k>` archetype, every frame. Today all of it goes through
-//!   `Commands`, applied one by one after each system: the baseline against
-//!   which owned structural change (issue 28, item 1) is to be measured.
+//!   `Target<k>` archetype, every frame, all of it through `Commands`,
+//!   applied one by one after each system.
+//!
+//!   `frame_churn_sparse_mut` is the same frame with the marks flipped at
+//!   once through `SparseMut`; `frame_flip_sparse_mut` the flips alone
+//!   (8 systems on 8 sparse sets, which share one stage).
 //!
 //! The targets (issue 15): `run` within 1.1x of `run_sequential` on the two
 //! small workloads, at least 1.7x faster on the heavy one with two cores.
@@ -352,7 +355,7 @@ fn heavy_systems(c: &mut Criterion) {
 const CHURN_PER_SYSTEM: usize = 1_000;
 
 macro_rules! churn_schema {
-    ($(($own:ident, $target:ident, $mark:ident, $own_f:ident, $target_f:ident, $mark_f:ident, $system:ident)),*) => {
+    ($(($own:ident, $target:ident, $mark:ident, $own_f:ident, $target_f:ident, $mark_f:ident, $system:ident, $sparse_system:ident, $flip:ident)),*) => {
         $(
             // Payloads that only move with their rows.
             #[allow(dead_code)]
@@ -400,6 +403,52 @@ macro_rules! churn_schema {
             }
         )*
 
+        $(
+            /// `churn`'s frame with the marks flipped at once through
+            /// `SparseMut` (issue 28, item 1); spawns and despawns still
+            /// go through commands.
+            fn $sparse_system(
+                own: Query<(Entity, &$own)>,
+                targets: Query<(Entity, &$target)>,
+                mut marks: SparseMut<Churn, $mark>,
+                mut commands: Commands<Churn>,
+            ) {
+                for (entity, _) in own.iter().take(CHURN_PER_SYSTEM) {
+                    commands.despawn(entity);
+                }
+                for i in 0..CHURN_PER_SYSTEM as u32 {
+                    commands.spawn(($own(i),));
+                }
+                for (entity, target) in targets.iter() {
+                    if marks.remove(entity).unwrap().is_none() {
+                        marks.insert(entity, $mark(target.0)).unwrap();
+                    }
+                }
+            }
+
+            /// The flips alone, through `SparseMut`: the sparse part of
+            /// the churn, which runs concurrently.
+            fn $flip(targets: Query<(Entity, &$target)>, mut marks: SparseMut<Churn, $mark>) {
+                for (entity, target) in targets.iter() {
+                    if marks.remove(entity).unwrap().is_none() {
+                        marks.insert(entity, $mark(target.0)).unwrap();
+                    }
+                }
+            }
+        )*
+
+        fn churn_sparse_schedule() -> Schedule<Churn> {
+            let mut schedule = Schedule::new();
+            $(schedule.add($sparse_system);)*
+            schedule
+        }
+
+        fn flip_schedule() -> Schedule<Churn> {
+            let mut schedule = Schedule::new();
+            $(schedule.add($flip);)*
+            schedule
+        }
+
         fn churn_world() -> World<Churn> {
             let mut world = World::<Churn>::new();
             $(
@@ -418,14 +467,94 @@ macro_rules! churn_schema {
 }
 
 churn_schema!(
-    (Own0, Target0, Mark0, own0, target0, mark0, churn0),
-    (Own1, Target1, Mark1, own1, target1, mark1, churn1),
-    (Own2, Target2, Mark2, own2, target2, mark2, churn2),
-    (Own3, Target3, Mark3, own3, target3, mark3, churn3),
-    (Own4, Target4, Mark4, own4, target4, mark4, churn4),
-    (Own5, Target5, Mark5, own5, target5, mark5, churn5),
-    (Own6, Target6, Mark6, own6, target6, mark6, churn6),
-    (Own7, Target7, Mark7, own7, target7, mark7, churn7)
+    (
+        Own0,
+        Target0,
+        Mark0,
+        own0,
+        target0,
+        mark0,
+        churn0,
+        churn_sparse0,
+        flip0
+    ),
+    (
+        Own1,
+        Target1,
+        Mark1,
+        own1,
+        target1,
+        mark1,
+        churn1,
+        churn_sparse1,
+        flip1
+    ),
+    (
+        Own2,
+        Target2,
+        Mark2,
+        own2,
+        target2,
+        mark2,
+        churn2,
+        churn_sparse2,
+        flip2
+    ),
+    (
+        Own3,
+        Target3,
+        Mark3,
+        own3,
+        target3,
+        mark3,
+        churn3,
+        churn_sparse3,
+        flip3
+    ),
+    (
+        Own4,
+        Target4,
+        Mark4,
+        own4,
+        target4,
+        mark4,
+        churn4,
+        churn_sparse4,
+        flip4
+    ),
+    (
+        Own5,
+        Target5,
+        Mark5,
+        own5,
+        target5,
+        mark5,
+        churn5,
+        churn_sparse5,
+        flip5
+    ),
+    (
+        Own6,
+        Target6,
+        Mark6,
+        own6,
+        target6,
+        mark6,
+        churn6,
+        churn_sparse6,
+        flip6
+    ),
+    (
+        Own7,
+        Target7,
+        Mark7,
+        own7,
+        target7,
+        mark7,
+        churn7,
+        churn_sparse7,
+        flip7
+    )
 );
 
 fn churn(c: &mut Criterion) {
@@ -436,6 +565,18 @@ fn churn(c: &mut Criterion) {
     // Each frame replaces every system's 1,000 entities of its own
     // archetype, and flips the marks of its 1,000 targets: the world stays
     // at 16,000 entities.
+    bench_runs(&mut group, &mut world, &mut schedule);
+    group.finish();
+
+    let mut group = c.benchmark_group("frame_churn_sparse_mut");
+    let mut world = churn_world();
+    let mut schedule = churn_sparse_schedule();
+    bench_runs(&mut group, &mut world, &mut schedule);
+    group.finish();
+
+    let mut group = c.benchmark_group("frame_flip_sparse_mut");
+    let mut world = churn_world();
+    let mut schedule = flip_schedule();
     bench_runs(&mut group, &mut world, &mut schedule);
     group.finish();
 }
