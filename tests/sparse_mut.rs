@@ -148,8 +148,8 @@ fn cool(mut heat: Query<&mut Heat>) {
     heat.for_each_mut(|heat| heat.0 -= 15);
 }
 
-#[test]
-fn systems_on_other_sets_and_components_share_a_stage_readers_wait() {
+/// The systems above, in this order.
+fn schedule() -> Schedule<Game> {
     let mut schedule = Schedule::<Game>::new();
     schedule
         .add(stun_hot)
@@ -158,7 +158,12 @@ fn systems_on_other_sets_and_components_share_a_stage_readers_wait() {
         .add(count_stunned)
         .add(gone_glow)
         .add(cool);
-    let plan = schedule.describe();
+    schedule
+}
+
+#[test]
+fn systems_on_other_sets_and_components_share_a_stage_readers_wait() {
+    let plan = schedule().describe();
     // Two sets and a table column: one stage.
     assert!(
         plan.contains("stage 1: stun_hot, glow_hot, drift\n"),
@@ -229,19 +234,12 @@ fn frames(threads: usize, parallel: Option<bool>) -> Vec<u128> {
         let heat = (i * 7919 % 61) as i32 - 20;
         world.spawn((Pos(i), Heat(heat)));
     }
-    let mut schedule = Schedule::<Game>::new();
-    schedule
-        .add(stun_hot)
-        .add(glow_hot)
-        .add(drift)
-        .add(count_stunned)
-        .add(gone_glow)
-        .add(cool)
-        .add(|mut heat: Query<(Entity, &mut Heat)>| {
-            heat.for_each_mut(|(entity, heat)| {
-                heat.0 += (entity.to_bits() % 37) as i32;
-            })
-        });
+    let mut schedule = schedule();
+    schedule.add(|mut heat: Query<(Entity, &mut Heat)>| {
+        heat.for_each_mut(|(entity, heat)| {
+            heat.0 += (entity.to_bits() % 37) as i32;
+        })
+    });
     (0..12)
         .map(|_| {
             pool.install(|| match parallel {
