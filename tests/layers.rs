@@ -36,6 +36,7 @@ const LAYERS: [&[&str]; 4] = [
         "event/read.rs",
         "state/next.rs",
         "removed",
+        "sparse_mut",
     ],
 ];
 
