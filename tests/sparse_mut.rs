@@ -260,3 +260,47 @@ fn parallel_runs_equal_program_order() {
         }
     }
 }
+
+fn heat_up(mut heat: Query<&mut Heat>) {
+    heat.for_each_mut(|heat| heat.0 += 1);
+}
+
+/// Clears every `Glow`, reading nothing else.
+fn put_out(glowing: Query<Entity, With<Pos>>, mut glow: SparseMut<Game, Glow>) {
+    for entity in glowing.iter() {
+        glow.remove(entity).unwrap();
+    }
+}
+
+#[test]
+fn a_removal_reader_waits_until_the_removals_are_logged_in_program_order() {
+    // `put_out` has nothing to wait for and runs in the first stage, but
+    // its removals are logged only when it is applied, in program order:
+    // after the second `heat_up`, which waits for the first and runs in the
+    // second stage. The reader must wait for that, not only for
+    // `put_out`'s stage.
+    let run = |parallel: Option<bool>| {
+        let mut world = World::<Game>::new();
+        let glowing: Vec<Entity> = (0..100)
+            .map(|i| world.spawn((Pos(i), Heat(0), Glow(1))))
+            .collect();
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(heat_up)
+            .add(heat_up)
+            .add(put_out)
+            .add(gone_glow);
+        match parallel {
+            None => schedule.run_sequential(&mut world),
+            Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
+        }
+        let log = world.resource::<Log>().0.clone();
+        (glowing, log, schedule.describe())
+    };
+    let (glowing, expected, _) = run(None);
+    assert_eq!(expected, [format!("glow gone {glowing:?}")]);
+    for force in [true, false] {
+        let (_, log, plan) = run(Some(force));
+        assert_eq!(log, expected, "{plan}");
+    }
+}

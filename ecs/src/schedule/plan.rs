@@ -29,6 +29,20 @@ pub(super) enum Reason {
     World { earlier_exclusive: bool },
 }
 
+impl Reason {
+    /// Whether the earlier system's side of the conflict reaches the world
+    /// only when its run is applied: the removals it logs.
+    fn delivered_when_applied(self) -> bool {
+        matches!(
+            self,
+            Reason::Removals {
+                earlier_logs: true,
+                ..
+            }
+        )
+    }
+}
+
 impl Plan {
     /// Places each system in the earliest stage where running it cannot
     /// change the result of running the systems in program order:
@@ -70,7 +84,15 @@ impl Plan {
             for j in 0..i {
                 let earlier = &*accesses[j];
                 if let Some(reason) = conflict(earlier, later) {
-                    wait(stage_of[j] + 1, j, reason, &mut stage);
+                    // What the earlier system hands over when it is applied
+                    // (in program order, once every system before it has
+                    // run) is there only after that, not after its stage.
+                    let bound = if reason.delivered_when_applied() {
+                        applied_after[j] + 1
+                    } else {
+                        stage_of[j] + 1
+                    };
+                    wait(bound, j, reason, &mut stage);
                 } else if earlier.iter().any(|access| access.commands) {
                     // Commands change what a query sees, and the ids that
                     // later spawns reserve: both must follow the earlier
