@@ -24,7 +24,10 @@
 //!
 //!   `frame_churn_sparse_mut` is the same frame with the marks flipped at
 //!   once through `SparseMut`; `frame_flip_sparse_mut` the flips alone
-//!   (8 systems on 8 sparse sets, which share one stage).
+//!   (8 systems on 8 sparse sets, which share one stage);
+//!   `frame_spawn_flip` the 8 systems spawning their 1,000 entities at once
+//!   through `Spawner` and flipping through `SparseMut` (one stage), then
+//!   one exclusive system despawning the 8,000.
 //!
 //! The targets (issue 15): `run` within 1.1x of `run_sequential` on the two
 //! small workloads, at least 1.7x faster on the heavy one with two cores.
@@ -355,7 +358,7 @@ fn heavy_systems(c: &mut Criterion) {
 const CHURN_PER_SYSTEM: usize = 1_000;
 
 macro_rules! churn_schema {
-    ($(($own:ident, $target:ident, $mark:ident, $own_f:ident, $target_f:ident, $mark_f:ident, $system:ident, $sparse_system:ident, $flip:ident)),*) => {
+    ($(($own:ident, $target:ident, $mark:ident, $own_f:ident, $target_f:ident, $mark_f:ident, $system:ident, $sparse_system:ident, $flip:ident, $spawn:ident)),*) => {
         $(
             // Payloads that only move with their rows.
             #[allow(dead_code)]
@@ -437,6 +440,41 @@ macro_rules! churn_schema {
             }
         )*
 
+        $(
+            /// Spawns its 1,000 entities at once through `Spawner` and
+            /// flips its marks through `SparseMut`: nothing deferred.
+            fn $spawn(
+                targets: Query<(Entity, &$target)>,
+                mut spawner: Spawner<Churn, ($own,)>,
+                mut marks: SparseMut<Churn, $mark>,
+            ) {
+                for i in 0..CHURN_PER_SYSTEM as u32 {
+                    spawner.spawn(($own(i),));
+                }
+                for (entity, target) in targets.iter() {
+                    if marks.remove(entity).unwrap().is_none() {
+                        marks.insert(entity, $mark(target.0)).unwrap();
+                    }
+                }
+            }
+        )*
+
+        /// Despawns every entity of the `Own` archetypes (exclusive, last).
+        fn reap(world: &mut World<Churn>) {
+            let mut doomed = Vec::new();
+            $(doomed.extend(world.query::<(Entity, &$own)>().iter().map(|(entity, _)| entity));)*
+            for entity in doomed {
+                world.despawn(entity).unwrap();
+            }
+        }
+
+        fn spawn_flip_schedule() -> Schedule<Churn> {
+            let mut schedule = Schedule::new();
+            $(schedule.add($spawn);)*
+            schedule.add(reap);
+            schedule
+        }
+
         fn churn_sparse_schedule() -> Schedule<Churn> {
             let mut schedule = Schedule::new();
             $(schedule.add($sparse_system);)*
@@ -476,7 +514,8 @@ churn_schema!(
         mark0,
         churn0,
         churn_sparse0,
-        flip0
+        flip0,
+        spawn0
     ),
     (
         Own1,
@@ -487,7 +526,8 @@ churn_schema!(
         mark1,
         churn1,
         churn_sparse1,
-        flip1
+        flip1,
+        spawn1
     ),
     (
         Own2,
@@ -498,7 +538,8 @@ churn_schema!(
         mark2,
         churn2,
         churn_sparse2,
-        flip2
+        flip2,
+        spawn2
     ),
     (
         Own3,
@@ -509,7 +550,8 @@ churn_schema!(
         mark3,
         churn3,
         churn_sparse3,
-        flip3
+        flip3,
+        spawn3
     ),
     (
         Own4,
@@ -520,7 +562,8 @@ churn_schema!(
         mark4,
         churn4,
         churn_sparse4,
-        flip4
+        flip4,
+        spawn4
     ),
     (
         Own5,
@@ -531,7 +574,8 @@ churn_schema!(
         mark5,
         churn5,
         churn_sparse5,
-        flip5
+        flip5,
+        spawn5
     ),
     (
         Own6,
@@ -542,7 +586,8 @@ churn_schema!(
         mark6,
         churn6,
         churn_sparse6,
-        flip6
+        flip6,
+        spawn6
     ),
     (
         Own7,
@@ -553,7 +598,8 @@ churn_schema!(
         mark7,
         churn7,
         churn_sparse7,
-        flip7
+        flip7,
+        spawn7
     )
 );
 
@@ -571,6 +617,12 @@ fn churn(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame_churn_sparse_mut");
     let mut world = churn_world();
     let mut schedule = churn_sparse_schedule();
+    bench_runs(&mut group, &mut world, &mut schedule);
+    group.finish();
+
+    let mut group = c.benchmark_group("frame_spawn_flip");
+    let mut world = churn_world();
+    let mut schedule = spawn_flip_schedule();
     bench_runs(&mut group, &mut world, &mut schedule);
     group.finish();
 

@@ -624,7 +624,7 @@ fn the_runs_compared_are_not_trivial() {
     // spawner observes no entity, but the ids its spawns reserve depend on
     // what combat's commands free: it runs once they are applied.
     assert!(
-        plan.contains("spawner waits for combat: spawner records commands"),
+        plan.contains("spawner waits for combat: spawner reserves entity ids after combat's"),
         "{plan}"
     );
     for seed in seeds() {

@@ -37,6 +37,7 @@ const LAYERS: [&[&str]; 4] = [
         "state/next.rs",
         "removed",
         "sparse_mut",
+        "spawner",
     ],
 ];
 

@@ -256,7 +256,7 @@ fn commands_from_two_systems_apply_in_program_order() {
     assert!(schedule.describe().contains("in 2 stages"));
     assert!(schedule
         .describe()
-        .contains("second waits for first: second records commands"));
+        .contains("second waits for first: second reserves entity ids after first's"));
     schedule.run(&mut world);
     let order: Vec<i64> = world
         .iter()
@@ -951,7 +951,7 @@ fn to_dot_draws_each_stage_as_a_cluster_and_each_wait_as_a_labelled_edge() {
   }
   s0 -> s1 [label="Vel", tooltip="write_vel writes Vel, which inertia reads"];
   s2 -> s3 [label="Tick", tooltip="count writes Tick, which read_tick reads"];
-  s4 -> s5 [label="commands (spawned ids)", tooltip="spawn_another records commands, after spawn_one's are applied (spawned ids follow program order)"];
+  s4 -> s5 [label="commands (spawned ids)", tooltip="spawn_another reserves entity ids after spawn_one's, which are settled when spawn_one is applied (spawned ids follow program order)"];
   s5 -> s6 [label="commands", tooltip="read_vel sees the entities that spawn_another's commands change"];
   s6 -> s7 [label="&mut World", tooltip="say \"done\" takes &mut World<Physics>"];
 }

@@ -149,6 +149,10 @@ pub trait Schema: Sized + 'static {
     const SYSTEM_CONFLICT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const SPARSE_CONFLICT_MESSAGES: &'static [&'static str];
+    /// Per component: why a `Spawner` cannot spawn a bundle holding it (it
+    /// is sparse or has a lifecycle).
+    #[doc(hidden)]
+    const SPAWNER_MESSAGES: &'static [&'static str];
     /// Per component: the end of the message for a `SparseMut` of it beside
     /// a parameter of the same system that tests its presence.
     #[doc(hidden)]
@@ -301,6 +305,12 @@ macro_rules! __schema_texts {
             $component, ">`, `Without<", $component, ">`), which a query decides before the \
              system runs; ask `SparseMut::contains` or `SparseMut::get` instead, or move the \
              query to a system of its own"
+        )),*];
+        const SPAWNER_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "a `Spawner<", $schema, ", B>` places its bundles' values straight into their \
+             table, but `B` holds `", $component, "`, which is `#[ecs(sparse)]` or has hooks, a \
+             relation role or requirements (schema `", $schema, "`), and so needs the world: \
+             spawn bundles holding `", $component, "` through `Commands<", $schema, ">`"
         )),*];
         const RESOURCE_CONFLICT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             " both take resource `", $resource, "` of schema `", $schema,

@@ -234,7 +234,8 @@ impl<S: Schema, C: SparseMutable<S>> SystemParam<S> for SparseMut<'_, S, C> {
         }
     }
 
-    fn discard(state: &mut SparseMutState) {
-        state.removed.clear();
+    fn discard(state: &mut SparseMutState, world: &mut World<S>) {
+        // The values went at once: their removals are logged all the same.
+        <Self as SystemParam<S>>::apply(state, world);
     }
 }

@@ -276,6 +276,41 @@ impl<S: Schema> EntityStore<S> {
         });
     }
 
+    /// Makes the reserved entities alive, in reservation order: those of
+    /// `spawned` (a subsequence of them) at rows `first_row..` of table `id`,
+    /// where a [`Spawner`](crate::Spawner) pushed their rows, in order; the
+    /// others (reserved by commands) with no components, as
+    /// [`EntityStore::flush`] does. The new rows of a tracked table are
+    /// stamped as added now; the values of `tags` join the world's.
+    pub(crate) fn place_spawned(
+        &mut self,
+        id: TableId,
+        first_row: u32,
+        spawned: &[Entity],
+        tags: &mut Bins<S>,
+    ) {
+        let tables = &mut self.tables;
+        let mut next = 0;
+        self.entities.flush(|entity| {
+            if spawned.get(next) == Some(&entity) {
+                next += 1;
+                EntityLocation {
+                    table: id,
+                    row: TableRow(first_row + next as u32 - 1),
+                }
+            } else {
+                let empty = tables.get_mut(TableId::EMPTY);
+                EntityLocation {
+                    table: TableId::EMPTY,
+                    row: empty.push_entity(entity),
+                }
+            }
+        });
+        debug_assert_eq!(next, spawned.len(), "every spawned entity was reserved");
+        self.stamp(id);
+        self.bins.absorb_tags(tags);
+    }
+
     /// Creates an entity with the components of `bundle`, or fails (dropping
     /// the bundle) when no entity index is left.
     #[inline]

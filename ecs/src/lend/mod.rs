@@ -29,7 +29,8 @@ pub enum Lent<'a, T> {
     Taken,
 }
 
-const ALIASING: &str = "schemecs internal error: a column or resource was lent to a writer and to \
+pub(crate) const ALIASING: &str =
+    "schemecs internal error: a column or resource was lent to a writer and to \
                         another borrower at once; the conflict checks of queries, systems \
                         and the schedule should have prevented this";
 

@@ -152,19 +152,28 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
         }
     }
 
-    /// Takes table `id` out of its run of unlent tables and puts it, as
-    /// slots, at `index` of `lent`.
-    #[cold]
-    fn lend(&mut self, id: TableId, index: usize) {
-        // The last run starting at or before `id`; it holds `id`, since a
-        // table leaves `unlent` only to enter `lent`.
-        let run = self.unlent.partition_point(|run| run.first <= id.0) - 1;
-        let Unlent { first, tables } = self.unlent.remove(run);
+    /// Table `id` whole, for one borrower that adds rows to it (a
+    /// [`Spawner`](crate::Spawner)); no one else may take it or its
+    /// columns during this split.
+    pub(crate) fn take_table(&mut self, id: TableId) -> &'w mut Table<S> {
+        self.detach(id)
+    }
+
+    /// Takes table `id` out of its run of unlent tables, splitting the run
+    /// around it. Panics if it is not there (lent already: the checks of
+    /// systems and the schedule's plan make that unreachable).
+    fn detach(&mut self, id: TableId) -> &'w mut Table<S> {
+        // The last run starting at or before `id`.
+        let run = self.unlent.partition_point(|run| run.first <= id.0);
+        let holds = run.checked_sub(1).is_some_and(|run| {
+            let run = &self.unlent[run];
+            ((id.0 - run.first) as usize) < run.tables.len()
+        });
+        assert!(holds, "{}", super::ALIASING);
+        let Unlent { first, tables } = self.unlent.remove(run - 1);
         let (before, from) = tables.split_at_mut((id.0 - first) as usize);
-        let (table, after) = from
-            .split_first_mut()
-            .expect("a table id of this world, not lent yet");
-        let mut at = run;
+        let (table, after) = from.split_first_mut().expect("checked above");
+        let mut at = run - 1;
         if !before.is_empty() {
             self.unlent.insert(
                 at,
@@ -184,6 +193,14 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
                 },
             );
         }
+        table
+    }
+
+    /// Takes table `id` out of its run of unlent tables and puts it, as
+    /// slots, at `index` of `lent`.
+    #[cold]
+    fn lend(&mut self, id: TableId, index: usize) {
+        let table = self.detach(id);
         let mask = table.mask();
         let (entities, columns) = table.split_mut();
         let start = self.columns.len() as u32;

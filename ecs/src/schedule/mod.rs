@@ -485,14 +485,16 @@ impl<S: Schema> Schedule<S> {
 
     /// After a panic, puts the locals still out back into the world (a
     /// system's `Local` keeps what it held when the panic struck), drops the
-    /// commands no one will apply, then goes on unwinding.
+    /// commands no one will apply, finishes what systems did at once (a
+    /// `Spawner`'s rows, a `SparseMut`'s removal log), then goes on
+    /// unwinding.
     fn finish(&mut self, result: std::thread::Result<()>, world: &mut World<S>, fingerprint: u64) {
         if let Err(panic) = result {
             for (i, system) in self.systems.iter_mut().enumerate() {
                 check_in(system, world, (fingerprint, i));
                 system.check_in_condition(world, (fingerprint, i));
                 if let SystemKind::Params(system) = &mut system.kind {
-                    system.discard();
+                    system.discard(world);
                 }
             }
             resume_unwind(panic);
@@ -671,14 +673,25 @@ impl WaitText {
                     what: format!("removals of {what}"),
                 }
             }
+            Reason::Spawns { earlier_spawns } => {
+                let (spawns, walks) = if earlier_spawns {
+                    (earlier, later)
+                } else {
+                    (later, earlier)
+                };
+                WaitText {
+                    why: format!("{spawns} spawns entities that {walks}'s query can reach"),
+                    what: "spawns".to_owned(),
+                }
+            }
             Reason::Commands => WaitText {
                 why: format!("{later} sees the entities that {earlier}'s commands change"),
                 what: "commands".to_owned(),
             },
             Reason::Reservations => WaitText {
                 why: format!(
-                    "{later} records commands, after {earlier}'s are applied \
-                     (spawned ids follow program order)"
+                    "{later} reserves entity ids after {earlier}'s, which are settled when \
+                     {earlier} is applied (spawned ids follow program order)"
                 ),
                 what: "commands (spawned ids)".to_owned(),
             },

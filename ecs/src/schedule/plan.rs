@@ -24,6 +24,7 @@ pub(super) enum Reason {
     Component { bit: u32, earlier_writes: bool },
     Resource { bit: u32, earlier_writes: bool },
     Removals { bit: u32, earlier_logs: bool },
+    Spawns { earlier_spawns: bool },
     Commands,
     Reservations,
     World { earlier_exclusive: bool },
@@ -38,6 +39,8 @@ impl Reason {
             Reason::Removals {
                 earlier_logs: true,
                 ..
+            } | Reason::Spawns {
+                earlier_spawns: true
             }
         )
     }
@@ -66,7 +69,9 @@ impl Plan {
             let later = &*accesses[i];
             let exclusive = later.iter().any(|access| access.world);
             let observes = later.iter().any(|access| access.observes_entities);
-            let records = later.iter().any(|access| access.commands);
+            let records = later
+                .iter()
+                .any(|access| access.commands || access.reserves);
             let mut stage = 0;
             if exclusive && i > 0 {
                 stage = applied_after[i - 1] + 1;
@@ -87,12 +92,20 @@ impl Plan {
                     // What the earlier system hands over when it is applied
                     // (in program order, once every system before it has
                     // run) is there only after that, not after its stage.
-                    let bound = if reason.delivered_when_applied() {
+                    // A `Spawner`'s new entities are alive only once it is
+                    // applied; a later system that shares anything with it
+                    // may have been handed one of their ids.
+                    let spawner = earlier.iter().any(|access| access.spawns);
+                    let bound = if reason.delivered_when_applied() || spawner {
                         applied_after[j] + 1
                     } else {
                         stage_of[j] + 1
                     };
                     wait(bound, j, reason, &mut stage);
+                } else if earlier.iter().any(|access| access.reserves) && records {
+                    // The ids a later reservation gets follow the earlier
+                    // ones, which are settled when the earlier is applied.
+                    wait(applied_after[j] + 1, j, Reason::Reservations, &mut stage);
                 } else if earlier.iter().any(|access| access.commands) {
                     // Commands change what a query sees, and the ids that
                     // later spawns reserve: both must follow the earlier
@@ -142,6 +155,11 @@ fn conflict(earlier: &[Access], later: &[Access]) -> Option<Reason> {
                 return Some(Reason::Component {
                     bit,
                     earlier_writes: (a.writes | a.presence_changed) & (1 << bit) != 0,
+                });
+            }
+            if a.spawn_conflicts(b) {
+                return Some(Reason::Spawns {
+                    earlier_spawns: a.spawns,
                 });
             }
             let removals = a.removal_conflicts(b);

@@ -60,6 +60,16 @@ where
 }
 
 impl<S: Schema> Bins<S> {
+    /// Moves every tag value of `other` into this world's bags (the tags
+    /// of rows made apart from the world, now its own).
+    pub(crate) fn absorb_tags(&mut self, other: &mut Bins<S>) {
+        for (mine, theirs) in self.tags.iter_mut().zip(other.tags.iter_mut()) {
+            if !theirs.is_empty() {
+                mine.append(theirs);
+            }
+        }
+    }
+
     /// The tag bags, by bit (empty for data components).
     pub(crate) fn tags(&self) -> &[S::Column] {
         &self.tags

@@ -467,6 +467,11 @@ impl<S: Schema> Tables<S> {
         &mut self.tables
     }
 
+    /// The table of `mask`, if one was made.
+    pub(crate) fn find(&self, mask: S::Mask) -> Option<TableId> {
+        self.by_mask.get(&mask).copied()
+    }
+
     /// The table of `mask`, created if this is the first entity of that shape.
     pub(crate) fn get_or_create(&mut self, mask: S::Mask) -> TableId {
         if let Some(&id) = self.by_mask.get(&mask) {

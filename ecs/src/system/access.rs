@@ -55,8 +55,20 @@ pub struct Access {
     /// Sees which entities exist and what they hold (any query): it would
     /// observe an earlier system's commands.
     pub observes_entities: bool,
+    /// Walks the rows of the tables its conditions match (a query): it
+    /// would see the rows a [`Spawner`](crate::Spawner) adds there.
+    pub iterates: bool,
     /// Records [`Commands`](crate::Commands).
     pub commands: bool,
+    /// Reserves entity ids while it runs ([`Spawner`](crate::Spawner)):
+    /// a later system that reserves ids too waits until it is applied.
+    pub reserves: bool,
+    /// Adds rows to the table of exactly its `required` components while it
+    /// runs ([`Spawner`](crate::Spawner)), made alive when it is applied:
+    /// a later system whose query can reach that table, or that shares
+    /// anything else with it (and so may be handed a new id), waits until
+    /// then.
+    pub spawns: bool,
     /// Takes the whole world (`&mut World<S>`): conflicts with everything.
     pub world: bool,
 }
@@ -77,7 +89,10 @@ impl Access {
         resource_reads: 0,
         resource_writes: 0,
         observes_entities: false,
+        iterates: false,
         commands: false,
+        reserves: false,
+        spawns: false,
         world: false,
     };
 
@@ -134,6 +149,13 @@ impl Access {
             return conflicts & (self.whole | other.whole);
         }
         conflicts
+    }
+
+    /// Whether one adds rows (a [`Spawner`](crate::Spawner)) to a table
+    /// whose rows the other walks.
+    pub const fn spawn_conflicts(&self, other: &Access) -> bool {
+        (self.spawns && other.iterates && !self.disjoint_entities(other))
+            || (other.spawns && self.iterates && !other.disjoint_entities(self))
     }
 
     /// The sparse components whose presence one changes while the other

@@ -33,7 +33,11 @@ pub(crate) const fn conflict<S: Schema>(
 ) -> Option<Message> {
     let components = a.component_conflicts(b);
     let presence = a.presence_conflicts(b);
-    let predicate = if presence != 0 && components & presence == 0 {
+    let predicate = if a.spawns && b.spawns {
+        TWO_SPAWNERS
+    } else if a.spawn_conflicts(b) {
+        SPAWNS_INTO_QUERY
+    } else if presence != 0 && components & presence == 0 {
         S::PRESENCE_CONFLICT_MESSAGES[presence.trailing_zeros() as usize]
     } else if components != 0 {
         let bit = components.trailing_zeros() as usize;
@@ -58,6 +62,18 @@ pub(crate) const fn conflict<S: Schema>(
         predicate,
     ]))
 }
+
+/// The end of the message for two `Spawner`s in one system.
+const TWO_SPAWNERS: &str = ": both are `Spawner`s, and a system takes one (the entities it spawns \
+    are made alive, in the order their ids were reserved, when it is applied); spawn one of the \
+    bundles through `Commands`, or from a system of its own";
+
+/// The end of the message for a `Spawner` beside a query of the same system
+/// that can reach the table it adds rows to.
+const SPAWNS_INTO_QUERY: &str = ": one is a `Spawner`, which adds rows to the table of its \
+    bundle's components while the system runs, and the other is a query that can reach that \
+    table, whose rows it takes before the run; make the query exclude the table (`Without<C>` \
+    of a component of the bundle, or require one the bundle lacks), or move it to another system";
 
 /// A message put together in `const` evaluation, which cannot format (a
 /// `const` panic takes one `&str`): its parts, copied one after another

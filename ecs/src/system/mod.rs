@@ -37,13 +37,13 @@ use std::sync::{Mutex, PoisonError};
 /// [`Access`] constant, and how it is taken out of a world split among
 /// systems. Implemented by [`Query`], [`Res`], [`ResMut`], [`Commands`],
 /// [`Local`], [`EventReader`](crate::EventReader),
-/// [`EventWriter`](crate::EventWriter), [`Removed`](crate::Removed) and
-/// [`SparseMut`](crate::SparseMut).
+/// [`EventWriter`](crate::EventWriter), [`Removed`](crate::Removed),
+/// [`SparseMut`](crate::SparseMut) and [`Spawner`](crate::Spawner).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
-            `EventReader<E>`, `EventWriter<E>`, `Removed<T>` and `SparseMut<S, C>`; a system that needs the whole \
+            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>` and `Spawner<S, B>`; a system that needs the whole \
             world takes only `&mut World<S>`"
 )]
 pub trait SystemParam<S: Schema>: Sized {
@@ -73,13 +73,20 @@ pub trait SystemParam<S: Schema>: Sized {
     #[doc(hidden)]
     fn fetch<'w>(state: &'w mut Self::State, world: &mut SplitWorld<'w, S>) -> Self::Item<'w>;
 
+    /// Finishes what the run did at once and left for its end (the rows a
+    /// [`Spawner`](crate::Spawner) added become alive), before any
+    /// parameter of the system is applied.
+    #[doc(hidden)]
+    fn apply_first(_state: &mut Self::State, _world: &mut World<S>) {}
+
     /// Applies what the run deferred (commands) to `world`.
     #[doc(hidden)]
     fn apply(_state: &mut Self::State, _world: &mut World<S>) {}
 
-    /// Drops what the run deferred without applying it (after a panic).
+    /// After a panic: drops what the run deferred without applying it
+    /// (commands), and finishes what it already did at once.
     #[doc(hidden)]
-    fn discard(_state: &mut Self::State) {}
+    fn discard(_state: &mut Self::State, _world: &mut World<S>) {}
 
     /// How many places of the world's [`Local`] store the parameter keeps
     /// its state in (1 for a `Local`, 0 for the others).
@@ -123,6 +130,7 @@ where
         any_of: QueryReach::<S, Q, F>::ANY_OF,
         presence: (Q::SPARSE | QueryReach::<S, Q, F>::CONDITIONS.mentions()) & S::SPARSE_BITS,
         observes_entities: true,
+        iterates: true,
         ..Access::NONE
     };
     const CHECK: () = {
@@ -282,7 +290,7 @@ where
         world.apply_commands(state);
     }
 
-    fn discard(state: &mut CommandQueue<S>) {
+    fn discard(state: &mut CommandQueue<S>, _: &mut World<S>) {
         state.clear();
     }
 }
@@ -296,7 +304,7 @@ where
                that returns `()`",
     label = "not a system",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
-            `EventReader<E>`, `EventWriter<E>`, `Removed<T>` and `SparseMut<S, C>`; an exclusive system takes only \
+            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>` and `Spawner<S, B>`; an exclusive system takes only \
             `&mut World<S>`"
 )]
 pub trait SystemFn<Marker> {}
@@ -310,7 +318,7 @@ pub trait SystemFn<Marker> {}
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
             (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`, `EventReader<E>`, \
-            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`; up to 8), or a function \
+            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Spawner<{S}, B>`; up to 8), or a function \
             taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`"
 )]
 pub trait IntoSystem<S: Schema, Marker>: Sized {
@@ -357,7 +365,7 @@ pub(crate) trait ParamSystem<S: Schema>: Send {
     fn prepare(&mut self, world: &World<S>, window: ChangeWindow);
     fn run<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>);
     fn apply(&mut self, world: &mut World<S>);
-    fn discard(&mut self);
+    fn discard(&mut self, world: &mut World<S>);
     fn check_out(&mut self, slots: &mut LocalSlots<'_>);
     fn check_in(&mut self, slots: &mut LocalSlots<'_>);
 }
@@ -530,12 +538,13 @@ macro_rules! impl_system {
 
             fn apply(&mut self, world: &mut World<S>) {
                 let ($($p,)*) = &mut self.state;
+                $($p::apply_first($p, world);)*
                 $($p::apply($p, world);)*
             }
 
-            fn discard(&mut self) {
+            fn discard(&mut self, world: &mut World<S>) {
                 let ($($p,)*) = &mut self.state;
-                $($p::discard($p);)*
+                $($p::discard($p, world);)*
             }
 
             fn check_out(&mut self, slots: &mut LocalSlots<'_>) {

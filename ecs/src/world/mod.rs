@@ -12,7 +12,7 @@ use crate::query::{
     Query, QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData, SchemaQuery,
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
-use crate::storage::{EntityIndex, SparseSets, Table, TableId, Tables};
+use crate::storage::{Bins, EntityIndex, SparseSets, Staged, Table, TableId, Tables};
 use crate::structure::{EntityStore, ExchangeError, Spawned, TakeError};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
@@ -884,6 +884,35 @@ impl<S: Schema> World<S> {
 
     /// Sets the tick changes are stamped with (the schedule, per system).
     #[inline]
+    /// Makes the reserved entities alive, a `Spawner`'s at the rows it
+    /// pushed to table `id` (see `EntityStore::place_spawned`).
+    pub(crate) fn place_spawned(
+        &mut self,
+        id: TableId,
+        first_row: u32,
+        spawned: &[Entity],
+        tags: &mut Bins<S>,
+    ) {
+        self.store.place_spawned(id, first_row, spawned, tags);
+    }
+
+    /// Makes the reserved entities alive, then gives each of `spawned` (in
+    /// order) the next staged values of the bits of `mask`, as applied
+    /// commands do.
+    pub(crate) fn place_staged_spawns(
+        &mut self,
+        mask: S::Mask,
+        spawned: &[Entity],
+        values: &mut Staged<S>,
+    ) {
+        self.store.flush();
+        values.reverse();
+        for &entity in spawned {
+            self.store.insert_staged(entity, mask, values);
+        }
+        values.clear();
+    }
+
     /// Logs that `entities` lost tracked component `bit`, at the change
     /// tick (in order).
     pub(crate) fn log_removals(&mut self, bit: u32, entities: &[Entity]) {

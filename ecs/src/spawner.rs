@@ -1,0 +1,267 @@
+//! [`Spawner`]: a system parameter that spawns entities of one bundle type
+//! at once, while other systems run.
+
+use crate::bundle::{Bundle, Placement};
+use crate::change::ChangeWindow;
+use crate::entity::{Entities, Entity};
+use crate::lend::SplitWorld;
+use crate::mask::Mask;
+use crate::schema::Schema;
+use crate::storage::{Bins, EntityIndex, Staged, TableId};
+use crate::system::{Access, SystemParam};
+use crate::world::World;
+use core::fmt;
+use core::marker::PhantomData;
+
+/// A system parameter that spawns entities with the components of bundle
+/// `B` **at once**, pushing their rows straight into the table of exactly
+/// those components, while systems that cannot see that table run beside
+/// it: the paper's owned and deferred *initialize*, concurrent (Table 2;
+/// see `docs/CONCURRENCY.md`).
+///
+/// [`Spawner::spawn`] returns the new entity's id: the id a spawn at that
+/// point of program order gets, on any number of threads. The schedule
+/// makes that so: a spawner runs once the commands of every earlier system
+/// are applied, and a later system that reserves ids (commands or another
+/// spawner) waits until the spawner is applied.
+///
+/// The new entities become alive when the system's run is applied, after
+/// its stage, before its own commands (so they can name them): until then
+/// [`World::is_alive`](crate::World::is_alive) is `false` for them, as
+/// for the entities of [`Commands::spawn`](crate::Commands::spawn). A
+/// later system whose query can reach the bundle's table waits for that,
+/// and so does a later system that shares anything else with the spawner
+/// (a resource, an event, a component), since it may be handed a new id.
+/// A system that cannot reach the table and shares nothing with the
+/// spawner cannot hold a new id (short of forging one with
+/// [`Entity::from_bits`]), and runs beside it.
+///
+/// `B`'s components must be table components without hooks, relation role
+/// or requirements (a compile error otherwise, naming the component); a
+/// system takes at most one `Spawner`, and no query of the same system may
+/// reach the bundle's table (compile errors too: in `cargo build`, as the
+/// other checks of a system's parameters).
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Pos(i32);
+/// #[derive(Debug, PartialEq)] struct Spark(u32);
+/// #[derive(Debug, PartialEq)] struct Vel(i32);
+/// #[derive(Schema)] struct Game { pos: Pos, spark: Spark, vel: Vel }
+///
+/// // Throws a spark for each mover: rows pushed at once into the
+/// // [Pos, Spark] table, which no query of this system reaches.
+/// fn sparks(movers: Query<&Vel>, mut spawner: Spawner<Game, (Pos, Spark)>) {
+///     for vel in movers.iter() {
+///         spawner.spawn((Pos(vel.0 * 10), Spark(3)));
+///     }
+/// }
+/// // Reaches only tables with `Vel`: runs beside `sparks`.
+/// fn drift(mut movers: Query<(&mut Pos, &Vel)>) {
+///     movers.for_each_mut(|(pos, vel)| pos.0 += vel.0);
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// world.spawn((Pos(0), Vel(1)));
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(sparks).add(drift);
+/// schedule.run(&mut world);
+/// schedule.run(&mut world);
+/// assert_eq!(world.query::<&Spark>().count(), 2);
+/// assert!(schedule.describe().contains("stage 1: sparks, drift"));
+/// ```
+pub struct Spawner<'w, S: Schema, B: Bundle<S>> {
+    entities: &'w Entities,
+    target: Target<'w, S>,
+    /// The ids reserved so far this run, in order.
+    spawned: &'w mut Vec<Entity>,
+    tick: u32,
+    bundle: PhantomData<fn(B)>,
+}
+
+/// Where a [`Spawner`]'s rows go.
+enum Target<'w, S: Schema> {
+    /// Straight into the bundle's table (which existed before the stage),
+    /// with the tag values kept apart until the run is applied.
+    Table {
+        rows: &'w mut Vec<EntityIndex>,
+        columns: &'w mut [S::Column],
+        tags: &'w mut Bins<S>,
+    },
+    /// The table did not exist yet: the values wait here and are placed
+    /// when the run is applied (the first run on a world only).
+    Staged(&'w mut Staged<S>),
+}
+
+impl<S: Schema, B: Bundle<S>> Spawner<'_, S, B> {
+    /// Spawns an entity with the components of `bundle`, pushing its row at
+    /// once, and returns the entity it is; it becomes alive when the run is
+    /// applied.
+    ///
+    /// # Panics
+    ///
+    /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
+    #[inline]
+    pub fn spawn(&mut self, bundle: B) -> Entity {
+        let entity = match self.entities.reserve_entity() {
+            Ok(entity) => entity,
+            Err(error) => panic!("{error}"),
+        };
+        match &mut self.target {
+            Target::Table {
+                rows,
+                columns,
+                tags,
+            } => {
+                let row = rows.len();
+                rows.push(EntityIndex::from(entity));
+                bundle.place(&mut Placement {
+                    columns,
+                    mask: table_mask::<S, B>(),
+                    previous: S::Mask::EMPTY,
+                    row,
+                    entity: EntityIndex::from(entity),
+                    bins: tags,
+                    tick: self.tick,
+                });
+            }
+            Target::Staged(values) => bundle.stage(values.columns()),
+        }
+        self.spawned.push(entity);
+        entity
+    }
+
+    /// Number of entities spawned so far in this run.
+    pub fn len(&self) -> usize {
+        self.spawned.len()
+    }
+
+    /// Whether none was spawned yet in this run.
+    pub fn is_empty(&self) -> bool {
+        self.spawned.is_empty()
+    }
+}
+
+impl<S: Schema, B: Bundle<S>> fmt::Debug for Spawner<'_, S, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Spawner")
+            .field("schema", &S::NAME)
+            .field("bundle", &core::any::type_name::<B>())
+            .field("spawned", &self.spawned.len())
+            .finish()
+    }
+}
+
+/// The table mask of bundle `B` (it has no sparse component).
+#[inline(always)]
+fn table_mask<S: Schema, B: Bundle<S>>() -> S::Mask {
+    S::Mask::from_u128(B::BITS)
+}
+
+/// What a [`Spawner`] keeps between runs.
+#[doc(hidden)]
+pub struct SpawnerState<S: Schema> {
+    /// The bundle's table, if it existed when the run was prepared.
+    table: Option<TableId>,
+    /// The first row this run pushed to it.
+    first_row: u32,
+    tick: u32,
+    spawned: Vec<Entity>,
+    tags: Bins<S>,
+    staged: Staged<S>,
+}
+
+impl<S: Schema, B: Bundle<S>> SystemParam<S> for Spawner<'_, S, B>
+where
+    S::Column: Send,
+{
+    type State = SpawnerState<S>;
+    type Item<'w> = Spawner<'w, S, B>;
+    const ACCESS: Access = Access {
+        writes: B::BITS,
+        // Exactly the bundle's table: what the schedule compares queries'
+        // reaches with.
+        required: B::BITS,
+        excluded: all_components::<S>() & !S::SPARSE_BITS & !B::BITS,
+        observes_entities: true,
+        reserves: true,
+        spawns: true,
+        ..Access::NONE
+    };
+    const CHECK: () = {
+        let () = B::CHECK;
+        let unfit = B::BITS & (S::SPARSE_BITS | S::LIFECYCLE_BITS);
+        if unfit != 0 {
+            panic!("{}", S::SPAWNER_MESSAGES[unfit.trailing_zeros() as usize]);
+        }
+    };
+
+    fn init() -> SpawnerState<S> {
+        SpawnerState {
+            table: None,
+            first_row: 0,
+            tick: 0,
+            spawned: Vec::new(),
+            tags: Bins::default(),
+            staged: Staged::default(),
+        }
+    }
+
+    fn prepare(state: &mut SpawnerState<S>, world: &World<S>, window: ChangeWindow) {
+        state.table = world.tables().find(table_mask::<S, B>());
+        state.tick = window.this_run;
+    }
+
+    fn fetch<'w>(state: &'w mut SpawnerState<S>, world: &mut SplitWorld<'w, S>) -> Self::Item<'w> {
+        let target = match state.table {
+            Some(id) => {
+                let (rows, columns) = world.take_table(id).rows_mut();
+                state.first_row = rows.len() as u32;
+                Target::Table {
+                    rows,
+                    columns,
+                    tags: &mut state.tags,
+                }
+            }
+            None => Target::Staged(&mut state.staged),
+        };
+        Spawner {
+            entities: world.entities,
+            target,
+            spawned: &mut state.spawned,
+            tick: state.tick,
+            bundle: PhantomData,
+        }
+    }
+
+    fn apply_first(state: &mut SpawnerState<S>, world: &mut World<S>) {
+        if state.spawned.is_empty() {
+            return;
+        }
+        match state.table {
+            Some(id) => {
+                world.place_spawned(id, state.first_row, &state.spawned, &mut state.tags);
+            }
+            None => {
+                let mask = table_mask::<S, B>();
+                world.place_staged_spawns(mask, &state.spawned, &mut state.staged);
+            }
+        }
+        state.spawned.clear();
+    }
+
+    fn discard(state: &mut SpawnerState<S>, world: &mut World<S>) {
+        // The rows were pushed at once: they stand, alive.
+        <Self as SystemParam<S>>::apply_first(state, world);
+    }
+}
+
+/// Every component bit of `S`.
+const fn all_components<S: Schema>() -> u128 {
+    let count = S::COMPONENT_NAMES.len();
+    if count >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << count) - 1
+    }
+}

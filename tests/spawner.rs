@@ -1,0 +1,364 @@
+//! `Spawner`: a system spawns entities at once, rows pushed straight into
+//! their table, beside systems that cannot see them, with the ids and the
+//! result of program order.
+
+use ecs::prelude::*;
+use ecs::StableHash;
+
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Pos(i64);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Vel(i64);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Spark(u32);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Shell(u32);
+#[derive(Clone, Copy, Debug, Default, PartialEq, StableHash)]
+struct Hot;
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Link(Entity);
+
+#[derive(Debug, Default, PartialEq, StableHash)]
+struct Made(Vec<Entity>);
+#[derive(Debug, Default, PartialEq, StableHash)]
+struct Seen(Vec<u64>);
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    vel: Vel,
+    #[ecs(track)]
+    spark: Spark,
+    shell: Shell,
+    hot: Hot,
+    link: Link,
+    #[ecs(resource)]
+    made: Made,
+    #[ecs(resource)]
+    seen: Seen,
+}
+
+/// One spark (a tracked component and a tag) per mover, at once; a shell
+/// through commands for every other mover, interleaved, so that the two
+/// kinds of ids share one sequence; the oldest spark despawned by command.
+fn sparks(
+    movers: Query<(Entity, &Vel)>,
+    old: Query<Entity, With<Shell>>,
+    mut spawner: Spawner<Game, (Pos, Spark, Hot)>,
+    mut commands: Commands<Game>,
+    mut made: ResMut<Made>,
+) {
+    for (i, (entity, vel)) in movers.iter().enumerate() {
+        let spark = spawner.spawn((Pos(vel.0), Spark(i as u32), Hot));
+        made.0.push(spark);
+        if i % 2 == 0 {
+            let shell = commands.spawn((Shell(i as u32), Link(spark)));
+            made.0.push(shell);
+            // The spark is alive by the time commands are applied.
+            commands.insert(spark, (Link(entity),));
+        }
+    }
+    if let Some(first) = old.iter().next() {
+        commands.despawn(first);
+    }
+}
+
+/// The same frame through the `World` API, in program order: the run's
+/// spawns at once (the shells' ids, reserved when recorded, come in the
+/// same sequence), then its commands.
+fn sparks_by_hand(world: &mut World<Game>) {
+    let movers: Vec<(Entity, i64)> = world
+        .query::<(Entity, &Vel)>()
+        .iter()
+        .map(|(e, v)| (e, v.0))
+        .collect();
+    let first_shell = world.query_filtered::<Entity, With<Shell>>().iter().next();
+    let mut made = Vec::new();
+    let mut links = Vec::new();
+    for (i, (entity, vel)) in movers.into_iter().enumerate() {
+        let spark = world.spawn((Pos(vel), Spark(i as u32), Hot));
+        made.push(spark);
+        if i % 2 == 0 {
+            made.push(world.spawn((Shell(i as u32), Link(spark))));
+            links.push((spark, entity));
+        }
+    }
+    for (spark, entity) in links {
+        world.insert(spark, (Link(entity),)).unwrap();
+    }
+    if let Some(first) = first_shell {
+        world.despawn(first).unwrap();
+    }
+    world.resource_mut::<Made>().0.extend(made);
+}
+
+fn drift(mut movers: Query<(&mut Pos, &Vel)>) {
+    movers.for_each_mut(|(pos, vel)| pos.0 += vel.0);
+}
+
+fn world() -> World<Game> {
+    let mut world = World::<Game>::new();
+    for i in 0..50 {
+        world.spawn((Pos(i), Vel(i % 7 - 3)));
+    }
+    world
+}
+
+/// Everything a test compares: each entity (in iteration order) with its
+/// components, and the resources.
+fn contents(world: &World<Game>) -> String {
+    let mut out = String::new();
+    for entity in world.iter() {
+        let e = world.entity(entity).unwrap();
+        out += &format!(
+            "{entity:?} {:?} {:?} {:?} {:?} {} {:?}\n",
+            e.get::<Pos>(),
+            e.get::<Vel>(),
+            e.get::<Spark>(),
+            e.get::<Shell>(),
+            e.has::<Hot>(),
+            e.get::<Link>(),
+        );
+    }
+    out += &format!(
+        "{:?} {:?}",
+        world.resource::<Made>(),
+        world.resource::<Seen>()
+    );
+    out
+}
+
+#[test]
+fn ids_rows_and_values_are_those_of_program_order() {
+    // The first run has no [Pos, Spark, Hot] table yet (the values wait
+    // and are placed when the run is applied); the later ones push rows
+    // straight into it.
+    let mut by_hand = world();
+    let mut scheduled = world();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(sparks).add(drift);
+    for frame in 0..4 {
+        sparks_by_hand(&mut by_hand);
+        drift_by_hand(&mut by_hand);
+        schedule.run(&mut scheduled);
+        assert_eq!(contents(&scheduled), contents(&by_hand), "frame {frame}");
+    }
+    assert_eq!(scheduled.query::<&Spark>().count(), 200);
+    assert_eq!(scheduled.query_filtered::<Entity, With<Hot>>().count(), 200);
+    // Tag values are kept like any other: removing one hands it back.
+    let spark = scheduled.resource::<Made>().0[0];
+    assert_eq!(scheduled.remove::<Hot>(spark), Ok(Some(Hot)));
+}
+
+fn drift_by_hand(world: &mut World<Game>) {
+    world
+        .query_mut::<(&mut Pos, &Vel)>()
+        .for_each_mut(|(pos, vel)| pos.0 += vel.0);
+}
+
+#[test]
+fn new_rows_are_added_now_for_change_detection() {
+    let mut world = world();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(sparks);
+    schedule.run(&mut world); // staged: the table is made
+    world.clear_trackers();
+    schedule.run(&mut world); // straight into the table
+    assert_eq!(
+        world.query_filtered::<Entity, Added<Spark>>().count(),
+        50,
+        "only this run's sparks are new"
+    );
+}
+
+#[test]
+fn the_new_entities_are_not_alive_until_the_run_is_applied() {
+    let mut world = world();
+    let probe = |movers: Query<Entity, With<Vel>>,
+                 mut spawner: Spawner<Game, (Shell,)>,
+                 mut seen: ResMut<Seen>| {
+        let shell = spawner.spawn((Shell(1),));
+        seen.0.push(u64::from(movers.get(shell).is_none()));
+        seen.0.push(spawner.len() as u64);
+    };
+    // Twice: the staged path, then the table's.
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(probe);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Seen>().0, [1, 1, 1, 1]);
+    assert_eq!(world.query::<&Shell>().count(), 2);
+}
+
+fn spark_reader(sparks: Query<&Spark>, mut seen: ResMut<Seen>) {
+    seen.0.push(sparks.iter().count() as u64);
+}
+
+fn shell_spawner(mut spawner: Spawner<Game, (Shell,)>) {
+    spawner.spawn((Shell(9),));
+}
+
+fn spark_spawner(mut spawner: Spawner<Game, (Spark,)>) {
+    spawner.spawn((Spark(9),));
+}
+
+fn count_all(everyone: Query<Entity>, mut seen: ResMut<Seen>) {
+    seen.0.push(everyone.iter().count() as u64);
+}
+
+/// Reads the ids `record_shells` writes; only its place in the plan matters.
+fn linker(made: Res<Made>, links: Query<&Link>, mut count: Local<usize>) {
+    *count = made.0.len() + links.iter().count();
+}
+
+#[test]
+fn the_plan_keeps_what_could_see_the_new_entities_after_them() {
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(record_shells)
+        .add(drift)
+        .add(spark_spawner)
+        .add(count_all)
+        .add(linker);
+    let plan = schedule.describe();
+    // `drift` cannot reach [Shell] (it needs `Vel`) and shares nothing.
+    assert!(plan.contains("stage 1: record_shells, drift\n"), "{plan}");
+    // A query that can reach [Shell], reading nothing of it.
+    assert!(
+        plan.contains(
+            "count_all waits for spark_spawner: spark_spawner spawns entities that count_all's \
+             query can reach"
+        ),
+        "{plan}"
+    );
+    // Ids are reserved in program order.
+    assert!(
+        plan.contains(
+            "spark_spawner waits for record_shells: spark_spawner reserves entity ids after \
+             record_shells's"
+        ),
+        "{plan}"
+    );
+    // `linker` reads `Made`, which may hold a new id.
+    assert!(
+        plan.contains(
+            "linker waits for record_shells: record_shells writes Made, which linker reads"
+        ),
+        "{plan}"
+    );
+}
+
+/// `heat` (writes `Vel`) then `heat` again, a spawner that needs neither,
+/// and a reader of `Made`, which the spawner writes: the spawner runs in
+/// the first stage, is applied after the second `heat`, and the reader must
+/// wait for that, since it could look the new ids up.
+fn heat(mut vel: Query<&mut Vel>) {
+    vel.for_each_mut(|vel| vel.0 += 1);
+}
+
+fn record_shells(mut spawner: Spawner<Game, (Shell,)>, mut made: ResMut<Made>) {
+    for i in 0..10 {
+        made.0.push(spawner.spawn((Shell(i),)));
+    }
+}
+
+fn look_up(made: Res<Made>, shells: Query<&Shell>, mut seen: ResMut<Seen>) {
+    for &entity in &made.0 {
+        seen.0.push(u64::from(shells.get(entity).is_some()));
+    }
+}
+
+#[test]
+fn a_system_handed_a_new_id_waits_until_it_is_alive() {
+    let run = |parallel: Option<bool>| {
+        let mut world = world();
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(heat).add(heat).add(record_shells).add(look_up);
+        for _ in 0..3 {
+            match parallel {
+                None => schedule.run_sequential(&mut world),
+                Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
+            }
+        }
+        (contents(&world), schedule.describe())
+    };
+    let (expected, _) = run(None);
+    assert!(!expected.contains("Seen([0"), "{expected}");
+    for force in [true, false] {
+        let (got, plan) = run(Some(force));
+        assert_eq!(got, expected, "{plan}");
+    }
+}
+
+/// A frame of spawners and other systems, on `threads` threads.
+fn frames(threads: usize, parallel: Option<bool>) -> Vec<u128> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut world = world();
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(heat)
+        .add(sparks)
+        .add(drift)
+        .add(record_shells)
+        .add(spark_reader)
+        .add(
+            |mut commands: Commands<Game>, shells: Query<(Entity, &Shell)>| {
+                for (entity, shell) in shells.iter() {
+                    if shell.0 % 3 == 0 {
+                        commands.despawn(entity);
+                    }
+                }
+            },
+        )
+        .add(shell_spawner);
+    (0..10)
+        .map(|_| {
+            pool.install(|| match parallel {
+                None => schedule.run_sequential(&mut world),
+                Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
+            });
+            world.checksum()
+        })
+        .collect()
+}
+
+#[test]
+fn parallel_runs_equal_program_order() {
+    let expected = frames(1, None);
+    for threads in [1, 2, 4] {
+        for force in [true, false] {
+            assert_eq!(frames(threads, Some(force)), expected, "{threads} threads");
+        }
+    }
+}
+
+#[test]
+fn after_a_panic_the_rows_pushed_stand_alive() {
+    let mut world = world();
+    let mut schedule = Schedule::<Game>::new();
+    // The first schedule makes the table; the second pushes into it,
+    // then panics.
+    schedule.add(|mut spawner: Spawner<Game, (Shell,)>| {
+        spawner.spawn((Shell(1),));
+        spawner.spawn((Shell(2),));
+    });
+    schedule.run(&mut world);
+    let mut panicking = Schedule::<Game>::new();
+    panicking.add(|mut spawner: Spawner<Game, (Shell,)>| {
+        spawner.spawn((Shell(3),));
+        panic!("boom");
+    });
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| panicking.run(&mut world)));
+    assert!(result.is_err());
+    let shells: Vec<u32> = world.query::<&Shell>().iter().map(|s| s.0).collect();
+    assert_eq!(shells, [1, 2, 3]);
+    assert_eq!(world.len(), 53);
+    // The world goes on: a spawn gets a fresh id.
+    let next = world.spawn((Shell(4),));
+    assert!(world.is_alive(next));
+    assert_eq!(world.len(), 54);
+}
