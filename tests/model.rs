@@ -10,7 +10,10 @@
 //!
 //! `model/relations.rs` does the same for relations, a requirement and
 //! hooks, through the world's methods and command buffers, against a model
-//! that keeps the inverse lists and the hooks' journal by hand.
+//! that keeps the inverse lists and the hooks' journal by hand, and
+//! `model/owned.rs` for structural changes made at once inside systems run
+//! in parallel (`SparseMut`, `Spawner`), against a model that runs each
+//! frame in program order.
 //!
 //! On failure the seed is printed; replay one seed with
 //! `ECS_MODEL_SEED=<seed> cargo test --test model`, and change the number of
@@ -59,6 +62,11 @@ mod wide;
 #[path = "model/relations.rs"]
 mod relations;
 
+/// Structural changes made at once inside parallel systems (`SparseMut`,
+/// `Spawner`), against a model that runs the frame in program order.
+#[path = "model/owned.rs"]
+mod owned;
+
 #[test]
 fn random_operations_match_the_reference_model() {
     harness::run_seeds();
@@ -73,6 +81,21 @@ fn relations_requirements_and_hooks_match_the_reference_model() {
     };
     for seed in seeds {
         relations::run(seed, ops);
+    }
+}
+
+#[test]
+fn structural_changes_inside_parallel_systems_match_the_reference_model() {
+    let frames = std::env::var("ECS_MODEL_OPS").map_or(60, |n| n.parse::<usize>().unwrap() / 50);
+    let seeds: Vec<u64> = match std::env::var("ECS_MODEL_SEED") {
+        Ok(seed) => vec![seed.parse().unwrap()],
+        Err(_) => vec![0x28, 0x2800, 0x28_28_28, 7, 8, 9],
+    };
+    for seed in seeds {
+        for threads in [1, 2, 4] {
+            owned::run(seed, frames, threads, false);
+            owned::run(seed ^ 0xf1f1, frames, threads, true);
+        }
     }
 }
 
