@@ -32,7 +32,8 @@ pub(super) enum Reason {
 
 impl Reason {
     /// Whether the earlier system's side of the conflict reaches the world
-    /// only when its run is applied: the removals it logs.
+    /// only when its run is applied: the removals it logs, the entities it
+    /// spawns.
     fn delivered_when_applied(self) -> bool {
         matches!(
             self,
