@@ -46,6 +46,11 @@ pub fn bench(c: &mut Criterion) {
     trivial::baseline(&mut group);
     group.finish();
 
+    let mut group = c.benchmark_group("frame_churn");
+    churn::ours(&mut group);
+    churn::bevy(&mut group);
+    group.finish();
+
     let mut group = c.benchmark_group("frame_heavy_systems");
     // About 30 ms a sequential frame: a few iterations per sample.
     group.sampling_mode(SamplingMode::Flat).sample_size(20);
@@ -462,5 +467,190 @@ mod heavy {
                 black_box(&mut columns);
             })
         });
+    }
+}
+
+/// `frame_churn` (issue 28, item 4): 16,000 entities; system *k* of 8
+/// despawns the first 1,000 entities of its archetype `Own<k>` it meets,
+/// spawns 1,000 more, and flips its sparse `Mark<k>` on the 1,000 entities
+/// of `Target<k>`. Ours through commands (`ours_run*`), and with the flips
+/// applied at once through `SparseMut` (`ours_sparse_mut_run*`); bevy's
+/// through its commands, `Mark<k>` in sparse-set storage, its systems
+/// unordered (its best: they share nothing but commands) and chained.
+mod churn {
+    use super::*;
+    use bevy_ecs::entity::Entity;
+    use bevy_ecs::prelude::Has;
+    use bevy_ecs::system::Commands;
+
+    const PER_SYSTEM: usize = 1_000;
+
+    macro_rules! churn {
+        ($(($own:ident, $target:ident, $mark:ident, $own_f:ident, $target_f:ident, $mark_f:ident, $ours:ident, $sparse:ident, $bevy:ident)),*) => {
+            $(
+                #[derive(Component, Clone, Copy)]
+                pub struct $own(#[allow(dead_code)] pub u32);
+                #[derive(Component, Clone, Copy)]
+                pub struct $target(pub u32);
+                #[derive(Component, Clone, Copy)]
+                #[component(storage = "SparseSet")]
+                pub struct $mark(#[allow(dead_code)] pub u32);
+            )*
+
+            #[derive(ecs::Schema)]
+            pub struct Churn {
+                $(
+                    $own_f: $own,
+                    $target_f: $target,
+                    #[ecs(sparse)]
+                    $mark_f: $mark,
+                )*
+            }
+
+            $(
+                fn $ours(
+                    own: ecs::Query<(ecs::Entity, &$own)>,
+                    targets: ecs::Query<(ecs::Entity, &$target, ecs::Has<$mark>)>,
+                    mut commands: ecs::Commands<Churn>,
+                ) {
+                    for (entity, _) in own.iter().take(PER_SYSTEM) {
+                        commands.despawn(entity);
+                    }
+                    for i in 0..PER_SYSTEM as u32 {
+                        commands.spawn(($own(i),));
+                    }
+                    for (entity, target, marked) in targets.iter() {
+                        if marked {
+                            commands.remove::<$mark>(entity);
+                        } else {
+                            commands.insert(entity, ($mark(target.0),));
+                        }
+                    }
+                }
+
+                fn $sparse(
+                    own: ecs::Query<(ecs::Entity, &$own)>,
+                    targets: ecs::Query<(ecs::Entity, &$target)>,
+                    mut marks: ecs::SparseMut<Churn, $mark>,
+                    mut commands: ecs::Commands<Churn>,
+                ) {
+                    for (entity, _) in own.iter().take(PER_SYSTEM) {
+                        commands.despawn(entity);
+                    }
+                    for i in 0..PER_SYSTEM as u32 {
+                        commands.spawn(($own(i),));
+                    }
+                    for (entity, target) in targets.iter() {
+                        if marks.remove(entity).unwrap().is_none() {
+                            marks.insert(entity, $mark(target.0)).unwrap();
+                        }
+                    }
+                }
+
+                fn $bevy(
+                    own: Query<(Entity, &$own)>,
+                    targets: Query<(Entity, &$target, Has<$mark>)>,
+                    mut commands: Commands,
+                ) {
+                    for (entity, _) in own.iter().take(PER_SYSTEM) {
+                        commands.entity(entity).despawn();
+                    }
+                    for i in 0..PER_SYSTEM as u32 {
+                        commands.spawn($own(i));
+                    }
+                    for (entity, target, marked) in targets.iter() {
+                        if marked {
+                            commands.entity(entity).remove::<$mark>();
+                        } else {
+                            commands.entity(entity).insert($mark(target.0));
+                        }
+                    }
+                }
+            )*
+
+            pub fn ours(group: &mut Group) {
+                for sparse in [false, true] {
+                    let mut world = ecs::World::<Churn>::new();
+                    $(
+                        world.spawn_batch((0..PER_SYSTEM as u32).map(|i| ($own(i),)));
+                        world.spawn_batch((0..PER_SYSTEM as u32).map(|i| ($target(i),)));
+                    )*
+                    let mut schedule = ecs::Schedule::<Churn>::new();
+                    if sparse {
+                        $(schedule.add($sparse);)*
+                    } else {
+                        $(schedule.add($ours);)*
+                    }
+                    if sparse {
+                        sparse_runs(group, &mut world, &mut schedule);
+                    } else {
+                        ours_runs(group, &mut world, &mut schedule);
+                    }
+                }
+            }
+
+            fn bevy_world() -> bevy_ecs::world::World {
+                let mut world = bevy_ecs::world::World::new();
+                $(
+                    world.spawn_batch((0..PER_SYSTEM as u32).map($own));
+                    world.spawn_batch((0..PER_SYSTEM as u32).map($target));
+                )*
+                world
+            }
+
+            fn bevy_schedule(chained: bool) -> Schedule {
+                let mut schedule = Schedule::default();
+                if chained {
+                    schedule.add_systems(($($bevy),*).chain());
+                } else {
+                    schedule.add_systems(($($bevy),*));
+                }
+                schedule
+            }
+        };
+    }
+
+    churn!(
+        (Own0, Target0, Mark0, own0, target0, mark0, ours0, sparse0, bevy0),
+        (Own1, Target1, Mark1, own1, target1, mark1, ours1, sparse1, bevy1),
+        (Own2, Target2, Mark2, own2, target2, mark2, ours2, sparse2, bevy2),
+        (Own3, Target3, Mark3, own3, target3, mark3, ours3, sparse3, bevy3),
+        (Own4, Target4, Mark4, own4, target4, mark4, ours4, sparse4, bevy4),
+        (Own5, Target5, Mark5, own5, target5, mark5, ours5, sparse5, bevy5),
+        (Own6, Target6, Mark6, own6, target6, mark6, ours6, sparse6, bevy6),
+        (Own7, Target7, Mark7, own7, target7, mark7, ours7, sparse7, bevy7)
+    );
+
+    /// `ours_sparse_mut_run` and `ours_sparse_mut_run_sequential`.
+    fn sparse_runs(
+        group: &mut Group,
+        world: &mut ecs::World<Churn>,
+        schedule: &mut ecs::Schedule<Churn>,
+    ) {
+        for _ in 0..3 {
+            schedule.run(world);
+        }
+        group.bench_function("ours_sparse_mut_run", |b| {
+            b.iter(|| {
+                schedule.run(world);
+                black_box(&mut *world);
+            })
+        });
+        group.bench_function("ours_sparse_mut_run_sequential", |b| {
+            b.iter(|| {
+                schedule.run_sequential(world);
+                black_box(&mut *world);
+            })
+        });
+    }
+
+    pub fn bevy(group: &mut Group) {
+        for (name, multi_threaded) in BEVY_EXECUTORS {
+            let mut world = bevy_world();
+            bevy_run(group, name, multi_threaded, &mut world, bevy_schedule(false));
+            let name = format!("{name}_chained");
+            let mut world = bevy_world();
+            bevy_run(group, &name, multi_threaded, &mut world, bevy_schedule(true));
+        }
     }
 }
