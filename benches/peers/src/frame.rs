@@ -647,10 +647,22 @@ mod churn {
     pub fn bevy(group: &mut Group) {
         for (name, multi_threaded) in BEVY_EXECUTORS {
             let mut world = bevy_world();
-            bevy_run(group, name, multi_threaded, &mut world, bevy_schedule(false));
+            bevy_run(
+                group,
+                name,
+                multi_threaded,
+                &mut world,
+                bevy_schedule(false),
+            );
             let name = format!("{name}_chained");
             let mut world = bevy_world();
-            bevy_run(group, &name, multi_threaded, &mut world, bevy_schedule(true));
+            bevy_run(
+                group,
+                &name,
+                multi_threaded,
+                &mut world,
+                bevy_schedule(true),
+            );
         }
     }
 }
