@@ -117,6 +117,20 @@ fn bevy_run(
     });
 }
 
+/// Each of bevy's executors on the schedule unordered (`bevy_...`) and
+/// chained (`bevy_..._chained`), each on a fresh world.
+fn bevy_runs(
+    group: &mut Group,
+    world: fn() -> bevy_ecs::world::World,
+    schedule: fn(bool) -> Schedule,
+) {
+    for (name, multi_threaded) in BEVY_EXECUTORS {
+        bevy_run(group, name, multi_threaded, &mut world(), schedule(false));
+        let name = format!("{name}_chained");
+        bevy_run(group, &name, multi_threaded, &mut world(), schedule(true));
+    }
+}
+
 mod small {
     use super::*;
 
@@ -257,25 +271,7 @@ mod small {
     }
 
     pub fn bevy(group: &mut Group) {
-        for (name, multi_threaded) in BEVY_EXECUTORS {
-            let mut world = bevy_world();
-            bevy_run(
-                group,
-                name,
-                multi_threaded,
-                &mut world,
-                bevy_schedule(false),
-            );
-            let name = format!("{name}_chained");
-            let mut world = bevy_world();
-            bevy_run(
-                group,
-                &name,
-                multi_threaded,
-                &mut world,
-                bevy_schedule(true),
-            );
-        }
+        bevy_runs(group, bevy_world, bevy_schedule);
     }
 
     pub fn baseline(group: &mut Group) {
@@ -645,24 +641,6 @@ mod churn {
     }
 
     pub fn bevy(group: &mut Group) {
-        for (name, multi_threaded) in BEVY_EXECUTORS {
-            let mut world = bevy_world();
-            bevy_run(
-                group,
-                name,
-                multi_threaded,
-                &mut world,
-                bevy_schedule(false),
-            );
-            let name = format!("{name}_chained");
-            let mut world = bevy_world();
-            bevy_run(
-                group,
-                &name,
-                multi_threaded,
-                &mut world,
-                bevy_schedule(true),
-            );
-        }
+        bevy_runs(group, bevy_world, bevy_schedule);
     }
 }
