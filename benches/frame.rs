@@ -26,8 +26,10 @@
 //!   once through `SparseMut`; `frame_flip_sparse_mut` the flips alone
 //!   (8 systems on 8 sparse sets, which share one stage);
 //!   `frame_spawn_flip` the 8 systems spawning their 1,000 entities at once
-//!   through `Spawner` and flipping through `SparseMut` (one stage), then
-//!   one exclusive system despawning the 8,000.
+//!   through `Spawner` and flipping through `SparseMut`, then one
+//!   exclusive system despawning the 8,000 (the spawners reserve ids one
+//!   after another); `frame_spawn_flip_unnamed` the same through
+//!   `UnnamedSpawner`, whose ids are given when applied (one stage).
 //!
 //! The targets (issue 15): `run` within 1.1x of `run_sequential` on the two
 //! small workloads, at least 1.7x faster on the heavy one with two cores.
@@ -468,9 +470,35 @@ macro_rules! churn_schema {
             }
         }
 
-        fn spawn_flip_schedule() -> Schedule<Churn> {
+        $(
+            mod $spawn {
+                use super::*;
+
+                /// `$spawn` with its ids given when its run is applied.
+                pub fn unnamed(
+                    targets: Query<(Entity, &$target)>,
+                    mut spawner: UnnamedSpawner<Churn, ($own,)>,
+                    mut marks: SparseMut<Churn, $mark>,
+                ) {
+                    for i in 0..CHURN_PER_SYSTEM as u32 {
+                        spawner.spawn(($own(i),));
+                    }
+                    for (entity, target) in targets.iter() {
+                        if marks.remove(entity).unwrap().is_none() {
+                            marks.insert(entity, $mark(target.0)).unwrap();
+                        }
+                    }
+                }
+            }
+        )*
+
+        fn spawn_flip_schedule(unnamed: bool) -> Schedule<Churn> {
             let mut schedule = Schedule::new();
-            $(schedule.add($spawn);)*
+            if unnamed {
+                $(schedule.add($spawn::unnamed);)*
+            } else {
+                $(schedule.add($spawn);)*
+            }
             schedule.add(reap);
             schedule
         }
@@ -620,11 +648,16 @@ fn churn(c: &mut Criterion) {
     bench_runs(&mut group, &mut world, &mut schedule);
     group.finish();
 
-    let mut group = c.benchmark_group("frame_spawn_flip");
-    let mut world = churn_world();
-    let mut schedule = spawn_flip_schedule();
-    bench_runs(&mut group, &mut world, &mut schedule);
-    group.finish();
+    for (name, unnamed) in [
+        ("frame_spawn_flip", false),
+        ("frame_spawn_flip_unnamed", true),
+    ] {
+        let mut group = c.benchmark_group(name);
+        let mut world = churn_world();
+        let mut schedule = spawn_flip_schedule(unnamed);
+        bench_runs(&mut group, &mut world, &mut schedule);
+        group.finish();
+    }
 
     let mut group = c.benchmark_group("frame_flip_sparse_mut");
     let mut world = churn_world();

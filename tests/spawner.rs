@@ -362,3 +362,144 @@ fn after_a_panic_the_rows_pushed_stand_alive() {
     assert!(world.is_alive(next));
     assert_eq!(world.len(), 54);
 }
+
+// ---- UnnamedSpawner ------------------------------------------------------
+
+/// Three shells without ids, and a mover by command for each, the command
+/// recorded first.
+fn puffs(mut shells: UnnamedSpawner<Game, (Shell,)>, mut commands: Commands<Game>) {
+    for i in 0..3 {
+        commands.spawn((Pos(i), Vel(1)));
+        shells.spawn((Shell(i as u32),));
+    }
+}
+
+fn sparkles(mut sparks: UnnamedSpawner<Game, (Spark, Hot)>) {
+    for i in 0..2 {
+        sparks.spawn((Spark(i), Hot));
+    }
+}
+
+#[test]
+fn unnamed_ids_follow_the_reserved_ones_in_program_order() {
+    let mut scheduled = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(puffs).add(sparkles);
+    let mut by_hand = World::<Game>::new();
+    for _ in 0..3 {
+        schedule.run(&mut scheduled);
+        // `puffs`: the commands' ids were reserved while it ran, before
+        // the shells got theirs; then `sparkles`.
+        for i in 0..3 {
+            by_hand.spawn((Pos(i), Vel(1)));
+        }
+        for i in 0..3 {
+            by_hand.spawn((Shell(i as u32),));
+        }
+        for i in 0..2 {
+            by_hand.spawn((Spark(i), Hot));
+        }
+        let mut got: Vec<Entity> = scheduled.iter().collect();
+        let mut expected: Vec<Entity> = by_hand.iter().collect();
+        got.sort();
+        expected.sort();
+        assert_eq!(got, expected);
+        for &e in &expected {
+            assert_eq!(scheduled.get::<Shell>(e), by_hand.get::<Shell>(e), "{e:?}");
+            assert_eq!(scheduled.get::<Spark>(e), by_hand.get::<Spark>(e), "{e:?}");
+            assert_eq!(scheduled.get::<Pos>(e), by_hand.get::<Pos>(e), "{e:?}");
+            assert_eq!(scheduled.has::<Hot>(e), by_hand.has::<Hot>(e), "{e:?}");
+        }
+    }
+    // Rows in spawn order, in their tables.
+    let shells: Vec<u32> = scheduled.query::<&Shell>().iter().map(|s| s.0).collect();
+    assert_eq!(shells, [0, 1, 2, 0, 1, 2, 0, 1, 2]);
+}
+
+fn smoke(mut shells: UnnamedSpawner<Game, (Shell,)>) {
+    shells.spawn((Shell(5),));
+}
+
+#[test]
+fn unnamed_spawners_share_a_stage_and_reservers_wait_for_them() {
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(sparkles).add(smoke);
+    let plan = schedule.describe();
+    assert!(plan.contains("stage 1: sparkles, smoke\n"), "{plan}");
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(sparkles).add(record_shells);
+    let plan = schedule.describe();
+    assert!(
+        plan.contains(
+            "record_shells waits for sparkles: record_shells reserves entity ids after sparkles's"
+        ),
+        "{plan}"
+    );
+}
+
+#[test]
+fn unnamed_spawns_equal_program_order_in_parallel() {
+    let run = |threads: usize, parallel: Option<bool>| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut world = world();
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(sparkles)
+            .add(drift)
+            .add(puffs)
+            .add(heat)
+            .add(spark_reader)
+            .add(record_shells)
+            .add(
+                |mut commands: Commands<Game>, sparks: Query<(Entity, &Spark)>| {
+                    for (entity, spark) in sparks.iter() {
+                        if spark.0 == 0 {
+                            commands.despawn(entity);
+                        }
+                    }
+                },
+            );
+        (0..8)
+            .map(|_| {
+                pool.install(|| match parallel {
+                    None => schedule.run_sequential(&mut world),
+                    Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
+                });
+                world.checksum()
+            })
+            .collect::<Vec<u128>>()
+    };
+    let expected = run(1, None);
+    for threads in [1, 2, 4] {
+        for force in [true, false] {
+            assert_eq!(run(threads, Some(force)), expected, "{threads} threads");
+        }
+    }
+}
+
+#[test]
+fn after_a_panic_unnamed_rows_stand_alive() {
+    let mut world = world();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(sparkles);
+    schedule.run(&mut world); // makes the table
+    let mut panicking = Schedule::<Game>::new();
+    panicking.add(|mut sparks: UnnamedSpawner<Game, (Spark, Hot)>| {
+        sparks.spawn((Spark(7), Hot));
+        panic!("boom");
+    });
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| panicking.run(&mut world)));
+    assert!(result.is_err());
+    let sparks: Vec<u32> = world.query::<&Spark>().iter().map(|s| s.0).collect();
+    assert_eq!(sparks, [0, 1, 7]);
+    assert_eq!(world.len(), 53);
+    let spawned: Vec<Entity> = world
+        .query_filtered::<Entity, With<Spark>>()
+        .iter()
+        .collect();
+    assert!(spawned.iter().all(|&e| world.is_alive(e)));
+}

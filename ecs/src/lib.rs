@@ -198,7 +198,7 @@ pub use schemecs_macros::Schema;
 pub use schemecs_macros::StableHash;
 pub use schemecs_macros::{Inverse, Relation};
 pub use sparse_mut::SparseMut;
-pub use spawner::Spawner;
+pub use spawner::{Spawner, UnnamedSpawner};
 pub use state::{in_state, InState, NextState, State, States};
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
@@ -225,8 +225,8 @@ pub mod prelude {
         Commands, Component, ConditionExt, DeferredWorld, Entity, EntityMut, EntityRef,
         EventCursor, EventReader, EventWriter, Events, FixedTime, GameLoop, Has, Inverse, Local,
         Mask, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation, RelationOf, Removed,
-        Res, ResMut, Resource, RunIfExt, Schedule, Schema, SparseMut, Spawner, State, States, With,
-        Without, World,
+        Res, ResMut, Resource, RunIfExt, Schedule, Schema, SparseMut, Spawner, State, States,
+        UnnamedSpawner, With, Without, World,
     };
     // The derive alone: the trait's hidden methods (`place`, `take`, ...)
     // stay out of the user's method namespace; generic code names

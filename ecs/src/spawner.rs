@@ -107,26 +107,8 @@ impl<S: Schema, B: Bundle<S>> Spawner<'_, S, B> {
             Ok(entity) => entity,
             Err(error) => panic!("{error}"),
         };
-        match &mut self.target {
-            Target::Table {
-                rows,
-                columns,
-                tags,
-            } => {
-                let row = rows.len();
-                rows.push(EntityIndex::from(entity));
-                bundle.place(&mut Placement {
-                    columns,
-                    mask: table_mask::<S, B>(),
-                    previous: S::Mask::EMPTY,
-                    row,
-                    entity: EntityIndex::from(entity),
-                    bins: tags,
-                    tick: self.tick,
-                });
-            }
-            Target::Staged(values) => bundle.stage(values.columns()),
-        }
+        self.target
+            .push::<B>(bundle, EntityIndex::from(entity), self.tick);
         self.spawned.push(entity);
         entity
     }
@@ -139,6 +121,33 @@ impl<S: Schema, B: Bundle<S>> Spawner<'_, S, B> {
     /// Whether none was spawned yet in this run.
     pub fn is_empty(&self) -> bool {
         self.spawned.is_empty()
+    }
+}
+
+impl<S: Schema> Target<'_, S> {
+    /// Pushes `bundle`'s row, of entity `entity`, or stages its values.
+    #[inline]
+    fn push<B: Bundle<S>>(&mut self, bundle: B, entity: EntityIndex, tick: u32) {
+        match self {
+            Target::Table {
+                rows,
+                columns,
+                tags,
+            } => {
+                let row = rows.len();
+                rows.push(entity);
+                bundle.place(&mut Placement {
+                    columns,
+                    mask: table_mask::<S, B>(),
+                    previous: S::Mask::EMPTY,
+                    row,
+                    entity,
+                    bins: tags,
+                    tick,
+                });
+            }
+            Target::Staged(values) => bundle.stage(values.columns()),
+        }
     }
 }
 
@@ -158,7 +167,7 @@ fn table_mask<S: Schema, B: Bundle<S>>() -> S::Mask {
     S::Mask::from_u128(B::BITS)
 }
 
-/// What a [`Spawner`] keeps between runs.
+/// What a [`Spawner`] or an [`UnnamedSpawner`] keeps between runs.
 #[doc(hidden)]
 pub struct SpawnerState<S: Schema> {
     /// The bundle's table, if it existed when the run was prepared.
@@ -166,9 +175,55 @@ pub struct SpawnerState<S: Schema> {
     /// The first row this run pushed to it.
     first_row: u32,
     tick: u32,
+    /// The ids reserved this run ([`Spawner`] only).
     spawned: Vec<Entity>,
+    /// The rows pushed or staged this run.
+    count: u32,
     tags: Bins<S>,
     staged: Staged<S>,
+}
+
+impl<S: Schema> Default for SpawnerState<S> {
+    fn default() -> Self {
+        SpawnerState {
+            table: None,
+            first_row: 0,
+            tick: 0,
+            spawned: Vec::new(),
+            count: 0,
+            tags: Bins::default(),
+            staged: Staged::default(),
+        }
+    }
+}
+
+impl<S: Schema> SpawnerState<S> {
+    fn prepare(&mut self, world: &World<S>, mask: S::Mask, window: ChangeWindow) {
+        self.table = world.tables().find(mask);
+        self.tick = window.this_run;
+    }
+
+    /// Where this run's rows go (the table, taken whole, if it exists),
+    /// the list of reserved ids, the count of rows, and the tick.
+    #[allow(clippy::type_complexity)]
+    fn lend<'w>(
+        &'w mut self,
+        world: &mut SplitWorld<'w, S>,
+    ) -> (Target<'w, S>, &'w mut Vec<Entity>, &'w mut u32, u32) {
+        let target = match self.table {
+            Some(id) => {
+                let (rows, columns) = world.take_table(id).rows_mut();
+                self.first_row = rows.len() as u32;
+                Target::Table {
+                    rows,
+                    columns,
+                    tags: &mut self.tags,
+                }
+            }
+            None => Target::Staged(&mut self.staged),
+        };
+        (target, &mut self.spawned, &mut self.count, self.tick)
+    }
 }
 
 impl<S: Schema, B: Bundle<S>> SystemParam<S> for Spawner<'_, S, B>
@@ -197,39 +252,21 @@ where
     };
 
     fn init() -> SpawnerState<S> {
-        SpawnerState {
-            table: None,
-            first_row: 0,
-            tick: 0,
-            spawned: Vec::new(),
-            tags: Bins::default(),
-            staged: Staged::default(),
-        }
+        SpawnerState::default()
     }
 
     fn prepare(state: &mut SpawnerState<S>, world: &World<S>, window: ChangeWindow) {
-        state.table = world.tables().find(table_mask::<S, B>());
-        state.tick = window.this_run;
+        state.prepare(world, table_mask::<S, B>(), window);
     }
 
     fn fetch<'w>(state: &'w mut SpawnerState<S>, world: &mut SplitWorld<'w, S>) -> Self::Item<'w> {
-        let target = match state.table {
-            Some(id) => {
-                let (rows, columns) = world.take_table(id).rows_mut();
-                state.first_row = rows.len() as u32;
-                Target::Table {
-                    rows,
-                    columns,
-                    tags: &mut state.tags,
-                }
-            }
-            None => Target::Staged(&mut state.staged),
-        };
+        let entities = world.entities;
+        let (target, spawned, _, tick) = state.lend(world);
         Spawner {
-            entities: world.entities,
+            entities,
             target,
-            spawned: &mut state.spawned,
-            tick: state.tick,
+            spawned,
+            tick,
             bundle: PhantomData,
         }
     }
@@ -263,5 +300,141 @@ const fn all_components<S: Schema>() -> u128 {
         u128::MAX
     } else {
         (1u128 << count) - 1
+    }
+}
+
+/// A system parameter that spawns entities with the components of bundle
+/// `B` at once, as [`Spawner`] does, but whose ids are given when its run is
+/// applied, in program order: [`UnnamedSpawner::spawn`] returns nothing.
+/// In return, several of them (and other spawners before them) run in one
+/// stage, since none reserves ids while it runs.
+///
+/// The rows go straight into the table of exactly `B`'s components while
+/// the system runs; when its run is applied, after the entities reserved
+/// by earlier spawners and by its own system's commands, each row gets the
+/// next id, in the order it was spawned. The same rules as for
+/// [`Spawner`] keep away what could see the new rows before then; a later
+/// system that reserves ids waits for it.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Pos(i32);
+/// #[derive(Debug, PartialEq)] struct Smoke(u32);
+/// #[derive(Debug, PartialEq)] struct Spark(u32);
+/// #[derive(Schema)] struct Game { pos: Pos, smoke: Smoke, spark: Spark }
+///
+/// fn smoke(mut spawner: UnnamedSpawner<Game, (Pos, Smoke)>) {
+///     for i in 0..3 {
+///         spawner.spawn((Pos(i), Smoke(1)));
+///     }
+/// }
+/// fn sparks(mut spawner: UnnamedSpawner<Game, (Pos, Spark)>) {
+///     spawner.spawn((Pos(0), Spark(1)));
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(smoke).add(sparks);
+/// schedule.run(&mut world);
+/// schedule.run(&mut world);
+/// assert_eq!(world.query::<&Smoke>().count(), 6);
+/// // Ids in program order: `smoke`'s three, then `sparks`'s one, each run.
+/// let sparks: Vec<u32> = world
+///     .query_filtered::<Entity, With<Spark>>()
+///     .iter()
+///     .map(|e| e.index())
+///     .collect();
+/// assert_eq!(sparks, [3, 7]);
+/// assert!(schedule.describe().contains("stage 1: smoke, sparks"));
+/// ```
+pub struct UnnamedSpawner<'w, S: Schema, B: Bundle<S>> {
+    target: Target<'w, S>,
+    count: &'w mut u32,
+    tick: u32,
+    bundle: PhantomData<fn(B)>,
+}
+
+impl<S: Schema, B: Bundle<S>> UnnamedSpawner<'_, S, B> {
+    /// Spawns an entity with the components of `bundle`, pushing its row at
+    /// once; its id is given when the run is applied.
+    ///
+    /// # Panics
+    ///
+    /// When the run is applied, if the entity indices run out: the rows
+    /// are then dropped, and the world is as it was.
+    #[inline]
+    pub fn spawn(&mut self, bundle: B) {
+        // A placeholder, named when the run is applied.
+        self.target
+            .push::<B>(bundle, EntityIndex(u32::MAX), self.tick);
+        *self.count += 1;
+    }
+
+    /// Number of entities spawned so far in this run.
+    pub fn len(&self) -> usize {
+        *self.count as usize
+    }
+
+    /// Whether none was spawned yet in this run.
+    pub fn is_empty(&self) -> bool {
+        *self.count == 0
+    }
+}
+
+impl<S: Schema, B: Bundle<S>> fmt::Debug for UnnamedSpawner<'_, S, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnnamedSpawner")
+            .field("schema", &S::NAME)
+            .field("bundle", &core::any::type_name::<B>())
+            .field("spawned", &self.count)
+            .finish()
+    }
+}
+
+impl<S: Schema, B: Bundle<S>> SystemParam<S> for UnnamedSpawner<'_, S, B>
+where
+    S::Column: Send,
+{
+    type State = SpawnerState<S>;
+    type Item<'w> = UnnamedSpawner<'w, S, B>;
+    const ACCESS: Access = Access {
+        reserves: false,
+        allocates: true,
+        ..<Spawner<'_, S, B> as SystemParam<S>>::ACCESS
+    };
+    const CHECK: () = <Spawner<'_, S, B> as SystemParam<S>>::CHECK;
+
+    fn init() -> SpawnerState<S> {
+        SpawnerState::default()
+    }
+
+    fn prepare(state: &mut SpawnerState<S>, world: &World<S>, window: ChangeWindow) {
+        state.prepare(world, table_mask::<S, B>(), window);
+    }
+
+    fn fetch<'w>(state: &'w mut SpawnerState<S>, world: &mut SplitWorld<'w, S>) -> Self::Item<'w> {
+        let (target, _, count, tick) = state.lend(world);
+        UnnamedSpawner {
+            target,
+            count,
+            tick,
+            bundle: PhantomData,
+        }
+    }
+
+    fn apply_first(state: &mut SpawnerState<S>, world: &mut World<S>) {
+        let count = core::mem::take(&mut state.count);
+        if count == 0 {
+            return;
+        }
+        match state.table {
+            Some(id) => world.place_unnamed(id, state.first_row, count, &mut state.tags),
+            None => world.spawn_staged_many(table_mask::<S, B>(), count, &mut state.staged),
+        }
+    }
+
+    fn discard(state: &mut SpawnerState<S>, world: &mut World<S>) {
+        // The rows were pushed at once: they stand, alive.
+        <Self as SystemParam<S>>::apply_first(state, world);
     }
 }

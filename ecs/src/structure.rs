@@ -311,6 +311,61 @@ impl<S: Schema> EntityStore<S> {
         self.bins.absorb_tags(tags);
     }
 
+    /// Gives the rows `first_row..first_row + count` of table `id`, pushed by
+    /// an [`UnnamedSpawner`](crate::UnnamedSpawner) with no entity yet, an
+    /// entity each, in row order, after the reserved entities are made alive.
+    /// Stamps the new rows as added now; the values of `tags` join the
+    /// world's. If the entity indices run out, the rows are dropped and
+    /// this panics, leaving the world as it was.
+    pub(crate) fn place_unnamed(
+        &mut self,
+        id: TableId,
+        first_row: u32,
+        count: u32,
+        tags: &mut Bins<S>,
+    ) {
+        self.flush();
+        if !self.entities.can_alloc(count as usize) {
+            // Ticks first, so that every column is as long as its ticks.
+            self.stamp(id);
+            let table = self.tables.get_mut(id);
+            let (_, trash) = self.bins.tags_and_trash_mut();
+            for row in (first_row..first_row + count).rev() {
+                table.remove_row(TableRow(row), trash);
+            }
+            let mask = table.mask();
+            self.bins.empty_trash(mask);
+            tags.clear_tags();
+            panic!("{}", EntitiesExhausted);
+        }
+        let table = self.tables.get_mut(id);
+        for row in first_row..first_row + count {
+            let location = EntityLocation {
+                table: id,
+                row: TableRow(row),
+            };
+            let entity = match self.entities.alloc(location) {
+                Ok(entity) => entity,
+                Err(_) => unreachable!("checked by can_alloc"),
+            };
+            table.set_entity(TableRow(row), entity);
+        }
+        self.stamp(id);
+        self.bins.absorb_tags(tags);
+    }
+
+    /// Makes the reserved entities alive, then spawns `count` entities, each
+    /// with the next staged values of the bits of `mask` (an
+    /// [`UnnamedSpawner`](crate::UnnamedSpawner) whose table did not exist).
+    pub(crate) fn spawn_staged_many(&mut self, mask: S::Mask, count: u32, values: &mut Staged<S>) {
+        self.flush();
+        values.reverse();
+        for _ in 0..count {
+            self.spawn_staged(mask, values);
+        }
+        values.clear();
+    }
+
     /// Creates an entity with the components of `bundle`, or fails (dropping
     /// the bundle) when no entity index is left.
     #[inline]

@@ -458,6 +458,12 @@ impl Entities {
         self.live += (reserved.from_list + reserved.fresh) as usize;
     }
 
+    /// Whether `count` more entities can be allocated.
+    pub(crate) fn can_alloc(&self, count: usize) -> bool {
+        let fresh = (MAX_INDEX as usize + 1).saturating_sub(self.slots.len());
+        self.free_len + fresh >= count
+    }
+
     /// Number of live entities.
     #[inline]
     pub(crate) fn len(&self) -> usize {

@@ -103,7 +103,11 @@ impl Plan {
                         stage_of[j] + 1
                     };
                     wait(bound, j, reason, &mut stage);
-                } else if earlier.iter().any(|access| access.reserves) && records {
+                } else if earlier
+                    .iter()
+                    .any(|access| access.reserves || access.allocates)
+                    && records
+                {
                     // The ids a later reservation gets follow the earlier
                     // ones, which are settled when the earlier is applied.
                     wait(applied_after[j] + 1, j, Reason::Reservations, &mut stage);

@@ -60,6 +60,13 @@ where
 }
 
 impl<S: Schema> Bins<S> {
+    /// Drops every tag value.
+    pub(crate) fn clear_tags(&mut self) {
+        for bag in self.tags.iter_mut() {
+            bag.clear();
+        }
+    }
+
     /// Moves every tag value of `other` into this world's bags (the tags
     /// of rows made apart from the world, now its own).
     pub(crate) fn absorb_tags(&mut self, other: &mut Bins<S>) {

@@ -93,6 +93,11 @@ impl<S: Schema> Table<S> {
         (&mut self.entities, &mut self.columns)
     }
 
+    /// Names the entity of `row` (a row pushed before its entity was known).
+    pub(crate) fn set_entity(&mut self, row: TableRow, entity: impl Into<EntityIndex>) {
+        self.entities[row.index()] = entity.into();
+    }
+
     /// Appends `entity`; its values must then be pushed to every column.
     #[inline]
     pub(crate) fn push_entity(&mut self, entity: impl Into<EntityIndex>) -> TableRow {

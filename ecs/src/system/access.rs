@@ -63,6 +63,10 @@ pub struct Access {
     /// Reserves entity ids while it runs ([`Spawner`](crate::Spawner)):
     /// a later system that reserves ids too waits until it is applied.
     pub reserves: bool,
+    /// Allocates entity ids when its run is applied
+    /// ([`UnnamedSpawner`](crate::UnnamedSpawner)): a later system that
+    /// reserves ids waits until then.
+    pub allocates: bool,
     /// Adds rows to the table of exactly its `required` components while it
     /// runs ([`Spawner`](crate::Spawner)), made alive when it is applied:
     /// a later system whose query can reach that table, or that shares
@@ -92,6 +96,7 @@ impl Access {
         iterates: false,
         commands: false,
         reserves: false,
+        allocates: false,
         spawns: false,
         world: false,
     };

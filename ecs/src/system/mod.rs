@@ -38,12 +38,13 @@ use std::sync::{Mutex, PoisonError};
 /// systems. Implemented by [`Query`], [`Res`], [`ResMut`], [`Commands`],
 /// [`Local`], [`EventReader`](crate::EventReader),
 /// [`EventWriter`](crate::EventWriter), [`Removed`](crate::Removed),
-/// [`SparseMut`](crate::SparseMut) and [`Spawner`](crate::Spawner).
+/// [`SparseMut`](crate::SparseMut), [`Spawner`](crate::Spawner) and
+/// [`UnnamedSpawner`](crate::UnnamedSpawner).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
-            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>` and `Spawner<S, B>`; a system that needs the whole \
+            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>`, `Spawner<S, B>` and `UnnamedSpawner<S, B>`; a system that needs the whole \
             world takes only `&mut World<S>`"
 )]
 pub trait SystemParam<S: Schema>: Sized {
@@ -304,7 +305,7 @@ where
                that returns `()`",
     label = "not a system",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
-            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>` and `Spawner<S, B>`; an exclusive system takes only \
+            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>`, `Spawner<S, B>` and `UnnamedSpawner<S, B>`; an exclusive system takes only \
             `&mut World<S>`"
 )]
 pub trait SystemFn<Marker> {}
@@ -318,7 +319,7 @@ pub trait SystemFn<Marker> {}
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
             (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`, `EventReader<E>`, \
-            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Spawner<{S}, B>`; up to 8), or a function \
+            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Spawner<{S}, B>`, `UnnamedSpawner<{S}, B>`; up to 8), or a function \
             taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`"
 )]
 pub trait IntoSystem<S: Schema, Marker>: Sized {

@@ -913,6 +913,23 @@ impl<S: Schema> World<S> {
         values.clear();
     }
 
+    /// Gives the rows an `UnnamedSpawner` pushed to table `id` their
+    /// entities (see `EntityStore::place_unnamed`).
+    pub(crate) fn place_unnamed(
+        &mut self,
+        id: TableId,
+        first_row: u32,
+        count: u32,
+        tags: &mut Bins<S>,
+    ) {
+        self.store.place_unnamed(id, first_row, count, tags);
+    }
+
+    /// Spawns `count` entities of the staged values of `mask`'s bits.
+    pub(crate) fn spawn_staged_many(&mut self, mask: S::Mask, count: u32, values: &mut Staged<S>) {
+        self.store.spawn_staged_many(mask, count, values);
+    }
+
     /// Logs that `entities` lost tracked component `bit`, at the change
     /// tick (in order).
     pub(crate) fn log_removals(&mut self, bit: u32, entities: &[Entity]) {
