@@ -415,7 +415,7 @@ macro_rules! churn_schema {
             fn $sparse_system(
                 own: Query<(Entity, &$own)>,
                 targets: Query<(Entity, &$target)>,
-                mut marks: SparseMut<Churn, $mark>,
+                marks: SparseMut<Churn, $mark>,
                 mut commands: Commands<Churn>,
             ) {
                 for (entity, _) in own.iter().take(CHURN_PER_SYSTEM) {
@@ -424,11 +424,7 @@ macro_rules! churn_schema {
                 for i in 0..CHURN_PER_SYSTEM as u32 {
                     commands.spawn(($own(i),));
                 }
-                for (entity, target) in targets.iter() {
-                    if marks.remove(entity).unwrap().is_none() {
-                        marks.insert(entity, $mark(target.0)).unwrap();
-                    }
-                }
+                $flip(targets, marks);
             }
 
             /// The flips alone, through `SparseMut`: the sparse part of
@@ -448,16 +444,12 @@ macro_rules! churn_schema {
             fn $spawn(
                 targets: Query<(Entity, &$target)>,
                 mut spawner: Spawner<Churn, ($own,)>,
-                mut marks: SparseMut<Churn, $mark>,
+                marks: SparseMut<Churn, $mark>,
             ) {
                 for i in 0..CHURN_PER_SYSTEM as u32 {
                     spawner.spawn(($own(i),));
                 }
-                for (entity, target) in targets.iter() {
-                    if marks.remove(entity).unwrap().is_none() {
-                        marks.insert(entity, $mark(target.0)).unwrap();
-                    }
-                }
+                $flip(targets, marks);
             }
         )*
 
@@ -478,16 +470,12 @@ macro_rules! churn_schema {
                 pub fn unnamed(
                     targets: Query<(Entity, &$target)>,
                     mut spawner: UnnamedSpawner<Churn, ($own,)>,
-                    mut marks: SparseMut<Churn, $mark>,
+                    marks: SparseMut<Churn, $mark>,
                 ) {
                     for i in 0..CHURN_PER_SYSTEM as u32 {
                         spawner.spawn(($own(i),));
                     }
-                    for (entity, target) in targets.iter() {
-                        if marks.remove(entity).unwrap().is_none() {
-                            marks.insert(entity, $mark(target.0)).unwrap();
-                        }
-                    }
+                    $flip(targets, marks);
                 }
             }
         )*

@@ -290,13 +290,34 @@ fn a_system_handed_a_new_id_waits_until_it_is_alive() {
     }
 }
 
-/// A frame of spawners and other systems, on `threads` threads.
-fn frames(threads: usize, parallel: Option<bool>) -> Vec<u128> {
+/// The checksum after each of `count` frames of the schedule `build`
+/// makes, run on `threads` threads, forced parallel or inline, or (`None`)
+/// by `run_sequential`.
+fn frames(
+    build: fn() -> Schedule<Game>,
+    count: usize,
+    threads: usize,
+    parallel: Option<bool>,
+) -> Vec<u128> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
     let mut world = world();
+    let mut schedule = build();
+    (0..count)
+        .map(|_| {
+            pool.install(|| match parallel {
+                None => schedule.run_sequential(&mut world),
+                Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
+            });
+            world.checksum()
+        })
+        .collect()
+}
+
+/// Spawners and other systems.
+fn mixed() -> Schedule<Game> {
     let mut schedule = Schedule::<Game>::new();
     schedule
         .add(heat)
@@ -314,25 +335,23 @@ fn frames(threads: usize, parallel: Option<bool>) -> Vec<u128> {
             },
         )
         .add(shell_spawner);
-    (0..10)
-        .map(|_| {
-            pool.install(|| match parallel {
-                None => schedule.run_sequential(&mut world),
-                Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
-            });
-            world.checksum()
-        })
-        .collect()
+    schedule
+}
+
+/// Checks that `build`'s frames equal program order on 1, 2 and 4 threads.
+fn assert_equal_to_program_order(build: fn() -> Schedule<Game>, count: usize) {
+    let expected = frames(build, count, 1, None);
+    for threads in [1, 2, 4] {
+        for force in [true, false] {
+            let got = frames(build, count, threads, Some(force));
+            assert_eq!(got, expected, "{threads} threads");
+        }
+    }
 }
 
 #[test]
 fn parallel_runs_equal_program_order() {
-    let expected = frames(1, None);
-    for threads in [1, 2, 4] {
-        for force in [true, false] {
-            assert_eq!(frames(threads, Some(force)), expected, "{threads} threads");
-        }
-    }
+    assert_equal_to_program_order(mixed, 10);
 }
 
 #[test]
@@ -437,47 +456,31 @@ fn unnamed_spawners_share_a_stage_and_reservers_wait_for_them() {
     );
 }
 
+/// Unnamed spawners among the others.
+fn mixed_unnamed() -> Schedule<Game> {
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(sparkles)
+        .add(drift)
+        .add(puffs)
+        .add(heat)
+        .add(spark_reader)
+        .add(record_shells)
+        .add(
+            |mut commands: Commands<Game>, sparks: Query<(Entity, &Spark)>| {
+                for (entity, spark) in sparks.iter() {
+                    if spark.0 == 0 {
+                        commands.despawn(entity);
+                    }
+                }
+            },
+        );
+    schedule
+}
+
 #[test]
 fn unnamed_spawns_equal_program_order_in_parallel() {
-    let run = |threads: usize, parallel: Option<bool>| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let mut world = world();
-        let mut schedule = Schedule::<Game>::new();
-        schedule
-            .add(sparkles)
-            .add(drift)
-            .add(puffs)
-            .add(heat)
-            .add(spark_reader)
-            .add(record_shells)
-            .add(
-                |mut commands: Commands<Game>, sparks: Query<(Entity, &Spark)>| {
-                    for (entity, spark) in sparks.iter() {
-                        if spark.0 == 0 {
-                            commands.despawn(entity);
-                        }
-                    }
-                },
-            );
-        (0..8)
-            .map(|_| {
-                pool.install(|| match parallel {
-                    None => schedule.run_sequential(&mut world),
-                    Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
-                });
-                world.checksum()
-            })
-            .collect::<Vec<u128>>()
-    };
-    let expected = run(1, None);
-    for threads in [1, 2, 4] {
-        for force in [true, false] {
-            assert_eq!(run(threads, Some(force)), expected, "{threads} threads");
-        }
-    }
+    assert_equal_to_program_order(mixed_unnamed, 8);
 }
 
 #[test]
