@@ -354,6 +354,24 @@ impl<S: Schema> EntityStore<S> {
         self.bins.absorb_tags(tags);
     }
 
+    /// Makes the reserved entities alive, then gives each of `spawned` (in
+    /// order) the next staged values of the bits of `mask`, as applied
+    /// commands do (a [`Spawner`](crate::Spawner) whose table did not
+    /// exist).
+    pub(crate) fn place_staged_spawns(
+        &mut self,
+        mask: S::Mask,
+        spawned: &[Entity],
+        values: &mut Staged<S>,
+    ) {
+        self.flush();
+        values.reverse();
+        for &entity in spawned {
+            self.insert_staged(entity, mask, values);
+        }
+        values.clear();
+    }
+
     /// Makes the reserved entities alive, then spawns `count` entities, each
     /// with the next staged values of the bits of `mask` (an
     /// [`UnnamedSpawner`](crate::UnnamedSpawner) whose table did not exist).

@@ -32,16 +32,15 @@ pub(super) enum Reason {
 
 impl Reason {
     /// Whether the earlier system's side of the conflict reaches the world
-    /// only when its run is applied: the removals it logs, the entities it
-    /// spawns.
+    /// only when its run is applied: the removals it logs. (What a
+    /// `Spawner` hands over, whatever the conflict, is too: `Plan::new`
+    /// checks that apart.)
     fn delivered_when_applied(self) -> bool {
         matches!(
             self,
             Reason::Removals {
                 earlier_logs: true,
                 ..
-            } | Reason::Spawns {
-                earlier_spawns: true
             }
         )
     }

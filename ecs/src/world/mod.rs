@@ -882,8 +882,6 @@ impl<S: Schema> World<S> {
         &mut self.locals
     }
 
-    /// Sets the tick changes are stamped with (the schedule, per system).
-    #[inline]
     /// Makes the reserved entities alive, a `Spawner`'s at the rows it
     /// pushed to table `id` (see `EntityStore::place_spawned`).
     pub(crate) fn place_spawned(
@@ -905,12 +903,7 @@ impl<S: Schema> World<S> {
         spawned: &[Entity],
         values: &mut Staged<S>,
     ) {
-        self.store.flush();
-        values.reverse();
-        for &entity in spawned {
-            self.store.insert_staged(entity, mask, values);
-        }
-        values.clear();
+        self.store.place_staged_spawns(mask, spawned, values);
     }
 
     /// Gives the rows an `UnnamedSpawner` pushed to table `id` their
@@ -939,6 +932,8 @@ impl<S: Schema> World<S> {
         }
     }
 
+    /// Sets the tick changes are stamped with (the schedule, per system).
+    #[inline]
     pub(crate) fn set_change_tick(&mut self, tick: u32) {
         self.store.changes_mut().tick = tick;
     }
