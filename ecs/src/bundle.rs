@@ -84,6 +84,12 @@ pub trait Bundle<S: Schema>: Sized + 'static {
         }
     };
 
+    /// Whether dropping a value of the bundle can run code. If not, a value
+    /// it overwrites is dropped on the spot instead of going to the trash,
+    /// and the world skips emptying the trash after it.
+    #[doc(hidden)]
+    const NEEDS_DROP: bool = core::mem::needs_drop::<Self>();
+
     /// Writes the values into the row of `target`.
     #[doc(hidden)]
     fn place(self, target: &mut Placement<'_, S>);

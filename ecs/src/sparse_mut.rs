@@ -102,7 +102,10 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
     /// is not alive; then nothing changes (`value` is dropped).
     #[inline]
     pub fn insert(&mut self, entity: Entity, value: C) -> Result<Option<C>, NoSuchEntity> {
-        match self.slot(entity)? {
+        if self.entities.location(entity).is_none() {
+            return Err(NoSuchEntity(entity));
+        }
+        match self.index.slot_or_claim(EntityIndex::from(entity)) {
             Some(dense) => {
                 if Self::TRACKED {
                     self.values.mark_changed(dense, self.tick);
@@ -115,7 +118,6 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
                 if Self::TRACKED {
                     self.values.sync_ticks(self.tick);
                 }
-                self.index.push_owner(EntityIndex::from(entity));
                 Ok(None)
             }
         }
@@ -126,16 +128,17 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
     /// none, `Err(NoSuchEntity)` if the entity is not alive.
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Result<Option<C>, NoSuchEntity> {
-        let Some(dense) = self.slot(entity)? else {
+        if self.entities.location(entity).is_none() {
+            return Err(NoSuchEntity(entity));
+        }
+        let Some(dense) = self.index.release(EntityIndex::from(entity)) else {
             return Ok(None);
         };
         if Self::TRACKED {
             self.values.swap_remove_ticks(dense);
             self.removed.push(entity);
         }
-        let value = C::column_mut(self.values).swap_remove(dense);
-        self.index.swap_remove_owner(dense);
-        Ok(Some(value))
+        Ok(Some(C::column_mut(self.values).swap_remove(dense)))
     }
 
     /// `entity`'s value of `C`; `None` if it has none or is not alive.

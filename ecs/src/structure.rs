@@ -554,7 +554,9 @@ impl<S: Schema> EntityStore<S> {
                     &mut self.bins,
                     self.changes.tick,
                 ));
-                self.bins.empty_trash(B::mask());
+                if B::NEEDS_DROP {
+                    self.bins.empty_trash(B::mask());
+                }
                 Ok(())
             }
             None => self.insert_cold(entity, bundle),
@@ -589,7 +591,9 @@ impl<S: Schema> EntityStore<S> {
             bins: &mut self.bins,
             tick: self.changes.tick,
         });
-        self.bins.empty_trash(B::mask());
+        if B::NEEDS_DROP {
+            self.bins.empty_trash(B::mask());
+        }
         Ok(())
     }
 

@@ -145,10 +145,13 @@ impl<S: Schema> Bins<S> {
         }
     }
 
-    /// Puts `value` in the trash.
+    /// Puts `value` in the trash, to be dropped once the operation is
+    /// done; a value whose drop runs nothing is dropped here.
     #[inline]
     pub(crate) fn discard<C: Component<S>>(&mut self, value: C) {
-        C::column_mut(&mut self.trash[C::BIT as usize]).push(value);
+        if core::mem::needs_drop::<C>() {
+            C::column_mut(&mut self.trash[C::BIT as usize]).push(value);
+        }
     }
 
     /// The tag bags and the trash columns, by bit.

@@ -69,6 +69,45 @@ impl SparseIndex {
         &self.owners
     }
 
+    /// The dense slot of entity `index` if it has the component; otherwise
+    /// records `index` as the owner of the next dense slot, whose value the
+    /// caller pushes at once, and returns `None`. One lookup of the entity's
+    /// entry serves both cases.
+    #[inline]
+    pub(crate) fn slot_or_claim(&mut self, index: EntityIndex) -> Option<usize> {
+        let at = index.0 as usize;
+        let entry = match self.slots.get_mut(at) {
+            Some(entry) => entry,
+            None => grow(&mut self.slots, at),
+        };
+        if *entry != ABSENT {
+            return Some(*entry as usize);
+        }
+        *entry = self.owners.len() as u32;
+        self.owners.push(index);
+        None
+    }
+
+    /// Forgets that entity `index` has the component, if it has: returns
+    /// its dense slot, whose value the caller swap-removes at once, and
+    /// moves the last owner into that slot. The entity's entry is looked up
+    /// once and the entries borrowed once, so that the fix-up of the moved
+    /// owner needs no second check of the first.
+    #[inline]
+    pub(crate) fn release(&mut self, index: EntityIndex) -> Option<usize> {
+        let slots = &mut self.slots[..];
+        let entry = slots.get_mut(index.0 as usize)?;
+        if *entry == ABSENT {
+            return None;
+        }
+        let dense = core::mem::replace(entry, ABSENT) as usize;
+        self.owners.swap_remove(dense);
+        if let Some(&moved) = self.owners.get(dense) {
+            slots[moved.0 as usize] = dense as u32;
+        }
+        Some(dense)
+    }
+
     /// Records that the value just pushed to the values is entity `index`'s.
     #[inline]
     pub(crate) fn push_owner(&mut self, index: EntityIndex) {
@@ -81,21 +120,19 @@ impl SparseIndex {
         self.slots[at] = dense;
     }
 
-    /// Forgets the owner of `dense`, whose value has just been swap-removed:
-    /// the last owner moves into `dense`.
-    #[inline]
-    pub(crate) fn swap_remove_owner(&mut self, dense: usize) {
-        let gone = self.owners.swap_remove(dense);
-        self.slots[gone.0 as usize] = ABSENT;
-        if let Some(&moved) = self.owners.get(dense) {
-            self.slots[moved.0 as usize] = dense as u32;
-        }
-    }
-
     fn clear(&mut self) {
         self.owners.clear();
         self.slots.clear();
     }
+}
+
+/// Makes room in a [`SparseIndex`]'s entries for entity index `at` and
+/// returns its entry (out of line: once per new highest index).
+#[cold]
+#[inline(never)]
+fn grow(slots: &mut Vec<u32>, at: usize) -> &mut u32 {
+    slots.resize(at + 1, ABSENT);
+    &mut slots[at]
 }
 
 impl<S: Schema> Clone for SparseSet<S>
@@ -184,11 +221,6 @@ impl<S: Schema> SparseSet<S> {
     #[inline]
     fn push_owner(&mut self, index: EntityIndex) {
         self.index.push_owner(index);
-    }
-
-    #[inline]
-    fn swap_remove_owner(&mut self, dense: usize) {
-        self.index.swap_remove_owner(dense);
     }
 }
 
@@ -349,20 +381,23 @@ impl<S: Schema> SparseSets<S> {
         tick: u32,
     ) {
         let set = self.set_mut(C::BIT);
-        match set.slot(index) {
+        match set.index.slot_or_claim(index) {
             Some(dense) => {
                 if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
                     set.values.mark_changed(dense, tick);
                 }
                 let old = core::mem::replace(&mut C::column_mut(&mut set.values)[dense], value);
-                C::column_mut(&mut trash[C::BIT as usize]).push(old);
+                // The trash keeps values whose drop runs code until the
+                // operation is done; any other is dropped here.
+                if core::mem::needs_drop::<C>() {
+                    C::column_mut(&mut trash[C::BIT as usize]).push(old);
+                }
             }
             None => {
                 C::column_mut(&mut set.values).push(value);
                 if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
                     set.values.sync_ticks(tick);
                 }
-                set.push_owner(index);
             }
         }
     }
@@ -371,13 +406,11 @@ impl<S: Schema> SparseSets<S> {
     #[inline]
     pub(crate) fn take<C: Component<S>>(&mut self, index: EntityIndex) -> Option<C> {
         let set = self.set_mut(C::BIT);
-        let dense = set.slot(index)?;
+        let dense = set.index.release(index)?;
         if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
             set.values.swap_remove_ticks(dense);
         }
-        let value = C::column_mut(&mut set.values).swap_remove(dense);
-        set.swap_remove_owner(dense);
-        Some(value)
+        Some(C::column_mut(&mut set.values).swap_remove(dense))
     }
 
     /// Moves entity `index`'s value of sparse component `bit` to `trash`;
@@ -390,11 +423,10 @@ impl<S: Schema> SparseSets<S> {
         trash: &mut [S::Column],
     ) -> bool {
         let set = self.set_mut(bit);
-        let Some(dense) = set.slot(index) else {
+        let Some(dense) = set.index.release(index) else {
             return false;
         };
         set.values.move_row(dense, &mut trash[bit as usize]);
-        set.swap_remove_owner(dense);
         true
     }
 
