@@ -532,14 +532,18 @@ impl<S: Schema> EntityStore<S> {
                 // registers across the column loop.
                 let moved = source.move_entity(location.row, destination);
                 relocate(&mut slots, entity, location, to, moved);
-                source.move_columns_adding(location.row, destination, bit);
-                bundle.place(&mut Placement::at(
-                    destination,
-                    moved.row,
-                    S::Mask::EMPTY,
-                    &mut self.bins,
-                    self.changes.tick,
-                ));
+                let added = source.move_columns_adding(location.row, destination, bit);
+                // The bundle's one column is the first of `added`: with the
+                // bundle's own mask, its index is a constant.
+                bundle.place(&mut Placement {
+                    columns: added,
+                    mask: B::mask(),
+                    previous: S::Mask::EMPTY,
+                    row: moved.row.index(),
+                    entity: entity.into(),
+                    bins: &mut self.bins,
+                    tick: self.changes.tick,
+                });
                 self.stamp(to);
                 Ok(())
             }
@@ -731,19 +735,21 @@ impl<S: Schema> EntityStore<S> {
         if to == from {
             return Ok(None);
         }
-        let tick = self.changes.tick;
         let (source, destination) = self.tables.pair_mut(from, to);
-        let mask = source.mask();
-        let taken = B::take(&mut Placement::at(
-            source,
-            location.row,
-            mask,
-            &mut self.bins,
-            tick,
-        ));
         let moved = source.move_entity(location.row, destination);
         relocate(&mut slots, entity, location, to, moved);
-        source.move_columns_removing(location.row, destination, bit);
+        // The bundle's one column, left behind by the moves: with the
+        // bundle's own mask, its index is a constant.
+        let removed = source.move_columns_removing(location.row, destination, bit);
+        let taken = B::take(&mut Placement {
+            columns: removed,
+            mask: B::mask(),
+            previous: B::mask(),
+            row: location.row.index(),
+            entity: entity.into(),
+            bins: &mut self.bins,
+            tick: self.changes.tick,
+        });
         self.log_removed(entity, B::mask());
         Ok(Some(taken))
     }

@@ -222,15 +222,19 @@ impl<S: Schema> Table<S> {
     /// this one's plus component `bit`: the columns pair up in order, except
     /// that a data `bit` has a column in `destination` (at the same index as in
     /// this table's bit order) which the caller fills. No mask test per column.
+    ///
+    /// Returns the destination's columns from the added one on: the added
+    /// component's column first (none for a tag), found without reading a
+    /// mask again.
     // Always inlined into `World::insert`, which is inlined into its caller's
     // loop for the reason given there.
     #[inline(always)]
-    pub(crate) fn move_columns_adding(
+    pub(crate) fn move_columns_adding<'t>(
         &mut self,
         row: TableRow,
-        destination: &mut Table<S>,
+        destination: &'t mut Table<S>,
         bit: u32,
-    ) {
+    ) -> &'t mut [S::Column] {
         let from: &mut [S::Column] = &mut self.columns;
         let to: &mut [S::Column] = &mut destination.columns;
         // The columns before the added one pair up at the same index, the
@@ -247,12 +251,16 @@ impl<S: Schema> Table<S> {
                 column.move_row(row.index(), to);
             }
         }
+        to_tail
     }
 
     /// The column half of [`Table::move_row`] to a table whose archetype is
     /// this one's minus component `bit`: the columns pair up in order, except
-    /// that a data `bit`'s column here (whose value at `row` the caller has
-    /// taken) is skipped. No mask test per column.
+    /// that a data `bit`'s column here is skipped. No mask test per column.
+    ///
+    /// Returns that skipped column, still holding the value at `row`, which
+    /// the caller then takes out (a swap-remove, as the moves were): a slice
+    /// of the one column, empty for a tag.
     // Always inlined: see `move_columns_adding`.
     #[inline(always)]
     pub(crate) fn move_columns_removing(
@@ -260,7 +268,7 @@ impl<S: Schema> Table<S> {
         row: TableRow,
         destination: &mut Table<S>,
         bit: u32,
-    ) {
+    ) -> &mut [S::Column] {
         let from: &mut [S::Column] = &mut self.columns;
         let to: &mut [S::Column] = &mut destination.columns;
         // As in `move_columns_adding`: the destination's columns before the
@@ -272,10 +280,15 @@ impl<S: Schema> Table<S> {
         for (column, to) in from_head.iter_mut().zip(to_head) {
             column.move_row(row.index(), to);
         }
-        if !to_tail.is_empty() {
-            for (column, to) in from_tail[1..].iter_mut().zip(to_tail) {
-                column.move_row(row.index(), to);
+        match from_tail.split_first_mut() {
+            Some((removed, rest)) => {
+                for (column, to) in rest.iter_mut().zip(to_tail) {
+                    column.move_row(row.index(), to);
+                }
+                core::slice::from_mut(removed)
             }
+            // A tag: it has no column, and every column has moved.
+            None => &mut [],
         }
     }
 
