@@ -6,7 +6,8 @@
 use crate::errors::Errors;
 use crate::model::{
     is_field_key, FieldModel, Role, SchemaModel, Shape, EVENT_KEY, ON_ADD_KEY, ON_INSERT_KEY,
-    ON_REMOVE_KEY, RELATION_KEY, REQUIRES_KEY, RESOURCE_KEY, SPARSE_KEY, STATE_KEY, TRACK_KEY,
+    ON_REMOVE_KEY, RELATION_KEY, REQUIRES_KEY, RESOURCE_KEY, SOA_KEY, SPARSE_KEY, STATE_KEY,
+    TRACK_KEY,
 };
 use quote::ToTokens;
 
@@ -104,7 +105,8 @@ fn check_field_keys(model: &SchemaModel, errors: &mut Errors) {
                  the field keys are `resource` (a world-global singleton), `event` (an \
                  event type), `state` (a state with transitions, such as a game's phase), \
                  `track` (a component with change detection), `sparse` (a component kept \
-                 in a sparse set), `relation(inverse = ..)` (a component pointing at another \
+                 in a sparse set), `soa` (a component stored field by field), \
+                 `relation(inverse = ..)` (a component pointing at another \
                  entity), `requires(..)` (components added with this one) and the hooks \
                  `on_add = f`, `on_insert = f`, `on_remove = f`",
                 path_string(key),
@@ -121,8 +123,9 @@ fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
         let has = |name: &str| field.keys.iter().filter(|key| key.is_ident(name)).count();
         let (resource, event, track) = (has(RESOURCE_KEY), has(EVENT_KEY), has(TRACK_KEY));
         let sparse = has(SPARSE_KEY);
+        let soa = has(SOA_KEY);
         let state = has(STATE_KEY);
-        let message = if state > 0 && resource + event + track + sparse > 0 {
+        let message = if state > 0 && resource + event + track + sparse + soa > 0 {
             Some(format!(
                 "field `{}` of schema `{}` is marked `state` and another key: a state is kept \
                  as one value with its pending transition, not as a resource, an event queue \
@@ -151,7 +154,29 @@ fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
                 model.ident,
                 if resource > 0 { "resources" } else { "events" }
             ))
-        } else if resource > 1 || event > 1 || track > 1 || sparse > 1 || state > 1 {
+        } else if soa > 0 && resource + event > 0 {
+            Some(format!(
+                "field `{}` of schema `{}`: `soa` (field-by-field storage) applies to \
+                 components only, not to {}; remove `soa`, or the other key to make it a \
+                 component",
+                field.ident,
+                model.ident,
+                if resource > 0 { "resources" } else { "events" }
+            ))
+        } else if soa > 0 && sparse > 0 {
+            Some(format!(
+                "field `{}` of schema `{}` is marked both `soa` and `sparse`: a sparse set \
+                 keeps whole values by entity, while `soa` splits a table column field by \
+                 field; keep one of them",
+                field.ident, model.ident
+            ))
+        } else if soa > 0 && track > 0 {
+            Some(format!(
+                "field `{}` of schema `{}` is marked both `soa` and `track`: change detection \
+                 of a component stored field by field is not supported yet; keep one of them",
+                field.ident, model.ident
+            ))
+        } else if resource > 1 || event > 1 || track > 1 || sparse > 1 || soa > 1 || state > 1 {
             Some(format!(
                 "field `{}` of schema `{}` repeats a `#[ecs(...)]` key; give each key once",
                 field.ident, model.ident

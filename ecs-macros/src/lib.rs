@@ -1,5 +1,5 @@
-//! The `#[derive(Schema)]`, `#[derive(Bundle)]` and `#[derive(StableHash)]`
-//! macros of the [`schemecs`](https://docs.rs/schemecs) crate.
+//! The `#[derive(Schema)]`, `#[derive(Bundle)]`, `#[derive(StableHash)]`
+//! and `#[derive(Soa)]` macros of the [`schemecs`](https://docs.rs/schemecs) crate.
 //!
 //! The `Schema` derive runs in three stages: `model` reads the struct into a model
 //! that keeps the user's tokens, `check` runs every check on it (collecting
@@ -19,6 +19,7 @@ mod errors;
 mod generate;
 mod model;
 mod relation;
+mod soa;
 mod stable_hash;
 
 use proc_macro::TokenStream;
@@ -67,6 +68,19 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     stable_hash::expand(&input, &generate::Krate::resolve())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives `schemecs::Soa` for a struct with named fields of `Copy` types:
+/// the component is stored field by field, each field in an array of its
+/// own, when its field in the schema is marked `#[ecs(soa)]`. Writes the
+/// views `NameRef`, `NameMut`, `NameSlices` and `NameSlicesMut`.
+/// Documented, with an example, at the trait in the `schemecs` crate.
+#[proc_macro_derive(Soa)]
+pub fn derive_soa(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    soa::expand(&input, &generate::Krate::resolve())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

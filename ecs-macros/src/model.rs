@@ -52,6 +52,9 @@ pub struct FieldModel<'a> {
     /// `#[ecs(sparse)]`: a component kept in a sparse set keyed by entity
     /// index rather than in a table column.
     pub sparse: bool,
+    /// `#[ecs(soa)]`: a component whose table column keeps each field in an
+    /// array of its own (the type derives `Soa`).
+    pub soa: bool,
     /// What the valued keys say: relation, requirements, hooks.
     pub lifecycle: Lifecycle,
 }
@@ -129,17 +132,19 @@ pub const EVENT_KEY: &str = "event";
 pub const STATE_KEY: &str = "state";
 pub const TRACK_KEY: &str = "track";
 pub const SPARSE_KEY: &str = "sparse";
+pub const SOA_KEY: &str = "soa";
 pub const RELATION_KEY: &str = "relation";
 pub const REQUIRES_KEY: &str = "requires";
 pub const ON_ADD_KEY: &str = "on_add";
 pub const ON_INSERT_KEY: &str = "on_insert";
 pub const ON_REMOVE_KEY: &str = "on_remove";
-const FIELD_KEYS: [&str; 10] = [
+const FIELD_KEYS: [&str; 11] = [
     RESOURCE_KEY,
     EVENT_KEY,
     STATE_KEY,
     TRACK_KEY,
     SPARSE_KEY,
+    SOA_KEY,
     RELATION_KEY,
     REQUIRES_KEY,
     ON_ADD_KEY,
@@ -234,6 +239,7 @@ impl<'a> FieldModel<'a> {
             type_name: type_name(&field.ty),
             tracked: role == Role::Component && has(TRACK_KEY),
             sparse: role == Role::Component && has(SPARSE_KEY),
+            soa: role == Role::Component && has(SOA_KEY),
             lifecycle,
             keys,
             role,

@@ -4,7 +4,9 @@ use crate::entity::{Entities, Entity, EntityLocation};
 use crate::mask::Mask;
 use crate::misuse::Misuse;
 use crate::schema::{Component, Schema};
-use crate::storage::{is_sparse, table_part, Bins, Column, EntityIndex, Table, TableId, TableRow};
+use crate::storage::{
+    is_sparse, table_part, Bins, Column, EntityIndex, Table, TableId, TableRow, Values,
+};
 
 /// Distinct components of schema `S` inserted or removed together: what
 /// [`World::spawn`], [`World::insert`], [`World::remove_bundle`],
@@ -198,9 +200,9 @@ impl<S: Schema> Placement<'_, S> {
             if present && S::TRACKED_BITS & (1 << C::BIT) != 0 {
                 column.mark_changed(self.row, self.tick);
             }
-            let values = C::column_mut(column);
+            let values = C::values_mut(column);
             if present {
-                let old = core::mem::replace(&mut values[self.row], value);
+                let old = values.replace(self.row, value);
                 self.bins.discard(old);
             } else {
                 // A tracked column is stamped by the caller once the row is
@@ -232,7 +234,7 @@ impl<S: Schema> Placement<'_, S> {
             if S::TRACKED_BITS & (1 << C::BIT) != 0 {
                 column.swap_remove_ticks(self.row);
             }
-            C::column_mut(column).swap_remove(self.row)
+            C::values_mut(column).swap_remove(self.row)
         } else {
             self.bins.pop_tag()
         }
@@ -343,7 +345,7 @@ pub fn extend_row_by_row<S: Schema, B: Bundle<S>, I: Iterator<Item = B>>(
 #[doc(hidden)]
 #[inline(always)]
 pub fn stage_component<S: Schema, C: Component<S>>(value: C, columns: &mut [S::Column]) {
-    C::column_mut(&mut columns[C::BIT as usize]).push(value);
+    C::values_mut(&mut columns[C::BIT as usize]).push(value);
 }
 
 impl<S: Schema> Bundle<S> for () {
@@ -431,7 +433,7 @@ macro_rules! impl_bundle {
                     let mask = table_part::<S>(<Self as Bundle<S>>::mask());
                     if let Ok(borrowed) = columns.get_disjoint_mut([$(mask.index($c::BIT)),+]) {
                         let mut borrowed = borrowed.into_iter();
-                        let vecs = ($($c::column_mut(
+                        let vecs = ($($c::values_mut(
                             borrowed.next().expect("one column per component"),
                         ),)+);
                         for bundle in bundles {

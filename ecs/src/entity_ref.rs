@@ -4,7 +4,7 @@
 use crate::entity::Entity;
 use crate::mask::Mask;
 use crate::schema::{Component, Schema};
-use crate::storage::{is_sparse, Bins, Column, Table};
+use crate::storage::{is_sparse, Bins, Column, Soa, Table, Values};
 use core::fmt;
 
 /// One live entity of a [`World`](crate::World), read-only: what
@@ -65,6 +65,7 @@ impl<'w, S: Schema> EntityRef<'w, S> {
     /// as the world's borrow, not just this `EntityRef`.
     #[inline]
     pub fn get<C: Component<S>>(&self) -> Option<&'w C> {
+        const { crate::schema::whole_check::<S>(C::BIT) };
         let (table, bins) = (self.table, self.bins);
         if is_sparse::<S>(C::BIT) {
             bins.sparse().get(self.id.into())
@@ -76,6 +77,20 @@ impl<'w, S: Schema> EntityRef<'w, S> {
             // A tag: every value of a zero-sized type is the same.
             bins.tag()
         }
+    }
+
+    /// Its `#[ecs(soa)]` component `C`, field by field (`CRef`: a reference
+    /// to each field); `None` if it lacks it. A compile error for a
+    /// component stored whole.
+    #[inline]
+    pub fn get_soa<C: Component<S> + Soa>(&self) -> Option<C::Ref<'w>> {
+        const { crate::schema::soa_check::<S>(C::BIT) };
+        let table = self.table;
+        if !table.mask().has(C::BIT) {
+            return None;
+        }
+        let fields = C::values(table.column(C::BIT)).fields()?;
+        (self.row < C::slices_len(&fields)).then(|| C::row(fields, self.row))
     }
 
     /// Whether it has component `C`.
@@ -214,7 +229,36 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     #[inline]
     pub fn into_mut<C: Component<S>>(self) -> Option<&'w mut C> {
         const { crate::schema::kept_check::<S>(C::BIT) };
+        const { crate::schema::whole_check::<S>(C::BIT) };
         self.into_mut_kept()
+    }
+
+    /// Its `#[ecs(soa)]` component `C`, field by field and mutably
+    /// (`CMut`: an exclusive reference to each field); `None` if it lacks
+    /// it. A compile error for a component stored whole.
+    #[inline]
+    pub fn get_soa_mut<C: Component<S> + Soa>(&mut self) -> Option<C::Mut<'_>> {
+        EntityMut::new(
+            self.id,
+            &mut *self.table,
+            self.row,
+            &mut *self.bins,
+            self.tick,
+        )
+        .into_soa_mut::<C>()
+    }
+
+    /// [`EntityMut::get_soa_mut`] for as long as the world's borrow: the
+    /// `EntityMut` is used up.
+    #[inline]
+    pub fn into_soa_mut<C: Component<S> + Soa>(self) -> Option<C::Mut<'w>> {
+        const { crate::schema::soa_check::<S>(C::BIT) };
+        const { crate::schema::kept_check::<S>(C::BIT) };
+        if !self.table.mask().has(C::BIT) {
+            return None;
+        }
+        let fields = C::values_mut(self.table.column_mut(C::BIT)).fields_mut()?;
+        (self.row < C::slices_mut_len(&fields)).then(|| C::row_mut(fields, self.row))
     }
 
     /// [`EntityMut::into_mut`] without its check: also for the relations

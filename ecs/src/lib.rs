@@ -182,9 +182,9 @@ pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Event
 pub use hook::DeferredWorld;
 pub use mask::{BitIter, Mask, MaskBits};
 pub use query::{
-    Added, Changed, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError, QueryFilter,
-    QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk, TableCondition,
-    TableEntities, TableEntitiesIter, With, Without,
+    Added, Changed, Fields, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError,
+    QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk,
+    TableCondition, TableEntities, TableEntitiesIter, With, Without,
 };
 pub use relation::{Inverse, OnTargetDespawn, Relation, RelationOf};
 pub use removed::Removed;
@@ -194,12 +194,15 @@ pub use schema::{Component, Resource, Schema, SparseMutable, Tracked};
 /// trait.
 pub use schemecs_macros::Bundle;
 pub use schemecs_macros::Schema;
+/// Derives [`Soa`](trait@Soa): see the trait.
+pub use schemecs_macros::Soa;
 /// Derives [`StableHash`](trait@StableHash): see the trait.
 pub use schemecs_macros::StableHash;
 pub use schemecs_macros::{Inverse, Relation};
 pub use sparse_mut::SparseMut;
 pub use spawner::{Spawner, UnnamedSpawner};
 pub use state::{in_state, InState, NextState, State, States};
+pub use storage::Soa;
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
@@ -223,10 +226,10 @@ pub mod prelude {
     pub use crate::{
         in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
         Commands, Component, ConditionExt, DeferredWorld, Entity, EntityMut, EntityRef,
-        EventCursor, EventReader, EventWriter, Events, FixedTime, GameLoop, Has, Inverse, Local,
-        Mask, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation, RelationOf, Removed,
-        Res, ResMut, Resource, RunIfExt, Schedule, Schema, SparseMut, Spawner, State, States,
-        UnnamedSpawner, With, Without, World,
+        EventCursor, EventReader, EventWriter, Events, Fields, FixedTime, GameLoop, Has, Inverse,
+        Local, Mask, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation, RelationOf,
+        Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema, Soa, SparseMut, Spawner, State,
+        States, UnnamedSpawner, With, Without, World,
     };
     // The derive alone: the trait's hidden methods (`place`, `take`, ...)
     // stay out of the user's method namespace; generic code names
@@ -259,7 +262,7 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
     pub use crate::storage::Staged;
-    pub use crate::storage::{Column, ColumnVec, TrackedVec};
+    pub use crate::storage::{AsVec, Column, ColumnVec, SoaField, SoaVec, TrackedVec, Values};
     pub use crate::system::{Exclusive, RunIfParts, RunIfShape, SystemFn, SystemNode};
     pub use bitflags;
     #[cfg(feature = "serde")]

@@ -123,6 +123,15 @@ where
         ResourceIsNotAComponent<S, T> + TupleIsNotAComponent<S, T> + EntityIsNotAComponent<S>,
 {
     const BIT: u32 = u32::MAX;
+    type Values = Vec<Self>;
+
+    fn values(_: &S::Column) -> &Vec<Self> {
+        unreachable!("a misuse impl never applies")
+    }
+
+    fn values_mut(_: &mut S::Column) -> &mut Vec<Self> {
+        unreachable!("a misuse impl never applies")
+    }
 
     fn column(_: &S::Column) -> &Vec<Self> {
         unreachable!("a misuse impl never applies")

@@ -110,6 +110,9 @@ pub trait Schema: Sized + 'static {
     /// keyed by entity index, never in a table column (no table's mask holds
     /// one of these bits).
     const SPARSE_BITS: u128;
+    /// Bits of the components marked `#[ecs(soa)]`: their table columns
+    /// keep each field in an array of its own ([`Soa`](crate::Soa)).
+    const SOA_BITS: u128 = 0;
     /// Bits of the relation components (`#[ecs(relation(inverse = ..))]`):
     /// each names a target entity, and the world keeps the target's list of
     /// sources (the inverse) in step with it.
@@ -165,6 +168,14 @@ pub trait Schema: Sized + 'static {
     const BUNDLE_DUPLICATE_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const TAG_REFERENCE_MESSAGES: &'static [&'static str];
+    /// Per component: why it cannot be borrowed whole (it is
+    /// `#[ecs(soa)]`).
+    #[doc(hidden)]
+    const SOA_REFERENCE_MESSAGES: &'static [&'static str];
+    /// Per component: why `Fields<&C>` does not apply (it is not
+    /// `#[ecs(soa)]`).
+    #[doc(hidden)]
+    const NOT_SOA_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
     const KEPT_MESSAGES: &'static [&'static str];
     #[doc(hidden)]
@@ -270,6 +281,20 @@ macro_rules! __schema_texts {
             $component, "` in a query; use `Has<", $component, ">` for a bool, or the filters \
              `With<", $component, ">` / `Without<", $component, ">`"
         )),*];
+        const SOA_REFERENCE_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "`", $component, "` is `#[ecs(soa)]` in schema `", $schema, "`: its table column \
+             keeps each field in an array of its own, so there is no whole `", $component,
+            "` to borrow; query `Fields<&", $component, ">` or `Fields<&mut ", $component,
+            ">` (per entity: `", $component, "Ref` / `", $component, "Mut`, per table: one \
+             slice per field), read one entity with `World::get_soa` / `get_soa_mut`, or \
+             remove `#[ecs(soa)]` from the field"
+        )),*];
+        const NOT_SOA_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
+            "`Fields<&", $component, ">` reads a component field by field, but `", $component,
+            "` is not `#[ecs(soa)]` in schema `", $schema, "` (or is a tag, which has no \
+             fields to store); query `&", $component, "` / `&mut ", $component, "`, or mark \
+             the field `#[ecs(soa)]` (its type derives `Soa`)"
+        )),*];
         const KEPT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "`", $component, "` of schema `", $schema, "` is a relation or a relation's inverse \
              list, and the world keeps the two in step: a write through `&mut ", $component,
@@ -329,6 +354,23 @@ macro_rules! __schema_texts {
     };
 }
 
+/// Fails to evaluate (a compile error) for an `#[ecs(soa)]` component of
+/// `S`, which has no whole value to borrow: the check of every `&C` and
+/// `&mut C` access.
+pub(crate) const fn whole_check<S: Schema>(bit: u32) {
+    if S::SOA_BITS & (1u128 << bit) != 0 {
+        panic!("{}", S::SOA_REFERENCE_MESSAGES[bit as usize]);
+    }
+}
+
+/// Fails to evaluate (a compile error) unless component `bit` of `S` is
+/// `#[ecs(soa)]`: the check of every field-by-field access.
+pub(crate) const fn soa_check<S: Schema>(bit: u32) {
+    if S::SOA_BITS & (1u128 << bit) == 0 {
+        panic!("{}", S::NOT_SOA_MESSAGES[bit as usize]);
+    }
+}
+
 /// Fails to evaluate (a compile error) for a relation or an inverse list of
 /// `S`, which only the world writes: the check of every `&mut` access.
 pub(crate) const fn kept_check<S: Schema>(bit: u32) {
@@ -351,7 +393,25 @@ pub trait Component<S: Schema>: Sized + 'static {
     /// This component's bit in `S::Mask` (its field's position).
     const BIT: u32;
 
-    /// This component's values in a column of its own type.
+    /// How a column keeps this component's values: `Vec<Self>`, or
+    /// `SoaVec<Self>` for a component marked `#[ecs(soa)]`.
+    #[doc(hidden)]
+    type Values: crate::storage::Values<Self> + 'static;
+
+    /// This component's values, shared: see [`Component::values_mut`].
+    #[doc(hidden)]
+    fn values(column: &S::Column) -> &Self::Values;
+
+    /// This component's values, as structural changes move them (whole
+    /// values in and out, by row). For a tracked component only pushes are
+    /// allowed here; the caller then stamps the column with
+    /// [`Column::sync_ticks`].
+    #[doc(hidden)]
+    fn values_mut(column: &mut S::Column) -> &mut Self::Values;
+
+    /// This component's values in a column of its own type. Never called
+    /// for an `#[ecs(soa)]` component (each caller's compile-time check
+    /// refuses one, see [`Schema::SOA_REFERENCE_MESSAGES`]).
     #[doc(hidden)]
     fn column(column: &S::Column) -> &Vec<Self>;
     /// This component's values in a column of its own type. For a tracked

@@ -50,7 +50,7 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             #[inline]
             fn len(&self) -> usize {
                 match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::vec(values).len(),)*
+                    #(Self::#variants(values) => #krate::__private::ColumnVec::len(values),)*
                 }
             }
 
@@ -167,7 +167,9 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 /// component marked `#[ecs(track)]`.
 pub(super) fn column_store(field: &FieldModel, krate: &Krate) -> TokenStream {
     let ty = field.ty;
-    if field.tracked {
+    if field.soa {
+        quote!(#krate::__private::SoaVec<#ty>)
+    } else if field.tracked {
         quote!(#krate::__private::TrackedVec<#ty>)
     } else {
         quote!(::std::vec::Vec<#ty>)

@@ -47,46 +47,111 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
     } else {
         quote!()
     };
+    let soa = if field.soa {
+        // A tag has no fields to store apart: said at the field, in
+        // `cargo check` too (a constant of a concrete type).
+        let message = format!(
+            "`{ty}` is a tag of schema `{schema}` (a zero-sized component: a bit, no values), so \
+             `#[ecs(soa)]` has no fields to store; remove it",
+            ty = field.type_name,
+        );
+        let span = syn::spanned::Spanned::span(ty);
+        quote_spanned! {span=>
+            const _: () = ::core::assert!(::core::mem::size_of::<#ty>() != 0, #message);
+        }
+    } else {
+        quote!()
+    };
     let relation_target = super::lifecycle::relation_target(field, names);
+    let values_ty = if field.soa {
+        quote!(#krate::__private::SoaVec<Self>)
+    } else {
+        quote!(::std::vec::Vec<Self>)
+    };
+    // The whole-value accessors: a column of an `#[ecs(soa)]` component
+    // holds no `Vec<Self>` (every caller's compile-time check refuses it).
+    let (values, values_mut, as_vec, as_vec_mut, with_ticks) = if field.soa {
+        (
+            quote!(values),
+            quote!(values),
+            quote!(_ => #krate::__private::column_mismatch::<#schema>(#bit),),
+            quote!(_ => #krate::__private::column_mismatch::<#schema>(#bit),),
+            quote!(_ => #krate::__private::column_mismatch::<#schema>(#bit),),
+        )
+    } else {
+        (
+            quote!(#krate::__private::AsVec::vec(values)),
+            quote!(#krate::__private::AsVec::vec_mut(values)),
+            quote! {
+                #column::#variant(values) => #krate::__private::AsVec::vec(values),
+                _ => #krate::__private::column_mismatch::<#schema>(#bit),
+            },
+            quote! {
+                #column::#variant(values) => #krate::__private::AsVec::vec_mut(values),
+                _ => #krate::__private::column_mismatch::<#schema>(#bit),
+            },
+            quote! {
+                #column::#variant(values) => {
+                    #krate::__private::AsVec::values_and_changed(values, tick)
+                }
+                _ => #krate::__private::column_mismatch::<#schema>(#bit),
+            },
+        )
+    };
     quote! {
         #[automatically_derived]
         impl #krate::Component<#schema> for #ty {
             const BIT: u32 = #bit;
+            type Values = #values_ty;
 
             #relation_target
 
             #[allow(unreachable_patterns)]
+            #[inline(always)]
+            fn values(column: &#column) -> &Self::Values {
+                match column {
+                    #column::#variant(values) => #values,
+                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
+                }
+            }
+
+            #[allow(unreachable_patterns)]
+            #[inline(always)]
+            fn values_mut(column: &mut #column) -> &mut Self::Values {
+                match column {
+                    #column::#variant(values) => #values_mut,
+                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
+                }
+            }
+
+            #[allow(unreachable_patterns, unused_variables)]
             #[inline]
             fn column(column: &#column) -> &::std::vec::Vec<Self> {
                 match column {
-                    #column::#variant(values) => #krate::__private::ColumnVec::vec(values),
-                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
+                    #as_vec
                 }
             }
 
-            #[allow(unreachable_patterns)]
+            #[allow(unreachable_patterns, unused_variables)]
             #[inline]
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> {
                 match column {
-                    #column::#variant(values) => #krate::__private::ColumnVec::vec_mut(values),
-                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
+                    #as_vec_mut
                 }
             }
 
-            #[allow(unreachable_patterns)]
+            #[allow(unreachable_patterns, unused_variables)]
             #[inline]
             fn values_and_changed(column: &mut #column, tick: u32) -> (&mut [Self], &mut [u32]) {
                 match column {
-                    #column::#variant(values) => {
-                        #krate::__private::ColumnVec::values_and_changed(values, tick)
-                    }
-                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
+                    #with_ticks
                 }
             }
         }
 
         #tracked
         #sparse
+        #soa
     }
 }
 

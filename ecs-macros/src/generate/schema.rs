@@ -27,6 +27,11 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
         .enumerate()
         .filter(|(_, field)| field.sparse)
         .map(|(bit, _)| bit_literal(bit));
+    let soa_bits = model
+        .components()
+        .enumerate()
+        .filter(|(_, field)| field.soa)
+        .map(|(bit, _)| bit_literal(bit));
     let event_fields: Vec<_> = model.events().map(|field| field.ident).collect();
     let lifecycle = super::lifecycle::schema_items(model, names);
     let new_columns = model
@@ -52,6 +57,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             };
             const TRACKED_BITS: u128 = 0 #(| (1u128 << #tracked_bits))*;
             const SPARSE_BITS: u128 = 0 #(| (1u128 << #sparse_bits))*;
+            const SOA_BITS: u128 = 0 #(| (1u128 << #soa_bits))*;
             #lifecycle
 
             #[inline]

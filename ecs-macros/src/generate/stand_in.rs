@@ -276,6 +276,9 @@ fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel
         #[automatically_derived]
         impl #impl_generics #krate::Component<#schema> for #ty #where_clause {
             const BIT: u32 = #bit;
+            type Values = ::std::vec::Vec<Self>;
+            fn values(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
+            fn values_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> { match *column {} }
             fn column(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
             fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> { match *column {} }
             fn values_and_changed(column: &mut #column, _: u32) -> (&mut [Self], &mut [u32]) { match *column {} }

@@ -190,7 +190,7 @@ pub const NO_COLUMN: u32 = u32::MAX;
 pub(crate) const ALIASING: &str = "a query borrowed one column twice; its CHECK const should \
                                    have rejected it at compile time";
 
-const fn tag_check<S: Schema>(bit: u32) {
+pub(super) const fn tag_check<S: Schema>(bit: u32) {
     if S::DATA_BITS & (1u128 << bit) == 0 {
         panic!("{}", S::TAG_REFERENCE_MESSAGES[bit as usize]);
     }
@@ -198,7 +198,7 @@ const fn tag_check<S: Schema>(bit: u32) {
 
 /// Fails for a `&mut` of a relation or an inverse list, which only the
 /// world writes (their two sides must agree).
-const fn write_check<S: Schema>(bit: u32) {
+pub(super) const fn write_check<S: Schema>(bit: u32) {
     tag_check::<S>(bit);
     crate::schema::kept_check::<S>(bit);
 }
@@ -259,7 +259,10 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &T {
     const REQUIRED: u128 = 1 << T::BIT;
     const READS: u128 = 1 << T::BIT;
     const WRITES: u128 = 0;
-    const CHECK: () = tag_check::<S>(T::BIT);
+    const CHECK: () = {
+        tag_check::<S>(T::BIT);
+        crate::schema::whole_check::<S>(T::BIT);
+    };
     const ORDERED: bool = true;
     const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
     const LAST_COLUMN: u32 = table_column::<S>(T::BIT);
@@ -420,7 +423,10 @@ impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
     const REQUIRED: u128 = 1 << T::BIT;
     const READS: u128 = 0;
     const WRITES: u128 = 1 << T::BIT;
-    const CHECK: () = write_check::<S>(T::BIT);
+    const CHECK: () = {
+        write_check::<S>(T::BIT);
+        crate::schema::whole_check::<S>(T::BIT);
+    };
     const ORDERED: bool = true;
     const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
     const LAST_COLUMN: u32 = table_column::<S>(T::BIT);
@@ -1123,7 +1129,7 @@ pub struct RowSplit {
 impl RowSplit {
     /// The mid point of an item of component `bit`, sparse or not.
     #[inline(always)]
-    fn mid<S: Schema>(self, bit: u32) -> usize {
+    pub(super) fn mid<S: Schema>(self, bit: u32) -> usize {
         if !is_sparse::<S>(bit) {
             self.rows
         } else if self.bit == bit {
@@ -1137,7 +1143,7 @@ impl RowSplit {
 /// The column bit of an item of component `bit` for the column order
 /// ([`SchemaQuery::FIRST_COLUMN`]): none for a sparse component, which
 /// takes no table column.
-const fn table_column<S: Schema>(bit: u32) -> u32 {
+pub(super) const fn table_column<S: Schema>(bit: u32) -> u32 {
     if is_sparse::<S>(bit) {
         NO_COLUMN
     } else {

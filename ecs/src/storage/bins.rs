@@ -1,7 +1,7 @@
 //! Per-component side storage of a world: the values of tags, the sparse
 //! sets, and values on their way to being dropped.
 
-use super::{Column, EntityIndex, SparseSets};
+use super::{Column, EntityIndex, SparseSets, Values};
 use crate::mask::{BitIter, Mask, MaskBits};
 use crate::schema::{Component, Schema};
 
@@ -150,7 +150,7 @@ impl<S: Schema> Bins<S> {
     #[inline]
     pub(crate) fn discard<C: Component<S>>(&mut self, value: C) {
         if core::mem::needs_drop::<C>() {
-            C::column_mut(&mut self.trash[C::BIT as usize]).push(value);
+            C::values_mut(&mut self.trash[C::BIT as usize]).push(value);
         }
     }
 

@@ -8,6 +8,7 @@
 //! nothing for it. The tick rules (ages, windows, clamping) live in
 //! [`crate::change`].
 
+use super::Soa;
 use crate::change::{clamp, later, GROUP};
 use crate::checksum::{StableHash, StableHasher};
 
@@ -181,17 +182,13 @@ impl<T: StableHash> StableHash for TrackedVec<T> {
 /// tick methods are nothing for it.
 #[doc(hidden)]
 pub trait ColumnVec: Default {
-    /// The component type.
-    type Value;
-
-    /// The values.
-    fn vec(&self) -> &Vec<Self::Value>;
-    /// The values, to read, write, or push to (then [`ColumnVec::sync_ticks`]).
-    fn vec_mut(&mut self) -> &mut Vec<Self::Value>;
-    /// The values, and the changed ticks of a tracked column (empty for a
-    /// `Vec`), to hand rows out to be written at `tick`: a tracked column
-    /// counts every group as written at `tick` from here on.
-    fn values_and_changed(&mut self, tick: u32) -> (&mut [Self::Value], &mut [u32]);
+    /// Number of values.
+    fn len(&self) -> usize;
+    /// Whether there are no values.
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Reserves room for `additional` more values.
     fn reserve(&mut self, additional: usize);
     /// Drops every value.
@@ -226,7 +223,7 @@ pub trait ColumnVec: Default {
     #[inline(always)]
     fn set_row_ticks(&mut self, _row: usize, _ticks: (u32, u32)) {}
     /// Swap-removes the ticks of `row`, whose value was swap-removed from
-    /// [`ColumnVec::vec_mut`].
+    /// [`AsVec::vec_mut`].
     #[inline(always)]
     fn swap_remove_ticks(&mut self, _row: usize) {}
     /// Clamps the ticks to at most [`MAX_AGE`](crate::change::MAX_AGE) older
@@ -241,9 +238,85 @@ pub trait ColumnVec: Default {
     }
 }
 
-impl<T> ColumnVec for Vec<T> {
-    type Value = T;
+/// The storage of a column that keeps its values whole, in a `Vec<T>`: a
+/// `Vec<T>` itself or a [`TrackedVec<T>`]. (A column of an `#[ecs(soa)]`
+/// component keeps them field by field and is not one.)
+#[doc(hidden)]
+pub trait AsVec<T> {
+    /// The values.
+    fn vec(&self) -> &Vec<T>;
+    /// The values, to read, write, or push to (then [`ColumnVec::sync_ticks`]).
+    fn vec_mut(&mut self) -> &mut Vec<T>;
+    /// The values, and the changed ticks of a tracked column (empty for a
+    /// `Vec`), to hand rows out to be written at `tick`: a tracked column
+    /// counts every group as written at `tick` from here on.
+    fn values_and_changed(&mut self, tick: u32) -> (&mut [T], &mut [u32]);
+}
 
+/// One component's values in a column, as structural changes see them:
+/// whole values pushed, replaced and taken out by row. A `Vec<T>`, or the
+/// [`SoaVec<T>`](super::SoaVec) of an `#[ecs(soa)]` component, which keeps
+/// each field in an array of its own.
+#[doc(hidden)]
+pub trait Values<T> {
+    /// Appends `value`.
+    fn push(&mut self, value: T);
+    /// Puts `value` at `row`; returns the value it replaces.
+    fn replace(&mut self, row: usize, value: T) -> T;
+    /// Removes the value at `row`, moving the last value into it.
+    fn swap_remove(&mut self, row: usize) -> T;
+    /// Removes the last value.
+    fn pop(&mut self) -> Option<T>;
+    /// Every row, one slice per field, if the values are kept field by
+    /// field (`#[ecs(soa)]`); `None` for a `Vec<T>`.
+    fn fields(&self) -> Option<T::Slices<'_>>
+    where
+        T: Soa;
+    /// Every row, one exclusive slice per field: see [`Values::fields`].
+    fn fields_mut(&mut self) -> Option<T::SlicesMut<'_>>
+    where
+        T: Soa;
+}
+
+impl<T> Values<T> for Vec<T> {
+    #[inline(always)]
+    fn push(&mut self, value: T) {
+        Vec::push(self, value);
+    }
+
+    #[inline(always)]
+    fn replace(&mut self, row: usize, value: T) -> T {
+        core::mem::replace(&mut self[row], value)
+    }
+
+    #[inline(always)]
+    fn swap_remove(&mut self, row: usize) -> T {
+        Vec::swap_remove(self, row)
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<T> {
+        Vec::pop(self)
+    }
+
+    #[inline(always)]
+    fn fields(&self) -> Option<T::Slices<'_>>
+    where
+        T: Soa,
+    {
+        None
+    }
+
+    #[inline(always)]
+    fn fields_mut(&mut self) -> Option<T::SlicesMut<'_>>
+    where
+        T: Soa,
+    {
+        None
+    }
+}
+
+impl<T> AsVec<T> for Vec<T> {
     #[inline(always)]
     fn vec(&self) -> &Vec<T> {
         self
@@ -257,6 +330,13 @@ impl<T> ColumnVec for Vec<T> {
     #[inline(always)]
     fn values_and_changed(&mut self, _tick: u32) -> (&mut [T], &mut [u32]) {
         (self, &mut [])
+    }
+}
+
+impl<T> ColumnVec for Vec<T> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        Vec::len(self)
     }
 
     #[inline]
@@ -292,9 +372,7 @@ impl<T> ColumnVec for Vec<T> {
     }
 }
 
-impl<T> ColumnVec for TrackedVec<T> {
-    type Value = T;
-
+impl<T> AsVec<T> for TrackedVec<T> {
     #[inline(always)]
     fn vec(&self) -> &Vec<T> {
         &self.values
@@ -309,6 +387,13 @@ impl<T> ColumnVec for TrackedVec<T> {
     fn values_and_changed(&mut self, tick: u32) -> (&mut [T], &mut [u32]) {
         self.latest.fill(tick);
         (&mut self.values, &mut self.changed)
+    }
+}
+
+impl<T> ColumnVec for TrackedVec<T> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.values.len()
     }
 
     #[inline]
@@ -428,7 +513,7 @@ impl<T> ColumnVec for TrackedVec<T> {
 /// save and read back.
 #[cfg(feature = "serde")]
 mod save {
-    use super::{ColumnVec, TrackedVec};
+    use super::{AsVec, ColumnVec, TrackedVec};
     use crate::save::{load_rows, reject, Bounded, LoadRows, SaveColumn};
     use core::fmt;
     use core::marker::PhantomData;

@@ -7,13 +7,15 @@
 mod bins;
 mod column;
 mod hash;
+mod soa;
 mod sparse;
 mod staged;
 mod table;
 
 pub(crate) use bins::Bins;
-pub use column::{Column, ColumnVec, TrackedVec};
+pub use column::{AsVec, Column, ColumnVec, TrackedVec, Values};
 pub(crate) use hash::MaskMap;
+pub use soa::{Soa, SoaField, SoaVec};
 #[cfg(feature = "serde")]
 pub(crate) use sparse::sparse_bits;
 pub(crate) use sparse::{

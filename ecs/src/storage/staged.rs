@@ -1,7 +1,7 @@
 //! The values of recorded commands, staged in typed columns until the
 //! commands are applied.
 
-use super::column::Column;
+use super::column::{Column, Values};
 use crate::schema::{Component, Schema};
 
 /// The values of recorded bundles: one column per component bit (tags
@@ -48,7 +48,7 @@ impl<S: Schema> Staged<S> {
     /// requirement's value, next in line for an insert of staged values.
     #[inline]
     pub fn push<C: Component<S>>(&mut self, value: C) {
-        C::column_mut(&mut self.columns()[C::BIT as usize]).push(value);
+        C::values_mut(&mut self.columns()[C::BIT as usize]).push(value);
     }
 
     /// Moves every value of `other` after the values here, column by column.

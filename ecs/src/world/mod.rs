@@ -515,6 +515,7 @@ impl<S: Schema> World<S> {
     /// Component `C` of `entity`; `None` if the entity is not alive or lacks it.
     #[inline]
     pub fn get<C: Component<S>>(&self, entity: Entity) -> Option<&C> {
+        const { crate::schema::whole_check::<S>(C::BIT) };
         self.store.get(entity)
     }
 
@@ -523,7 +524,28 @@ impl<S: Schema> World<S> {
     #[inline]
     pub fn get_mut<C: Component<S>>(&mut self, entity: Entity) -> Option<&mut C> {
         const { crate::schema::kept_check::<S>(C::BIT) };
+        const { crate::schema::whole_check::<S>(C::BIT) };
         self.store.get_mut(entity)
+    }
+
+    /// The `#[ecs(soa)]` component `C` of `entity`, field by field (`CRef`:
+    /// a reference to each field, see [`Soa`](trait@crate::Soa)); `None` if
+    /// the entity is not alive or lacks it. A compile error for a component
+    /// stored whole (use [`World::get`]).
+    #[inline]
+    pub fn get_soa<C: Component<S> + crate::Soa>(&self, entity: Entity) -> Option<C::Ref<'_>> {
+        self.store.entity(entity)?.get_soa::<C>()
+    }
+
+    /// The `#[ecs(soa)]` component `C` of `entity`, field by field and
+    /// mutably (`CMut`: an exclusive reference to each field); `None` if
+    /// the entity is not alive or lacks it.
+    #[inline]
+    pub fn get_soa_mut<C: Component<S> + crate::Soa>(
+        &mut self,
+        entity: Entity,
+    ) -> Option<C::Mut<'_>> {
+        self.store.entity_mut(entity)?.into_soa_mut::<C>()
     }
 
     /// Whether `entity` is alive and has component `C`.

@@ -1,0 +1,190 @@
+//! [`Fields`]: the query items of an `#[ecs(soa)]` component, which hand
+//! out its fields rather than a whole value.
+
+use super::fetch::{table_column, tag_check, write_check, RowSplit, TableView};
+use super::{QueryData, ReadOnlyQueryData, SchemaQuery};
+use crate::schema::{soa_check, Component, Schema};
+use crate::storage::{Soa, Values};
+use core::marker::PhantomData;
+
+/// Query item of an `#[ecs(soa)]` component (see [`Soa`](trait@Soa)), field
+/// by field: `Fields<&Pos>` and `Fields<&mut Pos>`, where a component stored
+/// whole is queried as `&Pos` and `&mut Pos`.
+///
+/// | item | per entity | table form (`for_each_table`, `for_each_table_mut`) |
+/// | --- | --- | --- |
+/// | `Fields<&Pos>` | `PosRef<'_>`: `&F` per field | `PosSlices<'_>`: `&[F]` per field |
+/// | `Fields<&mut Pos>` | `PosMut<'_>`: `&mut F` per field | `PosSlicesMut<'_>`: `&mut [F]` per field |
+///
+/// The table form is the Zig model's `items(.x)`: one array per field, so a
+/// loop over `pos.x` and `vel.x` reads those arrays and nothing else, and
+/// vectorizes. It matches, filters, conflicts and parallelizes as `&Pos`
+/// and `&mut Pos` would; `Option<Fields<&Pos>>` works as `Option<&Pos>`
+/// does.
+///
+/// `Fields<&C>` of a component that is not `#[ecs(soa)]` in the schema,
+/// and `&C` of one that is, fail to compile (in `cargo build`) with a
+/// message that names the component and the fix.
+///
+/// ```
+/// use schemecs::prelude::*;
+///
+/// #[derive(Soa, Clone, Copy)] struct Pos { x: f32, y: f32 }
+/// #[derive(Soa, Clone, Copy)] struct Vel { x: f32, y: f32 }
+/// #[derive(Schema)] struct S { #[ecs(soa)] pos: Pos, #[ecs(soa)] vel: Vel }
+///
+/// fn advance(mut movers: Query<(Fields<&mut Pos>, Fields<&Vel>)>) {
+///     // Per entity: the reference types.
+///     movers.for_each_mut(|(pos, vel)| *pos.y += *vel.y);
+///     // Per table: one slice per field.
+///     movers.for_each_table_mut(|_, (pos, vel)| {
+///         for (x, v) in pos.x.iter_mut().zip(vel.x) {
+///             *x += v;
+///         }
+///     });
+/// }
+///
+/// let mut world = World::<S>::new();
+/// let e = world.spawn((Pos { x: 0.0, y: 0.0 }, Vel { x: 1.0, y: 2.0 }));
+/// let mut schedule = Schedule::<S>::new();
+/// schedule.add(advance);
+/// schedule.run(&mut world);
+/// let pos = world.get_soa::<Pos>(e).unwrap().get();
+/// assert_eq!((pos.x, pos.y), (1.0, 2.0));
+/// ```
+pub struct Fields<Q>(PhantomData<fn() -> Q>);
+
+impl<T: Soa> QueryData for Fields<&T> {
+    type Item<'a> = T::Ref<'a>;
+    type Slice<'a> = T::Slices<'a>;
+    type Fetch<'a> = T::Slices<'a>;
+
+    #[inline(always)]
+    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        fetch
+    }
+
+    #[inline(always)]
+    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
+        T::row(fetch, row)
+    }
+
+    #[inline(always)]
+    fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+        assert!(T::slices_len(fetch) > 0, "query fetch exhausted");
+        let (first, rest) = T::split_at(*fetch, 1);
+        *fetch = rest;
+        T::row(first, 0)
+    }
+
+    #[inline(always)]
+    fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
+        T::shorten(fetch)
+    }
+
+    #[inline]
+    fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+        T::split_at(fetch, mid)
+    }
+}
+
+impl<T: Soa> ReadOnlyQueryData for Fields<&T> {
+    #[inline(always)]
+    fn shared<'a>(fetch: &'a Self::Fetch<'_>) -> Self::Fetch<'a> {
+        T::shorten(fetch)
+    }
+}
+
+impl<S: Schema, T: Component<S> + Soa> SchemaQuery<S> for Fields<&T> {
+    const REQUIRED: u128 = 1 << T::BIT;
+    const READS: u128 = 1 << T::BIT;
+    const WRITES: u128 = 0;
+    const CHECK: () = {
+        tag_check::<S>(T::BIT);
+        soa_check::<S>(T::BIT);
+    };
+    const ORDERED: bool = true;
+    const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
+    const LAST_COLUMN: u32 = table_column::<S>(T::BIT);
+
+    #[inline]
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w> {
+        if table.is_donor() {
+            return Default::default();
+        }
+        T::values(table.shared(T::BIT)).fields().unwrap_or_default()
+    }
+
+    #[inline]
+    fn split_rows<'w>(
+        fetch: Self::Fetch<'w>,
+        split: RowSplit,
+    ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+        T::split_at(fetch, split.mid::<S>(T::BIT))
+    }
+}
+
+impl<T: Soa> QueryData for Fields<&mut T> {
+    type Item<'a> = T::Mut<'a>;
+    type Slice<'a> = T::SlicesMut<'a>;
+    type Fetch<'a> = T::SlicesMut<'a>;
+
+    #[inline(always)]
+    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        fetch
+    }
+
+    #[inline(always)]
+    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
+        T::row_mut(fetch, row)
+    }
+
+    #[inline(always)]
+    fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
+        assert!(T::slices_mut_len(fetch) > 0, "query fetch exhausted");
+        let (first, rest) = T::split_at_mut(core::mem::take(fetch), 1);
+        *fetch = rest;
+        T::row_mut(first, 0)
+    }
+
+    #[inline(always)]
+    fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
+        T::reborrow(fetch)
+    }
+
+    #[inline]
+    fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+        T::split_at_mut(fetch, mid)
+    }
+}
+
+impl<S: Schema, T: Component<S> + Soa> SchemaQuery<S> for Fields<&mut T> {
+    const REQUIRED: u128 = 1 << T::BIT;
+    const READS: u128 = 0;
+    const WRITES: u128 = 1 << T::BIT;
+    const CHECK: () = {
+        write_check::<S>(T::BIT);
+        soa_check::<S>(T::BIT);
+    };
+    const ORDERED: bool = true;
+    const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
+    const LAST_COLUMN: u32 = table_column::<S>(T::BIT);
+
+    #[inline]
+    fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> Self::Fetch<'w> {
+        if table.is_donor() {
+            return Default::default();
+        }
+        T::values_mut(table.exclusive(T::BIT))
+            .fields_mut()
+            .unwrap_or_default()
+    }
+
+    #[inline]
+    fn split_rows<'w>(
+        fetch: Self::Fetch<'w>,
+        split: RowSplit,
+    ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+        T::split_at_mut(fetch, split.mid::<S>(T::BIT))
+    }
+}

@@ -1,0 +1,389 @@
+//! Struct-of-arrays components (`#[derive(Soa)]`, `#[ecs(soa)]`): whole
+//! values go in and come out through every structural path, the arrays stay
+//! in step through migrations, the query items hand out fields per entity
+//! and per table, and clones, checksums and saves are those of the same
+//! world stored whole.
+
+use ecs::prelude::*;
+use ecs::StableHash;
+use support::Rng;
+
+#[derive(Soa, Clone, Copy, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Pos {
+    x: f32,
+    y: f32,
+    z: f32,
+}
+
+#[derive(Soa, Clone, Copy, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Vel {
+    x: f32,
+    y: f32,
+    z: f32,
+}
+
+/// Fields of different types and sizes, in an order that is not theirs.
+#[derive(Soa, Clone, Copy, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Body {
+    mass: f64,
+    id: u8,
+    alive: bool,
+    charge: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Name(String);
+
+#[derive(Clone, Debug, PartialEq, StableHash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+struct Frozen;
+
+#[derive(Schema)]
+struct Particles {
+    #[ecs(soa)]
+    pos: Pos,
+    #[ecs(soa)]
+    vel: Vel,
+    #[ecs(soa)]
+    body: Body,
+    name: Name,
+    frozen: Frozen,
+}
+
+/// The same components, stored whole.
+#[derive(Schema)]
+struct Whole {
+    pos: Pos,
+    vel: Vel,
+    body: Body,
+    name: Name,
+    frozen: Frozen,
+}
+
+fn pos(i: u32) -> Pos {
+    let f = i as f32;
+    Pos {
+        x: f,
+        y: f * 2.0,
+        z: -f,
+    }
+}
+
+fn vel(i: u32) -> Vel {
+    let f = i as f32;
+    Vel {
+        x: 0.5 * f,
+        y: 1.0,
+        z: f + 3.0,
+    }
+}
+
+fn body(i: u32) -> Body {
+    Body {
+        mass: i as f64 * 0.25,
+        id: i as u8,
+        alive: i % 3 != 0,
+        charge: -(i as i32),
+    }
+}
+
+/// What one entity holds, read through the ordinary API.
+#[derive(Debug, PartialEq)]
+struct Row {
+    pos: Option<Pos>,
+    vel: Option<Vel>,
+    body: Option<Body>,
+    name: Option<Name>,
+    frozen: bool,
+}
+
+fn row(world: &World<Particles>, e: Entity) -> Row {
+    Row {
+        pos: world.get_soa::<Pos>(e).map(|p| p.get()),
+        vel: world.get_soa::<Vel>(e).map(|v| v.get()),
+        body: world.get_soa::<Body>(e).map(|b| b.get()),
+        name: world.get::<Name>(e).cloned(),
+        frozen: world.has::<Frozen>(e),
+    }
+}
+
+fn whole_row(world: &World<Whole>, e: Entity) -> Row {
+    Row {
+        pos: world.get::<Pos>(e).copied(),
+        vel: world.get::<Vel>(e).copied(),
+        body: world.get::<Body>(e).copied(),
+        name: world.get::<Name>(e).cloned(),
+        frozen: world.has::<Frozen>(e),
+    }
+}
+
+/// The same random structural changes on an SoA world and a whole one:
+/// spawns of several shapes, inserts, removes, takes and despawns, so that
+/// rows move between tables and swap-removes run in every array.
+fn churn(seed: u64, steps: u32) -> (World<Particles>, World<Whole>, Vec<Entity>) {
+    let mut rng = Rng::new(seed);
+    let mut soa = World::<Particles>::new();
+    let mut whole = World::<Whole>::new();
+    let mut alive = Vec::new();
+    for i in 0..steps {
+        let pick = (!alive.is_empty()).then(|| alive[rng.below(alive.len() as u64) as usize]);
+        match (rng.below(8), pick) {
+            (0, _) | (1, None) => {
+                let a = soa.spawn((pos(i), vel(i), Name(format!("e{i}"))));
+                let b = whole.spawn((pos(i), vel(i), Name(format!("e{i}"))));
+                assert_eq!(a, b);
+                alive.push(a);
+            }
+            (1, _) => {
+                let a = soa.spawn((body(i), pos(i)));
+                let b = whole.spawn((body(i), pos(i)));
+                assert_eq!(a, b);
+                alive.push(a);
+            }
+            (2, Some(e)) => {
+                assert_eq!(soa.insert(e, (vel(i),)), whole.insert(e, (vel(i),)));
+            }
+            (3, Some(e)) => {
+                assert_eq!(
+                    soa.insert(e, (body(i), Frozen)),
+                    whole.insert(e, (body(i), Frozen))
+                );
+            }
+            (4, Some(e)) => {
+                assert_eq!(soa.remove::<Pos>(e), whole.remove::<Pos>(e));
+            }
+            (5, Some(e)) => {
+                assert_eq!(soa.remove::<Body>(e), whole.remove::<Body>(e));
+            }
+            (6, Some(e)) => {
+                assert_eq!(soa.despawn(e), whole.despawn(e));
+                alive.retain(|&a| a != e);
+            }
+            (7, Some(e)) => {
+                assert_eq!(
+                    soa.insert(e, (pos(i + 1000),)),
+                    whole.insert(e, (pos(i + 1000),))
+                );
+            }
+            _ => {}
+        }
+    }
+    (soa, whole, alive)
+}
+
+#[test]
+fn structural_changes_keep_every_field_array_in_step() {
+    for seed in 1..=4 {
+        let (soa, whole, alive) = churn(seed, 3000);
+        assert!(alive.len() > 100);
+        for &e in &alive {
+            assert_eq!(row(&soa, e), whole_row(&whole, e), "seed {seed}, {e:?}");
+        }
+    }
+}
+
+#[test]
+fn whole_values_come_back_out() {
+    let mut world = World::<Particles>::new();
+    let e = world.spawn((pos(1), vel(2)));
+    assert_eq!(world.remove::<Pos>(e), Ok(Some(pos(1))));
+    assert_eq!(world.remove::<Pos>(e), Ok(None));
+    world.insert(e, (pos(3), body(4))).unwrap();
+    // An overwrite in place returns nothing and keeps the row.
+    world.insert(e, (pos(5),)).unwrap();
+    assert_eq!(
+        world.take::<(Pos, Vel, Body)>(e),
+        Ok((pos(5), vel(2), body(4)))
+    );
+    let dead = world.spawn((pos(6),));
+    world.despawn(dead).unwrap();
+    assert_eq!(world.insert(dead, (pos(7),)), Err(NoSuchEntity(dead)));
+    assert!(world.get_soa::<Pos>(dead).is_none());
+}
+
+#[test]
+fn spawn_batch_commands_and_spawners_fill_the_arrays() {
+    let mut world = World::<Particles>::new();
+    let batch: Vec<Entity> = world
+        .spawn_batch((0..100).map(|i| (pos(i), vel(i))))
+        .collect();
+    let mut schedule = Schedule::<Particles>::new();
+    schedule.add(|mut commands: Commands<Particles>| {
+        for i in 100..110 {
+            commands.spawn((pos(i), vel(i)));
+        }
+    });
+    schedule.add(|mut spawner: Spawner<Particles, (Pos, Vel)>| {
+        for i in 110..120 {
+            spawner.spawn((pos(i), vel(i)));
+        }
+    });
+    schedule.run(&mut world);
+    assert_eq!(world.len(), 120);
+    let mut seen: Vec<(Pos, Vel)> = world
+        .query::<(Fields<&Pos>, Fields<&Vel>)>()
+        .iter()
+        .map(|(p, v)| (p.get(), v.get()))
+        .collect();
+    seen.sort_by(|a, b| a.0.x.total_cmp(&b.0.x));
+    let expected: Vec<(Pos, Vel)> = (0..120).map(|i| (pos(i), vel(i))).collect();
+    assert_eq!(seen, expected);
+    assert_eq!(world.get_soa::<Pos>(batch[7]).unwrap().get(), pos(7));
+}
+
+#[test]
+fn the_table_form_hands_out_one_slice_per_field() {
+    let mut world = World::<Particles>::new();
+    world.spawn_batch((0..10).map(|i| (pos(i), vel(i))));
+    world.spawn_batch((10..15).map(|i| (pos(i), vel(i), Frozen)));
+    let mut tables = 0;
+    world
+        .query_filtered_mut::<(Fields<&mut Pos>, Fields<&Vel>), Without<Frozen>>()
+        .for_each_table_mut(|_, (pos, vel)| {
+            tables += 1;
+            assert_eq!(pos.len(), 10);
+            assert_eq!((pos.x.len(), pos.y.len(), vel.z.len()), (10, 10, 10));
+            for i in 0..pos.x.len() {
+                pos.x[i] += vel.x[i];
+                pos.z[i] = vel.z[i];
+            }
+        });
+    assert_eq!(tables, 1);
+    for (p, v, frozen) in world
+        .query::<(Fields<&Pos>, Fields<&Vel>, Has<Frozen>)>()
+        .iter()
+    {
+        let i = *p.y / 2.0;
+        if frozen {
+            assert_eq!(p.get(), pos(i as u32));
+        } else {
+            assert_eq!((*p.x, *p.z), (i + v.x, *v.z));
+        }
+    }
+}
+
+#[test]
+fn per_entity_items_read_and_write_fields() {
+    let mut world = World::<Particles>::new();
+    let a = world.spawn((pos(1), body(1)));
+    let b = world.spawn((pos(2),));
+    world
+        .query_mut::<(Fields<&mut Pos>, Option<Fields<&Body>>)>()
+        .for_each_mut(|(mut p, body)| {
+            *p.y = body.map_or(-1.0, |b| *b.mass as f32);
+            let old = p.get();
+            p.reborrow().set(Pos { z: 9.0, ..old });
+        });
+    assert_eq!(
+        world.get_soa::<Pos>(a).unwrap().get(),
+        Pos {
+            x: 1.0,
+            y: 0.25,
+            z: 9.0
+        }
+    );
+    assert_eq!(
+        world.get_soa::<Pos>(b).unwrap().get(),
+        Pos {
+            x: 2.0,
+            y: -1.0,
+            z: 9.0
+        }
+    );
+    *world.get_soa_mut::<Pos>(b).unwrap().x = 7.0;
+    let entity = world.entity(b).unwrap();
+    assert_eq!(*entity.get_soa::<Pos>().unwrap().x, 7.0);
+    assert!(entity.get_soa::<Body>().is_none());
+    let mut query = world.query_mut::<Fields<&mut Pos>>();
+    *query.get_mut(a).unwrap().x = 8.0;
+    assert_eq!(
+        world.query::<Fields<&Pos>>().get(a).map(|p| *p.x),
+        Some(8.0)
+    );
+}
+
+#[test]
+fn parallel_iteration_and_schedules_equal_sequential_runs() {
+    fn step(mut movers: Query<(Fields<&mut Pos>, Fields<&Vel>)>) {
+        movers.par_for_each_mut(|(p, v)| {
+            *p.x += *v.x;
+            *p.y = p.y.mul_add(0.5, *v.y);
+        });
+    }
+    fn spin(mut bodies: Query<(Fields<&mut Body>, Fields<&Pos>)>) {
+        bodies.for_each_table_mut(|_, (body, pos)| {
+            for i in 0..body.mass.len() {
+                body.mass[i] += pos.x[i] as f64;
+            }
+        });
+    }
+    let run = |threads: usize, parallel: bool| {
+        let (mut world, _, _) = churn(9, 2000);
+        let mut schedule = Schedule::<Particles>::new();
+        schedule.add(step).add(spin);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            for _ in 0..5 {
+                if parallel {
+                    schedule.force_parallel(Some(true));
+                    schedule.run(&mut world);
+                } else {
+                    schedule.run_sequential(&mut world);
+                }
+            }
+        });
+        world.checksum()
+    };
+    let expected = run(1, false);
+    for threads in [1, 2, 4] {
+        assert_eq!(run(threads, true), expected, "{threads} threads");
+    }
+}
+
+#[test]
+fn clones_and_checksums_are_those_of_the_whole_world() {
+    let (mut soa, whole, alive) = churn(5, 2000);
+    assert_eq!(soa.checksum(), whole.checksum());
+    let copy = soa.clone();
+    assert_eq!(copy.checksum(), soa.checksum());
+    for &e in &alive {
+        assert_eq!(row(&copy, e), row(&soa, e));
+    }
+    // clone_from onto a world of another shape, then diverge and restore.
+    let mut target = churn(6, 500).0;
+    target.clone_from(&soa);
+    assert_eq!(target.checksum(), soa.checksum());
+    soa.query_mut::<Fields<&mut Pos>>()
+        .for_each_mut(|p| *p.x += 1.0);
+    assert_ne!(soa.checksum(), copy.checksum());
+    soa.clone_from(&copy);
+    assert_eq!(soa.checksum(), copy.checksum());
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn a_save_is_that_of_the_whole_world_and_loads_back() {
+    let (soa, whole, alive) = churn(7, 2000);
+    let soa_json = serde_json::to_value(&soa).unwrap();
+    let mut whole_json = serde_json::to_value(&whole).unwrap();
+    // The header names the schema; everything else is the same.
+    assert_eq!(whole_json[1][0], "Whole");
+    whole_json[1][0] = "Particles".into();
+    assert_eq!(soa_json, whole_json);
+    let bytes = postcard::to_stdvec(&soa).unwrap();
+    let loaded: World<Particles> = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!(loaded.checksum(), soa.checksum());
+    for &e in &alive {
+        assert_eq!(row(&loaded, e), row(&soa, e));
+    }
+    // A save of the whole world (renamed) loads as the SoA one.
+    let from_whole: World<Particles> = serde_json::from_value(whole_json).unwrap();
+    assert_eq!(from_whole.checksum(), soa.checksum());
+}
