@@ -144,7 +144,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
             /// The value, copied out of its arrays.
             #[inline]
             #vis fn get(&self) -> #ident {
-                #ident { #(#names: *self.#names,)* }
+                #ident { #(#names: ::core::clone::Clone::clone(&*self.#names),)* }
             }
         }
 
@@ -159,7 +159,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
             /// The value, copied out of its arrays.
             #[inline]
             #vis fn get(&self) -> #ident {
-                #ident { #(#names: *self.#names,)* }
+                #ident { #(#names: ::core::clone::Clone::clone(&*self.#names),)* }
             }
 
             /// Writes `value` into the arrays, field by field.
@@ -260,7 +260,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
 
             #[inline(always)]
             fn read(columns: &#columns, row: usize) -> Self {
-                #ident { #(#names: columns.#names[row],)* }
+                #ident { #(#names: ::core::clone::Clone::clone(&columns.#names[row]),)* }
             }
 
             #[inline(always)]

@@ -262,7 +262,9 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
     pub use crate::storage::Staged;
-    pub use crate::storage::{AsVec, Column, ColumnVec, SoaField, SoaVec, TrackedVec, Values};
+    pub use crate::storage::{
+        AsVec, Column, ColumnVec, SoaComponent, SoaField, SoaVec, TrackedVec, Values,
+    };
     pub use crate::system::{Exclusive, RunIfParts, RunIfShape, SystemFn, SystemNode};
     pub use bitflags;
     #[cfg(feature = "serde")]

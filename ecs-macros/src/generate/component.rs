@@ -56,7 +56,12 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
             ty = field.type_name,
         );
         let span = syn::spanned::Spanned::span(ty);
+        let krate = krate.at(span);
         quote_spanned! {span=>
+            const _: () = {
+                fn check<__T: #krate::__private::SoaComponent<#schema>>() {}
+                let _ = check::<#ty>;
+            };
             const _: () = ::core::assert!(::core::mem::size_of::<#ty>() != 0, #message);
         }
     } else {

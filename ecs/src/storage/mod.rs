@@ -15,7 +15,7 @@ mod table;
 pub(crate) use bins::Bins;
 pub use column::{AsVec, Column, ColumnVec, TrackedVec, Values};
 pub(crate) use hash::MaskMap;
-pub use soa::{Soa, SoaField, SoaVec};
+pub use soa::{Soa, SoaComponent, SoaField, SoaVec};
 #[cfg(feature = "serde")]
 pub(crate) use sparse::sparse_bits;
 pub(crate) use sparse::{

@@ -64,6 +64,13 @@ use crate::checksum::{StableHash, StableHasher};
 /// // Whole values go in and come out.
 /// assert_eq!(world.remove::<Pos>(e), Ok(Some(Pos { x: 1.0, y: 2.0 })));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not derive `Soa`, which a component stored field by field needs",
+    label = "`{Self}` has no field-by-field layout",
+    note = "add `#[derive(Soa)]` to `{Self}` (a struct with named fields of `Copy` types), or \
+            store it whole: remove `#[ecs(soa)]` from its field in the schema, and query it \
+            as `&{Self}` rather than `Fields<&{Self}>`"
+)]
 pub trait Soa: Sized + 'static {
     /// One `Vec` per field, all of one length.
     #[doc(hidden)]
@@ -171,6 +178,19 @@ pub trait Soa: Sized + 'static {
 pub trait SoaField<Owner> {}
 
 impl<T: Copy, Owner> SoaField<Owner> for T {}
+
+/// The bound `#[derive(Schema)]` puts on the type of an `#[ecs(soa)]`
+/// field, so that a type that does not derive `Soa` is named first.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is marked `#[ecs(soa)]` in schema `{S}`, but does not derive `Soa`",
+    label = "`{Self}` has no field-by-field layout",
+    note = "add `#[derive(Soa)]` to `{Self}` (a struct with named fields of `Copy` types), or \
+            remove `#[ecs(soa)]` from its field in `{S}` to store it whole"
+)]
+pub trait SoaComponent<S> {}
+
+impl<T: Soa, S> SoaComponent<S> for T {}
 
 /// The column of an `#[ecs(soa)]` component: its [`Soa::Columns`].
 #[doc(hidden)]

@@ -1,0 +1,56 @@
+// SoA components beside whole ones: queries, filters, options, systems,
+// bundles and the per-entity accessors compile together.
+use ecs::prelude::*;
+
+#[derive(Soa, Clone, Copy, Debug, PartialEq)]
+pub struct Pos {
+    pub x: f32,
+    pub y: f32,
+}
+
+#[derive(Soa, Clone, Copy)]
+pub struct Vel {
+    pub x: f32,
+    pub y: f32,
+}
+
+pub struct Name(pub String);
+pub struct Frozen;
+
+#[derive(Schema)]
+pub struct Physics {
+    #[ecs(soa)]
+    pos: Pos,
+    #[ecs(soa)]
+    vel: Vel,
+    name: Name,
+    frozen: Frozen,
+}
+
+fn integrate(mut movers: Query<(Fields<&mut Pos>, Fields<&Vel>), Without<Frozen>>) {
+    movers.for_each_table_mut(|_, (pos, vel)| {
+        for i in 0..pos.len() {
+            pos.x[i] += vel.x[i];
+        }
+    });
+}
+
+fn report(named: Query<(&Name, Option<Fields<&Pos>>)>) {
+    named.for_each(|(name, pos)| {
+        let _ = (&name.0, pos.map(|p| p.get()));
+    });
+}
+
+fn main() {
+    let mut world = World::<Physics>::new();
+    let e = world.spawn((Pos { x: 0.0, y: 0.0 }, Vel { x: 1.0, y: 1.0 }, Name("a".into())));
+    let mut schedule = Schedule::<Physics>::new();
+    schedule.add(integrate).add(report);
+    schedule.run(&mut world);
+    let pos: PosRef<'_> = world.get_soa::<Pos>(e).unwrap();
+    assert_eq!(pos.get(), Pos { x: 1.0, y: 0.0 });
+    if let Some(mut pos) = world.get_soa_mut::<Pos>(e) {
+        pos.set(Pos { x: 2.0, y: 2.0 });
+    }
+    let _: Option<Pos> = world.remove::<Pos>(e).unwrap();
+}
