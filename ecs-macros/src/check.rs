@@ -170,12 +170,6 @@ fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
                  field; keep one of them",
                 field.ident, model.ident
             ))
-        } else if soa > 0 && track > 0 {
-            Some(format!(
-                "field `{}` of schema `{}` is marked both `soa` and `track`: change detection \
-                 of a component stored field by field is not supported yet; keep one of them",
-                field.ident, model.ident
-            ))
         } else if resource > 1 || event > 1 || track > 1 || sparse > 1 || soa > 1 || state > 1 {
             Some(format!(
                 "field `{}` of schema `{}` repeats a `#[ecs(...)]` key; give each key once",

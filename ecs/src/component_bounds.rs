@@ -79,6 +79,33 @@ macro_rules! stores {
 
 stores!(Vec<T>, TrackedVec<T>, T, Events<T>, crate::state::State<T>);
 
+/// A tracked column kept field by field: as a tracked `Vec<T>`.
+impl<T: crate::storage::Soa> Store<T> for TrackedVec<T, crate::storage::SoaVec<T>> {
+    #[inline]
+    fn clone_store(&self) -> Self
+    where
+        T: Clone,
+    {
+        self.clone()
+    }
+
+    #[inline]
+    fn clone_store_from(&mut self, source: &Self)
+    where
+        T: Clone,
+    {
+        self.clone_from(source);
+    }
+
+    #[inline]
+    fn hash_store(&self, hasher: &mut StableHasher)
+    where
+        T: StableHash,
+    {
+        self.stable_hash(hasher);
+    }
+}
+
 /// A column kept field by field: cloned array by array, hashed as the
 /// `Vec<T>` of the same values would be.
 impl<T: crate::storage::Soa> Store<T> for crate::storage::SoaVec<T> {

@@ -257,7 +257,11 @@ impl<'w, S: Schema> EntityMut<'w, S> {
         if !self.table.mask().has(C::BIT) {
             return None;
         }
-        let fields = C::values_mut(self.table.column_mut(C::BIT)).fields_mut()?;
+        let column = self.table.column_mut(C::BIT);
+        if S::TRACKED_BITS & (1 << C::BIT) != 0 {
+            column.mark_changed(self.row, self.tick);
+        }
+        let fields = C::values_mut(column).fields_mut()?;
         (self.row < C::slices_mut_len(&fields)).then(|| C::row_mut(fields, self.row))
     }
 

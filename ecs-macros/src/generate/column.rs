@@ -167,7 +167,9 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 /// component marked `#[ecs(track)]`.
 pub(super) fn column_store(field: &FieldModel, krate: &Krate) -> TokenStream {
     let ty = field.ty;
-    if field.soa {
+    if field.soa && field.tracked {
+        quote!(#krate::__private::TrackedVec<#ty, #krate::__private::SoaVec<#ty>>)
+    } else if field.soa {
         quote!(#krate::__private::SoaVec<#ty>)
     } else if field.tracked {
         quote!(#krate::__private::TrackedVec<#ty>)

@@ -68,7 +68,9 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
         quote!()
     };
     let relation_target = super::lifecycle::relation_target(field, names);
-    let values_ty = if field.soa {
+    let values_ty = if field.soa && field.tracked {
+        quote!(#krate::__private::TrackedVec<Self, #krate::__private::SoaVec<Self>>)
+    } else if field.soa {
         quote!(#krate::__private::SoaVec<Self>)
     } else {
         quote!(::std::vec::Vec<Self>)

@@ -124,37 +124,117 @@ impl<S: Schema, T: Component<S> + Soa> SchemaQuery<S> for Fields<&T> {
     }
 }
 
+/// The fetch of a `Fields<&mut T>` item: the rows' fields and, for a
+/// tracked component, the changed ticks of the rows from the first one
+/// fetched, as the fetch of `&mut T` keeps them (the rows still to come
+/// are the last `len` of `changed`).
+#[doc(hidden)]
+pub struct FieldsWriteFetch<'a, T: Soa> {
+    values: T::SlicesMut<'a>,
+    changed: &'a mut [u32],
+    tick: u32,
+}
+
+impl<T: Soa> Default for FieldsWriteFetch<'_, T> {
+    #[inline(always)]
+    fn default() -> Self {
+        FieldsWriteFetch {
+            values: Default::default(),
+            changed: &mut [],
+            tick: 0,
+        }
+    }
+}
+
+impl<T: Soa> FieldsWriteFetch<'_, T> {
+    /// The changed ticks of the rows not handed out yet (empty if
+    /// untracked).
+    #[inline(always)]
+    fn pending_ticks(&mut self) -> &mut [u32] {
+        let start = self
+            .changed
+            .len()
+            .saturating_sub(T::slices_mut_len(&self.values));
+        &mut self.changed[start..]
+    }
+}
+
 impl<T: Soa> QueryData for Fields<&mut T> {
     type Item<'a> = T::Mut<'a>;
     type Slice<'a> = T::SlicesMut<'a>;
-    type Fetch<'a> = T::SlicesMut<'a>;
+    type Fetch<'a> = FieldsWriteFetch<'a, T>;
 
+    // The table form hands out every row at once: every row is written.
     #[inline(always)]
-    fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
-        fetch
+    fn slice<'a>(mut fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
+        let tick = fetch.tick;
+        fetch.pending_ticks().fill(tick);
+        fetch.values
     }
 
     #[inline(always)]
-    fn get<'a>(fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
-        T::row_mut(fetch, row)
+    fn get<'a>(mut fetch: Self::Fetch<'a>, row: usize) -> Self::Item<'a> {
+        let tick = fetch.tick;
+        if let Some(changed) = fetch.pending_ticks().get_mut(row) {
+            *changed = tick;
+        }
+        T::row_mut(fetch.values, row)
     }
 
     #[inline(always)]
     fn next<'a>(fetch: &mut Self::Fetch<'a>) -> Self::Item<'a> {
-        assert!(T::slices_mut_len(fetch) > 0, "query fetch exhausted");
-        let (first, rest) = T::split_at_mut(core::mem::take(fetch), 1);
-        *fetch = rest;
+        assert!(
+            T::slices_mut_len(&fetch.values) > 0,
+            "query fetch exhausted"
+        );
+        let (first, rest) = T::split_at_mut(core::mem::take(&mut fetch.values), 1);
+        fetch.values = rest;
         T::row_mut(first, 0)
     }
 
     #[inline(always)]
+    fn stamp_rows(fetch: &mut Self::Fetch<'_>, rows: usize) {
+        if !fetch.changed.is_empty() {
+            let tick = fetch.tick;
+            let pending = fetch.pending_ticks();
+            let rows = rows.min(pending.len());
+            pending[..rows].fill(tick);
+        }
+    }
+
+    #[inline(always)]
     fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
-        T::reborrow(fetch)
+        FieldsWriteFetch {
+            values: T::reborrow(&mut fetch.values),
+            changed: fetch.changed,
+            tick: fetch.tick,
+        }
     }
 
     #[inline]
     fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
-        T::split_at_mut(fetch, mid)
+        let rows = T::slices_mut_len(&fetch.values);
+        let (head, tail) = T::split_at_mut(fetch.values, mid);
+        let (changed_head, changed_tail) = if fetch.changed.is_empty() {
+            (&mut [][..], &mut [][..])
+        } else {
+            // The head keeps the ticks before it (already handed out), so
+            // that its pending ticks stay the last `mid`.
+            let start = fetch.changed.len() - rows;
+            fetch.changed.split_at_mut(start + mid)
+        };
+        (
+            FieldsWriteFetch {
+                values: head,
+                changed: changed_head,
+                tick: fetch.tick,
+            },
+            FieldsWriteFetch {
+                values: tail,
+                changed: changed_tail,
+                tick: fetch.tick,
+            },
+        )
     }
 }
 
@@ -175,9 +255,15 @@ impl<S: Schema, T: Component<S> + Soa> SchemaQuery<S> for Fields<&mut T> {
         if table.is_donor() {
             return Default::default();
         }
-        T::values_mut(table.exclusive(T::BIT))
-            .fields_mut()
-            .unwrap_or_default()
+        let tick = table.tick;
+        match T::values_mut(table.exclusive(T::BIT)).fields_and_changed(tick) {
+            Some((values, changed)) => FieldsWriteFetch {
+                values,
+                changed,
+                tick,
+            },
+            None => Default::default(),
+        }
     }
 
     #[inline]
@@ -185,6 +271,6 @@ impl<S: Schema, T: Component<S> + Soa> SchemaQuery<S> for Fields<&mut T> {
         fetch: Self::Fetch<'w>,
         split: RowSplit,
     ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
-        T::split_at_mut(fetch, split.mid::<S>(T::BIT))
+        <Fields<&mut T> as QueryData>::split_at(fetch, split.mid::<S>(T::BIT))
     }
 }

@@ -11,6 +11,7 @@
 use super::Soa;
 use crate::change::{clamp, later, GROUP};
 use crate::checksum::{StableHash, StableHasher};
+use core::marker::PhantomData;
 
 /// Operations every column supports whatever its component type; implemented
 /// by the generated column enum with one match arm per component.
@@ -74,34 +75,40 @@ pub trait Column: 'static {
 /// A write stamps the summary with the writer's tick, the latest a world
 /// holds; rows moved in bring theirs ([`later`]); handing rows out to be
 /// written ([`ColumnVec::values_and_changed`]) stamps every group at once.
+///
+/// The values are a `Vec<T>` (`V`'s default) or, for an `#[ecs(soa)]`
+/// component, a [`SoaVec<T>`](super::SoaVec).
 #[doc(hidden)]
 #[derive(Debug)]
-pub struct TrackedVec<T> {
-    values: Vec<T>,
+pub struct TrackedVec<T, V = Vec<T>> {
+    values: V,
     added: Vec<u32>,
     changed: Vec<u32>,
     /// Per group of [`GROUP`] rows (the last one possibly partial).
     latest: Vec<u32>,
+    component: PhantomData<fn() -> T>,
 }
 
-impl<T> Default for TrackedVec<T> {
+impl<T, V: Default> Default for TrackedVec<T, V> {
     fn default() -> Self {
         TrackedVec {
-            values: Vec::new(),
+            values: V::default(),
             added: Vec::new(),
             changed: Vec::new(),
             latest: Vec::new(),
+            component: PhantomData,
         }
     }
 }
 
-impl<T: Clone> Clone for TrackedVec<T> {
+impl<T, V: Clone> Clone for TrackedVec<T, V> {
     fn clone(&self) -> Self {
         TrackedVec {
             values: self.values.clone(),
             added: self.added.clone(),
             changed: self.changed.clone(),
             latest: self.latest.clone(),
+            component: PhantomData,
         }
     }
 
@@ -113,19 +120,55 @@ impl<T: Clone> Clone for TrackedVec<T> {
     }
 }
 
-impl<T> TrackedVec<T> {
+impl<T, V: ColumnVec> TrackedVec<T, V> {
     /// A column of loaded parts, all of one length (the loader checks).
     #[cfg(feature = "serde")]
-    pub(crate) fn from_parts(values: Vec<T>, added: Vec<u32>, changed: Vec<u32>) -> Self {
+    pub(crate) fn from_parts(values: V, added: Vec<u32>, changed: Vec<u32>) -> Self {
         debug_assert!(values.len() == added.len() && added.len() == changed.len());
         let mut column = TrackedVec {
             values,
             added,
             changed,
             latest: Vec::new(),
+            component: PhantomData,
         };
         column.summarize_from(0);
         column
+    }
+
+    /// The values, without their ticks.
+    #[inline(always)]
+    pub(crate) fn values(&self) -> &V {
+        &self.values
+    }
+
+    /// The values, without their ticks: to push to (then
+    /// [`ColumnVec::sync_ticks`]), or to move values that the caller keeps
+    /// in step with the ticks.
+    #[inline(always)]
+    pub(crate) fn values_mut(&mut self) -> &mut V {
+        &mut self.values
+    }
+
+    /// The same column with its values converted by `convert` (which keeps
+    /// their number and order): the ticks and summaries are kept.
+    #[cfg(feature = "serde")]
+    pub(crate) fn map_values<W>(self, convert: impl FnOnce(V) -> W) -> TrackedVec<T, W> {
+        TrackedVec {
+            values: convert(self.values),
+            added: self.added,
+            changed: self.changed,
+            latest: self.latest,
+            component: PhantomData,
+        }
+    }
+
+    /// The values and the changed ticks, to hand rows out to be written at
+    /// `tick`: every group counts as written at `tick` from here on.
+    #[inline(always)]
+    pub(crate) fn values_and_changed_ticks(&mut self, tick: u32) -> (&mut V, &mut [u32]) {
+        self.latest.fill(tick);
+        (&mut self.values, &mut self.changed)
     }
 
     /// Recomputes the summaries of the groups from the one holding `row`
@@ -168,9 +211,11 @@ impl<T> TrackedVec<T> {
     }
 }
 
-impl<T: StableHash> StableHash for TrackedVec<T> {
+/// The values as their store hashes them (a `Vec<T>` and a `SoaVec<T>` of
+/// the same values alike), then the ticks.
+impl<T, V: StableHash> StableHash for TrackedVec<T, V> {
     fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.values.as_slice().stable_hash(hasher);
+        self.values.stable_hash(hasher);
         self.added.as_slice().stable_hash(hasher);
         self.changed.as_slice().stable_hash(hasher);
     }
@@ -276,6 +321,16 @@ pub trait Values<T> {
     fn fields_mut(&mut self) -> Option<T::SlicesMut<'_>>
     where
         T: Soa;
+    /// [`Values::fields_mut`] and, for a tracked column, the changed ticks
+    /// of its rows (empty otherwise), to hand rows out to be written at
+    /// `tick`, as [`AsVec::values_and_changed`] does.
+    #[inline(always)]
+    fn fields_and_changed(&mut self, _tick: u32) -> Option<(T::SlicesMut<'_>, &mut [u32])>
+    where
+        T: Soa,
+    {
+        Some((self.fields_mut()?, &mut []))
+    }
 }
 
 impl<T> Values<T> for Vec<T> {
@@ -385,12 +440,12 @@ impl<T> AsVec<T> for TrackedVec<T> {
 
     #[inline(always)]
     fn values_and_changed(&mut self, tick: u32) -> (&mut [T], &mut [u32]) {
-        self.latest.fill(tick);
-        (&mut self.values, &mut self.changed)
+        let (values, changed) = self.values_and_changed_ticks(tick);
+        (values, changed)
     }
 }
 
-impl<T> ColumnVec for TrackedVec<T> {
+impl<T, V: ColumnVec> ColumnVec for TrackedVec<T, V> {
     #[inline(always)]
     fn len(&self) -> usize {
         self.values.len()
@@ -423,7 +478,7 @@ impl<T> ColumnVec for TrackedVec<T> {
 
     #[inline]
     fn reverse(&mut self) {
-        self.values.reverse();
+        ColumnVec::reverse(&mut self.values);
         self.added.reverse();
         self.changed.reverse();
         self.summarize_from(0);
@@ -431,7 +486,7 @@ impl<T> ColumnVec for TrackedVec<T> {
 
     #[inline]
     fn move_row(&mut self, row: usize, to: &mut Self) {
-        to.values.push(self.values.swap_remove(row));
+        self.values.move_row(row, &mut to.values);
         // Only the trash, a destination never read by row, can lack ticks.
         if row < self.added.len() {
             to.added.push(self.added.swap_remove(row));
@@ -444,9 +499,7 @@ impl<T> ColumnVec for TrackedVec<T> {
 
     #[inline]
     fn pop_into(&mut self, to: &mut Self) {
-        if let Some(value) = self.values.pop() {
-            to.values.push(value);
-        }
+        self.values.pop_into(&mut to.values);
         self.added.truncate(self.values.len());
         self.changed.truncate(self.values.len());
         self.latest.truncate(self.values.len().div_ceil(GROUP));
@@ -513,7 +566,7 @@ impl<T> ColumnVec for TrackedVec<T> {
 /// save and read back.
 #[cfg(feature = "serde")]
 mod save {
-    use super::{AsVec, ColumnVec, TrackedVec};
+    use super::{ColumnVec, TrackedVec};
     use crate::save::{load_rows, reject, Bounded, LoadRows, SaveColumn};
     use core::fmt;
     use core::marker::PhantomData;
@@ -537,16 +590,26 @@ mod save {
         }
     }
 
-    /// A tracked column: its values, then its added and changed ticks.
-    impl<T: serde::Serialize> SaveColumn for TrackedVec<T> {
+    /// A tracked column: its values (as its value store writes them: a
+    /// sequence of whole values), then its added and changed ticks.
+    impl<T, V: ColumnVec + SaveColumn> SaveColumn for TrackedVec<T, V> {
         fn save<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             use serde::ser::SerializeTuple;
             let (added, changed) = self.ticks().unwrap_or((&[], &[]));
             let mut tuple = serializer.serialize_tuple(3)?;
-            tuple.serialize_element(&Rows(self.vec()))?;
+            tuple.serialize_element(&Saved(self.values()))?;
             tuple.serialize_element(&Rows(added))?;
             tuple.serialize_element(&Rows(changed))?;
             tuple.end()
+        }
+    }
+
+    /// A value store, serialized as it saves itself.
+    struct Saved<'a, V>(&'a V);
+
+    impl<V: SaveColumn> serde::Serialize for Saved<'_, V> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            self.0.save(serializer)
         }
     }
 

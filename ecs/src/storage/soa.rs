@@ -10,7 +10,7 @@
 //! each field, which is why every field of an SoA component is `Copy`.
 
 use super::column::ColumnVec;
-use super::Values;
+use super::{TrackedVec, Values};
 use crate::checksum::{StableHash, StableHasher};
 
 /// A component stored field by field: each named field in an array of its
@@ -255,6 +255,48 @@ impl<T: Soa> Values<T> for SoaVec<T> {
     }
 }
 
+/// The column of a tracked `#[ecs(soa)]` component: its values are moved
+/// as an untracked one's (the caller keeps the ticks in step, as it does
+/// for a tracked `Vec<T>`), and rows handed out to be written come with
+/// their changed ticks.
+impl<T: Soa> Values<T> for TrackedVec<T, SoaVec<T>> {
+    #[inline(always)]
+    fn push(&mut self, value: T) {
+        self.values_mut().push(value);
+    }
+
+    #[inline(always)]
+    fn replace(&mut self, row: usize, value: T) -> T {
+        self.values_mut().replace(row, value)
+    }
+
+    #[inline(always)]
+    fn swap_remove(&mut self, row: usize) -> T {
+        self.values_mut().swap_remove(row)
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<T> {
+        self.values_mut().pop()
+    }
+
+    #[inline(always)]
+    fn fields(&self) -> Option<T::Slices<'_>> {
+        self.values().fields()
+    }
+
+    #[inline(always)]
+    fn fields_mut(&mut self) -> Option<T::SlicesMut<'_>> {
+        self.values_mut().fields_mut()
+    }
+
+    #[inline(always)]
+    fn fields_and_changed(&mut self, tick: u32) -> Option<(T::SlicesMut<'_>, &mut [u32])> {
+        let (values, changed) = self.values_and_changed_ticks(tick);
+        Some((values.fields_mut()?, changed))
+    }
+}
+
 impl<T: Soa> ColumnVec for SoaVec<T> {
     #[inline]
     fn len(&self) -> usize {
@@ -327,6 +369,7 @@ impl<T: Soa + StableHash> StableHash for SoaVec<T> {
 mod save {
     use super::{Soa, SoaVec};
     use crate::save::{load_rows, LoadRows, SaveColumn};
+    use crate::storage::TrackedVec;
     use crate::storage::Values;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -344,12 +387,31 @@ mod save {
             deserializer: D,
         ) -> Result<Self, D::Error> {
             let values: Vec<T> = load_rows(rows, what, deserializer)?;
+            Ok(SoaVec::from_values(values))
+        }
+    }
+
+    /// A tracked column: read as a tracked `Vec<T>` is, then split.
+    impl<'de, T: Soa + Deserialize<'de>> LoadRows<'de> for TrackedVec<T, SoaVec<T>> {
+        fn load<D: Deserializer<'de>>(
+            rows: usize,
+            what: &'static str,
+            deserializer: D,
+        ) -> Result<Self, D::Error> {
+            let whole = <TrackedVec<T> as LoadRows<'de>>::load(rows, what, deserializer)?;
+            Ok(whole.map_values(SoaVec::from_values))
+        }
+    }
+
+    impl<T: Soa> SoaVec<T> {
+        /// The column of `values`, in order.
+        fn from_values(values: Vec<T>) -> Self {
             let mut column = SoaVec::default();
             T::reserve(&mut column.columns, values.len());
             for value in values {
                 column.push(value);
             }
-            Ok(column)
+            column
         }
     }
 }

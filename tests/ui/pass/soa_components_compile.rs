@@ -1,5 +1,6 @@
-// SoA components beside whole ones: queries, filters, options, systems,
-// bundles and the per-entity accessors compile together.
+// SoA components (one tracked) beside whole ones: queries, filters,
+// `Changed`, options, systems, bundles and the per-entity accessors compile
+// together.
 use ecs::prelude::*;
 
 #[derive(Soa, Clone, Copy, Debug, PartialEq)]
@@ -21,7 +22,7 @@ pub struct Frozen;
 pub struct Physics {
     #[ecs(soa)]
     pos: Pos,
-    #[ecs(soa)]
+    #[ecs(soa, track)]
     vel: Vel,
     name: Name,
     frozen: Frozen,
@@ -35,6 +36,10 @@ fn integrate(mut movers: Query<(Fields<&mut Pos>, Fields<&Vel>), Without<Frozen>
     });
 }
 
+fn steer(mut turned: Query<Fields<&mut Vel>, Changed<Vel>>) {
+    turned.for_each_mut(|v| *v.y = 0.0);
+}
+
 fn report(named: Query<(&Name, Option<Fields<&Pos>>)>) {
     named.for_each(|(name, pos)| {
         let _ = (&name.0, pos.map(|p| p.get()));
@@ -45,7 +50,7 @@ fn main() {
     let mut world = World::<Physics>::new();
     let e = world.spawn((Pos { x: 0.0, y: 0.0 }, Vel { x: 1.0, y: 1.0 }, Name("a".into())));
     let mut schedule = Schedule::<Physics>::new();
-    schedule.add(integrate).add(report);
+    schedule.add(integrate).add(steer).add(report);
     schedule.run(&mut world);
     let pos: PosRef<'_> = world.get_soa::<Pos>(e).unwrap();
     assert_eq!(pos.get(), Pos { x: 1.0, y: 0.0 });
