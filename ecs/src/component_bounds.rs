@@ -21,7 +21,7 @@
 use crate::checksum::{StableHash, StableHasher};
 use crate::event::Events;
 use crate::schema::Schema;
-use crate::storage::TrackedVec;
+use crate::storage::{Soa, SoaVec, TrackedVec};
 
 /// How a world keeps values of `T`: a component's column (`Vec<T>`, or
 /// `TrackedVec<T>` for a tracked component), a resource (itself), an
@@ -48,8 +48,11 @@ pub trait Store<T>: Sized {
 /// `Store<T>` for each way of keeping `T`, by the stored type's own `Clone`
 /// and `StableHash`, which it has when `T` does.
 macro_rules! stores {
-    ($($store:ty),+ $(,)?) => {$(
-        impl<T> Store<T> for $store {
+    ($params:tt $($store:ty),+ $(,)?) => {$(
+        stores!(@one $params $store);
+    )+};
+    (@one [$($param:tt)*] $store:ty) => {
+        impl<$($param)*> Store<T> for $store {
             #[inline]
             fn clone_store(&self) -> Self
             where
@@ -74,68 +77,14 @@ macro_rules! stores {
                 self.stable_hash(hasher);
             }
         }
-    )+};
+    };
 }
 
-stores!(Vec<T>, TrackedVec<T>, T, Events<T>, crate::state::State<T>);
+stores!([T] Vec<T>, TrackedVec<T>, T, Events<T>, crate::state::State<T>);
+// A column kept field by field, tracked or not: cloned array by array,
+// hashed as the `Vec<T>` of the same values would be.
+stores!([T: Soa] SoaVec<T>, TrackedVec<T, SoaVec<T>>);
 
-/// A tracked column kept field by field: as a tracked `Vec<T>`.
-impl<T: crate::storage::Soa> Store<T> for TrackedVec<T, crate::storage::SoaVec<T>> {
-    #[inline]
-    fn clone_store(&self) -> Self
-    where
-        T: Clone,
-    {
-        self.clone()
-    }
-
-    #[inline]
-    fn clone_store_from(&mut self, source: &Self)
-    where
-        T: Clone,
-    {
-        self.clone_from(source);
-    }
-
-    #[inline]
-    fn hash_store(&self, hasher: &mut StableHasher)
-    where
-        T: StableHash,
-    {
-        self.stable_hash(hasher);
-    }
-}
-
-/// A column kept field by field: cloned array by array, hashed as the
-/// `Vec<T>` of the same values would be.
-impl<T: crate::storage::Soa> Store<T> for crate::storage::SoaVec<T> {
-    #[inline]
-    fn clone_store(&self) -> Self
-    where
-        T: Clone,
-    {
-        self.clone()
-    }
-
-    #[inline]
-    fn clone_store_from(&mut self, source: &Self)
-    where
-        T: Clone,
-    {
-        self.clone_from(source);
-    }
-
-    #[inline]
-    fn hash_store(&self, hasher: &mut StableHasher)
-    where
-        T: StableHash,
-    {
-        self.stable_hash(hasher);
-    }
-}
-
-/// A component type of schema `S`, as far as cloning a world is concerned:
-/// every `Clone` type.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`World<{S}>` cannot be cloned: its component `{Self}` is not `Clone`",

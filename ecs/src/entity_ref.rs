@@ -199,6 +199,12 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// Its component `C`, mutably; `None` if it lacks it.
     #[inline]
     pub fn get_mut<C: Component<S>>(&mut self) -> Option<&mut C> {
+        self.reborrow().into_mut()
+    }
+
+    /// A shorter-lived view of the same entity.
+    #[inline]
+    fn reborrow(&mut self) -> EntityMut<'_, S> {
         EntityMut::new(
             self.id,
             &mut *self.table,
@@ -206,7 +212,6 @@ impl<'w, S: Schema> EntityMut<'w, S> {
             &mut *self.bins,
             self.tick,
         )
-        .into_mut()
     }
 
     /// Its component `C`, mutably, for as long as the world's borrow: the
@@ -238,14 +243,7 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// it. A compile error for a component stored whole.
     #[inline]
     pub fn get_soa_mut<C: Component<S> + Soa>(&mut self) -> Option<C::Mut<'_>> {
-        EntityMut::new(
-            self.id,
-            &mut *self.table,
-            self.row,
-            &mut *self.bins,
-            self.tick,
-        )
-        .into_soa_mut::<C>()
+        self.reborrow().into_soa_mut::<C>()
     }
 
     /// [`EntityMut::get_soa_mut`] for as long as the world's borrow: the

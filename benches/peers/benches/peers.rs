@@ -3,7 +3,8 @@
 
 use criterion::{criterion_group, criterion_main};
 use ecs_peers::{
-    add_remove, frag_iter, frame, heavy_compute, hierarchy, schedule, simple_insert, simple_iter,
+    add_remove, frag_iter, frame, heavy_compute, hierarchy, particles, schedule, simple_insert,
+    simple_iter,
 };
 
 criterion_group!(
@@ -16,5 +17,6 @@ criterion_group!(
     schedule::bench,
     frame::bench,
     hierarchy::bench,
+    particles::bench,
 );
 criterion_main!(benches);

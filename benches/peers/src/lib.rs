@@ -17,6 +17,7 @@ pub mod frag_iter;
 pub mod frame;
 pub mod heavy_compute;
 pub mod hierarchy;
+pub mod particles;
 pub mod schedule;
 pub mod shared;
 pub mod simple_insert;

@@ -395,15 +395,9 @@ impl<T: 'static> QueryData for &mut T {
 
     #[inline]
     fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
+        let rows = fetch.values.len();
         let (head, tail) = fetch.values.split_at_mut(mid);
-        let (changed_head, changed_tail) = if fetch.changed.is_empty() {
-            (&mut [][..], &mut [][..])
-        } else {
-            // The head keeps the ticks before it (already handed out), so
-            // that its pending ticks stay the last `mid`.
-            let start = fetch.changed.len() - head.len() - tail.len();
-            fetch.changed.split_at_mut(start + mid)
-        };
+        let (changed_head, changed_tail) = split_pending(fetch.changed, rows, mid);
         (
             WriteFetch {
                 values: head,
@@ -416,6 +410,24 @@ impl<T: 'static> QueryData for &mut T {
                 tick: fetch.tick,
             },
         )
+    }
+}
+
+/// The changed ticks of a write fetch of `rows` rows (the last `rows` of
+/// `changed` are pending) cut where the rows are cut at `mid`: the head
+/// keeps the ticks before it (already handed out), so that its pending
+/// ticks stay the last `mid`. Empty halves for an untracked component.
+#[inline]
+pub(super) fn split_pending(
+    changed: &mut [u32],
+    rows: usize,
+    mid: usize,
+) -> (&mut [u32], &mut [u32]) {
+    if changed.is_empty() {
+        (&mut [], &mut [])
+    } else {
+        let start = changed.len() - rows;
+        changed.split_at_mut(start + mid)
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Fields`]: the query items of an `#[ecs(soa)]` component, which hand
 //! out its fields rather than a whole value.
 
-use super::fetch::{table_column, tag_check, write_check, RowSplit, TableView};
+use super::fetch::{split_pending, table_column, tag_check, write_check, RowSplit, TableView};
 use super::{QueryData, ReadOnlyQueryData, SchemaQuery};
 use crate::schema::{soa_check, Component, Schema};
 use crate::storage::{Soa, Values};
@@ -215,14 +215,7 @@ impl<T: Soa> QueryData for Fields<&mut T> {
     fn split_at<'a>(fetch: Self::Fetch<'a>, mid: usize) -> (Self::Fetch<'a>, Self::Fetch<'a>) {
         let rows = T::slices_mut_len(&fetch.values);
         let (head, tail) = T::split_at_mut(fetch.values, mid);
-        let (changed_head, changed_tail) = if fetch.changed.is_empty() {
-            (&mut [][..], &mut [][..])
-        } else {
-            // The head keeps the ticks before it (already handed out), so
-            // that its pending ticks stay the last `mid`.
-            let start = fetch.changed.len() - rows;
-            fetch.changed.split_at_mut(start + mid)
-        };
+        let (changed_head, changed_tail) = split_pending(fetch.changed, rows, mid);
         (
             FieldsWriteFetch {
                 values: head,
