@@ -6,7 +6,10 @@
 
 use ecs::prelude::*;
 use ecs::StableHash;
-use support::Rng;
+use support::{allocations, Counting, Rng};
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 #[derive(Soa, Clone, Copy, Debug, PartialEq, StableHash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -348,6 +351,131 @@ fn parallel_iteration_and_schedules_equal_sequential_runs() {
 }
 
 #[test]
+fn field_items_read_and_write_their_component_for_the_schedule() {
+    fn move_vel(mut q: Query<Fields<&mut Vel>>) {
+        q.for_each_mut(|v| *v.x += 1.0);
+    }
+    fn read_pos(q: Query<Fields<&Pos>>) {
+        q.for_each(|_| {});
+    }
+    fn read_vel(q: Query<Fields<&Vel>>) {
+        q.for_each(|_| {});
+    }
+    let mut schedule = Schedule::<Particles>::new();
+    schedule.add(move_vel).add(read_pos).add(read_vel);
+    let plan = schedule.describe();
+    // `read_pos` shares nothing with `move_vel`; `read_vel` reads what it
+    // writes, so it waits.
+    assert!(plan.contains("stage 1: move_vel, read_pos\n"), "{plan}");
+    assert!(plan.contains("stage 2: read_vel\n"), "{plan}");
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Stun(f32);
+
+#[derive(Schema)]
+struct Stunned {
+    #[ecs(soa)]
+    pos: Pos,
+    #[ecs(sparse)]
+    stun: Stun,
+}
+
+#[test]
+fn field_items_line_up_with_sparse_items_and_filters() {
+    let mut world = World::<Stunned>::new();
+    let entities: Vec<Entity> = world.spawn_batch((0..40).map(|i| (pos(i),))).collect();
+    // Stun every third entity, out of order, so that the set's dense order
+    // is not the rows' and the runs of rows with and without it are short.
+    for (n, &e) in entities.iter().enumerate().rev() {
+        if n % 3 == 0 {
+            world.insert(e, (Stun(n as f32),)).unwrap();
+        }
+    }
+    world
+        .query_mut::<(Fields<&mut Pos>, Option<&Stun>)>()
+        .for_each_mut(|(p, stun)| *p.z = stun.map_or(-1.0, |s| s.0));
+    world
+        .query_filtered_mut::<Fields<&mut Pos>, With<Stun>>()
+        .for_each_mut(|p| *p.y = 7.0);
+    let stunned: Vec<(f32, f32)> = world
+        .query::<(Fields<&Pos>, &Stun)>()
+        .iter()
+        .map(|(p, s)| (*p.x, s.0))
+        .collect();
+    assert_eq!(stunned.len(), 14);
+    assert!(stunned.iter().all(|&(x, s)| x == s));
+    for (n, &e) in entities.iter().enumerate() {
+        let p = world.get_soa::<Pos>(e).unwrap().get();
+        if n % 3 == 0 {
+            assert_eq!((p.y, p.z), (7.0, n as f32), "entity {n}");
+        } else {
+            assert_eq!((p.y, p.z), (2.0 * n as f32, -1.0), "entity {n}");
+        }
+    }
+}
+
+#[test]
+fn commands_from_parallel_chunks_carry_whole_values() {
+    fn accelerate(mut q: Query<(Entity, Fields<&Pos>)>, mut commands: Commands<Particles>) {
+        q.par_for_each_mut_with(&mut commands, |commands, (entity, p)| {
+            let i = *p.x as u32;
+            commands.insert(entity, (vel(i), body(i)));
+        });
+    }
+    let mut world = World::<Particles>::new();
+    let entities: Vec<Entity> = world.spawn_batch((0..5000).map(|i| (pos(i),))).collect();
+    let mut schedule = Schedule::<Particles>::new();
+    schedule.add(accelerate);
+    schedule.run(&mut world);
+    for (i, &e) in entities.iter().enumerate() {
+        let i = i as u32;
+        assert_eq!(world.get_soa::<Vel>(e).map(|v| v.get()), Some(vel(i)));
+        assert_eq!(world.get_soa::<Body>(e).map(|b| b.get()), Some(body(i)));
+    }
+}
+
+/// One frame of a population that repeats every 7 frames: SoA entities
+/// spawned and despawned last in first out, a component inserted, removed
+/// and overwritten (whose old values go to the trash), through the world
+/// and through commands.
+fn cycle(world: &mut World<Particles>, alive: &mut Vec<Entity>, frame: u32) {
+    let target = 50 + 30 * (frame % 7) as usize;
+    while alive.len() > target {
+        world.despawn(alive.pop().unwrap()).unwrap();
+    }
+    while alive.len() < target {
+        let i = alive.len() as u32;
+        alive.push(world.spawn((pos(i), vel(frame))));
+    }
+    for (n, &e) in alive.iter().enumerate() {
+        match (n as u32 + frame) % 3 {
+            0 => world.insert(e, (body(frame),)).unwrap(),
+            1 => world.insert(e, (pos(frame),)).unwrap(),
+            _ => drop(world.remove::<Body>(e).unwrap()),
+        }
+    }
+}
+
+#[test]
+fn a_churning_world_of_soa_columns_allocates_nothing_once_warm() {
+    let mut world = World::<Particles>::new();
+    let mut alive = Vec::new();
+    let mut warming = 0;
+    let before = allocations();
+    for frame in 0..56 {
+        cycle(&mut world, &mut alive, frame);
+    }
+    warming += allocations() - before;
+    assert!(warming > 0, "the counter saw the cold world allocate");
+    for frame in 56..56 + 28 {
+        let before = allocations();
+        cycle(&mut world, &mut alive, frame);
+        assert_eq!(allocations() - before, 0, "frame {frame}");
+    }
+}
+
+#[test]
 fn clones_and_checksums_are_those_of_the_whole_world() {
     let (mut soa, whole, alive) = churn(5, 2000);
     assert_eq!(soa.checksum(), whole.checksum());
@@ -405,7 +533,14 @@ struct Frame(u64);
 /// entity and per table, removes and despawns some, then a reader logs
 /// `Added`, `Changed` and `Removed`. Returns each world's log and checksum.
 macro_rules! tracked_frames {
-    ($schema:ident, $write:ty, one: |$one:ident| $write_one:block, table: |$rows:ident| $write_rows:block) => {{
+    (
+        $schema:ident,
+        $write:ty,
+        one: |$one:ident| $write_one:block,
+        table: |$rows:ident| $write_rows:block,
+        read: |$world:ident, $entity:ident| $read:expr,
+        poke: |$poked:ident, $target:ident| $poke:block $(,)?
+    ) => {{
         fn spawn(mut commands: Commands<$schema>, frame: Res<Frame>) {
             let f = frame.0 as u32;
             for i in 0..3 {
@@ -418,6 +553,11 @@ macro_rules! tracked_frames {
                 if let Some((_, $one)) = movers.get_mut(entity) {
                     $write_one
                 }
+            }
+        }
+        fn write_every_fourth_frame(mut movers: Query<$write, Without<Frozen>>, frame: Res<Frame>) {
+            if frame.0 % 4 == 1 {
+                movers.for_each_mut(|$one| $write_one);
             }
         }
         fn write_tables(mut movers: Query<$write, With<Frozen>>) {
@@ -457,14 +597,31 @@ macro_rules! tracked_frames {
         schedule
             .add(spawn)
             .add(write_some)
+            .add(write_every_fourth_frame)
             .add(write_tables)
             .add(churn)
             .add(read);
         for _ in 0..12 {
             schedule.run(&mut world);
         }
+        // A write to one entity outside the schedule, which the next frame's
+        // reader sees as a change.
+        let mut ids: Vec<Entity> = world.query_filtered::<Entity, With<Pos>>().iter().collect();
+        ids.sort();
+        {
+            let ($poked, $target) = (&mut world, ids[0]);
+            $poke
+        }
+        schedule.run(&mut world);
+        let positions: Vec<(Entity, Pos)> = ids
+            .iter()
+            .filter_map(|&$entity| {
+                let $world = &world;
+                Some(($entity, $read?))
+            })
+            .collect();
         let log = core::mem::take(&mut world.resource_mut::<Log>().0);
-        (log, world.checksum())
+        (log, positions, world.checksum())
     }};
 }
 
@@ -507,7 +664,7 @@ impl StableHash for Frame {
 
 #[test]
 fn a_tracked_soa_component_records_what_a_tracked_whole_one_does() {
-    let (soa_log, soa_sum) = tracked_frames!(
+    let (soa_log, soa_positions, soa_sum) = tracked_frames!(
         TrackedParticles,
         Fields<&mut Pos>,
         one: |p| { *p.x += 1.0 },
@@ -515,9 +672,11 @@ fn a_tracked_soa_component_records_what_a_tracked_whole_one_does() {
             for x in rows.x.iter_mut() {
                 *x -= 1.0;
             }
-        }
+        },
+        read: |world, e| world.get_soa::<Pos>(e).map(|p| p.get()),
+        poke: |world, e| { *world.get_soa_mut::<Pos>(e).unwrap().z = 42.0 },
     );
-    let (whole_log, whole_sum) = tracked_frames!(
+    let (whole_log, whole_positions, whole_sum) = tracked_frames!(
         TrackedWhole,
         &mut Pos,
         one: |p| { p.x += 1.0 },
@@ -525,10 +684,18 @@ fn a_tracked_soa_component_records_what_a_tracked_whole_one_does() {
             for p in rows.iter_mut() {
                 p.x -= 1.0;
             }
-        }
+        },
+        read: |world, e| world.get::<Pos>(e).copied(),
+        poke: |world, e| { world.get_mut::<Pos>(e).unwrap().z = 42.0 },
     );
     assert_eq!(soa_log, whole_log);
+    assert_eq!(soa_positions, whole_positions);
+    assert!(!soa_positions.is_empty());
     assert_eq!(soa_sum, whole_sum);
+    // The write outside the schedule is one of the last frame's changes.
+    let (_, changed, _) = soa_log.last().unwrap();
+    assert!(changed.contains(&soa_positions[0].0));
+    assert_eq!(soa_positions[0].1.z, 42.0);
     // The log saw every kind of event.
     assert!(soa_log
         .iter()

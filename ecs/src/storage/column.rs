@@ -310,8 +310,6 @@ pub trait Values<T> {
     fn replace(&mut self, row: usize, value: T) -> T;
     /// Removes the value at `row`, moving the last value into it.
     fn swap_remove(&mut self, row: usize) -> T;
-    /// Removes the last value.
-    fn pop(&mut self) -> Option<T>;
     /// Every row, one slice per field, if the values are kept field by
     /// field (`#[ecs(soa)]`); `None` for a `Vec<T>`.
     fn fields(&self) -> Option<T::Slices<'_>>
@@ -347,11 +345,6 @@ impl<T> Values<T> for Vec<T> {
     #[inline(always)]
     fn swap_remove(&mut self, row: usize) -> T {
         Vec::swap_remove(self, row)
-    }
-
-    #[inline(always)]
-    fn pop(&mut self) -> Option<T> {
-        Vec::pop(self)
     }
 
     #[inline(always)]

@@ -240,11 +240,6 @@ impl<T: Soa> Values<T> for SoaVec<T> {
     }
 
     #[inline(always)]
-    fn pop(&mut self) -> Option<T> {
-        T::pop(&mut self.columns)
-    }
-
-    #[inline(always)]
     fn fields(&self) -> Option<T::Slices<'_>> {
         Some(T::slices(&self.columns))
     }
@@ -273,11 +268,6 @@ impl<T: Soa> Values<T> for TrackedVec<T, SoaVec<T>> {
     #[inline(always)]
     fn swap_remove(&mut self, row: usize) -> T {
         self.values_mut().swap_remove(row)
-    }
-
-    #[inline(always)]
-    fn pop(&mut self) -> Option<T> {
-        self.values_mut().pop()
     }
 
     #[inline(always)]
