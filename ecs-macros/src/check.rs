@@ -163,6 +163,12 @@ fn check_key_combinations(model: &SchemaModel, errors: &mut Errors) {
                 model.ident,
                 if resource > 0 { "resources" } else { "events" }
             ))
+        } else if soa > 0 && field.lifecycle.relation.is_some() {
+            Some(format!(
+                "field `{}` of schema `{}` is marked both `soa` and `relation(..)`: the world \
+                 reads and keeps a relation's value whole, to find its target; remove `soa`",
+                field.ident, model.ident
+            ))
         } else if soa > 0 && sparse > 0 {
             Some(format!(
                 "field `{}` of schema `{}` is marked both `soa` and `sparse`: a sparse set \

@@ -66,6 +66,14 @@ impl<'w, S: Schema> EntityRef<'w, S> {
     #[inline]
     pub fn get<C: Component<S>>(&self) -> Option<&'w C> {
         const { crate::schema::whole_check::<S>(C::BIT) };
+        self.get_after_check()
+    }
+
+    /// [`EntityRef::get`] for a caller that has made its compile-time check
+    /// itself ([`World::get`](crate::World::get)), so that a misuse is
+    /// reported once, at the user's call.
+    #[inline]
+    pub(crate) fn get_after_check<C: Component<S>>(&self) -> Option<&'w C> {
         let (table, bins) = (self.table, self.bins);
         if is_sparse::<S>(C::BIT) {
             bins.sparse().get(self.id.into())

@@ -225,7 +225,7 @@ impl<S: Schema> EntityStore<S> {
     /// Component `C` of `entity`; `None` if the entity is not alive or lacks it.
     #[inline]
     pub(crate) fn get<C: Component<S>>(&self, entity: Entity) -> Option<&C> {
-        self.entity(entity)?.get()
+        self.entity(entity)?.get_after_check()
     }
 
     /// Component `C` of `entity`, mutably; `None` if the entity is not alive or
