@@ -38,6 +38,7 @@ const LAYERS: [&[&str]; 4] = [
         "removed",
         "sparse_mut",
         "spawner",
+        "migrator",
     ],
 ];
 

@@ -154,6 +154,7 @@ mod event;
 mod hook;
 mod lend;
 mod mask;
+mod migrator;
 mod misuse;
 mod pool;
 mod query;
@@ -181,6 +182,7 @@ pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Events};
 pub use hook::DeferredWorld;
 pub use mask::{BitIter, Mask, MaskBits};
+pub use migrator::{MigrateError, Migrator};
 pub use query::{
     Added, Changed, Fields, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError,
     QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk,
@@ -189,7 +191,7 @@ pub use query::{
 pub use relation::{Inverse, OnTargetDespawn, Relation, RelationOf};
 pub use removed::Removed;
 pub use schedule::{FixedTime, GameLoop, Schedule};
-pub use schema::{Component, Resource, Schema, SparseMutable, Tracked};
+pub use schema::{Component, Migratable, Resource, Schema, SparseMutable, Tracked};
 /// Derives [`Bundle`](trait@Bundle) for a struct of components: see the
 /// trait.
 pub use schemecs_macros::Bundle;
@@ -227,9 +229,9 @@ pub mod prelude {
         in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
         Commands, Component, ConditionExt, DeferredWorld, Entity, EntityMut, EntityRef,
         EventCursor, EventReader, EventWriter, Events, Fields, FixedTime, GameLoop, Has, Inverse,
-        Local, Mask, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation, RelationOf,
-        Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema, Soa, SparseMut, Spawner, State,
-        States, UnnamedSpawner, With, Without, World,
+        Local, Mask, Migrator, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation,
+        RelationOf, Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema, Soa, SparseMut,
+        Spawner, State, States, UnnamedSpawner, With, Without, World,
     };
     // The derive alone: the trait's hidden methods (`place`, `take`, ...)
     // stay out of the user's method namespace; generic code names

@@ -466,6 +466,24 @@ pub trait Tracked<S: Schema>: Component<S> {}
 )]
 pub trait SparseMutable<S: Schema>: Component<S> {}
 
+/// A table component of schema `S` (not `#[ecs(sparse)]`) whose insertion
+/// and removal move nothing but its entity's row: it has no hooks, no
+/// relation role and no requirements. A [`Migrator`](crate::Migrator) adds
+/// and removes such components while systems that cannot reach the tables
+/// involved run beside it.
+///
+/// Implemented by `#[derive(Schema)]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be added and removed through `Migrator` in schema `{S}`",
+    label = "not a plain table component of `{S}`",
+    note = "`Migrator<{S}, {Self}, F>` moves entities between the tables of `{S}` that `F` \
+            matches; a sparse component moves no row, so add and remove it with \
+            `SparseMut<{S}, {Self}>`; a component with hooks, a relation role or requirements \
+            changes more than its entity's row, so record its changes with `Commands<{S}>` \
+            instead"
+)]
+pub trait Migratable<S: Schema>: Component<S> {}
+
 /// A resource type of schema `S`: a world-global singleton.
 ///
 /// Implemented by `#[derive(Schema)]` for each `#[ecs(resource)]` field's type;

@@ -162,30 +162,42 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
     }
 }
 
-/// `impl SparseMutable<Physics> for Pos` for each sparse component whose
-/// structural change moves nothing but its value: no hooks, no relation
-/// role, no requirements. `SparseMut<Pos>` adds and removes those values
-/// while other systems run.
+/// `impl SparseMutable<Physics> for Pos` for each sparse component, and
+/// `impl Migratable<Physics> for Pos` for each table component, whose
+/// structural change moves nothing but its value or its entity's row: no
+/// hooks, no relation role, no requirements. `SparseMut<Physics, Pos>` and
+/// `Migrator<Physics, Pos, F>` add and remove those while other systems run.
 pub(super) fn sparse_mutable_impls(model: &SchemaModel, names: &Names) -> TokenStream {
     let (krate, schema) = (names.krate, names.schema);
     let inverses: Vec<&syn::Ident> = model
         .components()
         .filter_map(|field| field.lifecycle.relation.as_ref()?.inverse.as_ref())
         .collect();
-    let types = model.components().filter_map(|field| {
+    let plain = |field: &&FieldModel| {
         let lifecycle = &field.lifecycle;
-        let plain = lifecycle.relation.is_none()
+        lifecycle.relation.is_none()
             && lifecycle.requires.is_empty()
             && lifecycle.on_add.is_empty()
             && lifecycle.on_insert.is_empty()
             && lifecycle.on_remove.is_empty()
-            && !inverses.contains(&field.ident);
-        (field.sparse && plain).then_some(field.ty)
-    });
+            && !inverses.contains(&field.ident)
+    };
+    let sparse = model
+        .components()
+        .filter(|field| field.sparse && plain(field))
+        .map(|field| field.ty);
+    let table = model
+        .components()
+        .filter(|field| !field.sparse && plain(field))
+        .map(|field| field.ty);
     quote! {
         #(
             #[automatically_derived]
-            impl #krate::SparseMutable<#schema> for #types {}
+            impl #krate::SparseMutable<#schema> for #sparse {}
+        )*
+        #(
+            #[automatically_derived]
+            impl #krate::Migratable<#schema> for #table {}
         )*
     }
 }

@@ -684,6 +684,17 @@ impl WaitText {
                     what: "spawns".to_owned(),
                 }
             }
+            Reason::Moves { earlier_moves } => {
+                let (moves, reaches) = if earlier_moves {
+                    (earlier, later)
+                } else {
+                    (later, earlier)
+                };
+                WaitText {
+                    why: format!("{moves} moves entities between tables that {reaches} reaches"),
+                    what: "moves".to_owned(),
+                }
+            }
             Reason::Commands => WaitText {
                 why: format!("{later} sees the entities that {earlier}'s commands change"),
                 what: "commands".to_owned(),

@@ -25,6 +25,7 @@ pub(super) enum Reason {
     Resource { bit: u32, earlier_writes: bool },
     Removals { bit: u32, earlier_logs: bool },
     Spawns { earlier_spawns: bool },
+    Moves { earlier_moves: bool },
     Commands,
     Reservations,
     World { earlier_exclusive: bool },
@@ -32,7 +33,8 @@ pub(super) enum Reason {
 
 impl Reason {
     /// Whether the earlier system's side of the conflict reaches the world
-    /// only when its run is applied: the removals it logs. (What a
+    /// only when its run is applied: the removals it logs, the rows a
+    /// [`Migrator`](crate::Migrator) moves. (What a
     /// `Spawner` hands over, whatever the conflict, is too: `Plan::new`
     /// checks that apart.)
     fn delivered_when_applied(self) -> bool {
@@ -41,6 +43,8 @@ impl Reason {
             Reason::Removals {
                 earlier_logs: true,
                 ..
+            } | Reason::Moves {
+                earlier_moves: true
             }
         )
     }
@@ -96,7 +100,10 @@ impl Plan {
                     // applied; a later system that shares anything with it
                     // may have been handed one of their ids.
                     let spawner = earlier.iter().any(|access| access.spawns);
-                    let bound = if reason.delivered_when_applied() || spawner {
+                    let bound = if reason.delivered_when_applied()
+                        || spawner
+                        || moves_rows_of(earlier, later)
+                    {
                         applied_after[j] + 1
                     } else {
                         stage_of[j] + 1
@@ -140,6 +147,15 @@ impl Plan {
     }
 }
 
+/// Whether a [`Migrator`](crate::Migrator) of the earlier system moves rows
+/// the later one can reach: those moves are made when the earlier system is
+/// applied, whatever conflict [`conflict`] names first.
+fn moves_rows_of(earlier: &[Access], later: &[Access]) -> bool {
+    earlier
+        .iter()
+        .any(|a| a.moves && later.iter().any(|b| a.move_conflicts(b)))
+}
+
 /// Why two systems (their parameters' accesses) cannot run at once, if so.
 fn conflict(earlier: &[Access], later: &[Access]) -> Option<Reason> {
     // Checked apart from the pairs below: a system without parameters has
@@ -164,6 +180,11 @@ fn conflict(earlier: &[Access], later: &[Access]) -> Option<Reason> {
             if a.spawn_conflicts(b) {
                 return Some(Reason::Spawns {
                     earlier_spawns: a.spawns,
+                });
+            }
+            if a.move_conflicts(b) {
+                return Some(Reason::Moves {
+                    earlier_moves: a.moves,
                 });
             }
             let removals = a.removal_conflicts(b);

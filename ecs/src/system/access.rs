@@ -73,6 +73,11 @@ pub struct Access {
     /// anything else with it (and so may be handed a new id), waits until
     /// then.
     pub spawns: bool,
+    /// Moves entities between the tables its `required` and `excluded`
+    /// components match when its run is applied ([`Migrator`](crate::Migrator)):
+    /// it conflicts with every parameter that can reach those tables' rows,
+    /// and a later system that does waits until it is applied.
+    pub moves: bool,
     /// Takes the whole world (`&mut World<S>`): conflicts with everything.
     pub world: bool,
 }
@@ -98,6 +103,7 @@ impl Access {
         reserves: false,
         allocates: false,
         spawns: false,
+        moves: false,
         world: false,
     };
 
@@ -161,6 +167,22 @@ impl Access {
     pub const fn spawn_conflicts(&self, other: &Access) -> bool {
         (self.spawns && other.iterates && !self.disjoint_entities(other))
             || (other.spawns && self.iterates && !other.disjoint_entities(self))
+    }
+
+    /// Whether one moves entities between tables (a
+    /// [`Migrator`](crate::Migrator)) whose rows the other can reach: walks,
+    /// reads or writes (a table component), adds to or moves too.
+    pub const fn move_conflicts(&self, other: &Access) -> bool {
+        (self.moves && other.reaches_rows() && !self.disjoint_entities(other))
+            || (other.moves && self.reaches_rows() && !other.disjoint_entities(self))
+    }
+
+    /// Whether it can see or change the rows of the tables it reaches: a
+    /// query, a [`Spawner`](crate::Spawner) or a [`Migrator`](crate::Migrator).
+    /// What only holds a sparse set whole ([`SparseMut`](crate::SparseMut))
+    /// sees no row.
+    const fn reaches_rows(&self) -> bool {
+        self.iterates || self.spawns || self.moves || (self.reads | self.writes) & !self.whole != 0
     }
 
     /// The sparse components whose presence one changes while the other
@@ -325,6 +347,46 @@ mod tests {
         let always_a = write_pos_where_any(vec![condition(POS | A | B, 0), condition(POS | A, B)]);
         assert_eq!(always_a.required, POS | A);
         assert!(always_a.disjoint_entities(&query(0, POS, 0, A)));
+    }
+
+    #[test]
+    fn a_mover_conflicts_with_what_reaches_its_tables_rows() {
+        // `Migrator<_, Heat, With<Vel>>`: moves rows among the tables with
+        // `Vel`.
+        let mover = Access {
+            required: VEL,
+            moves: true,
+            observes_entities: true,
+            ..Access::NONE
+        };
+        // A reader of any table component there, or a walker of its rows.
+        let read_pos = query(POS, 0, 0, 0);
+        assert!(mover.move_conflicts(&read_pos) && read_pos.move_conflicts(&mover));
+        let walk = Access {
+            iterates: true,
+            ..query(0, 0, 0, 0)
+        };
+        assert!(mover.move_conflicts(&walk));
+        assert!(mover.move_conflicts(&mover));
+        // Not across disjoint entities, nor with a sparse set held whole,
+        // nor with what reaches no row.
+        assert!(!mover.move_conflicts(&query(POS, POS, 0, VEL)));
+        let sparse = Access {
+            whole: A,
+            ..query(A, A, 0, 0)
+        };
+        assert!(!mover.move_conflicts(&sparse));
+        assert!(!mover.move_conflicts(&Access {
+            resource_writes: 1,
+            commands: true,
+            ..Access::NONE
+        }));
+        // Two movers of disjoint tables share a stage.
+        let other = Access {
+            excluded: VEL,
+            ..mover
+        };
+        assert!(!mover.move_conflicts(&other));
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub(crate) struct Message {
 }
 
 impl Message {
-    const fn new(parts: &[&str]) -> Message {
+    pub(crate) const fn new(parts: &[&str]) -> Message {
         let mut message = Message {
             bytes: [0; 2048],
             len: 0,

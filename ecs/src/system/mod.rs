@@ -19,6 +19,7 @@ pub use condition::{
     RunIfExt, RunIfParts, RunIfShape,
 };
 use conflict::conflict;
+pub(crate) use conflict::Message;
 pub use local::Local;
 
 use crate::change::ChangeWindow;

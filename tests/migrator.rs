@@ -1,0 +1,434 @@
+//! `Migrator`: a system adds and removes a table component on the entities
+//! of the tables its filter matches, beside systems that cannot reach those
+//! tables, with the result of program order.
+
+use ecs::prelude::*;
+use ecs::{MigrateError, StableHash};
+
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Pos(i64);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Heat(i32);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Burning(u32);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Lit(u32);
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Red;
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Blue;
+#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+struct Stun(u32);
+
+#[derive(Debug, Default, PartialEq, StableHash)]
+struct Log(Vec<String>);
+
+#[derive(Schema)]
+struct Game {
+    pos: Pos,
+    heat: Heat,
+    burning: Burning,
+    #[ecs(track)]
+    lit: Lit,
+    red: Red,
+    blue: Blue,
+    #[ecs(sparse)]
+    stun: Stun,
+    #[ecs(resource)]
+    log: Log,
+}
+
+/// Runs `system` once on `world`.
+macro_rules! run_once {
+    ($world:expr, $system:expr) => {{
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add($system);
+        schedule.run($world);
+    }};
+}
+
+#[test]
+fn changes_are_made_in_order_when_the_run_is_applied() {
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(1), Red));
+    let b = world.spawn((Pos(2), Red, Burning(7)));
+    let c = world.spawn((Pos(3), Red));
+    let probe = move |rows: Query<(Entity, &Pos, Has<Burning>), With<Red>>,
+                      mut burning: Migrator<Game, Burning, With<Red>>,
+                      mut log: ResMut<Log>| {
+        assert!(burning.is_empty());
+        for (entity, pos, lit) in rows.iter() {
+            if lit {
+                burning.remove(entity).unwrap();
+            } else {
+                burning.insert(entity, Burning(pos.0 as u32 * 10)).unwrap();
+            }
+        }
+        // Recorded, not made: the query still sees every row where it was.
+        assert_eq!(rows.iter().filter(|&(_, _, lit)| lit).count(), 1);
+        // Over a value recorded earlier: the last one stands. An insert
+        // then a removal leaves nothing.
+        burning.insert(a, Burning(99)).unwrap();
+        burning.remove(c).unwrap();
+        assert_eq!(burning.len(), 5);
+        log.0.push(format!("{burning:?}"));
+    };
+    run_once!(&mut world, probe);
+    assert_eq!(world.get::<Burning>(a), Some(&Burning(99)));
+    assert!(!world.has::<Burning>(b));
+    assert!(!world.has::<Burning>(c));
+    // The other components moved with their rows.
+    assert_eq!(world.get::<Pos>(a), Some(&Pos(1)));
+    assert_eq!(world.get::<Pos>(b), Some(&Pos(2)));
+    assert_eq!(world.get::<Pos>(c), Some(&Pos(3)));
+    assert!(world.has::<Red>(a) && world.has::<Red>(b) && world.has::<Red>(c));
+    assert_eq!(
+        world.resource::<Log>().0,
+        [String::from(
+            "Migrator { schema: \"Game\", component: \"migrator::Burning\", filter: \
+             \"schemecs::query::filter::With<migrator::Red>\", recorded: 5 }"
+        )]
+    );
+}
+
+#[test]
+fn the_same_entities_as_world_insert_and_remove_in_program_order() {
+    // The moves follow the order recorded: rows land where `World::insert`
+    // and `World::remove` called in that order put them.
+    let build = || {
+        let mut world = World::<Game>::new();
+        let entities: Vec<Entity> = (0..40)
+            .map(|i| {
+                if i % 3 == 0 {
+                    world.spawn((Pos(i), Red, Burning(i as u32)))
+                } else {
+                    world.spawn((Pos(i), Red))
+                }
+            })
+            .collect();
+        (world, entities)
+    };
+    let order: Vec<usize> = (0..40).map(|i| (i * 17) % 40).collect();
+    let (mut by_hand, entities) = build();
+    for &i in &order {
+        let entity = entities[i];
+        if by_hand.has::<Burning>(entity) {
+            by_hand.remove::<Burning>(entity).unwrap();
+        } else {
+            by_hand.insert(entity, (Burning(i as u32 + 100),)).unwrap();
+        }
+    }
+    let (mut world, entities) = build();
+    let flip = move |rows: Query<Has<Burning>>, mut burning: Migrator<Game, Burning>| {
+        for &i in &order {
+            let entity = entities[i];
+            if rows.get(entity).unwrap() {
+                burning.remove(entity).unwrap();
+            } else {
+                burning.insert(entity, Burning(i as u32 + 100)).unwrap();
+            }
+        }
+    };
+    run_once!(&mut world, flip);
+    let rows = |world: &World<Game>| -> Vec<(Entity, Pos, Option<Burning>)> {
+        let query = world.query::<(Entity, &Pos, Option<&Burning>)>();
+        query.iter().map(|(e, p, b)| (e, *p, b.copied())).collect()
+    };
+    assert_eq!(rows(&world), rows(&by_hand));
+}
+
+#[test]
+fn a_dead_or_unreached_entity_is_an_error_and_records_nothing() {
+    let mut world = World::<Game>::new();
+    let red = world.spawn((Pos(1), Red));
+    let blue = world.spawn((Pos(2), Blue));
+    let dead = world.spawn((Pos(3), Red));
+    world.despawn(dead).unwrap();
+    let probe = move |mut burning: Migrator<Game, Burning, With<Red>>,
+                      mut commands: Commands<Game>| {
+        assert_eq!(
+            burning.insert(dead, Burning(1)),
+            Err(MigrateError::NoSuchEntity(dead))
+        );
+        assert_eq!(burning.remove(dead), Err(MigrateError::NoSuchEntity(dead)));
+        assert_eq!(
+            burning.insert(blue, Burning(2)),
+            Err(MigrateError::OutOfReach(blue))
+        );
+        assert_eq!(burning.remove(blue), Err(MigrateError::OutOfReach(blue)));
+        // Not alive until the system's commands are applied.
+        let new = commands.spawn((Pos(4), Red));
+        assert_eq!(
+            burning.insert(new, Burning(3)),
+            Err(MigrateError::NoSuchEntity(new))
+        );
+        assert!(burning.is_empty());
+        burning.insert(red, Burning(4)).unwrap();
+    };
+    let before = world.checksum();
+    run_once!(&mut world, probe);
+    assert_ne!(world.checksum(), before);
+    assert_eq!(world.get::<Burning>(red), Some(&Burning(4)));
+    assert!(!world.has::<Burning>(blue));
+    assert_eq!(world.query::<&Burning>().count(), 1);
+    assert_eq!(world.query::<&Pos>().count(), 3);
+    let text = MigrateError::OutOfReach(blue).to_string();
+    assert!(text.contains("outside the migrator's reach"), "{text}");
+}
+
+fn burn_red(
+    red: Query<(Entity, &Heat, Has<Burning>), With<Red>>,
+    mut burning: Migrator<Game, Burning, With<Red>>,
+) {
+    for (entity, heat, lit) in red.iter() {
+        if heat.0 > 10 && !lit {
+            burning.insert(entity, Burning(heat.0 as u32)).unwrap();
+        } else if heat.0 <= 10 && lit {
+            burning.remove(entity).unwrap();
+        }
+    }
+}
+
+/// Blue and not red: apart from `burn_red`'s tables.
+type BlueOnly = (With<Blue>, Without<Red>);
+
+fn light_blue(
+    blue: Query<(Entity, &Heat, Has<Lit>), BlueOnly>,
+    mut lit: Migrator<Game, Lit, BlueOnly>,
+) {
+    for (entity, heat, on) in blue.iter() {
+        if heat.0 % 2 == 0 && !on {
+            lit.insert(entity, Lit(heat.0 as u32)).unwrap();
+        } else if heat.0 % 2 != 0 && on {
+            lit.remove(entity).unwrap();
+        }
+    }
+}
+
+/// Only the entities with neither mark: none of the migrators' tables.
+fn drift(mut rest: Query<&mut Pos, (Without<Red>, Without<Blue>)>) {
+    rest.for_each_mut(|pos| pos.0 += 1);
+}
+
+/// Stuns at once: a sparse set, which no migrator moves.
+fn stun_all(all: Query<Entity, (Without<Red>, Without<Blue>)>, mut stun: SparseMut<Game, Stun>) {
+    for entity in all.iter() {
+        stun.insert(entity, Stun(1)).unwrap();
+    }
+}
+
+fn count_burning(burning: Query<&Burning>, mut log: ResMut<Log>) {
+    log.0.push(format!("burning {}", burning.iter().count()));
+}
+
+fn gone_lit(gone: Removed<Lit>, mut log: ResMut<Log>) {
+    log.0.push(format!("lit gone {}", gone.iter().count()));
+}
+
+fn warm(mut heat: Query<(Entity, &mut Heat)>) {
+    heat.for_each_mut(|(entity, heat)| heat.0 = (heat.0 + 7 + (entity.index() % 5) as i32) % 23);
+}
+
+/// The systems above, in this order.
+fn schedule() -> Schedule<Game> {
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(burn_red)
+        .add(light_blue)
+        .add(drift)
+        .add(stun_all)
+        .add(count_burning)
+        .add(gone_lit)
+        .add(warm);
+    schedule
+}
+
+#[test]
+fn migrators_of_disjoint_tables_share_a_stage_and_readers_wait() {
+    let plan = schedule().describe();
+    assert!(
+        plan.contains("stage 1: burn_red, light_blue, drift, stun_all\n"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains(
+            "count_burning waits for burn_red: burn_red moves entities between tables that \
+             count_burning reaches"
+        ),
+        "{plan}"
+    );
+    // A reader of a table a migrator moves rows in waits for it, even when
+    // another conflict is named first.
+    assert!(plan.contains("stage 2: count_burning, warm\n"), "{plan}");
+    assert!(
+        plan.contains("warm waits for burn_red: warm writes Heat, which burn_red reads"),
+        "{plan}"
+    );
+}
+
+#[test]
+fn tracked_values_are_added_and_their_removals_logged() {
+    let mut world = World::<Game>::new();
+    let even = world.spawn((Pos(0), Heat(4), Blue));
+    let odd = world.spawn((Pos(0), Heat(3), Blue, Lit(9)));
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(light_blue).add(gone_lit);
+    schedule.run(&mut world);
+    assert_eq!(world.resource::<Log>().0, ["lit gone 1"]);
+    assert_eq!(world.get::<Lit>(even), Some(&Lit(4)));
+    assert!(!world.has::<Lit>(odd));
+    let added: Vec<Entity> = world
+        .query_filtered::<Entity, Added<Lit>>()
+        .iter()
+        .collect();
+    assert_eq!(added, [even]);
+}
+
+/// Runs frames of the systems above on `threads` threads, forced parallel
+/// or sequential, and returns every frame's checksum and the log.
+fn frames(threads: usize, parallel: Option<bool>) -> (Vec<u128>, Vec<String>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut world = World::<Game>::new();
+    for i in 0..3_000 {
+        let heat = (i * 7919 % 23) as i32;
+        match i % 3 {
+            0 => world.spawn((Pos(i), Heat(heat), Red)),
+            1 => world.spawn((Pos(i), Heat(heat), Blue)),
+            _ => world.spawn((Pos(i), Heat(heat))),
+        };
+    }
+    let mut schedule = schedule();
+    let checksums = (0..12)
+        .map(|_| {
+            pool.install(|| match parallel {
+                None => schedule.run_sequential(&mut world),
+                Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
+            });
+            world.checksum()
+        })
+        .collect();
+    (checksums, world.resource::<Log>().0.clone())
+}
+
+#[test]
+fn parallel_runs_equal_program_order() {
+    let expected = frames(1, None);
+    assert!(expected.1.iter().any(|line| line != "lit gone 0"));
+    for threads in [1, 2, 4] {
+        for force in [true, false] {
+            assert_eq!(frames(threads, Some(force)), expected, "{threads} threads");
+        }
+    }
+}
+
+/// Only entities without `Pos`: apart from `put_out`'s reach.
+fn heat_up(mut heat: Query<&mut Heat, Without<Pos>>) {
+    heat.for_each_mut(|heat| heat.0 += 1);
+}
+
+/// Puts out every `Burning`, reading nothing else.
+fn put_out(
+    burning: Query<Entity, With<Burning>>,
+    mut migrator: Migrator<Game, Burning, With<Pos>>,
+) {
+    for entity in burning.iter() {
+        migrator.remove(entity).unwrap();
+    }
+}
+
+#[test]
+fn a_reader_of_the_tables_waits_until_the_moves_are_made_in_program_order() {
+    // `put_out` has nothing to wait for and runs in the first stage, but
+    // its moves are made only when it is applied, in program order: after
+    // the second `heat_up`, which waits for the first and runs in the
+    // second stage. The reader must wait for that, not only for
+    // `put_out`'s stage.
+    let run = |parallel: Option<bool>| {
+        let mut world = World::<Game>::new();
+        for i in 0..100 {
+            world.spawn((Pos(i), Burning(1)));
+            world.spawn((Heat(0),));
+        }
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(heat_up)
+            .add(heat_up)
+            .add(put_out)
+            .add(count_burning);
+        match parallel {
+            None => schedule.run_sequential(&mut world),
+            Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
+        }
+        (world.resource::<Log>().0.clone(), schedule.describe())
+    };
+    let (expected, _) = run(None);
+    assert_eq!(expected, ["burning 0"]);
+    for force in [true, false] {
+        let (log, plan) = run(Some(force));
+        assert_eq!(log, expected, "{plan}");
+        assert!(plan.contains("stage 1: heat_up, put_out"), "{plan}");
+        assert!(plan.contains("stage 3: count_burning"), "{plan}");
+    }
+}
+
+/// Burning, with `Pos`: apart from `heat_up`'s entities.
+type BurningPos = (With<Burning>, With<Pos>);
+
+/// As `put_out`, reading `Heat` as well.
+fn put_out_warm(
+    burning: Query<(Entity, &Heat), BurningPos>,
+    mut migrator: Migrator<Game, Burning, With<Pos>>,
+) {
+    for (entity, _) in burning.iter() {
+        migrator.remove(entity).unwrap();
+    }
+}
+
+/// Writes the `Heat` of what burns, and counts it.
+fn cool_burning(mut burning: Query<&mut Heat, (With<Burning>, With<Pos>)>, mut log: ResMut<Log>) {
+    let mut count = 0;
+    burning.for_each_mut(|heat| {
+        heat.0 -= 1;
+        count += 1;
+    });
+    log.0.push(format!("cooled {count}"));
+}
+
+#[test]
+fn a_reader_waits_for_the_moves_even_when_another_conflict_is_named_first() {
+    // As above, but the reader also writes `Heat`, which `put_out_warm`
+    // reads: the plan names that conflict, and must still hold the reader
+    // until the moves are made, not only until `put_out_warm`'s stage ends.
+    let run = |parallel: Option<bool>| {
+        let mut world = World::<Game>::new();
+        for i in 0..100 {
+            world.spawn((Pos(i), Heat(5), Burning(1)));
+            world.spawn((Heat(0),));
+        }
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(heat_up)
+            .add(heat_up)
+            .add(put_out_warm)
+            .add(cool_burning);
+        match parallel {
+            None => schedule.run_sequential(&mut world),
+            Some(force) => schedule.force_parallel(Some(force)).run(&mut world),
+        }
+        (world.resource::<Log>().0.clone(), schedule.describe())
+    };
+    let (expected, _) = run(None);
+    assert_eq!(expected, ["cooled 0"]);
+    for force in [true, false] {
+        let (log, plan) = run(Some(force));
+        assert_eq!(log, expected, "{plan}");
+        assert!(plan.contains("stage 1: heat_up, put_out_warm"), "{plan}");
+        assert!(
+            plan.contains("cool_burning waits for put_out_warm: cool_burning writes Heat"),
+            "{plan}"
+        );
+    }
+}
