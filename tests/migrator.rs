@@ -4,6 +4,8 @@
 
 use ecs::prelude::*;
 use ecs::{MigrateError, StableHash};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, StableHash)]
 struct Pos(i64);
@@ -23,6 +25,28 @@ struct Stun(u32);
 #[derive(Debug, Default, PartialEq, StableHash)]
 struct Log(Vec<String>);
 
+/// Drops of `Flame` and `Mark` values: only `values_are_dropped_once` uses
+/// them.
+static FLAMES_DROPPED: AtomicUsize = AtomicUsize::new(0);
+static MARKS_DROPPED: AtomicUsize = AtomicUsize::new(0);
+
+#[derive(Debug, PartialEq, StableHash)]
+struct Flame(u32);
+impl Drop for Flame {
+    fn drop(&mut self) {
+        FLAMES_DROPPED.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A tag (zero-sized) whose values are counted as they drop.
+#[derive(Debug, PartialEq, StableHash)]
+struct Mark;
+impl Drop for Mark {
+    fn drop(&mut self) {
+        MARKS_DROPPED.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 #[derive(Schema)]
 struct Game {
     pos: Pos,
@@ -34,6 +58,8 @@ struct Game {
     blue: Blue,
     #[ecs(sparse)]
     stun: Stun,
+    flame: Flame,
+    mark: Mark,
     #[ecs(resource)]
     log: Log,
 }
@@ -92,9 +118,11 @@ fn changes_are_made_in_order_when_the_run_is_applied() {
 }
 
 #[test]
-fn the_same_entities_as_world_insert_and_remove_in_program_order() {
-    // The moves follow the order recorded: rows land where `World::insert`
-    // and `World::remove` called in that order put them.
+fn the_same_world_as_world_insert_and_remove_called_in_order() {
+    // Each entity ends as `World::insert` and `World::remove` called in the
+    // order recorded leave it; the rows of a table land in an order of the
+    // moves' own (each table's recorded rows visited last first), the same
+    // on any number of threads.
     let build = || {
         let mut world = World::<Game>::new();
         let entities: Vec<Entity> = (0..40)
@@ -108,33 +136,53 @@ fn the_same_entities_as_world_insert_and_remove_in_program_order() {
             .collect();
         (world, entities)
     };
-    let order: Vec<usize> = (0..40).map(|i| (i * 17) % 40).collect();
+    // Each entity once, then a quarter of them again: an insert after a
+    // removal, a removal after an insert, an overwrite.
+    let order: Vec<usize> = (0..40)
+        .map(|i| (i * 17) % 40)
+        .chain((0..40).step_by(4))
+        .collect();
     let (mut by_hand, entities) = build();
     for &i in &order {
         let entity = entities[i];
-        if by_hand.has::<Burning>(entity) {
+        if by_hand.has::<Burning>(entity) && i % 2 == 0 {
             by_hand.remove::<Burning>(entity).unwrap();
         } else {
             by_hand.insert(entity, (Burning(i as u32 + 100),)).unwrap();
         }
     }
     let (mut world, entities) = build();
-    let flip = move |rows: Query<Has<Burning>>, mut burning: Migrator<Game, Burning>| {
+    let recorded = entities.clone();
+    let flip = move |mut burning: Migrator<Game, Burning>, mut seen: Local<Vec<bool>>| {
+        // The migrator sees no change before the moves: track presence here.
+        if seen.is_empty() {
+            *seen = (0..40).map(|i| i % 3 == 0).collect();
+        }
         for &i in &order {
-            let entity = entities[i];
-            if rows.get(entity).unwrap() {
+            let entity = recorded[i];
+            if seen[i] && i % 2 == 0 {
                 burning.remove(entity).unwrap();
+                seen[i] = false;
             } else {
                 burning.insert(entity, Burning(i as u32 + 100)).unwrap();
+                seen[i] = true;
             }
         }
     };
     run_once!(&mut world, flip);
     let rows = |world: &World<Game>| -> Vec<(Entity, Pos, Option<Burning>)> {
         let query = world.query::<(Entity, &Pos, Option<&Burning>)>();
-        query.iter().map(|(e, p, b)| (e, *p, b.copied())).collect()
+        let mut rows: Vec<_> = query.iter().map(|(e, p, b)| (e, *p, b.copied())).collect();
+        rows.sort_by_key(|&(entity, _, _)| entity);
+        rows
     };
     assert_eq!(rows(&world), rows(&by_hand));
+    assert!(rows(&world).iter().any(|(_, _, burning)| burning.is_none()));
+    // Every entity is found where the world says it is.
+    for &entity in &entities {
+        assert_eq!(world.get::<Pos>(entity), by_hand.get::<Pos>(entity));
+        assert_eq!(world.get::<Burning>(entity), by_hand.get::<Burning>(entity));
+    }
 }
 
 #[test]
@@ -430,5 +478,157 @@ fn a_reader_waits_for_the_moves_even_when_another_conflict_is_named_first() {
             plan.contains("cool_burning waits for put_out_warm: cool_burning writes Heat"),
             "{plan}"
         );
+    }
+}
+
+#[test]
+fn values_are_dropped_once_and_tags_kept_in_the_bag() {
+    let mut world = World::<Game>::new();
+    let lit: Vec<Entity> = (0..10)
+        .map(|i| world.spawn((Pos(i), Red, Flame(i as u32), Mark)))
+        .collect();
+    let dark: Vec<Entity> = (10..20).map(|i| world.spawn((Pos(i), Red))).collect();
+    let mut schedule = Schedule::<Game>::new();
+    let (out, light) = (lit.clone(), dark.clone());
+    schedule.add(move |mut flames: Migrator<Game, Flame, With<Red>>| {
+        for &entity in &out[..5] {
+            flames.remove(entity).unwrap();
+        }
+        // Overwritten in place: the old value is dropped.
+        flames.insert(out[9], Flame(99)).unwrap();
+        for &entity in &light {
+            flames.insert(entity, Flame(7)).unwrap();
+        }
+    });
+    // The same tables: a second system, which runs once the first is
+    // applied (one system takes one migrator per table).
+    let (out, light) = (lit.clone(), dark.clone());
+    schedule.add(move |mut marks: Migrator<Game, Mark, With<Red>>| {
+        for &entity in &out[..5] {
+            marks.remove(entity).unwrap();
+        }
+        marks.insert(out[9], Mark).unwrap();
+        for &entity in &light {
+            marks.insert(entity, Mark).unwrap();
+        }
+    });
+    let (flames, marks) = (
+        FLAMES_DROPPED.load(Ordering::Relaxed),
+        MARKS_DROPPED.load(Ordering::Relaxed),
+    );
+    schedule.run(&mut world);
+    // Five removed and one overwritten, each dropped once.
+    assert_eq!(FLAMES_DROPPED.load(Ordering::Relaxed) - flames, 6);
+    assert_eq!(MARKS_DROPPED.load(Ordering::Relaxed) - marks, 6);
+    assert_eq!(world.get::<Flame>(lit[9]), Some(&Flame(99)));
+    for (i, &entity) in lit.iter().enumerate() {
+        assert_eq!(world.has::<Flame>(entity), i >= 5);
+        assert_eq!(world.get::<Mark>(entity).is_some(), i >= 5);
+    }
+    for &entity in &dark {
+        assert_eq!(world.get::<Flame>(entity), Some(&Flame(7)));
+        assert_eq!(world.get::<Mark>(entity), Some(&Mark));
+    }
+    // The world holds one value of each: dropping it drops 15 of each.
+    let (flames, marks) = (
+        FLAMES_DROPPED.load(Ordering::Relaxed),
+        MARKS_DROPPED.load(Ordering::Relaxed),
+    );
+    drop(world);
+    assert_eq!(FLAMES_DROPPED.load(Ordering::Relaxed) - flames, 15);
+    assert_eq!(MARKS_DROPPED.load(Ordering::Relaxed) - marks, 15);
+}
+
+#[test]
+fn a_table_not_made_yet_is_reached_through_the_world() {
+    // No table has `Pos`, `Blue` and `Burning` when the run is prepared:
+    // those changes are made when the run is applied, in order, and the
+    // next run moves rows straight to the table they made.
+    let mut world = World::<Game>::new();
+    let blue: Vec<Entity> = (0..6).map(|i| world.spawn((Pos(i), Blue))).collect();
+    let red = world.spawn((Pos(9), Red));
+    let targets = blue.clone();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(
+        move |mut burning: Migrator<Game, Burning>, mut round: Local<u32>| {
+            *round += 1;
+            for &entity in &targets {
+                burning.insert(entity, Burning(*round)).unwrap();
+            }
+            // Inserted, then removed: through the world both times.
+            burning.remove(targets[0]).unwrap();
+            burning.insert(red, Burning(*round)).unwrap();
+        },
+    );
+    schedule.run(&mut world);
+    assert!(!world.has::<Burning>(blue[0]));
+    for &entity in &blue[1..] {
+        assert_eq!(world.get::<Burning>(entity), Some(&Burning(1)));
+    }
+    assert_eq!(world.get::<Burning>(red), Some(&Burning(1)));
+    schedule.run(&mut world);
+    assert!(!world.has::<Burning>(blue[0]));
+    for &entity in blue[1..].iter().chain([&red]) {
+        assert_eq!(world.get::<Burning>(entity), Some(&Burning(2)));
+        assert!(world.get::<Pos>(entity).is_some());
+    }
+}
+
+#[test]
+fn an_overwrite_is_a_change_of_a_tracked_component() {
+    let mut world = World::<Game>::new();
+    let on = world.spawn((Pos(0), Heat(2), Blue, Lit(1)));
+    let off = world.spawn((Pos(0), Heat(4), Blue));
+    world.clear_trackers();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(move |mut lit: Migrator<Game, Lit, BlueOnly>| {
+        lit.insert(on, Lit(5)).unwrap();
+        lit.insert(off, Lit(6)).unwrap();
+    });
+    schedule.run(&mut world);
+    let changed: Vec<Entity> = world
+        .query_filtered::<Entity, Changed<Lit>>()
+        .iter()
+        .collect();
+    let added: Vec<Entity> = world
+        .query_filtered::<Entity, Added<Lit>>()
+        .iter()
+        .collect();
+    assert_eq!(added, [off]);
+    assert_eq!(changed.len(), 2);
+    assert_eq!(world.get::<Lit>(on), Some(&Lit(5)));
+}
+
+#[test]
+fn a_panic_in_the_stage_drops_what_was_recorded_and_leaves_the_world_whole() {
+    let mut world = World::<Game>::new();
+    let red: Vec<Entity> = (0..50).map(|i| world.spawn((Pos(i), Red))).collect();
+    let blue: Vec<Entity> = (0..50).map(|i| world.spawn((Pos(i), Blue))).collect();
+    let rows = |world: &World<Game>| -> Vec<(Entity, Pos, bool)> {
+        let query = world.query::<(Entity, &Pos, Has<Burning>)>();
+        query.iter().map(|(e, p, b)| (e, *p, b)).collect()
+    };
+    let before = rows(&world);
+    let mut schedule = Schedule::<Game>::new();
+    let targets = red.clone();
+    schedule
+        .add(move |mut burning: Migrator<Game, Burning, With<Red>>| {
+            for &entity in &targets {
+                burning.insert(entity, Burning(1)).unwrap();
+            }
+        })
+        .add(|blue: Query<&Pos, (With<Blue>, Without<Red>)>| {
+            assert!(blue.iter().count() > 1_000, "this system fails");
+        });
+    for force in [true, false] {
+        let run = catch_unwind(AssertUnwindSafe(|| {
+            schedule.force_parallel(Some(force)).run(&mut world)
+        }));
+        assert!(run.is_err());
+        assert_eq!(rows(&world), before);
+        for (&r, &b) in red.iter().zip(&blue) {
+            assert!(world.get::<Pos>(r).is_some() && world.get::<Pos>(b).is_some());
+            assert!(!world.has::<Burning>(r));
+        }
     }
 }

@@ -2,16 +2,20 @@
 //! component on the entities of the tables a filter matches, while systems
 //! that cannot reach those tables run.
 
+use crate::bundle::Placement;
 use crate::change::ChangeWindow;
-use crate::entity::{Entities, Entity};
-use crate::lend::SplitWorld;
+use crate::entity::{Entities, Entity, EntityLocation};
+use crate::lend::{recycle, SplitWorld};
 use crate::mask::{Mask, MaskBits};
 use crate::query::QueryFilter;
-use crate::schema::{Migratable, Schema};
+use crate::schema::{Component, Migratable, Schema};
+use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow, Tables};
 use crate::system::{Access, Message, SystemParam};
 use crate::world::World;
+use core::cmp::Reverse;
 use core::fmt;
 use core::marker::PhantomData;
+use std::sync::{Mutex, PoisonError};
 
 /// A system parameter that adds and removes table component `C` on the
 /// entities of the tables filter `F` matches: the paper's owned and deferred
@@ -85,16 +89,30 @@ use core::marker::PhantomData;
 /// ```
 pub struct Migrator<'w, S: Schema, C: Migratable<S>, F: QueryFilter<S> = ()> {
     entities: &'w Entities,
-    /// Per table id: whether `F` matches it.
-    reach: &'w [bool],
-    moves: &'w mut Vec<Move<C>>,
+    /// Per table id: its routes, if `F` matches it.
+    routes: &'w [Option<Route>],
+    recorded: &'w mut Vec<Recorded<C>>,
     filter: PhantomData<fn() -> (S, F)>,
 }
 
-/// One change a [`Migrator`] recorded.
-enum Move<C> {
-    Insert(Entity, C),
-    Remove(Entity),
+/// Where an entity of one table in reach goes: to `with` when it gains `C`,
+/// to `without` when it loses it (the table itself when it has or lacks
+/// `C` already; [`TableId::UNKNOWN`] for a table not made yet).
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    with: TableId,
+    without: TableId,
+}
+
+/// One change a [`Migrator`] recorded: where the entity was (its table and
+/// row, which nothing changes until the moves), the order of the call, and
+/// the value to insert (`None`: a removal).
+struct Recorded<C> {
+    table: u32,
+    row: u32,
+    seq: u32,
+    entity: Entity,
+    value: Option<C>,
 }
 
 /// Why a [`Migrator`] refused a change.
@@ -128,49 +146,58 @@ impl fmt::Display for MigrateError {
 impl std::error::Error for MigrateError {}
 
 impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
-    /// Whether `entity` is alive and in reach.
+    /// Where `entity` is, if it is alive and in reach.
     #[inline]
-    fn check(&self, entity: Entity) -> Result<(), MigrateError> {
+    fn check(&self, entity: Entity) -> Result<EntityLocation, MigrateError> {
         let location = self
             .entities
             .location(entity)
             .ok_or(MigrateError::NoSuchEntity(entity))?;
-        match self.reach.get(location.table.index()) {
-            Some(true) => Ok(()),
+        match self.routes.get(location.table.index()) {
+            Some(Some(_)) => Ok(location),
             _ => Err(MigrateError::OutOfReach(entity)),
         }
     }
 
-    /// Gives `entity` the value `value` of `C` when the run is applied, as
-    /// [`World::insert`](crate::World::insert) would then (over a value it
-    /// has, in place). `Err` if the entity is not alive or out of reach;
-    /// then nothing is recorded (`value` is dropped).
     #[inline]
-    pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), MigrateError> {
-        self.check(entity)?;
-        self.moves.push(Move::Insert(entity, value));
+    fn record(&mut self, entity: Entity, value: Option<C>) -> Result<(), MigrateError> {
+        let location = self.check(entity)?;
+        self.recorded.push(Recorded {
+            table: location.table.0,
+            row: location.row.0,
+            seq: self.recorded.len() as u32,
+            entity,
+            value,
+        });
         Ok(())
     }
 
-    /// Removes `entity`'s `C`, if it has one when the run is applied, as
-    /// [`World::remove`](crate::World::remove) would then (the value is
+    /// Gives `entity` the value `value` of `C` once the system's stage has
+    /// run, as [`World::insert`](crate::World::insert) would (over a value
+    /// it has, in place). `Err` if the entity is not alive or out of reach;
+    /// then nothing is recorded (`value` is dropped).
+    #[inline]
+    pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), MigrateError> {
+        self.record(entity, Some(value))
+    }
+
+    /// Removes `entity`'s `C` once the system's stage has run, if it has one
+    /// then, as [`World::remove`](crate::World::remove) would (the value is
     /// dropped). `Err` if the entity is not alive or out of reach; then
     /// nothing is recorded.
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Result<(), MigrateError> {
-        self.check(entity)?;
-        self.moves.push(Move::Remove(entity));
-        Ok(())
+        self.record(entity, None)
     }
 
     /// Number of changes recorded so far in this run.
     pub fn len(&self) -> usize {
-        self.moves.len()
+        self.recorded.len()
     }
 
     /// Whether no change was recorded yet in this run.
     pub fn is_empty(&self) -> bool {
-        self.moves.is_empty()
+        self.recorded.is_empty()
     }
 }
 
@@ -180,29 +207,216 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> fmt::Debug for Migrator<'_,
             .field("schema", &S::NAME)
             .field("component", &core::any::type_name::<C>())
             .field("filter", &core::any::type_name::<F>())
-            .field("recorded", &self.moves.len())
+            .field("recorded", &self.recorded.len())
             .finish()
     }
 }
 
-/// What a [`Migrator`] keeps between runs: which tables its filter matches
-/// (one flag per table id, extended as tables are made) and the changes of
-/// the current run, empty once it is applied.
+/// What a [`Migrator`] keeps between runs: the routes of the tables in its
+/// reach, the changes of the current run, and what its moves left for the
+/// world to settle when the run is applied (all empty once it is).
 #[doc(hidden)]
-pub struct MigratorState<C> {
-    /// The history of tables `reach` describes (see `Tables::layout`).
+pub struct MigratorState<S: Schema, C> {
+    /// The history of tables `routes` describes (see `Tables::layout`).
     layout: u64,
-    reach: Vec<bool>,
-    moves: Vec<Move<C>>,
+    routes: Vec<Option<Route>>,
+    tick: u32,
+    recorded: Vec<Recorded<C>>,
+    /// The new location of each entity moved or displaced, in order.
+    locations: Vec<(EntityIndex, EntityLocation)>,
+    /// Tag values placed, and values overwritten or removed (dropped once
+    /// the world is consistent).
+    bins: Bins<S>,
+    /// Values of tag `C` removed, taken from the world's bag when applied.
+    dropped_tags: u32,
+    /// Entities that lost a tracked `C`, logged when applied.
+    removed: Vec<Entity>,
+    /// Changes whose destination table did not exist when the run was
+    /// prepared, made through the world when it is applied.
+    cold: Vec<(Entity, Option<C>)>,
+    /// The memory of the list of tables the moves borrow.
+    lent: Vec<Option<&'static mut Table<S>>>,
 }
+
+impl<S: Schema, C> MigratorState<S, C> {
+    /// Brings the routes up to date with the world's tables.
+    fn route(&mut self, tables: &Tables<S>, bit: u32, reach: impl Fn(S::Mask) -> bool) {
+        if self.layout != tables.layout() {
+            self.layout = tables.layout();
+            self.routes.clear();
+        }
+        let known = self.routes.len();
+        for table in &tables.as_slice()[known..] {
+            let mask = table.mask();
+            self.routes.push(reach(mask).then_some(Route {
+                with: TableId::UNKNOWN,
+                without: TableId::UNKNOWN,
+            }));
+        }
+        // Tables made since the last run may be the destinations of older
+        // ones (a lookup per table in reach whose route is not known yet).
+        for (id, route) in self.routes.iter_mut().enumerate() {
+            let Some(route) = route else { continue };
+            let mask = tables.get(TableId(id as u32)).mask();
+            if route.with == TableId::UNKNOWN {
+                route.with = tables.find(mask.with(bit)).unwrap_or(TableId::UNKNOWN);
+            }
+            if route.without == TableId::UNKNOWN {
+                route.without = tables.find(mask.without(bit)).unwrap_or(TableId::UNKNOWN);
+            }
+        }
+    }
+
+    /// Makes the recorded changes on `tables` (each table in reach, by id),
+    /// in the order of their entities' rows, last row first: then no move
+    /// displaces a row still to be visited, and each entity is where it was
+    /// recorded. An entity's own changes are made in the order recorded.
+    fn make_moves(&mut self, tables: &mut [Option<&mut Table<S>>], bit: u32)
+    where
+        C: Component<S>,
+    {
+        let tick = self.tick;
+        let tracked = S::TRACKED_BITS & (1 << bit) != 0;
+        let data = S::Mask::DATA.has(bit);
+        self.recorded
+            .sort_unstable_by_key(|change| (change.table, Reverse(change.row), change.seq));
+        // The current entity's place, as its changes move it, and whether
+        // the rest of its changes wait for the world (a table not made yet).
+        let mut current: Option<(Entity, TableId, TableRow, bool)> = None;
+        for change in self.recorded.drain(..) {
+            let (table, row, cold) = match current {
+                Some((entity, table, row, cold)) if entity == change.entity => (table, row, cold),
+                _ => {
+                    let (table, row) = (TableId(change.table), TableRow(change.row));
+                    let here = tables[table.index()].as_deref().map(Table::entities);
+                    assert_eq!(
+                        here.and_then(|entities| entities.get(row.index()).copied()),
+                        Some(EntityIndex::from(change.entity)),
+                        "{MISPLACED}"
+                    );
+                    (table, row, false)
+                }
+            };
+            let entity = change.entity;
+            if cold {
+                self.cold.push((entity, change.value));
+                continue;
+            }
+            let present = tables[table.index()]
+                .as_deref()
+                .is_some_and(|source| source.mask().has(bit));
+            let route = self.routes[table.index()].expect("a table in reach has a route");
+            let destination = match (&change.value, present) {
+                (Some(_), false) => route.with,
+                (None, true) => route.without,
+                // An overwrite in place, or the removal of nothing.
+                _ => table,
+            };
+            if destination == TableId::UNKNOWN {
+                self.cold.push((entity, change.value));
+                current = Some((entity, table, row, true));
+                continue;
+            }
+            if destination == table {
+                if let Some(value) = change.value {
+                    let source = tables[table.index()].as_deref_mut().expect("lent");
+                    let mask = source.mask();
+                    Placement::at(source, row, mask, &mut self.bins, tick).put::<C>(value);
+                }
+                current = Some((entity, table, row, false));
+                continue;
+            }
+            let [Some(source), Some(target)] = tables
+                .get_disjoint_mut([table.index(), destination.index()])
+                .expect("two tables in reach")
+            else {
+                panic!("{MISPLACED}")
+            };
+            let moved = source.move_entity(row, target);
+            if let Some(swapped) = moved.swapped {
+                self.locations
+                    .push((swapped, EntityLocation { table, row }));
+            }
+            self.locations.push((
+                entity.into(),
+                EntityLocation {
+                    table: destination,
+                    row: moved.row,
+                },
+            ));
+            match change.value {
+                Some(value) => {
+                    let added = source.move_columns_adding(row, target, bit);
+                    Placement {
+                        columns: added,
+                        mask: S::Mask::bit(bit),
+                        previous: S::Mask::EMPTY,
+                        row: moved.row.index(),
+                        entity: entity.into(),
+                        bins: &mut self.bins,
+                        tick,
+                    }
+                    .put::<C>(value);
+                    if S::TRACKED_BITS & target.mask().bits().to_u128() != 0 {
+                        target.sync_ticks(tick);
+                    }
+                }
+                None => {
+                    let removed = source.move_columns_removing(row, target, bit);
+                    if data {
+                        let value = Placement {
+                            columns: removed,
+                            mask: S::Mask::bit(bit),
+                            previous: S::Mask::bit(bit),
+                            row: row.index(),
+                            entity: entity.into(),
+                            bins: &mut self.bins,
+                            tick,
+                        }
+                        .take::<C>();
+                        self.bins.discard(value);
+                    } else {
+                        // The world's bag gives one up when applied.
+                        self.dropped_tags += 1;
+                    }
+                    if tracked {
+                        self.removed.push(entity);
+                    }
+                }
+            }
+            current = Some((entity, destination, moved.row, false));
+        }
+    }
+
+    /// Hands the world what the moves left: the new locations, the tag
+    /// values, the removal log; then makes the changes left for it.
+    fn settle(&mut self, world: &mut World<S>, bit: u32)
+    where
+        C: Component<S>,
+    {
+        world.settle_moves(&self.locations, &mut self.bins, (bit, self.dropped_tags));
+        self.locations.clear();
+        self.dropped_tags = 0;
+        if !self.removed.is_empty() {
+            world.log_removals(bit, &self.removed);
+            self.removed.clear();
+        }
+    }
+}
+
+/// The panic message of a broken invariant of the moves.
+const MISPLACED: &str = "schemecs internal error: an entity a `Migrator` recorded is not where it \
+                         was when recorded; the schedule's plan should have kept every other \
+                         system away from its tables";
 
 impl<S, C, F> SystemParam<S> for Migrator<'_, S, C, F>
 where
     S: Schema,
+    S::Column: Send,
     C: Migratable<S> + Send,
     F: QueryFilter<S>,
 {
-    type State = MigratorState<C>;
+    type State = MigratorState<S, C>;
     type Item<'w> = Migrator<'w, S, C, F>;
     const ACCESS: Access = Access {
         // Its reach: the rows it moves stay in the tables `F` matches.
@@ -256,49 +470,80 @@ where
         }
     };
 
-    fn init() -> MigratorState<C> {
+    fn init() -> MigratorState<S, C> {
         MigratorState {
             layout: 0,
-            reach: Vec::new(),
-            moves: Vec::new(),
+            routes: Vec::new(),
+            tick: 0,
+            recorded: Vec::new(),
+            locations: Vec::new(),
+            bins: Bins::default(),
+            dropped_tags: 0,
+            removed: Vec::new(),
+            cold: Vec::new(),
+            lent: Vec::new(),
         }
     }
 
-    fn prepare(state: &mut MigratorState<C>, world: &World<S>, _: ChangeWindow) {
-        let tables = world.tables();
-        if state.layout != tables.layout() {
-            state.layout = tables.layout();
-            state.reach.clear();
-        }
-        let known = state.reach.len();
-        let new = tables.as_slice()[known..].iter();
-        state
-            .reach
-            .extend(new.map(|table| F::CONDITIONS.admits(table.mask().bits().to_u128())));
+    fn prepare(state: &mut MigratorState<S, C>, world: &World<S>, window: ChangeWindow) {
+        state.tick = window.this_run;
+        state.route(world.tables(), C::BIT, |mask| {
+            F::CONDITIONS.admits(mask.bits().to_u128())
+        });
     }
 
-    fn fetch<'w>(state: &'w mut MigratorState<C>, world: &mut SplitWorld<'w, S>) -> Self::Item<'w> {
+    fn fetch<'w>(
+        state: &'w mut MigratorState<S, C>,
+        world: &mut SplitWorld<'w, S>,
+    ) -> Self::Item<'w> {
         Migrator {
             entities: world.entities,
-            reach: &state.reach,
-            moves: &mut state.moves,
+            routes: &state.routes,
+            recorded: &mut state.recorded,
             filter: PhantomData,
         }
     }
 
-    fn apply(state: &mut MigratorState<C>, world: &mut World<S>) {
-        for change in state.moves.drain(..) {
-            // Checked alive and in reach when recorded: only the system's
-            // own commands, applied before this parameter, can have
-            // despawned it since; then, as a command, it does nothing.
-            let _ = match change {
-                Move::Insert(entity, value) => world.insert(entity, (value,)),
-                Move::Remove(entity) => world.remove::<C>(entity).map(drop),
+    fn migrate<'w>(state: &'w mut MigratorState<S, C>, world: &Mutex<SplitWorld<'w, S>>) {
+        if state.recorded.is_empty() {
+            return;
+        }
+        // Every table a change can touch: each entity's own, and the two
+        // its routes lead to (and back: a table's routes lead to each other).
+        let mut tables: Vec<Option<&'w mut Table<S>>> = recycle(core::mem::take(&mut state.lent));
+        tables.resize_with(state.routes.len(), || None);
+        {
+            let mut world = world.lock().unwrap_or_else(PoisonError::into_inner);
+            for change in &state.recorded {
+                let route = state.routes[change.table as usize].expect("recorded in reach");
+                for id in [TableId(change.table), route.with, route.without] {
+                    if id != TableId::UNKNOWN && tables[id.index()].is_none() {
+                        tables[id.index()] = Some(world.take_table(id));
+                    }
+                }
+            }
+        }
+        state.make_moves(&mut tables, C::BIT);
+        state.lent = recycle(tables);
+    }
+
+    fn apply(state: &mut MigratorState<S, C>, world: &mut World<S>) {
+        state.settle(world, C::BIT);
+        // Checked alive and in reach when recorded: only the system's own
+        // commands, applied before this parameter, can have despawned it
+        // since; then, as a command, it does nothing.
+        for (entity, value) in state.cold.drain(..) {
+            let _ = match value {
+                Some(value) => world.insert(entity, (value,)),
+                None => world.remove::<C>(entity).map(drop),
             };
         }
     }
 
-    fn discard(state: &mut MigratorState<C>, _: &mut World<S>) {
-        state.moves.clear();
+    fn discard(state: &mut MigratorState<S, C>, world: &mut World<S>) {
+        // The moves made stand; what was left for later is dropped.
+        state.settle(world, C::BIT);
+        state.recorded.clear();
+        state.cold.clear();
     }
 }

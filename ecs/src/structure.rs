@@ -311,6 +311,31 @@ impl<S: Schema> EntityStore<S> {
         self.bins.absorb_tags(tags);
     }
 
+    /// Settles the rows a [`Migrator`](crate::Migrator) moved among tables
+    /// it held: each entity it moved or displaced goes to its new location
+    /// (in order: a later one for the same entity wins), the tag values it
+    /// placed join the world's bags, and `dropped` values of tag `bit` leave
+    /// them (the tags it removed, `0` for a data component); then its
+    /// trash is emptied, the world being consistent.
+    pub(crate) fn settle_moves(
+        &mut self,
+        locations: &[(EntityIndex, EntityLocation)],
+        bins: &mut Bins<S>,
+        (bit, dropped): (u32, u32),
+    ) {
+        let mut slots = self.entities.slots_mut();
+        for &(entity, location) in locations {
+            slots.set_location(entity, location);
+        }
+        self.bins.absorb_tags(bins);
+        let tag = S::Mask::bit(bit);
+        for _ in 0..dropped {
+            self.bins.discard_tags(tag);
+        }
+        self.bins.empty_trash(tag);
+        bins.empty_trash(tag);
+    }
+
     /// Gives the rows `first_row..first_row + count` of table `id`, pushed by
     /// an [`UnnamedSpawner`](crate::UnnamedSpawner) with no entity yet, an
     /// entity each, in row order, after the reserved entities are made alive.

@@ -192,6 +192,67 @@ impl<S: Schema> Executor<S> {
         }
     }
 
+    /// Makes the row moves that the systems of `stage` recorded (their
+    /// [`Migrator`](crate::Migrator)s'), on a fresh split of the world: on
+    /// the pool with `threads` threads if given (the stage ran there), else
+    /// on this thread. The planner gave each its own tables, so they run
+    /// side by side; a system that recorded nothing returns at once.
+    fn migrate_stage(
+        &mut self,
+        systems: &mut [SystemNode<S>],
+        stage: &[usize],
+        world: &mut World<S>,
+        threads: Option<usize>,
+    ) where
+        S::Column: Send + Sync,
+        for<'a> S::ResourceSlots<'a>: Send,
+    {
+        let mut members: Vec<Member<'_, S>> = recycle(core::mem::take(&mut self.queue));
+        let mut rest = &mut systems[..];
+        let mut offset = 0;
+        for &i in stage {
+            let (system, tail) = match core::mem::take(&mut rest)[i - offset..].split_first_mut() {
+                Some(split) => split,
+                None => unreachable!("stage indices are ascending and in range"),
+            };
+            rest = tail;
+            offset = i + 1;
+            if let (true, SystemKind::Params(params)) = (system.moves(), &mut system.kind) {
+                members.push((i, &mut **params));
+            }
+        }
+        let split = Mutex::new(world.split(&mut self.buffers));
+        let helpers = threads.map_or(0, |threads| threads.min(members.len()).saturating_sub(1));
+        if helpers == 0 {
+            for (_, system) in members.drain(..) {
+                { system }.migrate(&split);
+            }
+        } else {
+            let queue = Mutex::new(core::mem::take(&mut members));
+            let panic = Mutex::new(None);
+            let split = &split;
+            let work = || loop {
+                let next = queue.lock().unwrap_or_else(PoisonError::into_inner).pop();
+                let Some((_, system)) = next else {
+                    return;
+                };
+                let migrate = move || { system }.migrate(split);
+                if let Err(payload) = catch_unwind(AssertUnwindSafe(migrate)) {
+                    let mut first = panic.lock().unwrap_or_else(PoisonError::into_inner);
+                    first.get_or_insert(payload);
+                }
+            };
+            pool::with_helpers(helpers, work);
+            if let Some(payload) = panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                resume_unwind(payload);
+            }
+            members = queue.into_inner().unwrap_or_else(PoisonError::into_inner);
+        }
+        let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
+        split.reclaim(&mut self.buffers);
+        self.queue = recycle(members);
+    }
+
     /// The work system `i` is expected to take: the smaller of its last two
     /// measurements (a thread preempted once does not make a stage parallel),
     /// 0 if never measured.
@@ -284,6 +345,9 @@ impl<S: Schema> Executor<S> {
         let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
         split.reclaim(&mut self.buffers);
         self.queue = recycle(members);
+        if stage.iter().any(|&i| systems[i].moves()) {
+            self.migrate_stage(systems, stage, world, parallel.then_some(threads));
+        }
         if any_locals {
             for &i in stage {
                 check_in(&mut systems[i], world, (fingerprint, i));
@@ -443,6 +507,12 @@ pub(super) fn run_alone<S: Schema>(
             params.run(&split);
             let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
             split.reclaim(buffers);
+            if system.access.iter().any(|access| access.moves) {
+                let split = Mutex::new(world.split(buffers));
+                params.migrate(&split);
+                let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
+                split.reclaim(buffers);
+            }
             check_in(system, world, place);
         }
         SystemKind::Exclusive(system) => {

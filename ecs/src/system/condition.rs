@@ -720,6 +720,12 @@ where
 }
 
 impl<S: Schema> SystemNode<S> {
+    /// Whether a parameter moves rows after the system's stage (a
+    /// [`Migrator`](crate::Migrator)): see [`SystemParam::migrate`](crate::SystemParam).
+    pub(crate) fn moves(&self) -> bool {
+        self.access.iter().any(|access| access.moves)
+    }
+
     /// Every access of the system: its parameters', then its condition's.
     pub(crate) fn accesses(&self) -> Cow<'_, [Access]> {
         match &self.condition {

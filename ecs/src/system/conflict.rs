@@ -33,8 +33,13 @@ pub(crate) const fn conflict<S: Schema>(
 ) -> Option<Message> {
     let components = a.component_conflicts(b);
     let presence = a.presence_conflicts(b);
+    let overlap = !a.disjoint_entities(b);
     let predicate = if a.spawns && b.spawns {
         TWO_SPAWNERS
+    } else if a.moves && b.moves && overlap {
+        TWO_MIGRATORS
+    } else if ((a.moves && b.spawns) || (a.spawns && b.moves)) && overlap {
+        SPAWNS_INTO_MIGRATOR
     } else if a.spawn_conflicts(b) {
         SPAWNS_INTO_QUERY
     } else if presence != 0 && components & presence == 0 {
@@ -74,6 +79,20 @@ const SPAWNS_INTO_QUERY: &str = ": one is a `Spawner`, which adds rows to the ta
     bundle's components while the system runs, and the other is a query that can reach that \
     table, whose rows it takes before the run; make the query exclude the table (`Without<C>` \
     of a component of the bundle, or require one the bundle lacks), or move it to another system";
+
+/// The end of the message for two `Migrator`s of one system whose reaches
+/// meet.
+const TWO_MIGRATORS: &str = ": both are `Migrator`s that can reach the same tables, and the \
+    moves of one would displace the rows the other recorded; make their filters disjoint (one \
+    requires a component the other excludes), or move one to a system of its own, which runs \
+    after this one";
+
+/// The end of the message for a `Spawner` beside a `Migrator` of the same
+/// system whose reach holds the spawner's table.
+const SPAWNS_INTO_MIGRATOR: &str = ": one is a `Spawner`, which adds rows to the table of its \
+    bundle's components, and the other a `Migrator` that can reach that table, whose moves would \
+    displace those rows before they are made alive; make the migrator's filter exclude the table \
+    (`Without<C>` of a component of the bundle), or move one of them to another system";
 
 /// A message put together in `const` evaluation, which cannot format (a
 /// `const` panic takes one `&str`): its parts, copied one after another

@@ -75,6 +75,14 @@ pub trait SystemParam<S: Schema>: Sized {
     #[doc(hidden)]
     fn fetch<'w>(state: &'w mut Self::State, world: &mut SplitWorld<'w, S>) -> Self::Item<'w>;
 
+    /// Makes, after the system's stage, the structural changes its run
+    /// recorded for the tables it alone reaches (a
+    /// [`Migrator`](crate::Migrator)'s row moves), on a fresh split of the
+    /// world, beside the other systems of the stage doing the same. Called
+    /// only for a parameter whose [`Access::moves`] is set.
+    #[doc(hidden)]
+    fn migrate<'w>(_state: &'w mut Self::State, _world: &Mutex<SplitWorld<'w, S>>) {}
+
     /// Finishes what the run did at once and left for its end (the rows a
     /// [`Spawner`](crate::Spawner) added become alive), before any
     /// parameter of the system is applied.
@@ -366,6 +374,7 @@ type ExclusiveFn<S> = dyn FnMut(&mut World<S>) + Send;
 pub(crate) trait ParamSystem<S: Schema>: Send {
     fn prepare(&mut self, world: &World<S>, window: ChangeWindow);
     fn run<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>);
+    fn migrate<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>);
     fn apply(&mut self, world: &mut World<S>);
     fn discard(&mut self, world: &mut World<S>);
     fn check_out(&mut self, slots: &mut LocalSlots<'_>);
@@ -536,6 +545,13 @@ macro_rules! impl_system {
                     ($($p::fetch($p, &mut world),)*)
                 };
                 (self.func)($($p),*);
+            }
+
+            fn migrate<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>) {
+                let ($($p,)*) = &mut self.state;
+                $(if $p::ACCESS.moves {
+                    $p::migrate($p, world);
+                })*
             }
 
             fn apply(&mut self, world: &mut World<S>) {

@@ -3,7 +3,7 @@
 use crate::bundle::Bundle;
 use crate::change::{ChangeWindow, Tick};
 use crate::command::{Command, CommandQueue};
-use crate::entity::{Entities, EntitiesExhausted, Entity, NoSuchEntity};
+use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::event::{Event, Events};
 use crate::lend::{Lent, SplitBuffers, SplitWorld};
@@ -926,6 +926,16 @@ impl<S: Schema> World<S> {
         values: &mut Staged<S>,
     ) {
         self.store.place_staged_spawns(mask, spawned, values);
+    }
+
+    /// Settles the rows a `Migrator` moved (see `EntityStore::settle_moves`).
+    pub(crate) fn settle_moves(
+        &mut self,
+        locations: &[(EntityIndex, EntityLocation)],
+        bins: &mut Bins<S>,
+        dropped_tags: (u32, u32),
+    ) {
+        self.store.settle_moves(locations, bins, dropped_tags);
     }
 
     /// Gives the rows an `UnnamedSpawner` pushed to table `id` their
