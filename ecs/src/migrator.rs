@@ -275,117 +275,147 @@ impl<S: Schema, C> MigratorState<S, C> {
     where
         C: Component<S>,
     {
+        let mut recorded = core::mem::take(&mut self.recorded);
+        // The current entity's place, as its changes move it, and whether
+        // the rest of its changes wait for the world (a table not made yet).
+        let mut current = None;
+        // Recorded while walking a query, the changes come in ascending
+        // rows, one per entity: then they are visited backwards (the
+        // tables' order does not matter, only each table's rows, last
+        // first).
+        let place = |change: &Recorded<C>| (change.table, change.row);
+        if recorded
+            .windows(2)
+            .all(|pair| place(&pair[0]) < place(&pair[1]))
+        {
+            for change in recorded.drain(..).rev() {
+                self.make_move(change, tables, bit, &mut current);
+            }
+        } else {
+            recorded.sort_unstable_by_key(|change| (change.table, Reverse(change.row), change.seq));
+            for change in recorded.drain(..) {
+                self.make_move(change, tables, bit, &mut current);
+            }
+        }
+        self.recorded = recorded;
+    }
+
+    /// Makes one recorded change; `current` is the place of the entity of
+    /// the change before, if it has not moved on to another entity.
+    #[inline(always)]
+    fn make_move(
+        &mut self,
+        change: Recorded<C>,
+        tables: &mut [Option<&mut Table<S>>],
+        bit: u32,
+        current: &mut Option<(Entity, TableId, TableRow, bool)>,
+    ) where
+        C: Component<S>,
+    {
         let tick = self.tick;
         let tracked = S::TRACKED_BITS & (1 << bit) != 0;
         let data = S::Mask::DATA.has(bit);
-        self.recorded
-            .sort_unstable_by_key(|change| (change.table, Reverse(change.row), change.seq));
-        // The current entity's place, as its changes move it, and whether
-        // the rest of its changes wait for the world (a table not made yet).
-        let mut current: Option<(Entity, TableId, TableRow, bool)> = None;
-        for change in self.recorded.drain(..) {
-            let (table, row, cold) = match current {
-                Some((entity, table, row, cold)) if entity == change.entity => (table, row, cold),
-                _ => {
-                    let (table, row) = (TableId(change.table), TableRow(change.row));
-                    let here = tables[table.index()].as_deref().map(Table::entities);
-                    assert_eq!(
-                        here.and_then(|entities| entities.get(row.index()).copied()),
-                        Some(EntityIndex::from(change.entity)),
-                        "{MISPLACED}"
-                    );
-                    (table, row, false)
+        let (table, row, cold) = match *current {
+            Some((entity, table, row, cold)) if entity == change.entity => (table, row, cold),
+            _ => {
+                let (table, row) = (TableId(change.table), TableRow(change.row));
+                let here = tables[table.index()].as_deref().map(Table::entities);
+                assert_eq!(
+                    here.and_then(|entities| entities.get(row.index()).copied()),
+                    Some(EntityIndex::from(change.entity)),
+                    "{MISPLACED}"
+                );
+                (table, row, false)
+            }
+        };
+        let entity = change.entity;
+        if cold {
+            self.cold.push((entity, change.value));
+            return;
+        }
+        let present = tables[table.index()]
+            .as_deref()
+            .is_some_and(|source| source.mask().has(bit));
+        let route = self.routes[table.index()].expect("a table in reach has a route");
+        let destination = match (&change.value, present) {
+            (Some(_), false) => route.with,
+            (None, true) => route.without,
+            // An overwrite in place, or the removal of nothing.
+            _ => table,
+        };
+        if destination == TableId::UNKNOWN {
+            self.cold.push((entity, change.value));
+            *current = Some((entity, table, row, true));
+            return;
+        }
+        if destination == table {
+            if let Some(value) = change.value {
+                let source = tables[table.index()].as_deref_mut().expect("lent");
+                let mask = source.mask();
+                Placement::at(source, row, mask, &mut self.bins, tick).put::<C>(value);
+            }
+            *current = Some((entity, table, row, false));
+            return;
+        }
+        let [Some(source), Some(target)] = tables
+            .get_disjoint_mut([table.index(), destination.index()])
+            .expect("two tables in reach")
+        else {
+            panic!("{MISPLACED}")
+        };
+        let moved = source.move_entity(row, target);
+        if let Some(swapped) = moved.swapped {
+            self.locations
+                .push((swapped, EntityLocation { table, row }));
+        }
+        self.locations.push((
+            entity.into(),
+            EntityLocation {
+                table: destination,
+                row: moved.row,
+            },
+        ));
+        match change.value {
+            Some(value) => {
+                let added = source.move_columns_adding(row, target, bit);
+                Placement {
+                    columns: added,
+                    mask: S::Mask::bit(bit),
+                    previous: S::Mask::EMPTY,
+                    row: moved.row.index(),
+                    entity: entity.into(),
+                    bins: &mut self.bins,
+                    tick,
                 }
-            };
-            let entity = change.entity;
-            if cold {
-                self.cold.push((entity, change.value));
-                continue;
-            }
-            let present = tables[table.index()]
-                .as_deref()
-                .is_some_and(|source| source.mask().has(bit));
-            let route = self.routes[table.index()].expect("a table in reach has a route");
-            let destination = match (&change.value, present) {
-                (Some(_), false) => route.with,
-                (None, true) => route.without,
-                // An overwrite in place, or the removal of nothing.
-                _ => table,
-            };
-            if destination == TableId::UNKNOWN {
-                self.cold.push((entity, change.value));
-                current = Some((entity, table, row, true));
-                continue;
-            }
-            if destination == table {
-                if let Some(value) = change.value {
-                    let source = tables[table.index()].as_deref_mut().expect("lent");
-                    let mask = source.mask();
-                    Placement::at(source, row, mask, &mut self.bins, tick).put::<C>(value);
+                .put::<C>(value);
+                if S::TRACKED_BITS & target.mask().bits().to_u128() != 0 {
+                    target.sync_ticks(tick);
                 }
-                current = Some((entity, table, row, false));
-                continue;
             }
-            let [Some(source), Some(target)] = tables
-                .get_disjoint_mut([table.index(), destination.index()])
-                .expect("two tables in reach")
-            else {
-                panic!("{MISPLACED}")
-            };
-            let moved = source.move_entity(row, target);
-            if let Some(swapped) = moved.swapped {
-                self.locations
-                    .push((swapped, EntityLocation { table, row }));
-            }
-            self.locations.push((
-                entity.into(),
-                EntityLocation {
-                    table: destination,
-                    row: moved.row,
-                },
-            ));
-            match change.value {
-                Some(value) => {
-                    let added = source.move_columns_adding(row, target, bit);
-                    Placement {
-                        columns: added,
+            None => {
+                let removed = source.move_columns_removing(row, target, bit);
+                if data {
+                    let value = Placement {
+                        columns: removed,
                         mask: S::Mask::bit(bit),
-                        previous: S::Mask::EMPTY,
-                        row: moved.row.index(),
+                        previous: S::Mask::bit(bit),
+                        row: row.index(),
                         entity: entity.into(),
                         bins: &mut self.bins,
                         tick,
                     }
-                    .put::<C>(value);
-                    if S::TRACKED_BITS & target.mask().bits().to_u128() != 0 {
-                        target.sync_ticks(tick);
-                    }
+                    .take::<C>();
+                    self.bins.discard(value);
+                } else {
+                    // The world's bag gives one up when applied.
+                    self.dropped_tags += 1;
                 }
-                None => {
-                    let removed = source.move_columns_removing(row, target, bit);
-                    if data {
-                        let value = Placement {
-                            columns: removed,
-                            mask: S::Mask::bit(bit),
-                            previous: S::Mask::bit(bit),
-                            row: row.index(),
-                            entity: entity.into(),
-                            bins: &mut self.bins,
-                            tick,
-                        }
-                        .take::<C>();
-                        self.bins.discard(value);
-                    } else {
-                        // The world's bag gives one up when applied.
-                        self.dropped_tags += 1;
-                    }
-                    if tracked {
-                        self.removed.push(entity);
-                    }
+                if tracked {
+                    self.removed.push(entity);
                 }
             }
-            current = Some((entity, destination, moved.row, false));
         }
+        *current = Some((entity, destination, moved.row, false));
     }
 
     /// Hands the world what the moves left: the new locations, the tag
@@ -514,7 +544,13 @@ where
         tables.resize_with(state.routes.len(), || None);
         {
             let mut world = world.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut last = None;
             for change in &state.recorded {
+                // Runs of changes in one table are the rule.
+                if last == Some(change.table) {
+                    continue;
+                }
+                last = Some(change.table);
                 let route = state.routes[change.table as usize].expect("recorded in reach");
                 for id in [TableId(change.table), route.with, route.without] {
                     if id != TableId::UNKNOWN && tables[id.index()].is_none() {

@@ -53,6 +53,9 @@ pub(super) struct Executor<S: Schema> {
     last: Vec<AtomicU64>,
     /// Per system: the same, from the measurement before.
     before: Vec<u64>,
+    /// Per system: nanoseconds its row moves took after its stage, the
+    /// last time it made any ([`Executor::migrate_stage`]; 0: never).
+    moves: Vec<AtomicU64>,
     /// Per system: whether it ran in the current run.
     done: Vec<bool>,
     /// Per stage: how it ran the last time (`None` before the first run).
@@ -103,6 +106,7 @@ impl<S: Schema> Default for Executor<S> {
             queue: Vec::new(),
             last: Vec::new(),
             before: Vec::new(),
+            moves: Vec::new(),
             done: Vec::new(),
             runs: Vec::new(),
             force: None,
@@ -118,6 +122,7 @@ impl<S: Schema> Executor<S> {
     pub(super) fn reset(&mut self, systems: usize, stages: usize) {
         self.last.resize_with(systems, || AtomicU64::new(0));
         self.before.resize(systems, 0);
+        self.moves.resize_with(systems, || AtomicU64::new(0));
         self.done.clear();
         self.done.resize(systems, false);
         self.runs.clear();
@@ -193,16 +198,17 @@ impl<S: Schema> Executor<S> {
     }
 
     /// Makes the row moves that the systems of `stage` recorded (their
-    /// [`Migrator`](crate::Migrator)s'), on a fresh split of the world: on
-    /// the pool with `threads` threads if given (the stage ran there), else
-    /// on this thread. The planner gave each its own tables, so they run
-    /// side by side; a system that recorded nothing returns at once.
+    /// [`Migrator`](crate::Migrator)s'), on a fresh split of the world. The
+    /// planner gave each its own tables, so they run side by side: on the
+    /// pool (`threads` threads) when the moves they took last time pay for
+    /// it by the rule of [`decide`], else on this thread. A system that
+    /// recorded nothing returns at once.
     fn migrate_stage(
         &mut self,
         systems: &mut [SystemNode<S>],
         stage: &[usize],
         world: &mut World<S>,
-        threads: Option<usize>,
+        threads: usize,
     ) where
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
@@ -221,32 +227,40 @@ impl<S: Schema> Executor<S> {
                 members.push((i, &mut **params));
             }
         }
+        let expected = members.iter().map(|&(i, _)| *self.moves[i].get_mut());
+        let (parallel, _) = decide(expected, threads, self.force);
         let split = Mutex::new(world.split(&mut self.buffers));
-        let helpers = threads.map_or(0, |threads| threads.min(members.len()).saturating_sub(1));
-        if helpers == 0 {
-            for (_, system) in members.drain(..) {
-                { system }.migrate(&split);
-            }
-        } else {
+        let moves = &self.moves;
+        if parallel && members.len() > 1 {
+            members.sort_by_key(|&(i, _)| moves[i].load(Ordering::Relaxed));
+            let helpers = threads.min(members.len()).saturating_sub(1);
             let queue = Mutex::new(core::mem::take(&mut members));
             let panic = Mutex::new(None);
             let split = &split;
             let work = || loop {
                 let next = queue.lock().unwrap_or_else(PoisonError::into_inner).pop();
-                let Some((_, system)) = next else {
+                let Some((i, system)) = next else {
                     return;
                 };
+                let start = Instant::now();
                 let migrate = move || { system }.migrate(split);
                 if let Err(payload) = catch_unwind(AssertUnwindSafe(migrate)) {
                     let mut first = panic.lock().unwrap_or_else(PoisonError::into_inner);
                     first.get_or_insert(payload);
                 }
+                moves[i].store(nanos(start.elapsed()).max(1), Ordering::Relaxed);
             };
             pool::with_helpers(helpers, work);
             if let Some(payload) = panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
                 resume_unwind(payload);
             }
             members = queue.into_inner().unwrap_or_else(PoisonError::into_inner);
+        } else {
+            for (i, system) in members.drain(..) {
+                let start = Instant::now();
+                { system }.migrate(&split);
+                moves[i].store(nanos(start.elapsed()).max(1), Ordering::Relaxed);
+            }
         }
         let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
         split.reclaim(&mut self.buffers);
@@ -346,7 +360,7 @@ impl<S: Schema> Executor<S> {
         split.reclaim(&mut self.buffers);
         self.queue = recycle(members);
         if stage.iter().any(|&i| systems[i].moves()) {
-            self.migrate_stage(systems, stage, world, parallel.then_some(threads));
+            self.migrate_stage(systems, stage, world, threads);
         }
         if any_locals {
             for &i in stage {
