@@ -24,27 +24,45 @@ use std::sync::{Mutex, PoisonError};
 ///
 /// Adding or removing a table component moves the entity's row to the table
 /// of its new archetype. A `Migrator` records each change while its system
-/// runs, checking at the call that the entity is alive and in its reach, and
-/// makes the moves, in the order recorded, when the run is applied, in
-/// program order: after the system, like [`Commands`](crate::Commands), so
-/// the system's own queries walk rows that stay put. What sets it apart from
-/// commands is its *reach*, the tables `F` matches (`With<Fuel>`: every
-/// table with `Fuel`). The moves never leave it (`C` is neither required
-/// nor excluded by `F`), so the schedule keeps away from the system only the
-/// systems that can reach those tables (a query, a spawner or another
-/// migrator whose entities may be among them), which run after it is
-/// applied. Every other system runs beside it, where commands would make
-/// every later query wait. The result is that of running the systems in
-/// program order, on any number of threads.
+/// runs, checking at the call that the entity is alive and in its *reach*,
+/// the tables `F` matches (`With<Fuel>`: every table with `Fuel`). Once the
+/// system's stage has run, its moves are made among those tables, beside
+/// the other migrators of the stage (each on its own tables, on the pool
+/// when that pays); when its run is applied, in program order, the world
+/// takes the entities' new locations. So the system's own queries walk rows
+/// that stay put, and a move never leaves the reach (`C` is neither
+/// required nor excluded by `F`).
+///
+/// The schedule keeps away from the system only the systems that can reach
+/// those tables (a query, a spawner or another migrator whose entities may
+/// be among them), which run after it is applied. Every other system runs
+/// beside it, where commands would make every later query wait. The result
+/// is the same on any number of threads, and equal to a sequential run.
+///
+/// Each entity ends as [`World::insert`](crate::World::insert) and
+/// [`World::remove`](crate::World::remove), called in the order recorded,
+/// would leave it (an insert over a value it has overwrites it in place).
+/// The rows of a table land in an order of the moves' own: each table's
+/// recorded rows are visited last first, which keeps the moves free of
+/// location lookups. A change whose destination table did not exist when
+/// the run was prepared (the first time an archetype is formed) is made
+/// through the world when the run is applied.
 ///
 /// `C` must be a table component with no hooks, relation role or
-/// requirements ([`Migratable`]; for a sparse one, [`SparseMut`](crate::SparseMut)
-/// adds and removes at once). `F` names table components only, through
-/// `With` and `Without` (no `Or`, `Added`, `Changed` or sparse component),
-/// and not `C`: compile errors in `cargo build`, as the other checks of a
-/// system's parameters. A tracked `C` keeps its change detection: an
-/// insert is stamped with the system's tick, and a removal is logged for
-/// [`Removed`](crate::Removed) when the run is applied.
+/// requirements ([`Migratable`]; for a sparse one,
+/// [`SparseMut`](crate::SparseMut) adds and removes at once). `F` names
+/// table components only, through `With` and `Without` (no `Or`, `Added`,
+/// `Changed` or sparse component), and not `C`. Two migrators of one system
+/// must have disjoint reaches, and a [`Spawner`](crate::Spawner) of the same
+/// system must not add rows in its reach. These are compile errors in
+/// `cargo build`, as the other checks of a system's parameters. A tracked
+/// `C` keeps its change detection: an insert is stamped with the system's
+/// tick (an addition, or a change over an old value), and a removal is
+/// logged for [`Removed`](crate::Removed) when the run is applied.
+///
+/// The schedule can only tell reaches apart by components one requires and
+/// the other excludes: `With<Red>` and `With<Blue>` may meet (an entity can
+/// have both), `With<Red>` and `(With<Blue>, Without<Red>)` cannot.
 ///
 /// ```
 /// use schemecs::prelude::*;
@@ -175,7 +193,8 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
     /// Gives `entity` the value `value` of `C` once the system's stage has
     /// run, as [`World::insert`](crate::World::insert) would (over a value
     /// it has, in place). `Err` if the entity is not alive or out of reach;
-    /// then nothing is recorded (`value` is dropped).
+    /// then nothing is recorded (`value` is dropped). The system's queries
+    /// see no change before then.
     #[inline]
     pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), MigrateError> {
         self.record(entity, Some(value))

@@ -1,5 +1,6 @@
 //! The model test for structural changes made at once inside systems
-//! (`SparseMut`, `Spawner`) beside commands and plain writes: random worlds
+//! (`SparseMut`, `Spawner`) or after their stage (`Migrator`) beside
+//! commands and plain writes: random worlds
 //! and random changes between frames through the `World` API, each frame
 //! run by a schedule made to go parallel on a pool (or to flip at random),
 //! and mirrored on a plain reference model in program order.
@@ -67,6 +68,56 @@ fn burn_model(model: &mut BTreeMap<Entity, Ent>) {
     }
 }
 
+/// The entities with `B` and without `A`: `light`'s reach, apart from
+/// `paint`'s.
+type Unarmed = (With<B>, Without<A>);
+
+/// Owned insert and delete of the table tag `Tag` on the entities of its
+/// query (a `Migrator`: the rows move after its stage).
+fn light(unarmed: Query<(Entity, &B), Unarmed>, mut tag: Migrator<Model, Tag, Unarmed>) {
+    for (entity, b) in unarmed.iter() {
+        match b.0 % 4 {
+            0 => tag.insert(entity, Tag).unwrap(),
+            1 => tag.remove(entity).unwrap(),
+            _ => {}
+        }
+    }
+}
+
+/// The model's `light`.
+fn light_model(model: &mut BTreeMap<Entity, Ent>) {
+    for ent in model.values_mut() {
+        match (ent.a, ent.b) {
+            (None, Some(b)) if b % 4 == 0 => ent.tag = true,
+            (None, Some(b)) if b % 4 == 1 => ent.tag = false,
+            _ => {}
+        }
+    }
+}
+
+/// Owned insert (over an old value too) and delete of the table component
+/// `D`, whose values drop, on the entities with `A`.
+fn paint(armed: Query<(Entity, &A)>, mut d: Migrator<Model, D, With<A>>) {
+    for (entity, a) in armed.iter() {
+        match a.0 % 7 {
+            0 => d.insert(entity, D(format!("p{}", a.0 % 10))).unwrap(),
+            1 => d.remove(entity).unwrap(),
+            _ => {}
+        }
+    }
+}
+
+/// The model's `paint`.
+fn paint_model(model: &mut BTreeMap<Entity, Ent>) {
+    for ent in model.values_mut() {
+        match ent.a {
+            Some(a) if a % 7 == 0 => ent.d = Some(format!("p{}", a % 10)),
+            Some(a) if a % 7 == 1 => ent.d = None,
+            _ => {}
+        }
+    }
+}
+
 /// Grows every `D` (a plain write, beside the others).
 fn grow(mut d: Query<&mut D>) {
     d.for_each_mut(|d| d.0.push('+'));
@@ -85,8 +136,8 @@ fn cull(d: Query<(Entity, &D)>, mut commands: Commands<Model>) {
 type Spawned = Arc<Mutex<Vec<(Entity, u32)>>>;
 
 /// A schedule of `burn`, a spawner of `(A, Tag)` for every `B` divisible
-/// by 5 (owned initialize: its query reads `B`, not its table), `grow` and
-/// `cull`, in an order chosen by `order`.
+/// by 5 (owned initialize: its query reads `B`, not its table), `light`,
+/// `paint`, `grow` and `cull`, in an order chosen by `order`.
 fn schedule(order: u64, spawned: &Spawned) -> Schedule<Model> {
     let log = Arc::clone(spawned);
     let emit = move |with_b: Query<&B>, mut spawner: Spawner<Model, (A, Tag)>| {
@@ -100,9 +151,27 @@ fn schedule(order: u64, spawned: &Spawned) -> Schedule<Model> {
     };
     let mut schedule = Schedule::new();
     match order % 3 {
-        0 => schedule.add(burn).add(emit).add(grow).add(cull),
-        1 => schedule.add(emit).add(grow).add(burn).add(cull),
-        _ => schedule.add(grow).add(cull).add(emit).add(burn),
+        0 => schedule
+            .add(burn)
+            .add(light)
+            .add(emit)
+            .add(grow)
+            .add(paint)
+            .add(cull),
+        1 => schedule
+            .add(emit)
+            .add(paint)
+            .add(grow)
+            .add(burn)
+            .add(light)
+            .add(cull),
+        _ => schedule
+            .add(grow)
+            .add(cull)
+            .add(light)
+            .add(emit)
+            .add(paint)
+            .add(burn),
     };
     schedule
 }
@@ -141,20 +210,26 @@ fn frame_model(order: u64, model: &mut BTreeMap<Entity, Ent>, spawned: &[(Entity
     match order % 3 {
         0 => {
             burn_model(model);
+            light_model(model);
             emit(model);
             grow(model);
+            paint_model(model);
             cull(model);
         }
         1 => {
             emit(model);
+            paint_model(model);
             grow(model);
             burn_model(model);
+            light_model(model);
             cull(model);
         }
         _ => {
             grow(model);
             cull(model);
+            light_model(model);
             emit(model);
+            paint_model(model);
             burn_model(model);
         }
     }
@@ -242,7 +317,7 @@ pub fn run(seed: u64, frames: usize, threads: usize, flip: bool) {
     let spawned: Spawned = Arc::default();
     let order = rng.below(3);
     let mut schedule = schedule(order, &spawned);
-    let (mut total_spawned, mut total_burning) = (0, 0);
+    let (mut total_spawned, mut total_burning, mut total_painted) = (0, 0, 0);
     for frame in 0..frames {
         let ctx = format!("seed {seed:#x}, {threads} threads, order {order}, frame {frame}");
         shuffle(&mut rng, &mut world, &mut model);
@@ -258,7 +333,14 @@ pub fn run(seed: u64, frames: usize, threads: usize, flip: bool) {
         frame_model(order, &mut model, &made);
         check(&world, &model, &ctx);
         total_burning += model.values().filter(|ent| ent.c.is_some()).count();
+        total_painted += model
+            .values()
+            .filter(|ent| ent.d.as_ref().is_some_and(|d| d.starts_with('p')))
+            .count();
     }
-    // Not vacuous: the spawner spawned and `C` came and went.
-    assert!(total_spawned > 0 && total_burning > 0, "seed {seed:#x}");
+    // Not vacuous: the spawner spawned, `C` came and went, `paint` painted.
+    assert!(
+        total_spawned > 0 && total_burning > 0 && total_painted > 0,
+        "seed {seed:#x}"
+    );
 }

@@ -39,13 +39,14 @@ use std::sync::{Mutex, PoisonError};
 /// systems. Implemented by [`Query`], [`Res`], [`ResMut`], [`Commands`],
 /// [`Local`], [`EventReader`](crate::EventReader),
 /// [`EventWriter`](crate::EventWriter), [`Removed`](crate::Removed),
-/// [`SparseMut`](crate::SparseMut), [`Spawner`](crate::Spawner) and
-/// [`UnnamedSpawner`](crate::UnnamedSpawner).
+/// [`SparseMut`](crate::SparseMut), [`Spawner`](crate::Spawner),
+/// [`UnnamedSpawner`](crate::UnnamedSpawner) and
+/// [`Migrator`](crate::Migrator).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
-            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>`, `Spawner<S, B>` and `UnnamedSpawner<S, B>`; a system that needs the whole \
+            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>`, `Spawner<S, B>`, `UnnamedSpawner<S, B>` and `Migrator<S, C, F>`; a system that needs the whole \
             world takes only `&mut World<S>`"
 )]
 pub trait SystemParam<S: Schema>: Sized {
