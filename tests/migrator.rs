@@ -806,3 +806,32 @@ fn a_migrator_sees_the_entities_of_earlier_commands() {
     let plan = schedule.describe();
     assert!(plan.contains("stage 2"), "{plan}");
 }
+
+#[test]
+fn removing_an_untracked_component_logs_nothing() {
+    // The same world, `Burning` (untracked) removed by the migrator or by
+    // hand after the same run: the same checksum, which hashes every
+    // removal log.
+    let build = || {
+        let mut world = World::<Game>::new();
+        world.spawn((Pos(0), Red));
+        let lit = world.spawn((Pos(1), Red, Burning(3)));
+        (world, lit)
+    };
+    let schedule = |targets: Vec<Entity>| {
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(move |mut burning: Migrator<Game, Burning, With<Red>>| {
+            for &entity in &targets {
+                burning.remove(entity).unwrap();
+            }
+        });
+        schedule
+    };
+    let (mut by_migrator, lit) = build();
+    schedule(vec![lit]).run(&mut by_migrator);
+    let (mut by_hand, lit) = build();
+    schedule(Vec::new()).run(&mut by_hand);
+    by_hand.remove::<Burning>(lit).unwrap();
+    assert!(!by_migrator.has::<Burning>(lit));
+    assert_eq!(by_migrator.checksum(), by_hand.checksum());
+}
