@@ -253,8 +253,11 @@ pub struct MigratorState<S: Schema, C> {
     /// Changes whose destination table did not exist when the run was
     /// prepared, made through the world when it is applied.
     cold: Vec<(Entity, Option<C>)>,
-    /// The memory of the list of tables the moves borrow.
+    /// The memory of the list of tables the moves borrow, of their
+    /// headers while the moves run, and of the list of those.
     lent: Vec<Option<&'static mut Table<S>>>,
+    headers: Vec<Table<S>>,
+    view: Vec<Option<&'static mut Table<S>>>,
 }
 
 impl<S: Schema, C> MigratorState<S, C> {
@@ -453,6 +456,35 @@ impl<S: Schema, C> MigratorState<S, C> {
     }
 }
 
+/// The tables a migrator took, whose headers sit in `local` (in the order
+/// of their ids) while the moves run; put back when dropped, also when a
+/// move panics, so that the world never keeps the empty shells.
+struct Headers<'a, 'w, S: Schema> {
+    tables: &'a mut [Option<&'w mut Table<S>>],
+    local: Vec<Table<S>>,
+}
+
+impl<S: Schema> Headers<'_, '_, S> {
+    /// Puts the headers back and returns the emptied buffer.
+    fn put_back(mut self) -> Vec<Table<S>> {
+        self.restore();
+        core::mem::take(&mut self.local)
+    }
+
+    fn restore(&mut self) {
+        let headers = self.local.drain(..);
+        for (table, header) in self.tables.iter_mut().flatten().zip(headers) {
+            table.attach(header);
+        }
+    }
+}
+
+impl<S: Schema> Drop for Headers<'_, '_, S> {
+    fn drop(&mut self) {
+        self.restore();
+    }
+}
+
 /// The panic message of a broken invariant of the moves.
 const MISPLACED: &str = "schemecs internal error: an entity a `Migrator` recorded is not where it \
                          was when recorded; the schedule's plan should have kept every other \
@@ -531,6 +563,8 @@ where
             removed: Vec::new(),
             cold: Vec::new(),
             lent: Vec::new(),
+            headers: Vec::new(),
+            view: Vec::new(),
         }
     }
 
@@ -578,7 +612,31 @@ where
                 }
             }
         }
-        state.make_moves(&mut tables, C::BIT);
+        // The tables' headers (row counts, column lengths) move into memory
+        // this thread allocates while the moves run, and back after: the
+        // world keeps its tables side by side, and the columns of tables
+        // made one after another in neighbouring allocations, so threads
+        // writing the headers of neighbouring tables at every move would
+        // share cache lines (which made each take twice as long).
+        let mut headers = Headers {
+            tables: &mut tables,
+            local: core::mem::take(&mut state.headers),
+        };
+        for table in headers.tables.iter_mut().flatten() {
+            let contents = table.detach();
+            headers.local.push(contents);
+        }
+        let mut view: Vec<Option<&mut Table<S>>> = recycle(core::mem::take(&mut state.view));
+        let mut local = headers.local.iter_mut();
+        view.extend(
+            headers
+                .tables
+                .iter()
+                .map(|table| table.as_ref().and_then(|_| local.next())),
+        );
+        state.make_moves(&mut view, C::BIT);
+        state.view = recycle(view);
+        state.headers = headers.put_back();
         state.lent = recycle(tables);
     }
 

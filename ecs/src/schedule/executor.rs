@@ -54,8 +54,12 @@ pub(super) struct Executor<S: Schema> {
     /// Per system: the same, from the measurement before.
     before: Vec<u64>,
     /// Per system: nanoseconds its row moves took after its stage, the
-    /// last time it made any ([`Executor::migrate_stage`]; 0: never).
+    /// last time they ran on this thread ([`Executor::migrate_stage`]; 0:
+    /// never).
     moves: Vec<AtomicU64>,
+    /// Per stage, by its first system: nanoseconds the moves phase took
+    /// the last time it ran on the pool (0: never).
+    moves_shared: Vec<u64>,
     /// Per system: whether it ran in the current run.
     done: Vec<bool>,
     /// Per stage: how it ran the last time (`None` before the first run).
@@ -107,6 +111,7 @@ impl<S: Schema> Default for Executor<S> {
             last: Vec::new(),
             before: Vec::new(),
             moves: Vec::new(),
+            moves_shared: Vec::new(),
             done: Vec::new(),
             runs: Vec::new(),
             force: None,
@@ -123,6 +128,7 @@ impl<S: Schema> Executor<S> {
         self.last.resize_with(systems, || AtomicU64::new(0));
         self.before.resize(systems, 0);
         self.moves.resize_with(systems, || AtomicU64::new(0));
+        self.moves_shared.resize(systems, 0);
         self.done.clear();
         self.done.resize(systems, false);
         self.runs.clear();
@@ -199,16 +205,18 @@ impl<S: Schema> Executor<S> {
 
     /// Makes the row moves that the systems of `stage` recorded (their
     /// [`Migrator`](crate::Migrator)s'), on a fresh split of the world. The
-    /// planner gave each its own tables, so they run side by side: on the
-    /// pool (`threads` threads) when the moves they took last time pay for
-    /// it by the rule of [`decide`], else on this thread. A system that
-    /// recorded nothing returns at once.
+    /// planner gave each its own tables, so they can run side by side: on
+    /// the pool (`threads` threads) when the moves they took on this thread
+    /// last time pay for the hand-off by the rule of [`decide`], and the
+    /// last time the pool ran them it was faster than that (moves touch
+    /// rows the stage left in this thread's cache); tried again when
+    /// `sample`. A system that recorded nothing returns at once.
     fn migrate_stage(
         &mut self,
         systems: &mut [SystemNode<S>],
         stage: &[usize],
         world: &mut World<S>,
-        threads: usize,
+        (threads, sample): (usize, bool),
     ) where
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
@@ -227,11 +235,18 @@ impl<S: Schema> Executor<S> {
                 members.push((i, &mut **params));
             }
         }
+        let alone: u64 = members.iter().map(|&(i, _)| *self.moves[i].get_mut()).sum();
         let expected = members.iter().map(|&(i, _)| *self.moves[i].get_mut());
-        let (parallel, _) = decide(expected, threads, self.force);
+        let (pays, why) = decide(expected, threads, self.force);
+        let shared = &mut self.moves_shared[stage[0]];
+        let parallel = match why {
+            Why::Forced => pays,
+            _ => pays && (sample || *shared == 0 || *shared < alone),
+        };
         let split = Mutex::new(world.split(&mut self.buffers));
         let moves = &self.moves;
         if parallel && members.len() > 1 {
+            let start = Instant::now();
             members.sort_by_key(|&(i, _)| moves[i].load(Ordering::Relaxed));
             let helpers = threads.min(members.len()).saturating_sub(1);
             let queue = Mutex::new(core::mem::take(&mut members));
@@ -239,18 +254,17 @@ impl<S: Schema> Executor<S> {
             let split = &split;
             let work = || loop {
                 let next = queue.lock().unwrap_or_else(PoisonError::into_inner).pop();
-                let Some((i, system)) = next else {
+                let Some((_, system)) = next else {
                     return;
                 };
-                let start = Instant::now();
                 let migrate = move || { system }.migrate(split);
                 if let Err(payload) = catch_unwind(AssertUnwindSafe(migrate)) {
                     let mut first = panic.lock().unwrap_or_else(PoisonError::into_inner);
                     first.get_or_insert(payload);
                 }
-                moves[i].store(nanos(start.elapsed()).max(1), Ordering::Relaxed);
             };
             pool::with_helpers(helpers, work);
+            *shared = nanos(start.elapsed()).max(1);
             if let Some(payload) = panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
                 resume_unwind(payload);
             }
@@ -360,7 +374,7 @@ impl<S: Schema> Executor<S> {
         split.reclaim(&mut self.buffers);
         self.queue = recycle(members);
         if stage.iter().any(|&i| systems[i].moves()) {
-            self.migrate_stage(systems, stage, world, threads);
+            self.migrate_stage(systems, stage, world, (threads, sample));
         }
         if any_locals {
             for &i in stage {

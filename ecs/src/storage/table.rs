@@ -17,14 +17,6 @@ use core::sync::atomic::{AtomicU64, Ordering};
 /// * Removing row `r` (despawn, migration) swap-removes it from every column
 ///   and from `entities`: the entity that was last now sits at `r`. The method
 ///   returns that entity, and the caller must update its location.
-///
-/// Each table sits on cache lines of its own (128 bytes: a pair of lines,
-/// which x86 prefetches together): the moves phase of a stage has threads
-/// pushing rows into different tables at once, and two table headers on
-/// one line made each thread's moves take twice as long as alone
-/// (`frame_flip_table_migrator`). Iteration reads the headers only, and
-/// measured the same (frag_iter).
-#[repr(align(128))]
 pub(crate) struct Table<S: Schema> {
     mask: S::Mask,
     /// The entity of each row, by slot index; its generation is in its slot.
@@ -44,6 +36,37 @@ impl<S: Schema> Table<S> {
             columns: Self::new_columns(mask),
             multi_edges: Vec::new(),
         }
+    }
+
+    /// Takes the table's contents out into a table of their own, whose
+    /// headers (the row count, each column's length and capacity) sit in
+    /// memory the calling thread allocates: the rows stay where they are.
+    /// This table keeps its mask and empty columns until
+    /// [`Table::attach`] puts the contents back.
+    pub(crate) fn detach(&mut self) -> Self {
+        let columns = self
+            .columns
+            .iter_mut()
+            .map(|column| {
+                let empty = S::new_column(column.bit());
+                core::mem::replace(column, empty)
+            })
+            .collect();
+        Table {
+            mask: self.mask,
+            entities: core::mem::take(&mut self.entities),
+            columns,
+            multi_edges: core::mem::take(&mut self.multi_edges),
+        }
+    }
+
+    /// Puts back the contents [`Table::detach`] took out (changed since).
+    pub(crate) fn attach(&mut self, mut contents: Self) {
+        for (mine, theirs) in self.columns.iter_mut().zip(contents.columns.iter_mut()) {
+            core::mem::swap(mine, theirs);
+        }
+        self.entities = core::mem::take(&mut contents.entities);
+        self.multi_edges = core::mem::take(&mut contents.multi_edges);
     }
 
     /// Empty columns for the data components of `mask`, in bit order.
