@@ -518,6 +518,11 @@ macro_rules! churn_schema {
             world
         }
 
+        /// Another `CHURN_PER_SYSTEM` targets of each system.
+        fn add_targets(world: &mut World<Churn>) {
+            $(world.spawn_batch((0..CHURN_PER_SYSTEM as u32).map(|i| ($target(i),)));)*
+        }
+
         fn churn_schedule() -> Schedule<Churn> {
             let mut schedule = Schedule::new();
             $(schedule.add($system);)*
@@ -848,13 +853,19 @@ fn churn(c: &mut Criterion) {
     bench_runs(&mut group, &mut world, &mut schedule);
     group.finish();
 
-    // The flips of a table component: 8,000 row moves a frame.
-    for (name, migrators) in [
-        ("frame_flip_table_commands", false),
-        ("frame_flip_table_migrator", true),
+    // The flips of a table component: 8,000 row moves a frame, and at game
+    // scale 80,000 (10,000 targets per system).
+    for (name, migrators, targets) in [
+        ("frame_flip_table_commands", false, 1),
+        ("frame_flip_table_migrator", true, 1),
+        ("frame_flip_table_commands_80k", false, 10),
+        ("frame_flip_table_migrator_80k", true, 10),
     ] {
         let mut group = c.benchmark_group(name);
         let mut world = churn_world();
+        for _ in 1..targets {
+            add_targets(&mut world);
+        }
         let mut schedule = table_flip_schedule(migrators);
         bench_runs(&mut group, &mut world, &mut schedule);
         group.finish();
