@@ -222,15 +222,7 @@ impl<S: Schema> Executor<S> {
         for<'a> S::ResourceSlots<'a>: Send,
     {
         let mut members: Vec<Member<'_, S>> = recycle(core::mem::take(&mut self.queue));
-        let mut rest = &mut systems[..];
-        let mut offset = 0;
-        for &i in stage {
-            let (system, tail) = match core::mem::take(&mut rest)[i - offset..].split_first_mut() {
-                Some(split) => split,
-                None => unreachable!("stage indices are ascending and in range"),
-            };
-            rest = tail;
-            offset = i + 1;
+        for (i, system) in stage_systems(systems, stage) {
             if let (true, SystemKind::Params(params)) = (system.moves(), &mut system.kind) {
                 members.push((i, &mut **params));
             }
@@ -264,11 +256,11 @@ impl<S: Schema> Executor<S> {
                 }
             };
             pool::with_helpers(helpers, work);
-            *shared = nanos(start.elapsed()).max(1);
             if let Some(payload) = panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
                 resume_unwind(payload);
             }
             members = queue.into_inner().unwrap_or_else(PoisonError::into_inner);
+            *shared = nanos(start.elapsed()).max(1);
         } else {
             for (i, system) in members.drain(..) {
                 let start = Instant::now();
@@ -319,18 +311,9 @@ impl<S: Schema> Executor<S> {
         }
         let start = measure.then(Instant::now);
         let mut members: Vec<Member<'_, S>> = recycle(core::mem::take(&mut self.queue));
-        let mut rest = &mut systems[..];
-        let mut offset = 0;
         // Whether a system of the stage took locals out of the world.
         let mut any_locals = false;
-        for &i in stage {
-            // `stage` is ascending: walk `systems` once.
-            let (system, tail) = match core::mem::take(&mut rest)[i - offset..].split_first_mut() {
-                Some(split) => split,
-                None => unreachable!("stage indices are ascending and in range"),
-            };
-            rest = tail;
-            offset = i + 1;
+        for (i, system) in stage_systems(systems, stage) {
             let place = (fingerprint, i);
             let Some(window) = admit(system, world, &mut self.buffers, window(i), place) else {
                 continue;
@@ -489,6 +472,25 @@ where
         resume_unwind(payload);
     }
     queue.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The systems of `stage` (ascending indices into `systems`) with their
+/// indices, found in one walk of `systems`.
+fn stage_systems<'s, S: Schema>(
+    systems: &'s mut [SystemNode<S>],
+    stage: &'s [usize],
+) -> impl Iterator<Item = (usize, &'s mut SystemNode<S>)> {
+    let mut rest = systems;
+    let mut offset = 0;
+    stage.iter().map(move |&i| {
+        let (system, tail) = match core::mem::take(&mut rest)[i - offset..].split_first_mut() {
+            Some(split) => split,
+            None => unreachable!("stage indices are ascending and in range"),
+        };
+        rest = tail;
+        offset = i + 1;
+        (i, system)
+    })
 }
 
 /// The window system `place.1` runs with this turn, given the turn's
