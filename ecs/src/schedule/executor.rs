@@ -240,26 +240,7 @@ impl<S: Schema> Executor<S> {
         if parallel && members.len() > 1 {
             let start = Instant::now();
             members.sort_by_key(|&(i, _)| moves[i].load(Ordering::Relaxed));
-            let helpers = threads.min(members.len()).saturating_sub(1);
-            let queue = Mutex::new(core::mem::take(&mut members));
-            let panic = Mutex::new(None);
-            let split = &split;
-            let work = || loop {
-                let next = queue.lock().unwrap_or_else(PoisonError::into_inner).pop();
-                let Some((_, system)) = next else {
-                    return;
-                };
-                let migrate = move || { system }.migrate(split);
-                if let Err(payload) = catch_unwind(AssertUnwindSafe(migrate)) {
-                    let mut first = panic.lock().unwrap_or_else(PoisonError::into_inner);
-                    first.get_or_insert(payload);
-                }
-            };
-            pool::with_helpers(helpers, work);
-            if let Some(payload) = panic.into_inner().unwrap_or_else(PoisonError::into_inner) {
-                resume_unwind(payload);
-            }
-            members = queue.into_inner().unwrap_or_else(PoisonError::into_inner);
+            members = run_parallel(members, &split, (Phase::Migrate, None), threads);
             *shared = nanos(start.elapsed()).max(1);
         } else {
             for (i, system) in members.drain(..) {
@@ -336,7 +317,7 @@ impl<S: Schema> Executor<S> {
             // Longest first (popped from the end), so the last system to
             // start is a short one.
             members.sort_by_key(|&(i, _)| self.before[i]);
-            members = run_parallel(members, &split, &self.last, threads);
+            members = run_parallel(members, &split, (Phase::Run, Some(&self.last)), threads);
         } else {
             // As on the pool, a panic lets the rest of the stage run before
             // it goes on: the choice of threads never shows, even then.
@@ -435,12 +416,13 @@ pub(super) fn decide(
 }
 
 /// Runs `members` on `threads` threads, this one among them: each thread
-/// takes the next system from the end of the queue until none is left.
-/// Records each system's work in `last`. Returns the emptied queue.
+/// takes the next system from the end of the queue until none is left,
+/// and runs it or makes its moves (`phase`). Records each system's work in
+/// `last`, if given. Returns the emptied queue.
 fn run_parallel<'w, S: Schema>(
     members: Vec<Member<'w, S>>,
     split: &Mutex<SplitWorld<'w, S>>,
-    last: &[AtomicU64],
+    (phase, last): (Phase, Option<&[AtomicU64]>),
     threads: usize,
 ) -> Vec<Member<'w, S>>
 where
@@ -458,12 +440,17 @@ where
         let start = Instant::now();
         // A panic does not stop this thread taking the next system: every
         // system of the stage runs, however many threads there are.
-        let run = move || { system }.run(split);
+        let run = move || match phase {
+            Phase::Run => { system }.run(split),
+            Phase::Migrate => { system }.migrate(split),
+        };
         if let Err(payload) = catch_unwind(AssertUnwindSafe(run)) {
             let mut first = panic.lock().unwrap_or_else(PoisonError::into_inner);
             first.get_or_insert(payload);
         }
-        last[i].store(nanos(start.elapsed()).max(1), Ordering::Relaxed);
+        if let Some(last) = last {
+            last[i].store(nanos(start.elapsed()).max(1), Ordering::Relaxed);
+        }
     };
     // The calling thread works too, rather than sleeping while the pool
     // runs the stage: with two threads only one wake-up is paid.
@@ -472,6 +459,14 @@ where
         resume_unwind(payload);
     }
     queue.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What [`run_parallel`] does with each system: run it, or make the row
+/// moves its run recorded ([`ParamSystem::migrate`]).
+#[derive(Clone, Copy)]
+enum Phase {
+    Run,
+    Migrate,
 }
 
 /// The systems of `stage` (ascending indices into `systems`) with their
@@ -526,6 +521,7 @@ pub(super) fn run_alone<S: Schema>(
     window: ChangeWindow,
     place: (u64, usize),
 ) {
+    let moves = system.moves();
     match &mut system.kind {
         SystemKind::Params(params) => {
             if system.has_locals {
@@ -537,7 +533,7 @@ pub(super) fn run_alone<S: Schema>(
             params.run(&split);
             let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
             split.reclaim(buffers);
-            if system.access.iter().any(|access| access.moves) {
+            if moves {
                 let split = Mutex::new(world.split(buffers));
                 params.migrate(&split);
                 let split = split.into_inner().unwrap_or_else(PoisonError::into_inner);
