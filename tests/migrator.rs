@@ -835,3 +835,82 @@ fn removing_an_untracked_component_logs_nothing() {
     assert!(!by_migrator.has::<Burning>(lit));
     assert_eq!(by_migrator.checksum(), by_hand.checksum());
 }
+
+/// What [`burn_in_chunks`] does, in a sequential loop or in the chunks of
+/// a parallel one: every red entity starts or stops burning by its heat,
+/// and each one whose heat is a multiple of 5 (or one more) lights (or
+/// puts out) the `beacon` too, so that the beacon's changes come from many
+/// chunks and only their order decides how it ends.
+fn burn_one(
+    burning: &mut Migrator<Game, Burning, With<Red>>,
+    (entity, heat, lit): (Entity, &mut Heat, bool),
+    beacon: Entity,
+    blue: Entity,
+) {
+    heat.0 = (heat.0 + 3) % 23;
+    if heat.0 > 10 && !lit {
+        burning.insert(entity, Burning(heat.0 as u32)).unwrap();
+    } else if heat.0 <= 10 && lit {
+        burning.remove(entity).unwrap();
+    }
+    match heat.0 % 5 {
+        0 => burning.insert(beacon, Burning(entity.index())).unwrap(),
+        1 => burning.remove(beacon).unwrap(),
+        _ => {}
+    }
+    if heat.0 == 7 {
+        let before = burning.len();
+        assert_eq!(
+            burning.insert(blue, Burning(0)),
+            Err(MigrateError::OutOfReach(blue))
+        );
+        assert_eq!(burning.len(), before, "a refused change is not recorded");
+    }
+}
+
+/// Frames of a system that runs [`burn_one`] over the red entities (and a
+/// plain writer beside it) on `threads` threads, in parallel chunks or in
+/// a sequential loop; every frame's checksum and the beacon's last value.
+fn burn_in_chunks(threads: usize, chunks: bool) -> (Vec<u128>, Option<Burning>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut world = World::<Game>::new();
+    let beacon = world.spawn((Pos(-1), Red));
+    let blue = world.spawn((Pos(-2), Blue));
+    for i in 0..5_000 {
+        world.spawn((Pos(i), Heat((i * 7919 % 23) as i32), Red));
+    }
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(
+            move |mut red: Query<(Entity, &mut Heat, Has<Burning>), With<Red>>,
+                  mut burning: Migrator<Game, Burning, With<Red>>| {
+                if chunks {
+                    red.par_for_each_mut_migrate(&mut burning, |burning, item| {
+                        burn_one(burning, item, beacon, blue);
+                    });
+                } else {
+                    red.for_each_mut(|item| burn_one(&mut burning, item, beacon, blue));
+                }
+            },
+        )
+        .add(drift);
+    let checksums = (0..8)
+        .map(|_| {
+            pool.install(|| schedule.force_parallel(Some(true)).run(&mut world));
+            world.checksum()
+        })
+        .collect();
+    (checksums, world.get::<Burning>(beacon).copied())
+}
+
+#[test]
+fn the_chunks_of_a_parallel_loop_record_what_a_sequential_loop_records() {
+    let expected = burn_in_chunks(1, false);
+    assert!(expected.1.is_some(), "the beacon ends lit");
+    for threads in [1, 2, 4] {
+        assert_eq!(burn_in_chunks(threads, true), expected, "{threads} threads");
+    }
+}

@@ -7,7 +7,8 @@ use crate::change::ChangeWindow;
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::lend::{recycle, SplitWorld};
 use crate::mask::{Mask, MaskBits};
-use crate::query::QueryFilter;
+use crate::pool;
+use crate::query::{Query, QueryData, QueryFilter};
 use crate::schema::{Component, Migratable, Schema};
 use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow, Tables};
 use crate::system::{Access, Message, SystemParam};
@@ -47,6 +48,9 @@ use std::sync::{Mutex, PoisonError};
 /// location lookups. A change whose destination table did not exist when
 /// the run was prepared (the first time an archetype is formed) is made
 /// through the world when the run is applied.
+///
+/// The changes can also come from the chunks of a parallel loop over a
+/// query of the system: [`Query::par_for_each_mut_migrate`].
 ///
 /// `C` must be a table component with no hooks, relation role or
 /// requirements ([`Migratable`]; for a sparse one,
@@ -110,6 +114,8 @@ pub struct Migrator<'w, S: Schema, C: Migratable<S>, F: QueryFilter<S> = ()> {
     /// Per table id: its routes, if `F` matches it.
     routes: &'w [Option<Route>],
     recorded: &'w mut Vec<Recorded<C>>,
+    /// Buffers for the chunks of a parallel loop, kept between runs.
+    spare: &'w mut Vec<Vec<Recorded<C>>>,
     filter: PhantomData<fn() -> (S, F)>,
 }
 
@@ -209,7 +215,8 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
         self.record(entity, None)
     }
 
-    /// Number of changes recorded so far in this run.
+    /// Number of changes recorded so far in this run (in a chunk of
+    /// [`Query::par_for_each_mut_migrate`], so far in the chunk).
     pub fn len(&self) -> usize {
         self.recorded.len()
     }
@@ -231,6 +238,83 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> fmt::Debug for Migrator<'_,
     }
 }
 
+/// The form of parallel iteration that records a [`Migrator`]'s changes.
+impl<Q: QueryData, G> Query<'_, Q, G> {
+    /// [`Query::par_for_each_mut`] for a function that also adds or
+    /// removes a table component through `migrator`: the paper's `conc`
+    /// with owned insert and delete. Each chunk of rows records into a
+    /// migrator of its own (the same checks, the same errors); the chunks'
+    /// changes are then appended to `migrator`'s in iteration order, so they
+    /// are the changes, in the order, a sequential loop would record, on any
+    /// number of threads. They are made as the migrator's other changes
+    /// are, after the system's stage.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug)] struct Heat(u32);
+    /// #[derive(Debug, PartialEq)] struct Molten(u32);
+    /// #[derive(Schema)] struct S { heat: Heat, molten: Molten }
+    ///
+    /// fn melt(mut bodies: Query<(Entity, &mut Heat)>, mut molten: Migrator<S, Molten>) {
+    ///     bodies.par_for_each_mut_migrate(&mut molten, |molten, (entity, heat)| {
+    ///         heat.0 += 1;
+    ///         if heat.0 == 100 {
+    ///             molten.insert(entity, Molten(heat.0)).unwrap();
+    ///         }
+    ///     });
+    /// }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn_batch((0..5000).map(|i| (Heat(i % 100),)));
+    /// let mut schedule = Schedule::<S>::new();
+    /// schedule.add(melt);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.query::<&Molten>().count(), 50);
+    /// ```
+    pub fn par_for_each_mut_migrate<S, C, F, Func>(
+        &mut self,
+        migrator: &mut Migrator<'_, S, C, F>,
+        f: Func,
+    ) where
+        S: Schema,
+        C: Migratable<S> + Send,
+        F: QueryFilter<S>,
+        Func: Fn(&mut Migrator<'_, S, C, F>, Q::Item<'_>) + Send + Sync,
+        for<'a> Q::Fetch<'a>: Send,
+    {
+        let (entities, routes) = (migrator.entities, migrator.routes);
+        let chunks: Vec<_> = self
+            .exclusive_chunks()
+            .into_iter()
+            .map(|(fetch, len)| (fetch, len, migrator.spare.pop().unwrap_or_default()))
+            .collect();
+        let buffers = pool::map(chunks, |(mut fetch, len, mut recorded)| {
+            let mut chunk = Migrator {
+                entities,
+                routes,
+                recorded: &mut recorded,
+                spare: &mut Vec::new(),
+                filter: PhantomData,
+            };
+            Q::stamp_rows(&mut fetch, len);
+            for _ in 0..len {
+                f(&mut chunk, Q::next(&mut fetch));
+            }
+            recorded
+        });
+        for mut buffer in buffers {
+            // Each chunk numbered its calls from 0: they follow the calls
+            // recorded before.
+            let first = migrator.recorded.len() as u32;
+            for (seq, change) in (first..).zip(&mut buffer) {
+                change.seq = seq;
+            }
+            migrator.recorded.append(&mut buffer);
+            migrator.spare.push(buffer);
+        }
+    }
+}
+
 /// What a [`Migrator`] keeps between runs: the routes of the tables in its
 /// reach, the changes of the current run, and what its moves left for the
 /// world to settle when the run is applied (all empty once it is).
@@ -241,6 +325,8 @@ pub struct MigratorState<S: Schema, C> {
     routes: Vec<Option<Route>>,
     tick: u32,
     recorded: Vec<Recorded<C>>,
+    /// The chunk buffers of [`Query::par_for_each_mut_migrate`].
+    spare: Vec<Vec<Recorded<C>>>,
     /// The new location of each entity moved or displaced, in order.
     locations: Vec<(EntityIndex, EntityLocation)>,
     /// Tag values placed, and values overwritten or removed (dropped once
@@ -557,6 +643,7 @@ where
             routes: Vec::new(),
             tick: 0,
             recorded: Vec::new(),
+            spare: Vec::new(),
             locations: Vec::new(),
             bins: Bins::default(),
             dropped_tags: 0,
@@ -583,6 +670,7 @@ where
             entities: world.entities,
             routes: &state.routes,
             recorded: &mut state.recorded,
+            spare: &mut state.spare,
             filter: PhantomData,
         }
     }

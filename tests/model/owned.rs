@@ -1,9 +1,9 @@
 //! The model test for structural changes made at once inside systems
-//! (`SparseMut`, `Spawner`) or after their stage (`Migrator`) beside
-//! commands and plain writes: random worlds
-//! and random changes between frames through the `World` API, each frame
-//! run by a schedule made to go parallel on a pool (or to flip at random),
-//! and mirrored on a plain reference model in program order.
+//! (`SparseMut`, `Spawner`) or after their stage (`Migrator`, also from
+//! the chunks of a parallel loop) beside commands and plain writes: random
+//! worlds and random changes between frames through the `World` API, each
+//! frame run by a schedule made to go parallel on a pool (or to flip at
+//! random), and mirrored on a plain reference model in program order.
 
 use super::{Model, A, B, C, D};
 use crate::Tag;
@@ -96,15 +96,14 @@ fn light_model(model: &mut BTreeMap<Entity, Ent>) {
 }
 
 /// Owned insert (over an old value too) and delete of the table component
-/// `D`, whose values drop, on the entities with `A`.
-fn paint(armed: Query<(Entity, &A)>, mut d: Migrator<Model, D, With<A>>) {
-    for (entity, a) in armed.iter() {
-        match a.0 % 7 {
-            0 => d.insert(entity, D(format!("p{}", a.0 % 10))).unwrap(),
-            1 => d.remove(entity).unwrap(),
-            _ => {}
-        }
-    }
+/// `D`, whose values drop, on the entities with `A`, from the chunks of a
+/// parallel loop (the paper's `conc`).
+fn paint(mut armed: Query<(Entity, &A)>, mut d: Migrator<Model, D, With<A>>) {
+    armed.par_for_each_mut_migrate(&mut d, |d, (entity, a)| match a.0 % 7 {
+        0 => d.insert(entity, D(format!("p{}", a.0 % 10))).unwrap(),
+        1 => d.remove(entity).unwrap(),
+        _ => {}
+    });
 }
 
 /// The model's `paint`.
