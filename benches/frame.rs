@@ -31,6 +31,14 @@
 //!   after another); `frame_spawn_flip_unnamed` the same through
 //!   `UnnamedSpawner`, whose ids are given when applied (one stage).
 //!
+//! * `frame_emit`: one system over 10,000 emitters, each doing about 60 ns
+//!   of arithmetic (eight `sin`), then moving its row (`Hot` on or off
+//!   through a `Migrator`), inserting or removing a sparse `Glow`, and for
+//!   one in eight spawning a spark (`UnnamedSpawner`); an exclusive system
+//!   despawns the sparks. `loop` runs the emitters in a sequential loop,
+//!   `chunks` in the chunks of `par_for_each_mut_with`, which record the
+//!   same changes: only the loop bodies run in parallel.
+//!
 //! The targets (issue 15): `run` within 1.1x of `run_sequential` on the two
 //! small workloads, at least 1.7x faster on the heavy one with two cores.
 //! Issue 28's target for `frame_churn`: `run` at least 1.6x faster than
@@ -872,11 +880,127 @@ fn churn(c: &mut Criterion) {
     }
 }
 
+// ---- frame_emit -----------------------------------------------------------
+
+/// Emitters in `frame_emit`.
+const EMITTERS: usize = 10_000;
+
+#[derive(Clone, Copy)]
+struct Phase(f32);
+#[derive(Clone, Copy)]
+struct Hot;
+// Payloads that only move with their rows.
+#[allow(dead_code)]
+#[derive(Clone, Copy)]
+struct Glow(f32);
+#[allow(dead_code)]
+#[derive(Clone, Copy)]
+struct Spark(f32);
+
+#[derive(Schema)]
+struct Emit {
+    phase: Phase,
+    hot: Hot,
+    #[ecs(sparse)]
+    glow: Glow,
+    spark: Spark,
+}
+
+/// One emitter's frame: some arithmetic (eight `sin`, about 60 ns), then a
+/// row move (`Hot` on or off), a sparse insert or removal (`Glow`) and, for
+/// one emitter in eight, a spawn.
+macro_rules! emit_one {
+    ($hot:expr, $glow:expr, $sparks:expr, ($entity:expr, $phase:expr, $is_hot:expr)) => {{
+        let (hot, glow, sparks, entity, phase, is_hot) =
+            ($hot, $glow, $sparks, $entity, $phase, $is_hot);
+        let mut x = phase.0;
+        for _ in 0..8 {
+            x = (x * 1.618 + 0.5).sin();
+        }
+        phase.0 = x;
+        if is_hot {
+            hot.remove(entity).unwrap();
+            glow.remove(entity).unwrap();
+        } else {
+            hot.insert(entity, Hot).unwrap();
+            glow.insert(entity, Glow(x)).unwrap();
+        }
+        if entity.index() % 8 == 0 {
+            sparks.spawn((Spark(x),));
+        }
+    }};
+}
+
+/// Every emitter in a sequential loop.
+fn emit_loop(
+    mut emitters: Query<(Entity, &mut Phase, Has<Hot>)>,
+    mut hot: Migrator<Emit, Hot, With<Phase>>,
+    mut glow: SparseMut<Emit, Glow>,
+    mut sparks: UnnamedSpawner<Emit, (Spark,)>,
+) {
+    emitters.for_each_mut(|(entity, phase, is_hot)| {
+        emit_one!(&mut hot, &mut glow, &mut sparks, (entity, phase, is_hot))
+    });
+}
+
+/// Every emitter in the chunks of a parallel loop.
+fn emit_chunks(
+    mut emitters: Query<(Entity, &mut Phase, Has<Hot>)>,
+    mut hot: Migrator<Emit, Hot, With<Phase>>,
+    mut glow: SparseMut<Emit, Glow>,
+    mut sparks: UnnamedSpawner<Emit, (Spark,)>,
+) {
+    emitters.par_for_each_mut_with(
+        (&mut hot, &mut glow, &mut sparks),
+        |(hot, glow, sparks), (entity, phase, is_hot)| {
+            emit_one!(hot, glow, sparks, (entity, phase, is_hot))
+        },
+    );
+}
+
+/// Despawns last frame's sparks.
+fn fade(world: &mut World<Emit>) {
+    let sparks: Vec<Entity> = world
+        .query_filtered::<Entity, With<Spark>>()
+        .iter()
+        .collect();
+    for spark in sparks {
+        world.despawn(spark).unwrap();
+    }
+}
+
+/// One system, whose loop records structural changes: the paper's
+/// `conc(s)`, with its loop bodies in parallel chunks, against the same
+/// loop run sequentially (both through `Schedule::run`).
+fn emit(c: &mut Criterion) {
+    let mut group = c.benchmark_group("frame_emit");
+    for (name, chunks) in [("loop", false), ("chunks", true)] {
+        let mut world = World::<Emit>::new();
+        world.spawn_batch((0..EMITTERS).map(|i| (Phase(i as f32 * 0.001),)));
+        let mut schedule = Schedule::<Emit>::new();
+        schedule.add(fade);
+        if chunks {
+            schedule.add(emit_chunks);
+        } else {
+            schedule.add(emit_loop);
+        }
+        schedule.run(&mut world);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                schedule.run(&mut world);
+                black_box(&mut world);
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     small_systems,
     trivial_systems,
     heavy_systems,
-    churn
+    churn,
+    emit
 );
 criterion_main!(benches);

@@ -85,7 +85,7 @@ fn each_reader_sees_each_event_once_in_send_order() {
 }
 
 fn shoot_from_chunks(mut q: Query<&mut Pos>, mut hits: EventWriter<Hit>) {
-    q.par_for_each_mut_send(&mut hits, |chunk, pos| {
+    q.par_for_each_mut_with(&mut hits, |chunk, pos| {
         pos.0 += 1;
         if pos.0 % 7 == 0 {
             chunk.send(Hit(pos.0 as u32));

@@ -836,36 +836,36 @@ fn removing_an_untracked_component_logs_nothing() {
     assert_eq!(by_migrator.checksum(), by_hand.checksum());
 }
 
-/// What [`burn_in_chunks`] does, in a sequential loop or in the chunks of
-/// a parallel one: every red entity starts or stops burning by its heat,
-/// and each one whose heat is a multiple of 5 (or one more) lights (or
-/// puts out) the `beacon` too, so that the beacon's changes come from many
-/// chunks and only their order decides how it ends.
-fn burn_one(
-    burning: &mut Migrator<Game, Burning, With<Red>>,
-    (entity, heat, lit): (Entity, &mut Heat, bool),
-    beacon: Entity,
-    blue: Entity,
-) {
-    heat.0 = (heat.0 + 3) % 23;
-    if heat.0 > 10 && !lit {
-        burning.insert(entity, Burning(heat.0 as u32)).unwrap();
-    } else if heat.0 <= 10 && lit {
-        burning.remove(entity).unwrap();
-    }
-    match heat.0 % 5 {
-        0 => burning.insert(beacon, Burning(entity.index())).unwrap(),
-        1 => burning.remove(beacon).unwrap(),
-        _ => {}
-    }
-    if heat.0 == 7 {
-        let before = burning.len();
-        assert_eq!(
-            burning.insert(blue, Burning(0)),
-            Err(MigrateError::OutOfReach(blue))
-        );
-        assert_eq!(burning.len(), before, "a refused change is not recorded");
-    }
+/// What [`burn_in_chunks`] does, in a sequential loop (through a
+/// `Migrator`) or in the chunks of a parallel one (a `ChunkMigrator`):
+/// every red entity starts or stops burning by its heat, and each one
+/// whose heat is a multiple of 5 (or one more) lights (or puts out) the
+/// `beacon` too, so that the beacon's changes come from many chunks and
+/// only their order decides how it ends.
+macro_rules! burn_one {
+    ($burning:expr, ($entity:expr, $heat:expr, $lit:expr), $beacon:expr, $blue:expr) => {{
+        let (burning, entity, heat, lit, beacon, blue) =
+            ($burning, $entity, $heat, $lit, $beacon, $blue);
+        heat.0 = (heat.0 + 3) % 23;
+        if heat.0 > 10 && !lit {
+            burning.insert(entity, Burning(heat.0 as u32)).unwrap();
+        } else if heat.0 <= 10 && lit {
+            burning.remove(entity).unwrap();
+        }
+        match heat.0 % 5 {
+            0 => burning.insert(beacon, Burning(entity.index())).unwrap(),
+            1 => burning.remove(beacon).unwrap(),
+            _ => {}
+        }
+        if heat.0 == 7 {
+            let before = burning.len();
+            assert_eq!(
+                burning.insert(blue, Burning(0)),
+                Err(MigrateError::OutOfReach(blue))
+            );
+            assert_eq!(burning.len(), before, "a refused change is not recorded");
+        }
+    }};
 }
 
 /// Frames of a system that runs [`burn_one`] over the red entities (and a
@@ -888,11 +888,13 @@ fn burn_in_chunks(threads: usize, chunks: bool) -> (Vec<u128>, Option<Burning>) 
             move |mut red: Query<(Entity, &mut Heat, Has<Burning>), With<Red>>,
                   mut burning: Migrator<Game, Burning, With<Red>>| {
                 if chunks {
-                    red.par_for_each_mut_migrate(&mut burning, |burning, item| {
-                        burn_one(burning, item, beacon, blue);
+                    red.par_for_each_mut_with(&mut burning, |burning, (e, heat, lit)| {
+                        burn_one!(burning, (e, heat, lit), beacon, blue);
                     });
                 } else {
-                    red.for_each_mut(|item| burn_one(&mut burning, item, beacon, blue));
+                    red.for_each_mut(|(e, heat, lit)| {
+                        burn_one!(&mut burning, (e, heat, lit), beacon, blue)
+                    });
                 }
             },
         )

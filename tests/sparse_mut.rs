@@ -304,3 +304,67 @@ fn a_removal_reader_waits_until_the_removals_are_logged_in_program_order() {
         assert_eq!(log, expected, "{plan}");
     }
 }
+
+/// Frames of a system that glows (tracked) the hot and puts out the cool,
+/// and tries a dead entity, in parallel chunks or in a sequential loop, on
+/// `threads` threads, beside a reader of the removals; every frame's
+/// checksum and the removal log.
+fn glow_in_chunks(threads: usize, chunks: bool) -> (Vec<u128>, Vec<String>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut world = World::<Game>::new();
+    let dead = world.spawn((Pos(-1),));
+    world.despawn(dead).unwrap();
+    for i in 0..4_000 {
+        world.spawn((Pos(i), Heat((i * 7919 % 50) as i32)));
+    }
+    macro_rules! glow_one {
+        ($glow:expr, $entity:expr, $heat:expr) => {{
+            let (glow, entity, heat) = ($glow, $entity, $heat);
+            heat.0 = (heat.0 + 7) % 50;
+            if heat.0 > 30 {
+                glow.insert(entity, Glow(heat.0 as u32)).unwrap();
+            } else if heat.0 % 3 == 0 {
+                glow.remove(entity).unwrap();
+            }
+            if heat.0 == 11 {
+                // (`len` counts a chunk's changes, or a set's values.)
+                let before = glow.len();
+                assert_eq!(glow.insert(dead, Glow(0)), Err(NoSuchEntity(dead)));
+                assert_eq!(glow.len(), before, "a refused change changes nothing");
+            }
+        }};
+    }
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(
+            move |mut bodies: Query<(Entity, &mut Heat)>, mut glow: SparseMut<Game, Glow>| {
+                if chunks {
+                    bodies.par_for_each_mut_with(&mut glow, |glow, (entity, heat)| {
+                        glow_one!(glow, entity, heat)
+                    });
+                } else {
+                    bodies.for_each_mut(|(entity, heat)| glow_one!(&mut glow, entity, heat));
+                }
+            },
+        )
+        .add(gone_glow);
+    let checksums = (0..8)
+        .map(|_| {
+            pool.install(|| schedule.force_parallel(Some(true)).run(&mut world));
+            world.checksum()
+        })
+        .collect();
+    (checksums, world.resource::<Log>().0.clone())
+}
+
+#[test]
+fn the_chunks_of_a_parallel_loop_change_the_set_as_a_sequential_loop() {
+    let expected = glow_in_chunks(1, false);
+    assert!(expected.1.iter().any(|line| line != "glow gone []"));
+    for threads in [1, 2, 4] {
+        assert_eq!(glow_in_chunks(threads, true), expected, "{threads} threads");
+    }
+}

@@ -506,3 +506,112 @@ fn after_a_panic_unnamed_rows_stand_alive() {
         .collect();
     assert!(spawned.iter().all(|&e| world.is_alive(e)));
 }
+
+/// How [`spawn_frames`] spawns.
+#[derive(Clone, Copy, Debug)]
+enum Emit {
+    /// A sequential loop through a `Spawner` and `Commands`.
+    Loop,
+    /// The chunks of a parallel loop, through a `Spawner` and `Commands`.
+    Chunks,
+    /// The chunks of a parallel loop, through an `UnnamedSpawner`, and
+    /// `Commands`.
+    UnnamedChunks,
+}
+
+/// What each mover does in [`spawn_frames`]: speeds up, throws sparks by
+/// its speed, and is marked (`Link` to itself) every fourth frame of speed.
+macro_rules! emit_one {
+    ($spawner:expr, $commands:expr, ($entity:expr, $pos:expr, $vel:expr)) => {{
+        let (spawner, commands, entity, pos, vel) = ($spawner, $commands, $entity, $pos, $vel);
+        vel.0 = (vel.0 + 1) % 5;
+        for i in 0..vel.0 {
+            spawner.spawn((Pos(pos.0 * 10 + i), Spark(vel.0 as u32), Hot));
+        }
+        if vel.0 == 3 {
+            commands.insert(entity, (Link(entity),));
+        }
+    }};
+}
+
+/// Frames of a system that spawns from every mover (as `emit` says), and
+/// of one that despawns the sparks of speed 2 (so that ids are reused), on
+/// `threads` threads; the world's contents after each frame.
+fn spawn_frames(threads: usize, emit: Emit) -> Vec<String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut world = World::<Game>::new();
+    for i in 0..2_000 {
+        world.spawn((Pos(i), Vel(i * 7919 % 5)));
+    }
+    let mut schedule = Schedule::<Game>::new();
+    match emit {
+        Emit::Loop => schedule.add(
+            |mut movers: Query<(Entity, &Pos, &mut Vel)>,
+             mut spawner: Spawner<Game, (Pos, Spark, Hot)>,
+             mut commands: Commands<Game>| {
+                movers.for_each_mut(|(entity, pos, vel)| {
+                    emit_one!(&mut spawner, &mut commands, (entity, pos, vel))
+                });
+            },
+        ),
+        Emit::Chunks => schedule.add(
+            |mut movers: Query<(Entity, &Pos, &mut Vel)>,
+             mut spawner: Spawner<Game, (Pos, Spark, Hot)>,
+             mut commands: Commands<Game>| {
+                movers.par_for_each_mut_with(
+                    (&mut spawner, &mut commands),
+                    |(spawner, commands), (entity, pos, vel)| {
+                        emit_one!(spawner, commands, (entity, pos, vel))
+                    },
+                );
+            },
+        ),
+        Emit::UnnamedChunks => schedule.add(
+            |mut movers: Query<(Entity, &Pos, &mut Vel)>,
+             mut spawner: UnnamedSpawner<Game, (Pos, Spark, Hot)>,
+             mut commands: Commands<Game>| {
+                movers.par_for_each_mut_with(
+                    (&mut spawner, &mut commands),
+                    |(spawner, commands), (entity, pos, vel)| {
+                        emit_one!(spawner, commands, (entity, pos, vel))
+                    },
+                );
+            },
+        ),
+    };
+    schedule.add(
+        |sparks: Query<(Entity, &Spark)>, mut commands: Commands<Game>| {
+            for (entity, spark) in sparks.iter() {
+                if spark.0 == 2 {
+                    commands.despawn(entity);
+                }
+            }
+        },
+    );
+    (0..4)
+        .map(|_| {
+            pool.install(|| schedule.force_parallel(Some(true)).run(&mut world));
+            contents(&world)
+        })
+        .collect()
+}
+
+#[test]
+fn the_chunks_of_a_parallel_loop_spawn_what_a_sequential_loop_spawns() {
+    // The first frame has no [Pos, Spark, Hot] table yet; the later ones
+    // push into it, and reuse the ids of the despawned sparks.
+    let expected = spawn_frames(1, Emit::Loop);
+    assert!(expected[3].contains("Some(Link("));
+    for threads in [1, 2, 4] {
+        for emit in [Emit::Chunks, Emit::UnnamedChunks] {
+            assert_eq!(
+                spawn_frames(threads, emit),
+                expected,
+                "{threads} threads, {emit:?}"
+            );
+        }
+    }
+}

@@ -2,8 +2,7 @@
 
 use crate::bundle::Bundle;
 use crate::entity::{Entities, Entity};
-use crate::pool;
-use crate::query::{Query, QueryData};
+use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::Schema;
 use crate::storage::Staged;
 use core::fmt;
@@ -157,11 +156,6 @@ impl<'w, S: Schema> Commands<'w, S> {
     }
 
     recording_methods!();
-
-    /// Moves every command of `other` after the commands recorded here.
-    pub(crate) fn append(&mut self, other: &mut CommandQueue<S>) {
-        self.queue.append(other);
-    }
 }
 
 impl<S: Schema> fmt::Debug for Commands<'_, S> {
@@ -177,15 +171,11 @@ impl<S: Schema> fmt::Debug for Commands<'_, S> {
 /// handed out while recording would depend on their timing; the id is
 /// given when the commands are applied, in chunk order, and so is the same
 /// on any number of threads.
-pub struct ChunkCommands<'a, S: Schema> {
-    queue: &'a mut CommandQueue<S>,
+pub struct ChunkCommands<S: Schema> {
+    queue: CommandQueue<S>,
 }
 
-impl<'a, S: Schema> ChunkCommands<'a, S> {
-    pub(crate) fn new(queue: &'a mut CommandQueue<S>) -> Self {
-        ChunkCommands { queue }
-    }
-
+impl<S: Schema> ChunkCommands<S> {
     /// Records the spawn of an entity with the components of `bundle`; its
     /// id is given when the command is applied.
     #[inline]
@@ -197,64 +187,54 @@ impl<'a, S: Schema> ChunkCommands<'a, S> {
     recording_methods!();
 }
 
-impl<S: Schema> fmt::Debug for ChunkCommands<'_, S> {
+impl<S: Schema> fmt::Debug for ChunkCommands<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.queue.debug("ChunkCommands", f)
     }
 }
 
-/// The form of parallel iteration that records commands.
-impl<Q: QueryData, F> Query<'_, Q, F> {
-    /// [`Query::par_for_each_mut`] for a function that also records
-    /// commands. Each chunk records into a buffer of its own; the buffers are
-    /// then appended to `commands` in iteration order, so the commands are
-    /// the same, in the same order, as a sequential loop would record. A
-    /// chunk records through [`ChunkCommands`], whose `spawn` does not return
-    /// the new entity: its id is given when the commands are applied, since
-    /// chunks record in any order.
-    ///
-    /// ```
-    /// use schemecs::prelude::*;
-    /// #[derive(Debug)] struct Health(i32);
-    /// #[derive(Debug)] struct Dead;
-    /// #[derive(Schema)] struct S { health: Health, dead: Dead }
-    ///
-    /// fn reap(mut living: Query<(Entity, &mut Health), Without<Dead>>, mut commands: Commands<S>) {
-    ///     living.par_for_each_mut_with(&mut commands, |commands, (entity, health)| {
-    ///         health.0 -= 1;
-    ///         if health.0 <= 0 {
-    ///             commands.insert(entity, (Dead,));
-    ///         }
-    ///     });
-    /// }
-    ///
-    /// let mut world = World::<S>::new();
-    /// world.spawn_batch((0..1000).map(|i| (Health(i % 3),)));
-    /// let mut schedule = Schedule::<S>::new();
-    /// schedule.add(reap);
-    /// schedule.run(&mut world);
-    /// assert_eq!(world.query_filtered::<Entity, With<Dead>>().count(), 667);
-    /// ```
-    pub fn par_for_each_mut_with<S, Func>(&mut self, commands: &mut Commands<'_, S>, f: Func)
-    where
-        S: Schema,
-        S::Column: Send,
-        Func: Fn(&mut ChunkCommands<'_, S>, Q::Item<'_>) + Send + Sync,
-        for<'a> Q::Fetch<'a>: Send,
-    {
-        let queues: Vec<CommandQueue<S>> =
-            pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
-                let mut queue = CommandQueue::default();
-                let mut chunk_commands = ChunkCommands::new(&mut queue);
-                Q::stamp_rows(&mut fetch, len);
-                for _ in 0..len {
-                    f(&mut chunk_commands, Q::next(&mut fetch));
-                }
-                queue
-            });
-        for mut queue in queues {
-            commands.append(&mut queue);
+impl<S: Schema> Sealed for &mut Commands<'_, S> {}
+
+/// Commands recorded in the chunks of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// each chunk through [`ChunkCommands`].
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Health(i32);
+/// #[derive(Debug)] struct Dead;
+/// #[derive(Schema)] struct S { health: Health, dead: Dead }
+///
+/// fn reap(mut living: Query<(Entity, &mut Health), Without<Dead>>, mut commands: Commands<S>) {
+///     living.par_for_each_mut_with(&mut commands, |commands, (entity, health)| {
+///         health.0 -= 1;
+///         if health.0 <= 0 {
+///             commands.insert(entity, (Dead,));
+///         }
+///     });
+/// }
+///
+/// let mut world = World::<S>::new();
+/// world.spawn_batch((0..1000).map(|i| (Health(i % 3),)));
+/// let mut schedule = Schedule::<S>::new();
+/// schedule.add(reap);
+/// schedule.run(&mut world);
+/// assert_eq!(world.query_filtered::<Entity, With<Dead>>().count(), 667);
+/// ```
+impl<S: Schema> ChunkRecorder for &mut Commands<'_, S>
+where
+    S::Column: Send,
+{
+    type Chunk = ChunkCommands<S>;
+
+    fn chunk(&mut self) -> ChunkCommands<S> {
+        ChunkCommands {
+            queue: CommandQueue::default(),
         }
+    }
+
+    fn append(&mut self, mut chunk: ChunkCommands<S>) {
+        self.queue.append(&mut chunk.queue);
     }
 }
 

@@ -182,11 +182,11 @@ pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Events};
 pub use hook::DeferredWorld;
 pub use mask::{BitIter, Mask, MaskBits};
-pub use migrator::{MigrateError, Migrator};
+pub use migrator::{ChunkMigrator, MigrateError, Migrator};
 pub use query::{
-    Added, Changed, Fields, Has, Or, PreparedQuery, Query, QueryData, QueryEntityError,
-    QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery, TableChunk,
-    TableCondition, TableEntities, TableEntitiesIter, With, Without,
+    Added, Changed, ChunkRecorder, Fields, Has, Or, PreparedQuery, Query, QueryData,
+    QueryEntityError, QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery,
+    TableChunk, TableCondition, TableEntities, TableEntitiesIter, With, Without,
 };
 pub use relation::{Inverse, OnTargetDespawn, Relation, RelationOf};
 pub use removed::Removed;
@@ -201,8 +201,8 @@ pub use schemecs_macros::Soa;
 /// Derives [`StableHash`](trait@StableHash): see the trait.
 pub use schemecs_macros::StableHash;
 pub use schemecs_macros::{Inverse, Relation};
-pub use sparse_mut::SparseMut;
-pub use spawner::{Spawner, UnnamedSpawner};
+pub use sparse_mut::{ChunkSparseMut, SparseMut};
+pub use spawner::{ChunkSpawner, Spawner, UnnamedSpawner};
 pub use state::{in_state, InState, NextState, State, States};
 pub use storage::Soa;
 // Named in the compiler's messages about a type that is not a component.

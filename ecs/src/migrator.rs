@@ -7,8 +7,7 @@ use crate::change::ChangeWindow;
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::lend::{recycle, SplitWorld};
 use crate::mask::{Mask, MaskBits};
-use crate::pool;
-use crate::query::{Query, QueryData, QueryFilter};
+use crate::query::{ChunkRecorder, QueryFilter, Sealed};
 use crate::schema::{Component, Migratable, Schema};
 use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow, Tables};
 use crate::system::{Access, Message, SystemParam};
@@ -50,7 +49,7 @@ use std::sync::{Mutex, PoisonError};
 /// through the world when the run is applied.
 ///
 /// The changes can also come from the chunks of a parallel loop over a
-/// query of the system: [`Query::par_for_each_mut_migrate`].
+/// query of the system: see [`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with).
 ///
 /// `C` must be a table component with no hooks, relation role or
 /// requirements ([`Migratable`]; for a sparse one,
@@ -114,7 +113,7 @@ pub struct Migrator<'w, S: Schema, C: Migratable<S>, F: QueryFilter<S> = ()> {
     /// Per table id: its routes, if `F` matches it.
     routes: &'w [Option<Route>],
     recorded: &'w mut Vec<Recorded<C>>,
-    /// Buffers for the chunks of a parallel loop, kept between runs.
+    /// Buffers for the chunks of parallel loops, kept between runs.
     spare: &'w mut Vec<Vec<Recorded<C>>>,
     filter: PhantomData<fn() -> (S, F)>,
 }
@@ -170,32 +169,6 @@ impl fmt::Display for MigrateError {
 impl std::error::Error for MigrateError {}
 
 impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
-    /// Where `entity` is, if it is alive and in reach.
-    #[inline]
-    fn check(&self, entity: Entity) -> Result<EntityLocation, MigrateError> {
-        let location = self
-            .entities
-            .location(entity)
-            .ok_or(MigrateError::NoSuchEntity(entity))?;
-        match self.routes.get(location.table.index()) {
-            Some(Some(_)) => Ok(location),
-            _ => Err(MigrateError::OutOfReach(entity)),
-        }
-    }
-
-    #[inline]
-    fn record(&mut self, entity: Entity, value: Option<C>) -> Result<(), MigrateError> {
-        let location = self.check(entity)?;
-        self.recorded.push(Recorded {
-            table: location.table.0,
-            row: location.row.0,
-            seq: self.recorded.len() as u32,
-            entity,
-            value,
-        });
-        Ok(())
-    }
-
     /// Gives `entity` the value `value` of `C` once the system's stage has
     /// run, as [`World::insert`](crate::World::insert) would (over a value
     /// it has, in place). `Err` if the entity is not alive or out of reach;
@@ -203,7 +176,13 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
     /// see no change before then.
     #[inline]
     pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), MigrateError> {
-        self.record(entity, Some(value))
+        record(
+            self.entities,
+            self.routes,
+            self.recorded,
+            entity,
+            Some(value),
+        )
     }
 
     /// Removes `entity`'s `C` once the system's stage has run, if it has one
@@ -212,11 +191,10 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
     /// nothing is recorded.
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Result<(), MigrateError> {
-        self.record(entity, None)
+        record(self.entities, self.routes, self.recorded, entity, None)
     }
 
-    /// Number of changes recorded so far in this run (in a chunk of
-    /// [`Query::par_for_each_mut_migrate`], so far in the chunk).
+    /// Number of changes recorded so far in this run.
     pub fn len(&self) -> usize {
         self.recorded.len()
     }
@@ -229,89 +207,151 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
 
 impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> fmt::Debug for Migrator<'_, S, C, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Migrator")
-            .field("schema", &S::NAME)
-            .field("component", &core::any::type_name::<C>())
-            .field("filter", &core::any::type_name::<F>())
-            .field("recorded", &self.recorded.len())
-            .finish()
+        debug::<S, C, F>("Migrator", self.recorded.len(), f)
     }
 }
 
-/// The form of parallel iteration that records a [`Migrator`]'s changes.
-impl<Q: QueryData, G> Query<'_, Q, G> {
-    /// [`Query::par_for_each_mut`] for a function that also adds or
-    /// removes a table component through `migrator`: the paper's `conc`
-    /// with owned insert and delete. Each chunk of rows records into a
-    /// migrator of its own (the same checks, the same errors); the chunks'
-    /// changes are then appended to `migrator`'s in iteration order, so they
-    /// are the changes, in the order, a sequential loop would record, on any
-    /// number of threads. They are made as the migrator's other changes
-    /// are, after the system's stage.
-    ///
-    /// ```
-    /// use schemecs::prelude::*;
-    /// #[derive(Debug)] struct Heat(u32);
-    /// #[derive(Debug, PartialEq)] struct Molten(u32);
-    /// #[derive(Schema)] struct S { heat: Heat, molten: Molten }
-    ///
-    /// fn melt(mut bodies: Query<(Entity, &mut Heat)>, mut molten: Migrator<S, Molten>) {
-    ///     bodies.par_for_each_mut_migrate(&mut molten, |molten, (entity, heat)| {
-    ///         heat.0 += 1;
-    ///         if heat.0 == 100 {
-    ///             molten.insert(entity, Molten(heat.0)).unwrap();
-    ///         }
-    ///     });
-    /// }
-    ///
-    /// let mut world = World::<S>::new();
-    /// world.spawn_batch((0..5000).map(|i| (Heat(i % 100),)));
-    /// let mut schedule = Schedule::<S>::new();
-    /// schedule.add(melt);
-    /// schedule.run(&mut world);
-    /// assert_eq!(world.query::<&Molten>().count(), 50);
-    /// ```
-    pub fn par_for_each_mut_migrate<S, C, F, Func>(
-        &mut self,
-        migrator: &mut Migrator<'_, S, C, F>,
-        f: Func,
-    ) where
-        S: Schema,
-        C: Migratable<S> + Send,
-        F: QueryFilter<S>,
-        Func: Fn(&mut Migrator<'_, S, C, F>, Q::Item<'_>) + Send + Sync,
-        for<'a> Q::Fetch<'a>: Send,
-    {
-        let (entities, routes) = (migrator.entities, migrator.routes);
-        let chunks: Vec<_> = self
-            .exclusive_chunks()
-            .into_iter()
-            .map(|(fetch, len)| (fetch, len, migrator.spare.pop().unwrap_or_default()))
-            .collect();
-        let buffers = pool::map(chunks, |(mut fetch, len, mut recorded)| {
-            let mut chunk = Migrator {
-                entities,
-                routes,
-                recorded: &mut recorded,
-                spare: &mut Vec::new(),
-                filter: PhantomData,
-            };
-            Q::stamp_rows(&mut fetch, len);
-            for _ in 0..len {
-                f(&mut chunk, Q::next(&mut fetch));
-            }
-            recorded
-        });
-        for mut buffer in buffers {
-            // Each chunk numbered its calls from 0: they follow the calls
-            // recorded before.
-            let first = migrator.recorded.len() as u32;
-            for (seq, change) in (first..).zip(&mut buffer) {
-                change.seq = seq;
-            }
-            migrator.recorded.append(&mut buffer);
-            migrator.spare.push(buffer);
+/// Records a change of `entity` (`None`: a removal) in `recorded` if it is
+/// alive and in reach (`routes`, by table id).
+#[inline]
+fn record<C>(
+    entities: &Entities,
+    routes: &[Option<Route>],
+    recorded: &mut Vec<Recorded<C>>,
+    entity: Entity,
+    value: Option<C>,
+) -> Result<(), MigrateError> {
+    let location = entities
+        .location(entity)
+        .ok_or(MigrateError::NoSuchEntity(entity))?;
+    let Some(Some(_)) = routes.get(location.table.index()) else {
+        return Err(MigrateError::OutOfReach(entity));
+    };
+    recorded.push(Recorded {
+        table: location.table.0,
+        row: location.row.0,
+        seq: recorded.len() as u32,
+        entity,
+        value,
+    });
+    Ok(())
+}
+
+/// `Debug` of a migrator (`name`) of `C` with filter `F` that recorded
+/// `recorded` changes.
+fn debug<S: Schema, C, F>(name: &str, recorded: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.debug_struct(name)
+        .field("schema", &S::NAME)
+        .field("component", &core::any::type_name::<C>())
+        .field("filter", &core::any::type_name::<F>())
+        .field("recorded", &recorded)
+        .finish()
+}
+
+impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Sealed for &mut Migrator<'_, S, C, F> {}
+
+/// A migrator's changes recorded in the chunks of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// each chunk through a [`ChunkMigrator`]: the paper's `conc(s)` with owned
+/// insert and delete. The chunks' changes follow the migrator's in
+/// iteration order, and are made as its other changes are, after the
+/// system's stage.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Heat(u32);
+/// #[derive(Debug, PartialEq)] struct Molten(u32);
+/// #[derive(Schema)] struct S { heat: Heat, molten: Molten }
+///
+/// fn melt(mut bodies: Query<(Entity, &mut Heat)>, mut molten: Migrator<S, Molten>) {
+///     bodies.par_for_each_mut_with(&mut molten, |molten, (entity, heat)| {
+///         heat.0 += 1;
+///         if heat.0 == 100 {
+///             molten.insert(entity, Molten(heat.0)).unwrap();
+///         }
+///     });
+/// }
+///
+/// let mut world = World::<S>::new();
+/// world.spawn_batch((0..5000).map(|i| (Heat(i % 100),)));
+/// let mut schedule = Schedule::<S>::new();
+/// schedule.add(melt);
+/// schedule.run(&mut world);
+/// assert_eq!(world.query::<&Molten>().count(), 50);
+/// ```
+impl<'w, S, C, F> ChunkRecorder for &mut Migrator<'w, S, C, F>
+where
+    S: Schema,
+    C: Migratable<S> + Send,
+    F: QueryFilter<S>,
+{
+    type Chunk = ChunkMigrator<'w, S, C, F>;
+
+    fn chunk(&mut self) -> ChunkMigrator<'w, S, C, F> {
+        ChunkMigrator {
+            entities: self.entities,
+            routes: self.routes,
+            recorded: self.spare.pop().unwrap_or_default(),
+            filter: PhantomData,
         }
+    }
+
+    fn append(&mut self, mut chunk: ChunkMigrator<'w, S, C, F>) {
+        // Each chunk numbered its calls from 0: they follow the calls
+        // recorded before.
+        let first = self.recorded.len() as u32;
+        for (seq, change) in (first..).zip(&mut chunk.recorded) {
+            change.seq = seq;
+        }
+        self.recorded.append(&mut chunk.recorded);
+        self.spare.push(chunk.recorded);
+    }
+}
+
+/// The [`Migrator`] of one chunk of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// the same methods, checks and errors. Its changes follow those of the
+/// chunks before it.
+pub struct ChunkMigrator<'w, S: Schema, C: Migratable<S>, F: QueryFilter<S> = ()> {
+    entities: &'w Entities,
+    routes: &'w [Option<Route>],
+    recorded: Vec<Recorded<C>>,
+    filter: PhantomData<fn() -> (S, F)>,
+}
+
+impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> ChunkMigrator<'_, S, C, F> {
+    /// [`Migrator::insert`], from this chunk.
+    #[inline]
+    pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), MigrateError> {
+        record(
+            self.entities,
+            self.routes,
+            &mut self.recorded,
+            entity,
+            Some(value),
+        )
+    }
+
+    /// [`Migrator::remove`], from this chunk.
+    #[inline]
+    pub fn remove(&mut self, entity: Entity) -> Result<(), MigrateError> {
+        record(self.entities, self.routes, &mut self.recorded, entity, None)
+    }
+
+    /// Number of changes this chunk recorded so far.
+    pub fn len(&self) -> usize {
+        self.recorded.len()
+    }
+
+    /// Whether this chunk recorded no change yet.
+    pub fn is_empty(&self) -> bool {
+        self.recorded.is_empty()
+    }
+}
+
+impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> fmt::Debug for ChunkMigrator<'_, S, C, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        debug::<S, C, F>("ChunkMigrator", self.recorded.len(), f)
     }
 }
 
@@ -325,7 +365,7 @@ pub struct MigratorState<S: Schema, C> {
     routes: Vec<Option<Route>>,
     tick: u32,
     recorded: Vec<Recorded<C>>,
-    /// The chunk buffers of [`Query::par_for_each_mut_migrate`].
+    /// The buffers of the chunks of parallel loops, kept between runs.
     spare: Vec<Vec<Recorded<C>>>,
     /// The new location of each entity moved or displaced, in order.
     locations: Vec<(EntityIndex, EntityLocation)>,

@@ -4,6 +4,7 @@
 use crate::change::ChangeWindow;
 use crate::entity::{Entities, Entity, NoSuchEntity};
 use crate::lend::SplitWorld;
+use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::{Schema, SparseMutable};
 use crate::storage::{sparse_position, Column, EntityIndex, SparseIndex};
 use crate::system::{Access, SystemParam};
@@ -80,6 +81,8 @@ pub struct SparseMut<'w, S: Schema, C: SparseMutable<S>> {
     tick: u32,
     /// The entities that lost a tracked `C`, logged when the run is applied.
     removed: &'w mut Vec<Entity>,
+    /// Buffers for the chunks of parallel loops, kept between runs.
+    spare: &'w mut Vec<Vec<(Entity, Option<C>)>>,
     component: PhantomData<fn() -> C>,
 }
 
@@ -186,17 +189,141 @@ impl<S: Schema, C: SparseMutable<S>> fmt::Debug for SparseMut<'_, S, C> {
     }
 }
 
-/// What a [`SparseMut`] keeps between runs: the tick of the current run and
-/// the removals it has not logged yet.
-#[doc(hidden)]
-#[derive(Default)]
-pub struct SparseMutState {
-    tick: u32,
-    removed: Vec<Entity>,
+impl<S: Schema, C: SparseMutable<S>> Sealed for &mut SparseMut<'_, S, C> {}
+
+/// Insertions and removals of a sparse component recorded in the chunks of
+/// a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// each chunk through a [`ChunkSparseMut`]. Once the loop is done, they
+/// are made through the `SparseMut` in iteration order: the set ends as
+/// after a sequential loop making the same calls (the same values, dense
+/// order, ticks and removal log).
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Heat(u32);
+/// #[derive(Debug, PartialEq)] struct Glow(u32);
+/// #[derive(Schema)] struct S { heat: Heat, #[ecs(sparse)] glow: Glow }
+///
+/// fn glow(mut bodies: Query<(Entity, &mut Heat)>, mut glow: SparseMut<S, Glow>) {
+///     bodies.par_for_each_mut_with(&mut glow, |glow, (entity, heat)| {
+///         heat.0 += 1;
+///         if heat.0 >= 90 {
+///             glow.insert(entity, Glow(heat.0)).unwrap();
+///         } else {
+///             glow.remove(entity).unwrap();
+///         }
+///     });
+/// }
+///
+/// let mut world = World::<S>::new();
+/// world.spawn_batch((0..5000).map(|i| (Heat(i % 100),)));
+/// let mut schedule = Schedule::<S>::new();
+/// schedule.add(glow);
+/// schedule.run(&mut world);
+/// assert_eq!(world.query::<&Glow>().count(), 550);
+/// ```
+impl<'w, S, C> ChunkRecorder for &mut SparseMut<'w, S, C>
+where
+    S: Schema,
+    C: SparseMutable<S> + Send,
+{
+    type Chunk = ChunkSparseMut<'w, S, C>;
+
+    fn chunk(&mut self) -> ChunkSparseMut<'w, S, C> {
+        ChunkSparseMut {
+            entities: self.entities,
+            changes: self.spare.pop().unwrap_or_default(),
+            schema: PhantomData,
+        }
+    }
+
+    fn append(&mut self, mut chunk: ChunkSparseMut<'w, S, C>) {
+        for (entity, value) in chunk.changes.drain(..) {
+            // Alive when recorded, and no entity dies while the system runs.
+            let made = match value {
+                Some(value) => self.insert(entity, value).map(drop),
+                None => self.remove(entity).map(drop),
+            };
+            debug_assert!(made.is_ok(), "{entity} died while its system ran");
+        }
+        self.spare.push(chunk.changes);
+    }
 }
 
-impl<S: Schema, C: SparseMutable<S>> SystemParam<S> for SparseMut<'_, S, C> {
-    type State = SparseMutState;
+/// The [`SparseMut`] of one chunk of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// it records insertions and removals, which are made once the loop is
+/// done, after those of the chunks before it. So it cannot return the value
+/// an insertion replaces or a removal takes (they are dropped), nor read
+/// the set.
+pub struct ChunkSparseMut<'w, S: Schema, C> {
+    entities: &'w Entities,
+    /// The changes in the order recorded (`None`: a removal).
+    changes: Vec<(Entity, Option<C>)>,
+    schema: PhantomData<fn() -> S>,
+}
+
+impl<S: Schema, C: SparseMutable<S>> ChunkSparseMut<'_, S, C> {
+    /// Records that `entity` gets the value `value` of `C`, as
+    /// [`SparseMut::insert`] would give it (over the value it has, if
+    /// any). `Err(NoSuchEntity)` if the entity is not alive; then nothing
+    /// is recorded (`value` is dropped).
+    #[inline]
+    pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), NoSuchEntity> {
+        self.record(entity, Some(value))
+    }
+
+    /// Records that `entity` loses its value of `C`, if it has one then, as
+    /// [`SparseMut::remove`] would take it. `Err(NoSuchEntity)` if the
+    /// entity is not alive; then nothing is recorded.
+    #[inline]
+    pub fn remove(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        self.record(entity, None)
+    }
+
+    #[inline]
+    fn record(&mut self, entity: Entity, value: Option<C>) -> Result<(), NoSuchEntity> {
+        if self.entities.location(entity).is_none() {
+            return Err(NoSuchEntity(entity));
+        }
+        self.changes.push((entity, value));
+        Ok(())
+    }
+
+    /// Number of changes this chunk recorded so far.
+    pub fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    /// Whether this chunk recorded no change yet.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+}
+
+impl<S: Schema, C> fmt::Debug for ChunkSparseMut<'_, S, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChunkSparseMut")
+            .field("schema", &S::NAME)
+            .field("component", &core::any::type_name::<C>())
+            .field("recorded", &self.changes.len())
+            .finish()
+    }
+}
+
+/// What a [`SparseMut`] keeps between runs: the tick of the current run,
+/// the removals it has not logged yet, and the buffers of the chunks of
+/// parallel loops.
+#[doc(hidden)]
+pub struct SparseMutState<C> {
+    tick: u32,
+    removed: Vec<Entity>,
+    spare: Vec<Vec<(Entity, Option<C>)>>,
+}
+
+impl<S: Schema, C: SparseMutable<S> + Send> SystemParam<S> for SparseMut<'_, S, C> {
+    type State = SparseMutState<C>;
     type Item<'w> = SparseMut<'w, S, C>;
     const ACCESS: Access = Access {
         reads: 1 << C::BIT,
@@ -210,15 +337,22 @@ impl<S: Schema, C: SparseMutable<S>> SystemParam<S> for SparseMut<'_, S, C> {
     };
     const CHECK: () = ();
 
-    fn init() -> SparseMutState {
-        SparseMutState::default()
+    fn init() -> SparseMutState<C> {
+        SparseMutState {
+            tick: 0,
+            removed: Vec::new(),
+            spare: Vec::new(),
+        }
     }
 
-    fn prepare(state: &mut SparseMutState, _: &World<S>, window: ChangeWindow) {
+    fn prepare(state: &mut SparseMutState<C>, _: &World<S>, window: ChangeWindow) {
         state.tick = window.this_run;
     }
 
-    fn fetch<'w>(state: &'w mut SparseMutState, world: &mut SplitWorld<'w, S>) -> Self::Item<'w> {
+    fn fetch<'w>(
+        state: &'w mut SparseMutState<C>,
+        world: &mut SplitWorld<'w, S>,
+    ) -> Self::Item<'w> {
         let position = sparse_position::<S>(C::BIT);
         SparseMut {
             entities: world.entities,
@@ -226,18 +360,19 @@ impl<S: Schema, C: SparseMutable<S>> SystemParam<S> for SparseMut<'_, S, C> {
             index: world.sparse_index[position].exclusive(),
             tick: state.tick,
             removed: &mut state.removed,
+            spare: &mut state.spare,
             component: PhantomData,
         }
     }
 
-    fn apply(state: &mut SparseMutState, world: &mut World<S>) {
+    fn apply(state: &mut SparseMutState<C>, world: &mut World<S>) {
         if !state.removed.is_empty() {
             world.log_removals(C::BIT, &state.removed);
             state.removed.clear();
         }
     }
 
-    fn discard(state: &mut SparseMutState, world: &mut World<S>) {
+    fn discard(state: &mut SparseMutState<C>, world: &mut World<S>) {
         // The values went at once: their removals are logged all the same.
         <Self as SystemParam<S>>::apply(state, world);
     }

@@ -6,6 +6,7 @@ use crate::change::ChangeWindow;
 use crate::entity::{Entities, Entity};
 use crate::lend::SplitWorld;
 use crate::mask::Mask;
+use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::Schema;
 use crate::storage::{Bins, EntityIndex, Staged, TableId};
 use crate::system::{Access, SystemParam};
@@ -76,6 +77,8 @@ pub struct Spawner<'w, S: Schema, B: Bundle<S>> {
     /// The ids reserved so far this run, in order.
     spawned: &'w mut Vec<Entity>,
     tick: u32,
+    /// Buffers for the chunks of parallel loops, kept between runs.
+    spare: &'w mut Vec<Vec<B>>,
     bundle: PhantomData<fn(B)>,
 }
 
@@ -169,7 +172,7 @@ fn table_mask<S: Schema, B: Bundle<S>>() -> S::Mask {
 
 /// What a [`Spawner`] or an [`UnnamedSpawner`] keeps between runs.
 #[doc(hidden)]
-pub struct SpawnerState<S: Schema> {
+pub struct SpawnerState<S: Schema, B> {
     /// The bundle's table, if it existed when the run was prepared.
     table: Option<TableId>,
     /// The first row this run pushed to it.
@@ -181,9 +184,11 @@ pub struct SpawnerState<S: Schema> {
     count: u32,
     tags: Bins<S>,
     staged: Staged<S>,
+    /// Buffers for the chunks of parallel loops, kept between runs.
+    spare: Vec<Vec<B>>,
 }
 
-impl<S: Schema> Default for SpawnerState<S> {
+impl<S: Schema, B> Default for SpawnerState<S, B> {
     fn default() -> Self {
         SpawnerState {
             table: None,
@@ -193,23 +198,31 @@ impl<S: Schema> Default for SpawnerState<S> {
             count: 0,
             tags: Bins::default(),
             staged: Staged::default(),
+            spare: Vec::new(),
         }
     }
 }
 
-impl<S: Schema> SpawnerState<S> {
+impl<S: Schema, B> SpawnerState<S, B> {
     fn prepare(&mut self, world: &World<S>, mask: S::Mask, window: ChangeWindow) {
         self.table = world.tables().find(mask);
         self.tick = window.this_run;
     }
 
     /// Where this run's rows go (the table, taken whole, if it exists),
-    /// the list of reserved ids, the count of rows, and the tick.
+    /// the list of reserved ids, the count of rows, the tick, and the spare
+    /// chunk buffers.
     #[allow(clippy::type_complexity)]
     fn lend<'w>(
         &'w mut self,
         world: &mut SplitWorld<'w, S>,
-    ) -> (Target<'w, S>, &'w mut Vec<Entity>, &'w mut u32, u32) {
+    ) -> (
+        Target<'w, S>,
+        &'w mut Vec<Entity>,
+        &'w mut u32,
+        u32,
+        &'w mut Vec<Vec<B>>,
+    ) {
         let target = match self.table {
             Some(id) => {
                 let (rows, columns) = world.take_table(id).rows_mut();
@@ -222,15 +235,21 @@ impl<S: Schema> SpawnerState<S> {
             }
             None => Target::Staged(&mut self.staged),
         };
-        (target, &mut self.spawned, &mut self.count, self.tick)
+        (
+            target,
+            &mut self.spawned,
+            &mut self.count,
+            self.tick,
+            &mut self.spare,
+        )
     }
 }
 
-impl<S: Schema, B: Bundle<S>> SystemParam<S> for Spawner<'_, S, B>
+impl<S: Schema, B: Bundle<S> + Send> SystemParam<S> for Spawner<'_, S, B>
 where
     S::Column: Send,
 {
-    type State = SpawnerState<S>;
+    type State = SpawnerState<S, B>;
     type Item<'w> = Spawner<'w, S, B>;
     const ACCESS: Access = Access {
         writes: B::BITS,
@@ -251,27 +270,31 @@ where
         }
     };
 
-    fn init() -> SpawnerState<S> {
+    fn init() -> SpawnerState<S, B> {
         SpawnerState::default()
     }
 
-    fn prepare(state: &mut SpawnerState<S>, world: &World<S>, window: ChangeWindow) {
+    fn prepare(state: &mut SpawnerState<S, B>, world: &World<S>, window: ChangeWindow) {
         state.prepare(world, table_mask::<S, B>(), window);
     }
 
-    fn fetch<'w>(state: &'w mut SpawnerState<S>, world: &mut SplitWorld<'w, S>) -> Self::Item<'w> {
+    fn fetch<'w>(
+        state: &'w mut SpawnerState<S, B>,
+        world: &mut SplitWorld<'w, S>,
+    ) -> Self::Item<'w> {
         let entities = world.entities;
-        let (target, spawned, _, tick) = state.lend(world);
+        let (target, spawned, _, tick, spare) = state.lend(world);
         Spawner {
             entities,
             target,
             spawned,
             tick,
+            spare,
             bundle: PhantomData,
         }
     }
 
-    fn apply_first(state: &mut SpawnerState<S>, world: &mut World<S>) {
+    fn apply_first(state: &mut SpawnerState<S, B>, world: &mut World<S>) {
         if state.spawned.is_empty() {
             return;
         }
@@ -287,9 +310,128 @@ where
         state.spawned.clear();
     }
 
-    fn discard(state: &mut SpawnerState<S>, world: &mut World<S>) {
+    fn discard(state: &mut SpawnerState<S, B>, world: &mut World<S>) {
         // The rows were pushed at once: they stand, alive.
         <Self as SystemParam<S>>::apply_first(state, world);
+    }
+}
+
+impl<S: Schema, B: Bundle<S>> Sealed for &mut Spawner<'_, S, B> {}
+
+/// Spawns recorded in the chunks of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// each chunk through a [`ChunkSpawner`]. Once the loop is done, they are
+/// spawned through the `Spawner` in iteration order: the ids, rows and
+/// values a sequential loop would give, on any number of threads. A chunk
+/// cannot tell the new ids (they depend on the chunks before it).
+impl<S: Schema, B: Bundle<S> + Send> ChunkRecorder for &mut Spawner<'_, S, B> {
+    type Chunk = ChunkSpawner<S, B>;
+
+    fn chunk(&mut self) -> ChunkSpawner<S, B> {
+        ChunkSpawner::new(self.spare.pop().unwrap_or_default())
+    }
+
+    fn append(&mut self, mut chunk: ChunkSpawner<S, B>) {
+        for bundle in chunk.bundles.drain(..) {
+            self.spawn(bundle);
+        }
+        self.spare.push(chunk.bundles);
+    }
+}
+
+impl<S: Schema, B: Bundle<S>> Sealed for &mut UnnamedSpawner<'_, S, B> {}
+
+/// Spawns recorded in the chunks of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// each chunk through a [`ChunkSpawner`]; once the loop is done, they are
+/// spawned through the `UnnamedSpawner` in iteration order, as a
+/// sequential loop would.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Pos(f32);
+/// #[derive(Debug)] struct Emitter(u32);
+/// #[derive(Debug)] struct Spark(f32);
+/// #[derive(Schema)] struct S { pos: Pos, emitter: Emitter, spark: Spark }
+///
+/// fn emit(
+///     mut emitters: Query<(&Pos, &mut Emitter)>,
+///     mut sparks: UnnamedSpawner<S, (Pos, Spark)>,
+/// ) {
+///     emitters.par_for_each_mut_with(&mut sparks, |sparks, (pos, emitter)| {
+///         emitter.0 += 1;
+///         for i in 0..emitter.0 % 3 {
+///             sparks.spawn((Pos(pos.0), Spark(i as f32)));
+///         }
+///     });
+/// }
+///
+/// let mut world = World::<S>::new();
+/// world.spawn_batch((0..3000).map(|i| (Pos(i as f32), Emitter(i))));
+/// let mut schedule = Schedule::<S>::new();
+/// schedule.add(emit);
+/// schedule.run(&mut world);
+/// assert_eq!(world.query::<&Spark>().count(), 3000);
+/// ```
+impl<S: Schema, B: Bundle<S> + Send> ChunkRecorder for &mut UnnamedSpawner<'_, S, B> {
+    type Chunk = ChunkSpawner<S, B>;
+
+    fn chunk(&mut self) -> ChunkSpawner<S, B> {
+        ChunkSpawner::new(self.spare.pop().unwrap_or_default())
+    }
+
+    fn append(&mut self, mut chunk: ChunkSpawner<S, B>) {
+        for bundle in chunk.bundles.drain(..) {
+            self.spawn(bundle);
+        }
+        self.spare.push(chunk.bundles);
+    }
+}
+
+/// The [`Spawner`] or [`UnnamedSpawner`] of one chunk of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// it keeps the bundles, spawned once the loop is done, after those of the
+/// chunks before it. So [`ChunkSpawner::spawn`] does not return the new
+/// entity.
+pub struct ChunkSpawner<S: Schema, B> {
+    bundles: Vec<B>,
+    schema: PhantomData<fn() -> S>,
+}
+
+impl<S: Schema, B> ChunkSpawner<S, B> {
+    fn new(bundles: Vec<B>) -> Self {
+        ChunkSpawner {
+            bundles,
+            schema: PhantomData,
+        }
+    }
+}
+
+impl<S: Schema, B: Bundle<S>> ChunkSpawner<S, B> {
+    /// Records the spawn of an entity with the components of `bundle`.
+    #[inline]
+    pub fn spawn(&mut self, bundle: B) {
+        self.bundles.push(bundle);
+    }
+
+    /// Number of spawns this chunk recorded so far.
+    pub fn len(&self) -> usize {
+        self.bundles.len()
+    }
+
+    /// Whether this chunk recorded no spawn yet.
+    pub fn is_empty(&self) -> bool {
+        self.bundles.is_empty()
+    }
+}
+
+impl<S: Schema, B> fmt::Debug for ChunkSpawner<S, B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChunkSpawner")
+            .field("schema", &S::NAME)
+            .field("bundle", &core::any::type_name::<B>())
+            .field("recorded", &self.bundles.len())
+            .finish()
     }
 }
 
@@ -351,6 +493,8 @@ pub struct UnnamedSpawner<'w, S: Schema, B: Bundle<S>> {
     target: Target<'w, S>,
     count: &'w mut u32,
     tick: u32,
+    /// Buffers for the chunks of parallel loops, kept between runs.
+    spare: &'w mut Vec<Vec<B>>,
     bundle: PhantomData<fn(B)>,
 }
 
@@ -391,11 +535,11 @@ impl<S: Schema, B: Bundle<S>> fmt::Debug for UnnamedSpawner<'_, S, B> {
     }
 }
 
-impl<S: Schema, B: Bundle<S>> SystemParam<S> for UnnamedSpawner<'_, S, B>
+impl<S: Schema, B: Bundle<S> + Send> SystemParam<S> for UnnamedSpawner<'_, S, B>
 where
     S::Column: Send,
 {
-    type State = SpawnerState<S>;
+    type State = SpawnerState<S, B>;
     type Item<'w> = UnnamedSpawner<'w, S, B>;
     const ACCESS: Access = Access {
         reserves: false,
@@ -404,25 +548,29 @@ where
     };
     const CHECK: () = <Spawner<'_, S, B> as SystemParam<S>>::CHECK;
 
-    fn init() -> SpawnerState<S> {
+    fn init() -> SpawnerState<S, B> {
         SpawnerState::default()
     }
 
-    fn prepare(state: &mut SpawnerState<S>, world: &World<S>, window: ChangeWindow) {
+    fn prepare(state: &mut SpawnerState<S, B>, world: &World<S>, window: ChangeWindow) {
         state.prepare(world, table_mask::<S, B>(), window);
     }
 
-    fn fetch<'w>(state: &'w mut SpawnerState<S>, world: &mut SplitWorld<'w, S>) -> Self::Item<'w> {
-        let (target, _, count, tick) = state.lend(world);
+    fn fetch<'w>(
+        state: &'w mut SpawnerState<S, B>,
+        world: &mut SplitWorld<'w, S>,
+    ) -> Self::Item<'w> {
+        let (target, _, count, tick, spare) = state.lend(world);
         UnnamedSpawner {
             target,
             count,
             tick,
+            spare,
             bundle: PhantomData,
         }
     }
 
-    fn apply_first(state: &mut SpawnerState<S>, world: &mut World<S>) {
+    fn apply_first(state: &mut SpawnerState<S, B>, world: &mut World<S>) {
         let count = core::mem::take(&mut state.count);
         if count == 0 {
             return;
@@ -433,7 +581,7 @@ where
         }
     }
 
-    fn discard(state: &mut SpawnerState<S>, world: &mut World<S>) {
+    fn discard(state: &mut SpawnerState<S, B>, world: &mut World<S>) {
         // The rows were pushed at once: they stand, alive.
         <Self as SystemParam<S>>::apply_first(state, world);
     }

@@ -99,7 +99,7 @@ fn light_model(model: &mut BTreeMap<Entity, Ent>) {
 /// `D`, whose values drop, on the entities with `A`, from the chunks of a
 /// parallel loop (the paper's `conc`).
 fn paint(mut armed: Query<(Entity, &A)>, mut d: Migrator<Model, D, With<A>>) {
-    armed.par_for_each_mut_migrate(&mut d, |d, (entity, a)| match a.0 % 7 {
+    armed.par_for_each_mut_with(&mut d, |d, (entity, a)| match a.0 % 7 {
         0 => d.insert(entity, D(format!("p{}", a.0 % 10))).unwrap(),
         1 => d.remove(entity).unwrap(),
         _ => {}

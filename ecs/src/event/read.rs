@@ -5,8 +5,7 @@
 use super::{Event, Events};
 use crate::change::ChangeWindow;
 use crate::lend::SplitWorld;
-use crate::pool;
-use crate::query::{Query, QueryData};
+use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::Schema;
 use crate::system::{Access, SystemParam};
 use crate::world::World;
@@ -141,59 +140,52 @@ impl<T> fmt::Debug for EventWriter<'_, T> {
     }
 }
 
-/// The form of parallel iteration that sends events.
-impl<Q: QueryData, F> Query<'_, Q, F> {
-    /// [`Query::par_for_each_mut`] for a function that also sends events.
-    /// Each chunk sends into a buffer of its own; the buffers are then sent
-    /// through `events` in iteration order, so the events are the same, in
-    /// the same order, as a sequential loop would send.
-    ///
-    /// ```
-    /// use schemecs::prelude::*;
-    /// #[derive(Debug)] struct Heat(f32);
-    /// #[derive(Debug, PartialEq)] struct Melted(u32);
-    /// #[derive(Schema)] struct S { heat: Heat, #[ecs(event)] melted: Melted }
-    ///
-    /// fn warm(mut bodies: Query<(Entity, &mut Heat)>, mut melted: EventWriter<Melted>) {
-    ///     bodies.par_for_each_mut_send(&mut melted, |melted, (entity, heat)| {
-    ///         heat.0 += 1.0;
-    ///         if heat.0 >= 100.0 {
-    ///             melted.send(Melted(entity.index()));
-    ///         }
-    ///     });
-    /// }
-    ///
-    /// let mut world = World::<S>::new();
-    /// world.spawn_batch((0..5000).map(|i| (Heat((i % 100) as f32),)));
-    /// let mut schedule = Schedule::<S>::new();
-    /// schedule.add(warm);
-    /// schedule.run(&mut world);
-    /// let melted: Vec<u32> = world.events::<Melted>().iter().map(|m| m.0).collect();
-    /// let expected: Vec<u32> = (0..5000).filter(|i| i % 100 == 99).collect();
-    /// assert_eq!(melted, expected);
-    /// ```
-    pub fn par_for_each_mut_send<T, Func>(&mut self, events: &mut EventWriter<'_, T>, f: Func)
-    where
-        T: Send,
-        Func: Fn(&mut ChunkEvents<T>, Q::Item<'_>) + Send + Sync,
-        for<'a> Q::Fetch<'a>: Send,
-    {
-        let buffers: Vec<Vec<T>> = pool::map(self.exclusive_chunks(), |(mut fetch, len)| {
-            let mut chunk = ChunkEvents(Vec::new());
-            Q::stamp_rows(&mut fetch, len);
-            for _ in 0..len {
-                f(&mut chunk, Q::next(&mut fetch));
-            }
-            chunk.0
-        });
-        for buffer in buffers {
-            events.send_batch(buffer);
-        }
+impl<T> Sealed for &mut EventWriter<'_, T> {}
+
+/// Events sent from the chunks of a parallel loop
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// each chunk through [`ChunkEvents`]: the events a sequential loop would
+/// send, in its order.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug)] struct Heat(f32);
+/// #[derive(Debug, PartialEq)] struct Melted(u32);
+/// #[derive(Schema)] struct S { heat: Heat, #[ecs(event)] melted: Melted }
+///
+/// fn warm(mut bodies: Query<(Entity, &mut Heat)>, mut melted: EventWriter<Melted>) {
+///     bodies.par_for_each_mut_with(&mut melted, |melted, (entity, heat)| {
+///         heat.0 += 1.0;
+///         if heat.0 >= 100.0 {
+///             melted.send(Melted(entity.index()));
+///         }
+///     });
+/// }
+///
+/// let mut world = World::<S>::new();
+/// world.spawn_batch((0..5000).map(|i| (Heat((i % 100) as f32),)));
+/// let mut schedule = Schedule::<S>::new();
+/// schedule.add(warm);
+/// schedule.run(&mut world);
+/// let melted: Vec<u32> = world.events::<Melted>().iter().map(|m| m.0).collect();
+/// let expected: Vec<u32> = (0..5000).filter(|i| i % 100 == 99).collect();
+/// assert_eq!(melted, expected);
+/// ```
+impl<T: Send> ChunkRecorder for &mut EventWriter<'_, T> {
+    type Chunk = ChunkEvents<T>;
+
+    fn chunk(&mut self) -> ChunkEvents<T> {
+        ChunkEvents(Vec::new())
+    }
+
+    fn append(&mut self, chunk: ChunkEvents<T>) {
+        self.send_batch(chunk.0);
     }
 }
 
-/// The events one chunk of [`Query::par_for_each_mut_send`] sends: kept in
-/// the chunk's order, sent after the chunks before it.
+/// The events one chunk of a parallel loop sends
+/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// kept in the chunk's order, sent after the chunks before it.
 #[derive(Debug)]
 pub struct ChunkEvents<T>(Vec<T>);
 

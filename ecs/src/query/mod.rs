@@ -49,6 +49,8 @@ pub use iter::QueryIter;
 pub use lookup::{QueryEntityError, QuerySingleError};
 pub use matched::MatchedTables;
 pub(crate) use matched::QueryCache;
+pub(crate) use par::sealed::Sealed;
+pub use par::ChunkRecorder;
 pub use prepared::PreparedQuery;
 pub(crate) use rows::PassingRows;
 use rows::{fold_runs, for_each_reached};

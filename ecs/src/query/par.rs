@@ -1,10 +1,12 @@
 //! Parallel iteration over a query: each table's column slices cut into
 //! row ranges that run on rayon's thread pool (in order on the calling
 //! thread without the `parallel` feature). The forms that only call a
-//! function cut the ranges as rayon cuts a slice, adaptively; the forms that
-//! collect commands or events, beside their features (`command.rs`,
-//! `event.rs`), cut them into fixed chunks ([`Query::exclusive_chunks`]),
-//! one buffer each, put back in chunk order.
+//! function cut the ranges as rayon cuts a slice, adaptively; the form that
+//! records changes ([`Query::par_for_each_mut_with`], through a
+//! [`ChunkRecorder`], implemented beside each recorder: `command.rs`,
+//! `event/read.rs`, `migrator.rs`, `sparse_mut.rs`, `spawner.rs`) cuts them
+//! into fixed chunks ([`Query::exclusive_chunks`]), one buffer each, put
+//! back in chunk order.
 
 use super::{Query, QueryData, ReadOnlyQueryData};
 use crate::pool;
@@ -102,11 +104,9 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         run_split::<Q>(runs, f);
     }
 
-    /// The query's rows, mutably, cut into chunks for the pool: what the
-    /// forms that collect per chunk (`par_for_each_mut_with` in
-    /// `command.rs`, `par_for_each_mut_send` in `event.rs`) hand each
-    /// chunk's buffer.
-    pub(crate) fn exclusive_chunks(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
+    /// The query's rows, mutably, cut into chunks for the pool: what
+    /// [`Query::par_for_each_mut_with`] hands each chunk's recorder.
+    fn exclusive_chunks(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
         let total = self.count();
         chunks::<Q>(self.exclusive_runs().into_iter(), total)
     }
@@ -118,5 +118,135 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         let mut runs = Vec::with_capacity(self.tables.len());
         self.runs_mut(|run| runs.push((run.fetch, run.entities.len())));
         runs
+    }
+}
+
+/// A system parameter whose changes the chunks of a parallel loop can
+/// record ([`Query::par_for_each_mut_with`]): each chunk records into a
+/// buffer of its own, through a [`ChunkRecorder::Chunk`], and the buffers
+/// are handed back in iteration order, so the changes are those, in the
+/// order, a sequential loop would record, on any number of threads.
+///
+/// Implemented for `&mut` [`Commands`](crate::Commands),
+/// [`EventWriter`](crate::EventWriter), [`Migrator`](crate::Migrator),
+/// [`SparseMut`](crate::SparseMut), [`Spawner`](crate::Spawner) and
+/// [`UnnamedSpawner`](crate::UnnamedSpawner), and for tuples of up to four
+/// of them (each chunk then gets a tuple of chunk recorders). The trait is
+/// sealed: the crate's recorders are the only ones.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot record changes from the chunks of a parallel loop",
+    label = "not a recorder the chunks can share",
+    note = "pass `&mut` to one of the system's `Commands`, `EventWriter`, `Migrator`, \
+            `SparseMut`, `Spawner` or `UnnamedSpawner`, or a tuple of up to four of those \
+            (`(&mut commands, &mut events)`); the values they record must be `Send`"
+)]
+pub trait ChunkRecorder: sealed::Sealed {
+    /// What the loop's function records through, for one chunk: it keeps
+    /// the chunk's changes until they are appended.
+    type Chunk: Send;
+    /// A recorder for one chunk, with nothing recorded yet.
+    #[doc(hidden)]
+    fn chunk(&mut self) -> Self::Chunk;
+    /// Takes a chunk's changes, after those of the chunks before it.
+    #[doc(hidden)]
+    fn append(&mut self, chunk: Self::Chunk);
+}
+
+/// Keeps [`ChunkRecorder`] to the crate's recorders.
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! tuple_recorder {
+    ($($r:ident $i:tt),+) => {
+        impl<$($r: sealed::Sealed),+> sealed::Sealed for ($($r,)+) {}
+
+        impl<$($r: ChunkRecorder),+> ChunkRecorder for ($($r,)+) {
+            type Chunk = ($($r::Chunk,)+);
+
+            fn chunk(&mut self) -> Self::Chunk {
+                ($(self.$i.chunk(),)+)
+            }
+
+            fn append(&mut self, chunk: Self::Chunk) {
+                $(self.$i.append(chunk.$i);)+
+            }
+        }
+    };
+}
+
+tuple_recorder!(A 0);
+tuple_recorder!(A 0, B 1);
+tuple_recorder!(A 0, B 1, C 2);
+tuple_recorder!(A 0, B 1, C 2, D 3);
+
+/// The forms of parallel iteration that record changes.
+impl<Q: QueryData, F> Query<'_, Q, F> {
+    /// [`Query::par_for_each_mut`] for a function that also records changes
+    /// through `recorder`: commands, events, a migrator's moves, a sparse
+    /// component's insertions and removals, spawns, or a tuple of those.
+    ///
+    /// The rows are cut into chunks of about equal size that run on the
+    /// pool; each chunk records into a buffer of its own, through the
+    /// chunk recorder `f` is handed, and the buffers are then appended to
+    /// `recorder` in iteration order. So the changes are the same, in the
+    /// same order, as a sequential loop would record, on any number of
+    /// threads. What a chunk cannot know in advance it does not tell: a
+    /// spawn's id, say, which is given when the chunk's spawns are
+    /// appended.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug)] struct Health(i32);
+    /// #[derive(Debug)] struct Dead;
+    /// #[derive(Debug, PartialEq)] struct Died(u32);
+    /// #[derive(Schema)]
+    /// struct S { health: Health, dead: Dead, #[ecs(event)] died: Died }
+    ///
+    /// fn reap(
+    ///     mut living: Query<(Entity, &mut Health), Without<Dead>>,
+    ///     mut dead: Migrator<S, Dead>,
+    ///     mut died: EventWriter<Died>,
+    /// ) {
+    ///     living.par_for_each_mut_with((&mut dead, &mut died), |(dead, died), (entity, health)| {
+    ///         health.0 -= 1;
+    ///         if health.0 <= 0 {
+    ///             dead.insert(entity, Dead).unwrap();
+    ///             died.send(Died(entity.index()));
+    ///         }
+    ///     });
+    /// }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn_batch((0..1000).map(|i| (Health(i % 3),)));
+    /// let mut schedule = Schedule::<S>::new();
+    /// schedule.add(reap);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.query_filtered::<Entity, With<Dead>>().count(), 667);
+    /// let died: Vec<u32> = world.events::<Died>().iter().map(|d| d.0).collect();
+    /// let expected: Vec<u32> = (0..1000).filter(|i| i % 3 != 2).collect();
+    /// assert_eq!(died, expected);
+    /// ```
+    pub fn par_for_each_mut_with<R, Func>(&mut self, mut recorder: R, f: Func)
+    where
+        R: ChunkRecorder,
+        Func: Fn(&mut R::Chunk, Q::Item<'_>) + Send + Sync,
+        for<'a> Q::Fetch<'a>: Send,
+    {
+        let chunks: Vec<_> = self
+            .exclusive_chunks()
+            .into_iter()
+            .map(|(fetch, len)| (fetch, len, recorder.chunk()))
+            .collect();
+        let recorded = pool::map(chunks, |(mut fetch, len, mut chunk)| {
+            Q::stamp_rows(&mut fetch, len);
+            for _ in 0..len {
+                f(&mut chunk, Q::next(&mut fetch));
+            }
+            chunk
+        });
+        for chunk in recorded {
+            recorder.append(chunk);
+        }
     }
 }
