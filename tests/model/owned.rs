@@ -1,9 +1,10 @@
 //! The model test for structural changes made at once inside systems
-//! (`SparseMut`, `Spawner`) or after their stage (`Migrator`, also from
-//! the chunks of a parallel loop) beside commands and plain writes: random
-//! worlds and random changes between frames through the `World` API, each
-//! frame run by a schedule made to go parallel on a pool (or to flip at
-//! random), and mirrored on a plain reference model in program order.
+//! (`SparseMut`, `Spawner`) or after their stage (`Migrator`), some from
+//! the chunks of a parallel loop (`stamp`, `paint`), beside commands and
+//! plain writes: random worlds and random changes between frames through
+//! the `World` API, each frame run by a schedule made to go parallel on a
+//! pool (or to flip at random), and mirrored on a plain reference model in
+//! program order.
 
 use super::{Model, A, B, C, D};
 use crate::Tag;
@@ -64,6 +65,27 @@ fn burn_model(model: &mut BTreeMap<Entity, Ent>) {
                     *c = c.wrapping_add(1);
                 }
             }
+        }
+    }
+}
+
+/// Owned insert and delete of the sparse `C` from the chunks of a parallel
+/// loop over the entities with `B` (some of them `burn`'s too).
+fn stamp(mut with_b: Query<(Entity, &B)>, mut c: SparseMut<Model, C>) {
+    with_b.par_for_each_mut_with(&mut c, |c, (entity, b)| match b.0 % 6 {
+        2 => c.insert(entity, C(-((b.0 % 50) as i16))).unwrap(),
+        3 => c.remove(entity).unwrap(),
+        _ => {}
+    });
+}
+
+/// The model's `stamp`.
+fn stamp_model(model: &mut BTreeMap<Entity, Ent>) {
+    for ent in model.values_mut() {
+        match ent.b {
+            Some(b) if b % 6 == 2 => ent.c = Some(-((b % 50) as i16)),
+            Some(b) if b % 6 == 3 => ent.c = None,
+            _ => {}
         }
     }
 }
@@ -134,9 +156,9 @@ fn cull(d: Query<(Entity, &D)>, mut commands: Commands<Model>) {
 /// The ids and `A` values the spawner gave, in spawn order.
 type Spawned = Arc<Mutex<Vec<(Entity, u32)>>>;
 
-/// A schedule of `burn`, a spawner of `(A, Tag)` for every `B` divisible
-/// by 5 (owned initialize: its query reads `B`, not its table), `light`,
-/// `paint`, `grow` and `cull`, in an order chosen by `order`.
+/// A schedule of `burn`, `stamp`, a spawner of `(A, Tag)` for every `B`
+/// divisible by 5 (owned initialize: its query reads `B`, not its table),
+/// `light`, `paint`, `grow` and `cull`, in an order chosen by `order`.
 fn schedule(order: u64, spawned: &Spawned) -> Schedule<Model> {
     let log = Arc::clone(spawned);
     let emit = move |with_b: Query<&B>, mut spawner: Spawner<Model, (A, Tag)>| {
@@ -152,6 +174,7 @@ fn schedule(order: u64, spawned: &Spawned) -> Schedule<Model> {
     match order % 3 {
         0 => schedule
             .add(burn)
+            .add(stamp)
             .add(light)
             .add(emit)
             .add(grow)
@@ -163,8 +186,10 @@ fn schedule(order: u64, spawned: &Spawned) -> Schedule<Model> {
             .add(grow)
             .add(burn)
             .add(light)
+            .add(stamp)
             .add(cull),
         _ => schedule
+            .add(stamp)
             .add(grow)
             .add(cull)
             .add(light)
@@ -209,6 +234,7 @@ fn frame_model(order: u64, model: &mut BTreeMap<Entity, Ent>, spawned: &[(Entity
     match order % 3 {
         0 => {
             burn_model(model);
+            stamp_model(model);
             light_model(model);
             emit(model);
             grow(model);
@@ -221,9 +247,11 @@ fn frame_model(order: u64, model: &mut BTreeMap<Entity, Ent>, spawned: &[(Entity
             grow(model);
             burn_model(model);
             light_model(model);
+            stamp_model(model);
             cull(model);
         }
         _ => {
+            stamp_model(model);
             grow(model);
             cull(model);
             light_model(model);
@@ -316,7 +344,7 @@ pub fn run(seed: u64, frames: usize, threads: usize, flip: bool) {
     let spawned: Spawned = Arc::default();
     let order = rng.below(3);
     let mut schedule = schedule(order, &spawned);
-    let (mut total_spawned, mut total_burning, mut total_painted) = (0, 0, 0);
+    let (mut total_spawned, mut total_burning, mut total_painted, mut total_stamped) = (0, 0, 0, 0);
     for frame in 0..frames {
         let ctx = format!("seed {seed:#x}, {threads} threads, order {order}, frame {frame}");
         shuffle(&mut rng, &mut world, &mut model);
@@ -332,14 +360,19 @@ pub fn run(seed: u64, frames: usize, threads: usize, flip: bool) {
         frame_model(order, &mut model, &made);
         check(&world, &model, &ctx);
         total_burning += model.values().filter(|ent| ent.c.is_some()).count();
+        total_stamped += model
+            .values()
+            .filter(|ent| ent.c.is_some_and(|c| c < 0))
+            .count();
         total_painted += model
             .values()
             .filter(|ent| ent.d.as_ref().is_some_and(|d| d.starts_with('p')))
             .count();
     }
-    // Not vacuous: the spawner spawned, `C` came and went, `paint` painted.
+    // Not vacuous: the spawner spawned, `C` came and went, `stamp` stamped,
+    // `paint` painted.
     assert!(
-        total_spawned > 0 && total_burning > 0 && total_painted > 0,
+        total_spawned > 0 && total_burning > 0 && total_stamped > 0 && total_painted > 0,
         "seed {seed:#x}"
     );
 }
