@@ -120,11 +120,14 @@ pub struct Migrator<'w, S: Schema, C: Migratable<S>, F: QueryFilter<S> = ()> {
 
 /// Where an entity of one table in reach goes: to `with` when it gains `C`,
 /// to `without` when it loses it (the table itself when it has or lacks
-/// `C` already; [`TableId::UNKNOWN`] for a table not made yet).
+/// `C` already; [`TableId::UNKNOWN`] for a table not made yet); and where
+/// `C`'s column is or would go among the table's ([`Table::column_of`]),
+/// which the moves split the columns at.
 #[derive(Clone, Copy, Debug)]
 struct Route {
     with: TableId,
     without: TableId,
+    column: usize,
 }
 
 /// One change a [`Migrator`] recorded: where the entity was (its table and
@@ -395,10 +398,10 @@ impl<S: Schema, C> MigratorState<S, C> {
         }
         let known = self.routes.len();
         for table in &tables.as_slice()[known..] {
-            let mask = table.mask();
-            self.routes.push(reach(mask).then_some(Route {
+            self.routes.push(reach(table.mask()).then_some(Route {
                 with: TableId::UNKNOWN,
                 without: TableId::UNKNOWN,
+                column: table.column_of(bit),
             }));
         }
         // Tables made since the last run may be the destinations of older
@@ -525,7 +528,7 @@ impl<S: Schema, C> MigratorState<S, C> {
         ));
         match change.value {
             Some(value) => {
-                let added = source.move_columns_adding(row, target, bit);
+                let added = source.move_columns_adding_at(row, target, route.column);
                 Placement {
                     columns: added,
                     mask: S::Mask::bit(bit),
@@ -541,7 +544,7 @@ impl<S: Schema, C> MigratorState<S, C> {
                 }
             }
             None => {
-                let removed = source.move_columns_removing(row, target, bit);
+                let removed = source.move_columns_removing_at(row, target, route.column);
                 if data {
                     let value = Placement {
                         columns: removed,

@@ -242,6 +242,19 @@ impl<S: Schema> Table<S> {
         }
     }
 
+    /// Where component `bit`'s column is or would go among this table's
+    /// columns (the data components of the archetype below `bit`), or
+    /// `usize::MAX` for a tag (no column): what the column moves of an
+    /// insert or removal of `bit` split the columns at.
+    #[inline]
+    pub(crate) fn column_of(&self, bit: u32) -> usize {
+        if S::Mask::DATA.has(bit) {
+            self.mask.index(bit)
+        } else {
+            usize::MAX
+        }
+    }
+
     /// The entity half of removing `row`, whose values the caller has taken
     /// out of every column: swap-removes its entity. Returns the entity
     /// moved into `row`, whose location the caller fixes.
@@ -266,12 +279,25 @@ impl<S: Schema> Table<S> {
         destination: &'t mut Table<S>,
         bit: u32,
     ) -> &'t mut [S::Column] {
+        let column = self.column_of(bit);
+        self.move_columns_adding_at(row, destination, column)
+    }
+
+    /// [`Table::move_columns_adding`] with the added component's
+    /// [`Table::column_of`] known (a `Migrator` keeps it per table).
+    #[inline(always)]
+    pub(crate) fn move_columns_adding_at<'t>(
+        &mut self,
+        row: TableRow,
+        destination: &'t mut Table<S>,
+        column: usize,
+    ) -> &'t mut [S::Column] {
         let from: &mut [S::Column] = &mut self.columns;
         let to: &mut [S::Column] = &mut destination.columns;
         // The columns before the added one pair up at the same index, the
         // ones after it one further on (a tag adds no column: all pair up).
         // Zipped slices, so no index arithmetic or bounds check per column.
-        let added = column_of::<S>(self.mask, bit).min(from.len());
+        let added = column.min(from.len());
         let (from_head, from_tail) = from.split_at_mut(added);
         let (to_head, to_tail) = to.split_at_mut(added);
         for (column, to) in from_head.iter_mut().zip(to_head) {
@@ -300,12 +326,25 @@ impl<S: Schema> Table<S> {
         destination: &mut Table<S>,
         bit: u32,
     ) -> &mut [S::Column] {
+        let column = self.column_of(bit);
+        self.move_columns_removing_at(row, destination, column)
+    }
+
+    /// [`Table::move_columns_removing`] with the removed component's
+    /// [`Table::column_of`] known (a `Migrator` keeps it per table).
+    #[inline(always)]
+    pub(crate) fn move_columns_removing_at(
+        &mut self,
+        row: TableRow,
+        destination: &mut Table<S>,
+        column: usize,
+    ) -> &mut [S::Column] {
         let from: &mut [S::Column] = &mut self.columns;
         let to: &mut [S::Column] = &mut destination.columns;
         // As in `move_columns_adding`: the destination's columns before the
         // removed one pair up at the same index, the ones after it with ours
         // one further on.
-        let removed = column_of::<S>(self.mask, bit).min(to.len());
+        let removed = column.min(to.len());
         let (from_head, from_tail) = from.split_at_mut(removed);
         let (to_head, to_tail) = to.split_at_mut(removed);
         for (column, to) in from_head.iter_mut().zip(to_head) {
@@ -666,17 +705,6 @@ impl<S: Schema> Tables<S> {
         let id = self.get_or_create(to);
         self.tables[from.index()].multi_edges.push((to, id));
         id
-    }
-}
-
-/// The column of component `bit` in a table of `mask`, or `usize::MAX` (no
-/// column) for a tag.
-#[inline]
-fn column_of<S: Schema>(mask: S::Mask, bit: u32) -> usize {
-    if S::Mask::DATA.has(bit) {
-        mask.index(bit)
-    } else {
-        usize::MAX
     }
 }
 
