@@ -916,3 +916,36 @@ fn the_chunks_of_a_parallel_loop_record_what_a_sequential_loop_records() {
         assert_eq!(burn_in_chunks(threads, true), expected, "{threads} threads");
     }
 }
+
+#[test]
+fn a_chunk_migrator_counts_and_shows_what_it_recorded() {
+    let (mut world, red) = four_red();
+    run_once!(&mut world, move |mut all: Query<(Entity, &Pos)>,
+                                mut burning: Migrator<
+        Game,
+        Burning,
+        With<Red>,
+    >| {
+        all.par_for_each_mut_with(&mut burning, |burning, (entity, _)| {
+            // Each chunk counts its own changes, from none.
+            let before = burning.len();
+            assert_eq!(burning.is_empty(), before == 0);
+            burning.insert(entity, Burning(5)).unwrap();
+            burning.remove(entity).unwrap();
+            assert_eq!(burning.len(), before + 2);
+            assert!(!burning.is_empty());
+            let shown = format!("{burning:?}");
+            assert!(
+                shown.starts_with("ChunkMigrator")
+                    && shown.contains("Burning")
+                    && shown.contains(&format!("recorded: {}", before + 2)),
+                "{shown}"
+            );
+        });
+        // Eight changes in all, two per entity, in the migrator now.
+        assert_eq!(burning.len(), 8);
+        assert!(format!("{burning:?}").contains("recorded: 8"));
+    });
+    // Each entity's insert, then its removal: none burns.
+    assert!(red.iter().all(|&e| !world.has::<Burning>(e)));
+}

@@ -368,3 +368,35 @@ fn the_chunks_of_a_parallel_loop_change_the_set_as_a_sequential_loop() {
         assert_eq!(glow_in_chunks(threads, true), expected, "{threads} threads");
     }
 }
+
+#[test]
+fn a_chunk_of_sparse_changes_counts_and_shows_what_it_recorded() {
+    let mut world = World::<Game>::new();
+    let all: Vec<Entity> = (0..100).map(|i| world.spawn((Pos(i),))).collect();
+    run_once!(
+        &mut world,
+        |mut bodies: Query<(Entity, &Pos)>, mut glow: SparseMut<Game, Glow>| {
+            bodies.par_for_each_mut_with(&mut glow, |glow, (entity, pos)| {
+                // Each chunk counts its own changes, from none.
+                let before = glow.len();
+                assert_eq!(glow.is_empty(), before == 0);
+                glow.insert(entity, Glow(pos.0 as u32)).unwrap();
+                glow.insert(entity, Glow(pos.0 as u32 + 1)).unwrap();
+                assert_eq!(glow.len(), before + 2);
+                assert!(!glow.is_empty());
+                let shown = format!("{glow:?}");
+                assert!(
+                    shown.starts_with("ChunkSparseMut")
+                        && shown.contains("Glow")
+                        && shown.contains(&format!("recorded: {}", before + 2)),
+                    "{shown}"
+                );
+            });
+            // The set took every change: the later value of each entity.
+            assert_eq!(glow.len(), 100);
+        }
+    );
+    for (i, &entity) in all.iter().enumerate() {
+        assert_eq!(world.get::<Glow>(entity), Some(&Glow(i as u32 + 1)));
+    }
+}

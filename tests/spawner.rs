@@ -615,3 +615,39 @@ fn the_chunks_of_a_parallel_loop_spawn_what_a_sequential_loop_spawns() {
         }
     }
 }
+
+#[test]
+fn a_chunk_spawner_counts_and_shows_what_it_recorded() {
+    let mut world = world();
+    run_once_spawning(&mut world);
+    assert_eq!(world.query::<&Spark>().count(), 100);
+}
+
+/// Runs once a system that spawns two sparks per mover from the chunks of
+/// a parallel loop, checking each chunk's count and `Debug`.
+fn run_once_spawning(world: &mut World<Game>) {
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(
+        |mut movers: Query<(&Pos, &mut Vel)>,
+         mut sparks: UnnamedSpawner<Game, (Pos, Spark, Hot)>| {
+            movers.par_for_each_mut_with(&mut sparks, |sparks, (pos, _)| {
+                // Each chunk counts its own changes, from none.
+                let before = sparks.len();
+                assert_eq!(sparks.is_empty(), before == 0);
+                sparks.spawn((Pos(pos.0), Spark(1), Hot));
+                sparks.spawn((Pos(pos.0), Spark(2), Hot));
+                assert_eq!(sparks.len(), before + 2);
+                assert!(!sparks.is_empty());
+                let shown = format!("{sparks:?}");
+                assert!(
+                    shown.starts_with("ChunkSpawner")
+                        && shown.contains("Spark")
+                        && shown.contains(&format!("recorded: {}", before + 2)),
+                    "{shown}"
+                );
+            });
+            assert_eq!(sparks.len(), 100);
+        },
+    );
+    schedule.run(world);
+}
