@@ -400,3 +400,58 @@ fn a_chunk_of_sparse_changes_counts_and_shows_what_it_recorded() {
         assert_eq!(world.get::<Glow>(entity), Some(&Glow(i as u32 + 1)));
     }
 }
+
+#[test]
+fn a_sparse_mut_waits_for_the_commands_of_earlier_systems() {
+    // `doom` despawns an entity through commands; `mark`, after it and
+    // sharing nothing with it, marks the same entity at once. In program
+    // order the entity is gone by then: `mark` must wait for `doom`'s
+    // commands, not run beside it.
+    let mut world = World::<Game>::new();
+    let target = world.spawn((Pos(1),));
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(move |mut commands: Commands<Game>| commands.despawn(target))
+        .add(
+            move |mut stun: SparseMut<Game, Stun>, mut log: ResMut<Log>| {
+                log.0.push(format!("{:?}", stun.insert(target, Stun(1))));
+            },
+        );
+    let plan = schedule.describe();
+    assert!(plan.contains("stage 2:"), "{plan}");
+    schedule.force_parallel(Some(true)).run(&mut world);
+    assert_eq!(
+        world.resource::<Log>().0,
+        [format!(
+            "{:?}",
+            Err::<Option<Stun>, _>(NoSuchEntity(target))
+        )]
+    );
+    assert!(!world.is_alive(target));
+}
+
+#[test]
+fn after_a_panic_in_the_stage_the_removals_made_are_logged() {
+    // A `SparseMut` removes at once; when another system of its stage
+    // panics, the removals stand, and so does their record for `Removed`.
+    let mut world = World::<Game>::new();
+    let lit: Vec<Entity> = (0..4).map(|i| world.spawn((Pos(i), Glow(1)))).collect();
+    let mut schedule = Schedule::<Game>::new();
+    let doused = lit.clone();
+    schedule
+        .add(move |mut glow: SparseMut<Game, Glow>| {
+            for &entity in &doused {
+                glow.remove(entity).unwrap();
+            }
+        })
+        .add(|heat: Query<&Heat>| {
+            assert!(heat.iter().count() > 0, "this system fails");
+        });
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        schedule.force_parallel(Some(true)).run(&mut world)
+    }));
+    assert!(run.is_err());
+    assert_eq!(world.query::<&Glow>().count(), 0);
+    run_once!(&mut world, gone_glow);
+    assert_eq!(world.resource::<Log>().0, [format!("glow gone {lit:?}")]);
+}

@@ -651,3 +651,91 @@ fn run_once_spawning(world: &mut World<Game>) {
     );
     schedule.run(world);
 }
+
+#[test]
+fn a_spawner_waits_for_the_commands_of_earlier_systems() {
+    // `doom` despawns through commands; the spawner after it, sharing
+    // nothing with it, must see the slot freed, as program order does: its
+    // spawn reuses the despawned entity's index.
+    let mut world = world();
+    let doomed = world.spawn((Shell(0),));
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(move |mut commands: Commands<Game>| commands.despawn(doomed))
+        .add(
+            |mut spawner: Spawner<Game, (Spark,)>, mut made: ResMut<Made>| {
+                made.0.push(spawner.spawn((Spark(7),)));
+            },
+        );
+    schedule.force_parallel(Some(true)).run(&mut world);
+    let spark = world.resource::<Made>().0[0];
+    assert_eq!(spark.index(), doomed.index(), "{spark:?} after {doomed:?}");
+    assert!(!world.is_alive(doomed) && world.is_alive(spark));
+}
+
+#[test]
+fn two_spawners_of_one_table_take_turns() {
+    // Both push rows into the [Spark] table: they cannot share a stage.
+    let mut world = world();
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(|mut sparks: UnnamedSpawner<Game, (Spark,)>| sparks.spawn((Spark(1),)))
+        .add(|mut sparks: UnnamedSpawner<Game, (Spark,)>| sparks.spawn((Spark(2),)));
+    let plan = schedule.describe();
+    assert!(plan.contains("stage 2:"), "{plan}");
+    for _ in 0..3 {
+        schedule.force_parallel(Some(true)).run(&mut world);
+    }
+    let sparks: Vec<u32> = world.query::<&Spark>().iter().map(|s| s.0).collect();
+    assert_eq!(sparks, [1, 2, 1, 2, 1, 2]);
+}
+
+#[test]
+fn a_spawner_runs_beside_a_query_that_excludes_its_bundle() {
+    // The query requires `Pos` and excludes `Spark`: it cannot reach the
+    // [Pos, Spark, Hot] table the spawner fills, so the two share a stage.
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(sparks_only).add(still);
+    let plan = schedule.describe();
+    assert!(plan.contains("stage 1: sparks_only, still\n"), "{plan}");
+    let mut world = world();
+    schedule.run(&mut world);
+    assert_eq!(world.query::<&Spark>().count(), 1);
+}
+
+fn sparks_only(mut spawner: Spawner<Game, (Pos, Spark, Hot)>) {
+    spawner.spawn((Pos(0), Spark(0), Hot));
+}
+
+fn still(mut rest: Query<&mut Pos, Without<Spark>>) {
+    rest.for_each_mut(|pos| pos.0 += 0);
+}
+
+#[test]
+fn an_unnamed_spawner_waits_for_the_commands_of_earlier_systems() {
+    // `doom` despawns a spark through commands, which moves the table's
+    // last row into its place; the unnamed spawner after it pushes into
+    // that table. In program order its rows come after the despawn: it
+    // must wait for `doom`'s commands.
+    let contents_after = |parallel: bool| {
+        let mut world = world();
+        let sparks: Vec<Entity> = (0..5).map(|i| world.spawn((Spark(i),))).collect();
+        let doomed = sparks[0];
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(move |mut commands: Commands<Game>| commands.despawn(doomed))
+            .add(|mut spawner: UnnamedSpawner<Game, (Spark,)>| {
+                spawner.spawn((Spark(10),));
+                spawner.spawn((Spark(11),));
+            });
+        if parallel {
+            let plan = schedule.describe();
+            assert!(plan.contains("stage 2:"), "{plan}");
+            schedule.force_parallel(Some(true)).run(&mut world);
+        } else {
+            schedule.run_sequential(&mut world);
+        }
+        contents(&world)
+    };
+    assert_eq!(contents_after(true), contents_after(false));
+}
