@@ -316,77 +316,75 @@ where
     }
 }
 
-impl<S: Schema, B: Bundle<S>> Sealed for &mut Spawner<'_, S, B> {}
+/// The [`ChunkRecorder`] of a spawner type: a chunk keeps its bundles,
+/// spawned through the spawner in chunk order when the loop is done.
+macro_rules! chunk_spawns {
+    ($(#[$doc:meta])* $spawner:ident) => {
+        impl<S: Schema, B: Bundle<S>> Sealed for &mut $spawner<'_, S, B> {}
 
-/// Spawns recorded in the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
-/// each chunk through a [`ChunkSpawner`]. Once the loop is done, they are
-/// spawned through the `Spawner` in iteration order: the ids, rows and
-/// values a sequential loop would give, on any number of threads. A chunk
-/// cannot tell the new ids (they depend on the chunks before it).
-impl<S: Schema, B: Bundle<S> + Send> ChunkRecorder for &mut Spawner<'_, S, B> {
-    type Chunk = ChunkSpawner<S, B>;
+        $(#[$doc])*
+        impl<S: Schema, B: Bundle<S> + Send> ChunkRecorder for &mut $spawner<'_, S, B> {
+            type Chunk = ChunkSpawner<S, B>;
 
-    fn chunk(&mut self) -> ChunkSpawner<S, B> {
-        ChunkSpawner::new(self.spare.pop().unwrap_or_default())
-    }
+            fn chunk(&mut self) -> ChunkSpawner<S, B> {
+                ChunkSpawner::new(self.spare.pop().unwrap_or_default())
+            }
 
-    fn append(&mut self, mut chunk: ChunkSpawner<S, B>) {
-        for bundle in chunk.bundles.drain(..) {
-            self.spawn(bundle);
+            fn append(&mut self, mut chunk: ChunkSpawner<S, B>) {
+                for bundle in chunk.bundles.drain(..) {
+                    self.spawn(bundle);
+                }
+                self.spare.push(chunk.bundles);
+            }
         }
-        self.spare.push(chunk.bundles);
-    }
+    };
 }
 
-impl<S: Schema, B: Bundle<S>> Sealed for &mut UnnamedSpawner<'_, S, B> {}
+chunk_spawns!(
+    /// Spawns recorded in the chunks of a parallel loop
+    /// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+    /// each chunk through a [`ChunkSpawner`]. Once the loop is done, they are
+    /// spawned through the `Spawner` in iteration order: the ids, rows and
+    /// values a sequential loop would give, on any number of threads. A chunk
+    /// cannot tell the new ids (they depend on the chunks before it).
+    Spawner
+);
 
-/// Spawns recorded in the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
-/// each chunk through a [`ChunkSpawner`]; once the loop is done, they are
-/// spawned through the `UnnamedSpawner` in iteration order, as a
-/// sequential loop would.
-///
-/// ```
-/// use schemecs::prelude::*;
-/// #[derive(Debug)] struct Pos(f32);
-/// #[derive(Debug)] struct Emitter(u32);
-/// #[derive(Debug)] struct Spark(f32);
-/// #[derive(Schema)] struct S { pos: Pos, emitter: Emitter, spark: Spark }
-///
-/// fn emit(
-///     mut emitters: Query<(&Pos, &mut Emitter)>,
-///     mut sparks: UnnamedSpawner<S, (Pos, Spark)>,
-/// ) {
-///     emitters.par_for_each_mut_with(&mut sparks, |sparks, (pos, emitter)| {
-///         emitter.0 += 1;
-///         for i in 0..emitter.0 % 3 {
-///             sparks.spawn((Pos(pos.0), Spark(i as f32)));
-///         }
-///     });
-/// }
-///
-/// let mut world = World::<S>::new();
-/// world.spawn_batch((0..3000).map(|i| (Pos(i as f32), Emitter(i))));
-/// let mut schedule = Schedule::<S>::new();
-/// schedule.add(emit);
-/// schedule.run(&mut world);
-/// assert_eq!(world.query::<&Spark>().count(), 3000);
-/// ```
-impl<S: Schema, B: Bundle<S> + Send> ChunkRecorder for &mut UnnamedSpawner<'_, S, B> {
-    type Chunk = ChunkSpawner<S, B>;
-
-    fn chunk(&mut self) -> ChunkSpawner<S, B> {
-        ChunkSpawner::new(self.spare.pop().unwrap_or_default())
-    }
-
-    fn append(&mut self, mut chunk: ChunkSpawner<S, B>) {
-        for bundle in chunk.bundles.drain(..) {
-            self.spawn(bundle);
-        }
-        self.spare.push(chunk.bundles);
-    }
-}
+chunk_spawns!(
+    /// Spawns recorded in the chunks of a parallel loop
+    /// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+    /// each chunk through a [`ChunkSpawner`]; once the loop is done, they are
+    /// spawned through the `UnnamedSpawner` in iteration order, as a
+    /// sequential loop would.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug)] struct Pos(f32);
+    /// #[derive(Debug)] struct Emitter(u32);
+    /// #[derive(Debug)] struct Spark(f32);
+    /// #[derive(Schema)] struct S { pos: Pos, emitter: Emitter, spark: Spark }
+    ///
+    /// fn emit(
+    ///     mut emitters: Query<(&Pos, &mut Emitter)>,
+    ///     mut sparks: UnnamedSpawner<S, (Pos, Spark)>,
+    /// ) {
+    ///     emitters.par_for_each_mut_with(&mut sparks, |sparks, (pos, emitter)| {
+    ///         emitter.0 += 1;
+    ///         for i in 0..emitter.0 % 3 {
+    ///             sparks.spawn((Pos(pos.0), Spark(i as f32)));
+    ///         }
+    ///     });
+    /// }
+    ///
+    /// let mut world = World::<S>::new();
+    /// world.spawn_batch((0..3000).map(|i| (Pos(i as f32), Emitter(i))));
+    /// let mut schedule = Schedule::<S>::new();
+    /// schedule.add(emit);
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.query::<&Spark>().count(), 3000);
+    /// ```
+    UnnamedSpawner
+);
 
 /// The [`Spawner`] or [`UnnamedSpawner`] of one chunk of a parallel loop
 /// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
