@@ -326,8 +326,28 @@ impl<T> WriteFetch<'_, T> {
     /// The changed ticks of the rows not handed out yet (empty if untracked).
     #[inline(always)]
     fn pending_ticks(&mut self) -> &mut [u32] {
-        let start = self.changed.len().saturating_sub(self.values.len());
-        &mut self.changed[start..]
+        pending_ticks(self.changed, self.values.len())
+    }
+}
+
+/// The changed ticks of the `rows` rows a write fetch has not handed out
+/// yet: the last `rows` of `changed` (empty for an untracked component).
+/// Shared by `&mut T` and `Fields<&mut T>`.
+#[inline(always)]
+pub(super) fn pending_ticks(changed: &mut [u32], rows: usize) -> &mut [u32] {
+    let start = changed.len().saturating_sub(rows);
+    &mut changed[start..]
+}
+
+/// Stamps with `tick` the first `stamped` of the `rows` rows a write fetch
+/// has not handed out yet ([`QueryData::stamp_rows`] of `&mut T` and
+/// `Fields<&mut T>`); nothing for an untracked component.
+#[inline(always)]
+pub(super) fn stamp_pending(changed: &mut [u32], rows: usize, stamped: usize, tick: u32) {
+    if !changed.is_empty() {
+        let pending = pending_ticks(changed, rows);
+        let stamped = stamped.min(pending.len());
+        pending[..stamped].fill(tick);
     }
 }
 
@@ -364,12 +384,7 @@ impl<T: 'static> QueryData for &mut T {
 
     #[inline(always)]
     fn stamp_rows(fetch: &mut Self::Fetch<'_>, rows: usize) {
-        if !fetch.changed.is_empty() {
-            let tick = fetch.tick;
-            let pending = fetch.pending_ticks();
-            let rows = rows.min(pending.len());
-            pending[..rows].fill(tick);
-        }
+        stamp_pending(fetch.changed, fetch.values.len(), rows, fetch.tick);
     }
 
     // See `&T`.

@@ -1,7 +1,10 @@
 //! [`Fields`]: the query items of an `#[ecs(soa)]` component, which hand
 //! out its fields rather than a whole value.
 
-use super::fetch::{split_pending, table_column, tag_check, write_check, RowSplit, TableView};
+use super::fetch::{
+    pending_ticks, split_pending, stamp_pending, table_column, tag_check, write_check, RowSplit,
+    TableView,
+};
 use super::{QueryData, ReadOnlyQueryData, SchemaQuery};
 use crate::schema::{soa_check, Component, Schema};
 use crate::storage::{Soa, Values};
@@ -151,11 +154,7 @@ impl<T: Soa> FieldsWriteFetch<'_, T> {
     /// untracked).
     #[inline(always)]
     fn pending_ticks(&mut self) -> &mut [u32] {
-        let start = self
-            .changed
-            .len()
-            .saturating_sub(T::slices_mut_len(&self.values));
-        &mut self.changed[start..]
+        pending_ticks(self.changed, T::slices_mut_len(&self.values))
     }
 }
 
@@ -194,12 +193,8 @@ impl<T: Soa> QueryData for Fields<&mut T> {
 
     #[inline(always)]
     fn stamp_rows(fetch: &mut Self::Fetch<'_>, rows: usize) {
-        if !fetch.changed.is_empty() {
-            let tick = fetch.tick;
-            let pending = fetch.pending_ticks();
-            let rows = rows.min(pending.len());
-            pending[..rows].fill(tick);
-        }
+        let pending = T::slices_mut_len(&fetch.values);
+        stamp_pending(fetch.changed, pending, rows, fetch.tick);
     }
 
     #[inline(always)]
