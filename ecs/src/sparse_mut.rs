@@ -108,20 +108,26 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
         if self.entities.location(entity).is_none() {
             return Err(NoSuchEntity(entity));
         }
+        Ok(self.insert_alive(entity, value))
+    }
+
+    /// [`SparseMut::insert`] of an entity known to be alive.
+    #[inline]
+    fn insert_alive(&mut self, entity: Entity, value: C) -> Option<C> {
         match self.index.slot_or_claim(EntityIndex::from(entity)) {
             Some(dense) => {
                 if Self::TRACKED {
                     self.values.mark_changed(dense, self.tick);
                 }
                 let old = &mut C::column_mut(self.values)[dense];
-                Ok(Some(core::mem::replace(old, value)))
+                Some(core::mem::replace(old, value))
             }
             None => {
                 C::column_mut(self.values).push(value);
                 if Self::TRACKED {
                     self.values.sync_ticks(self.tick);
                 }
-                Ok(None)
+                None
             }
         }
     }
@@ -134,14 +140,18 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
         if self.entities.location(entity).is_none() {
             return Err(NoSuchEntity(entity));
         }
-        let Some(dense) = self.index.release(EntityIndex::from(entity)) else {
-            return Ok(None);
-        };
+        Ok(self.remove_alive(entity))
+    }
+
+    /// [`SparseMut::remove`] of an entity known to be alive.
+    #[inline]
+    fn remove_alive(&mut self, entity: Entity) -> Option<C> {
+        let dense = self.index.release(EntityIndex::from(entity))?;
         if Self::TRACKED {
             self.values.swap_remove_ticks(dense);
             self.removed.push(entity);
         }
-        Ok(Some(C::column_mut(self.values).swap_remove(dense)))
+        Some(C::column_mut(self.values).swap_remove(dense))
     }
 
     /// `entity`'s value of `C`; `None` if it has none or is not alive.
@@ -241,11 +251,10 @@ where
     fn append(&mut self, mut chunk: ChunkSparseMut<'w, S, C>) {
         for (entity, value) in chunk.changes.drain(..) {
             // Alive when recorded, and no entity dies while the system runs.
-            let made = match value {
-                Some(value) => self.insert(entity, value).map(drop),
-                None => self.remove(entity).map(drop),
-            };
-            debug_assert!(made.is_ok(), "{entity} died while its system ran");
+            match value {
+                Some(value) => drop(self.insert_alive(entity, value)),
+                None => drop(self.remove_alive(entity)),
+            }
         }
         self.spare.push(chunk.changes);
     }
