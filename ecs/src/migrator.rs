@@ -131,8 +131,10 @@ struct Route {
 }
 
 /// One change a [`Migrator`] recorded: where the entity was (its table and
-/// row, which nothing changes until the moves), the order of the call, and
-/// the value to insert (`None`: a removal).
+/// row, which nothing changes until the moves), the value to insert
+/// (`None`: a removal), and room for the order of the call, which is its
+/// place in the list of changes and is written there only when the list
+/// must be sorted.
 struct Recorded<C> {
     table: u32,
     row: u32,
@@ -233,7 +235,7 @@ fn record<C>(
     recorded.push(Recorded {
         table: location.table.0,
         row: location.row.0,
-        seq: recorded.len() as u32,
+        seq: 0,
         entity,
         value,
     });
@@ -300,12 +302,6 @@ where
     }
 
     fn append(&mut self, mut chunk: ChunkMigrator<'w, S, C, F>) {
-        // Each chunk numbered its calls from 0: they follow the calls
-        // recorded before.
-        let first = self.recorded.len() as u32;
-        for (seq, change) in (first..).zip(&mut chunk.recorded) {
-            change.seq = seq;
-        }
         self.recorded.append(&mut chunk.recorded);
         self.spare.push(chunk.recorded);
     }
@@ -443,6 +439,10 @@ impl<S: Schema, C> MigratorState<S, C> {
                 self.make_move(change, tables, bit, &mut current);
             }
         } else {
+            // An entity's own changes keep the order of the calls.
+            for (seq, change) in (0..).zip(&mut recorded) {
+                change.seq = seq;
+            }
             recorded.sort_unstable_by_key(|change| (change.table, Reverse(change.row), change.seq));
             for change in recorded.drain(..) {
                 self.make_move(change, tables, bit, &mut current);
