@@ -243,6 +243,23 @@ impl<S: Schema> EntityStore<S> {
         Some(self.full_mask(entity.into(), self.tables.get(location.table).mask()))
     }
 
+    /// Whether entity `index`, whose table's mask is `table_mask`, has every
+    /// component of `mask`. Only the sparse sets of `mask` are looked at,
+    /// not every set of the schema as [`EntityStore::full_mask`] does.
+    #[inline(always)]
+    fn has_all(&self, index: EntityIndex, table_mask: S::Mask, mask: S::Mask) -> bool {
+        if !table_mask.contains(table_part::<S>(mask)) {
+            return false;
+        }
+        if S::SPARSE_BITS == 0 {
+            return true;
+        }
+        let sparse = self.bins.sparse();
+        sparse_part::<S>(mask)
+            .iter_bits()
+            .all(|bit| sparse.has(bit, index))
+    }
+
     /// The archetype of entity `index`, whose table's mask is `table_mask`.
     #[inline(always)]
     fn full_mask(&self, index: EntityIndex, table_mask: S::Mask) -> S::Mask {
@@ -817,7 +834,7 @@ impl<S: Schema> EntityStore<S> {
     fn remove_any<B: Bundle<S>>(&mut self, entity: Entity) -> Result<Option<B>, NoSuchEntity> {
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let mask = self.tables.get(location.table).mask();
-        if !self.full_mask(entity.into(), mask).contains(B::mask()) {
+        if !self.has_all(entity.into(), mask, B::mask()) {
             return Ok(None);
         }
         let target = self
@@ -856,7 +873,7 @@ impl<S: Schema> EntityStore<S> {
             return;
         };
         let table_mask = self.tables.get(location.table).mask();
-        if !self.full_mask(entity.into(), table_mask).contains(mask) {
+        if !self.has_all(entity.into(), table_mask, mask) {
             return;
         }
         if S::SPARSE_BITS != 0 {
