@@ -694,11 +694,11 @@ impl<S: Schema> EntityStore<S> {
                 let old_ticks = present.then(|| column.row_ticks(row.index())).flatten();
                 values.pop_into(bit, column);
                 if present {
-                    // The old value goes to the trash; the new one, last,
-                    // takes its row: for a tracked component, a change, not
-                    // an addition.
+                    // The old value goes (to the trash if it has drop glue);
+                    // the new one, last, takes its row: for a tracked
+                    // component, a change, not an addition.
                     column.sync_ticks(tick);
-                    column.move_row(row.index(), &mut trash[bit as usize]);
+                    column.discard_row(row.index(), &mut trash[bit as usize]);
                     if let Some((added, _)) = old_ticks {
                         column.set_row_ticks(row.index(), (added, tick));
                     }
@@ -889,7 +889,7 @@ impl<S: Schema> EntityStore<S> {
             let trash = self.bins.trash_mut();
             for bit in removed.intersection(S::Mask::DATA).iter_bits() {
                 columns[table_mask.index(bit)]
-                    .move_row(location.row.index(), &mut trash[bit as usize]);
+                    .discard_row(location.row.index(), &mut trash[bit as usize]);
             }
             self.bins.discard_tags(removed);
             self.migrate(entity, location, target);

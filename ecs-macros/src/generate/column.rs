@@ -95,6 +95,16 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 }
             }
 
+            #[inline(always)]
+            fn discard_row(&mut self, row: usize, trash: &mut Self) {
+                match (self, trash) {
+                    #((Self::#variants(from), Self::#variants(to)) => {
+                        #krate::__private::ColumnVec::discard_row(from, row, to)
+                    })*
+                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
+                }
+            }
+
             #[inline]
             fn pop_into(&mut self, destination: &mut Self) {
                 match (self, destination) {

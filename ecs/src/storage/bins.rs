@@ -140,7 +140,7 @@ impl<S: Schema> Bins<S> {
         for bit in tags.intersection(S::Mask::TAGS).iter_bits() {
             let bag = &mut self.tags[bit as usize];
             if let Some(last) = bag.len().checked_sub(1) {
-                bag.move_row(last, &mut self.trash[bit as usize]);
+                bag.discard_row(last, &mut self.trash[bit as usize]);
             }
         }
     }

@@ -37,6 +37,12 @@ pub trait Column: 'static {
     /// Moves the value at `row` to the end of `destination` (a column of the
     /// same component), moving this column's last value into `row`.
     fn move_row(&mut self, row: usize, destination: &mut Self);
+    /// Takes the value at `row` out (and its ticks), moving this column's
+    /// last value into `row`, as [`Column::move_row`] does: a value with no
+    /// drop glue is dropped at once (dropping it runs nothing), any other is
+    /// moved to the end of `trash` (a column of the same component), to be
+    /// dropped once the world is consistent again.
+    fn discard_row(&mut self, row: usize, trash: &mut Self);
     /// Moves the last value to the end of `destination` (a column of the same
     /// component), without its ticks: the caller stamps `destination` with
     /// [`Column::sync_ticks`].
@@ -244,6 +250,9 @@ pub trait ColumnVec: Default {
     fn reverse(&mut self);
     /// Moves the value at `row` (and its ticks) to the end of `to`.
     fn move_row(&mut self, row: usize, to: &mut Self);
+    /// Takes the value at `row` (and its ticks) out; see
+    /// [`Column::discard_row`].
+    fn discard_row(&mut self, row: usize, trash: &mut Self);
     /// Moves the last value to the end of `to`, without ticks (`to` is then
     /// stamped by [`ColumnVec::sync_ticks`]).
     fn pop_into(&mut self, to: &mut Self);
@@ -412,6 +421,14 @@ impl<T> ColumnVec for Vec<T> {
         to.push(self.swap_remove(row));
     }
 
+    #[inline(always)]
+    fn discard_row(&mut self, row: usize, trash: &mut Self) {
+        let value = self.swap_remove(row);
+        if core::mem::needs_drop::<T>() {
+            trash.push(value);
+        }
+    }
+
     #[inline]
     fn pop_into(&mut self, to: &mut Self) {
         if let Some(value) = self.pop() {
@@ -486,6 +503,17 @@ impl<T, V: ColumnVec> ColumnVec for TrackedVec<T, V> {
             let changed = self.changed.swap_remove(row);
             to.changed.push(changed);
             to.summarize_row(to.changed.len() - 1, changed);
+            self.after_swap_remove(row);
+        }
+    }
+
+    #[inline]
+    fn discard_row(&mut self, row: usize, trash: &mut Self) {
+        self.values.discard_row(row, &mut trash.values);
+        // The trash, never read by row, keeps no ticks of what it holds.
+        if row < self.added.len() {
+            self.added.swap_remove(row);
+            self.changed.swap_remove(row);
             self.after_swap_remove(row);
         }
     }

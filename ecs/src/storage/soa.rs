@@ -320,6 +320,14 @@ impl<T: Soa> ColumnVec for SoaVec<T> {
     }
 
     #[inline]
+    fn discard_row(&mut self, row: usize, trash: &mut Self) {
+        let value = T::swap_remove(&mut self.columns, row);
+        if core::mem::needs_drop::<T>() {
+            T::push(&mut trash.columns, value);
+        }
+    }
+
+    #[inline]
     fn pop_into(&mut self, to: &mut Self) {
         if let Some(value) = T::pop(&mut self.columns) {
             T::push(&mut to.columns, value);

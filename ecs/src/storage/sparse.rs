@@ -192,14 +192,15 @@ impl<S: Schema> SparseSet<S> {
         self.index.slot(index)
     }
 
-    /// Moves entity `index`'s value to the end of `trash` (a column of the
-    /// same component); whether it had one.
+    /// Takes entity `index`'s value out, to the end of `trash` (a column of
+    /// the same component) if it has drop glue ([`Column::discard_row`]);
+    /// whether it had one.
     #[inline]
     fn discard(&mut self, index: EntityIndex, trash: &mut S::Column) -> bool {
         let Some(dense) = self.index.release(index) else {
             return false;
         };
-        self.values.move_row(dense, trash);
+        self.values.discard_row(dense, trash);
         true
     }
 
@@ -471,9 +472,10 @@ impl<S: Schema> SparseSets<S> {
         set.values.sync_ticks(tick);
         match present {
             Some(dense) => {
-                // The old value goes to the trash and the new one, last,
-                // takes its slot: for a tracked component, a change.
-                set.values.move_row(dense, &mut trash[bit as usize]);
+                // The old value goes (to the trash if it has drop glue) and
+                // the new one, last, takes its slot: for a tracked
+                // component, a change.
+                set.values.discard_row(dense, &mut trash[bit as usize]);
                 if let Some((added, _)) = old_ticks {
                     set.values.set_row_ticks(dense, (added, tick));
                 }

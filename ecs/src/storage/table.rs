@@ -162,16 +162,17 @@ impl<S: Schema> Table<S> {
         }
     }
 
-    /// Removes `row`, moving each of its values to `trash[bit]` (to be dropped
-    /// by the caller once the world is consistent). Returns the entity moved
-    /// into `row`.
+    /// Removes `row`, taking each of its values out: one with drop glue goes
+    /// to `trash[bit]`, to be dropped by the caller once the world is
+    /// consistent ([`Column::discard_row`]). Returns the entity moved into
+    /// `row`.
     pub(crate) fn remove_row(
         &mut self,
         row: TableRow,
         trash: &mut [S::Column],
     ) -> Option<EntityIndex> {
         for column in self.columns.iter_mut() {
-            column.move_row(row.index(), &mut trash[column.bit() as usize]);
+            column.discard_row(row.index(), &mut trash[column.bit() as usize]);
         }
         self.swap_remove_entity(row)
     }
