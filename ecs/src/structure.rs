@@ -524,14 +524,42 @@ impl<S: Schema> EntityStore<S> {
         table.push_entity(entity);
         let (_, columns) = table.split_mut();
         let (tags, _) = self.bins.tags_and_trash_mut();
-        for bit in table_mask.iter_bits() {
-            if S::Mask::DATA.has(bit) {
-                values.pop_into(bit, &mut columns[table_mask.index(bit)]);
-            } else {
-                values.pop_into(bit, &mut tags[bit as usize]);
-            }
-        }
+        place_staged::<S>(table_mask, columns, tags, values);
         self.stamp(id);
+        self.put_staged_sparse(entity, mask, values);
+    }
+}
+
+/// Spawns recorded by commands.
+impl<S: Schema> EntityStore<S> {
+    /// Gives `entity`, reserved by a spawn command and made alive with no
+    /// components when the commands' application began, the components of
+    /// `mask` from `values`: what [`EntityStore::insert_staged`] does, but
+    /// straight from the empty table, which has no columns, to the bundle's
+    /// table, as [`EntityStore::spawn_staged`] places a new entity. An entity
+    /// no longer in the empty table (or dead) takes the general path.
+    pub(crate) fn spawn_reserved(&mut self, entity: Entity, mask: S::Mask, values: &mut Staged<S>) {
+        let table_mask = table_part::<S>(mask);
+        let location = match self.entities.location(entity) {
+            Some(location) if location.table == TableId::EMPTY && !table_mask.is_empty() => {
+                location
+            }
+            _ => return self.insert_staged(entity, mask, values),
+        };
+        let target = self.tables.insert_target(TableId::EMPTY, table_mask);
+        let (empty, table) = self.tables.pair_mut(TableId::EMPTY, target);
+        let moved = empty.move_entity(location.row, table);
+        relocate(
+            &mut self.entities.slots_mut(),
+            entity,
+            location,
+            target,
+            moved,
+        );
+        let (_, columns) = self.tables.get_mut(target).split_mut();
+        let (tags, _) = self.bins.tags_and_trash_mut();
+        place_staged::<S>(table_mask, columns, tags, values);
+        self.stamp(target);
         self.put_staged_sparse(entity, mask, values);
     }
 }
@@ -1113,6 +1141,31 @@ impl<S: Schema> EntityStore<S> {
             columns.push(self.bins.sparse_mut().take_values().into_boxed_slice());
         }
         drop(columns);
+    }
+}
+
+/// Pushes the next staged value of each component of `mask` onto `columns`,
+/// the columns of the table whose mask is exactly `mask` (a new row), or for
+/// a tag onto its bin in `tags`. The columns are in bit order, so each data
+/// component's column is the next one: no column's position is counted
+/// from its bit.
+#[inline(always)]
+fn place_staged<S: Schema>(
+    mask: S::Mask,
+    columns: &mut [S::Column],
+    tags: &mut [S::Column],
+    values: &mut Staged<S>,
+) {
+    let mut columns = columns.iter_mut();
+    for bit in mask.iter_bits() {
+        if S::Mask::DATA.has(bit) {
+            let column = columns
+                .next()
+                .expect("a column for each data bit of the mask");
+            values.pop_into(bit, column);
+        } else {
+            values.pop_into(bit, &mut tags[bit as usize]);
+        }
     }
 }
 

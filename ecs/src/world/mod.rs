@@ -413,7 +413,7 @@ impl<S: Schema> World<S> {
         }
         queue.replay(|command, values| match command {
             Command::Spawn(None, mask) => self.store.spawn_staged(mask, values),
-            Command::Spawn(Some(entity), mask) => self.store.insert_staged(entity, mask, values),
+            Command::Spawn(Some(entity), mask) => self.store.spawn_reserved(entity, mask, values),
             Command::Insert(entity, mask) => self.store.insert_staged(entity, mask, values),
             Command::Remove(entity, mask) => self.store.remove_staged(entity, mask),
             Command::Despawn(entity) => {
@@ -443,9 +443,10 @@ impl<S: Schema> World<S> {
                 {
                     self.insert_staged_lifecycle(entity, mask, values, &mut hooks);
                 }
-                Command::Spawn(Some(entity), mask) | Command::Insert(entity, mask) => {
-                    self.store.insert_staged(entity, mask, values);
+                Command::Spawn(Some(entity), mask) => {
+                    self.store.spawn_reserved(entity, mask, values);
                 }
+                Command::Insert(entity, mask) => self.store.insert_staged(entity, mask, values),
                 Command::Remove(entity, mask) if Self::has_lifecycle(mask.bits().to_u128()) => {
                     self.remove_staged_lifecycle(entity, mask, &mut hooks);
                 }
