@@ -443,11 +443,15 @@ impl<S: Schema> SparseSets<S> {
     pub(crate) fn discard_all(&mut self, index: EntityIndex, trash: &mut [S::Column]) -> S::Mask {
         let mut lost = S::Mask::EMPTY;
         if S::SPARSE_BITS != 0 {
-            // The sets in bit order beside their bits: no set's position is
-            // counted from its bit (a popcount per set, which with default
-            // flags is a dozen instructions beside a lookup of a few).
-            for (set, bit) in self.sets.iter_mut().zip(sparse_bits::<S>()) {
-                if set.discard(index, &mut trash[bit as usize]) {
+            // Each set is asked for the entity without its bit: no set's
+            // position is counted from its bit (a popcount per set, which
+            // with default flags is a dozen instructions beside a lookup of
+            // a few), and the bit is read off the values only for a set
+            // that holds the entity, most often none of them.
+            for set in self.sets.iter_mut() {
+                if let Some(dense) = set.index.release(index) {
+                    let bit = set.values.bit();
+                    set.values.discard_row(dense, &mut trash[bit as usize]);
                     lost = lost.with(bit);
                 }
             }
