@@ -232,6 +232,37 @@ fn sparse_values_are_dropped_exactly_once() {
 }
 
 #[test]
+fn sparse_values_changed_through_commands_are_dropped_exactly_once() {
+    let log = DropLog::new();
+    let mut world = World::<Drops>::new();
+    let a = world.spawn((Owned(log.track(1)), Held(log.track(2))));
+    let b = world.spawn((Owned(log.track(3)),));
+    let mut buffer = CommandBuffer::<Drops>::new();
+    let mut commands = buffer.commands(&world);
+    // Overwritten: the old value goes when the command is applied.
+    commands.insert(a, (Held(log.track(4)),));
+    commands.insert(b, (Held(log.track(5)),));
+    buffer.apply(&mut world);
+    assert_eq!(log.dropped(), [2]);
+    let mut commands = buffer.commands(&world);
+    commands.remove::<Held>(b);
+    commands.insert(a, (Held(log.track(6)),));
+    buffer.apply(&mut world);
+    assert_eq!(log.dropped(), [2, 5, 4]);
+    // For a dead entity, the recorded value is dropped when applied.
+    let mut commands = buffer.commands(&world);
+    commands.despawn(b);
+    commands.insert(b, (Held(log.track(7)),));
+    buffer.apply(&mut world);
+    assert_eq!(log.dropped(), [2, 5, 4, 3, 7]);
+    drop(world);
+    assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 7]);
+    for id in 1..=7 {
+        assert_eq!(log.times_dropped(id), 1, "value {id}");
+    }
+}
+
+#[test]
 fn commands_route_sparse_components_to_their_sets() {
     let mut world = World::<Game>::new();
     let a = world.spawn((Pos(1),));

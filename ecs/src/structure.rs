@@ -708,6 +708,12 @@ impl<S: Schema> EntityStore<S> {
             self.bins.empty_trash(mask);
             return;
         };
+        if S::SPARSE_BITS != 0 && table_part::<S>(mask).is_empty() {
+            // Sparse components only: the entity's row stays where it is.
+            self.put_staged_sparse(entity, mask, values);
+            self.bins.empty_trash(mask);
+            return;
+        }
         let previous = self.tables.get(location.table).mask();
         let (target, row) = self.migrate_adding(entity, location, table_part::<S>(mask));
         let tick = self.changes.tick;
