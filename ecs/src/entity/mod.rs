@@ -4,7 +4,7 @@ use crate::checksum::{StableHash, StableHasher};
 use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::num::NonZeroU32;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 #[cfg(feature = "serde")]
 mod save;
@@ -211,19 +211,41 @@ pub(crate) struct Entities {
     free_len: usize,
     /// Number of live entities.
     live: usize,
-    /// The entities reserved and not flushed yet.
-    reserved: Mutex<Reserved>,
+    /// The entities reserved and not flushed yet: a [`Reserved`] in one
+    /// word, so that a reservation is one compare-and-swap.
+    reserved: AtomicU64,
 }
 
-/// The reservations since the last flush: the first `from_list` slots of the
-/// free list, then `fresh` new slots.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The reservations since the last flush: `count` entities, the first slots
+/// of the free list (as many as it holds) and then new slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Reserved {
-    from_list: u32,
-    fresh: u32,
+    count: u32,
     /// The next free-list slot to hand out ([`NO_SLOT`] at the list's end);
-    /// meaningful once `from_list` or `fresh` is non-zero.
+    /// meaningful once `count` is non-zero.
     next: u32,
+}
+
+impl Reserved {
+    /// No reservations.
+    const NONE: u64 = Reserved {
+        count: 0,
+        next: NO_SLOT,
+    }
+    .word();
+
+    #[inline]
+    const fn word(self) -> u64 {
+        ((self.count as u64) << 32) | self.next as u64
+    }
+
+    #[inline]
+    const fn from_word(word: u64) -> Reserved {
+        Reserved {
+            count: (word >> 32) as u32,
+            next: word as u32,
+        }
+    }
 }
 
 impl Clone for Entities {
@@ -233,7 +255,7 @@ impl Clone for Entities {
             free: self.free,
             free_len: self.free_len,
             live: self.live,
-            reserved: Mutex::new(*lock(&self.reserved)),
+            reserved: AtomicU64::new(self.reserved.load(Ordering::Relaxed)),
         }
     }
 
@@ -243,10 +265,7 @@ impl Clone for Entities {
         self.free = source.free;
         self.free_len = source.free_len;
         self.live = source.live;
-        *self
-            .reserved
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner) = *lock(&source.reserved);
+        *self.reserved.get_mut() = source.reserved.load(Ordering::Relaxed);
     }
 }
 
@@ -278,14 +297,11 @@ impl StableHash for Entities {
             hasher.write_array(listed);
             at = next;
         }
-        let reserved = *lock(&self.reserved);
-        hasher.write_array(reserved.from_list.to_le_bytes());
-        hasher.write_array(reserved.fresh.to_le_bytes());
+        let reserved = Reserved::from_word(self.reserved.load(Ordering::Relaxed));
+        let (from_list, fresh) = self.split(reserved.count);
+        hasher.write_array(from_list.to_le_bytes());
+        hasher.write_array(fresh.to_le_bytes());
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Default for Entities {
@@ -386,11 +402,7 @@ impl Entities {
             free: NO_SLOT,
             free_len: 0,
             live: 0,
-            reserved: Mutex::new(Reserved {
-                from_list: 0,
-                fresh: 0,
-                next: NO_SLOT,
-            }),
+            reserved: AtomicU64::new(Reserved::NONE),
         }
     }
 
@@ -399,44 +411,76 @@ impl Entities {
     /// sequence of reservations and allocations gives the same entities,
     /// whatever thread reserves.
     pub(crate) fn reserve_entity(&self) -> Result<Entity, EntitiesExhausted> {
-        let mut reserved = lock(&self.reserved);
-        if reserved.from_list == 0 && reserved.fresh == 0 {
-            reserved.next = self.free;
+        // Nothing else is published through the word (the slots do not
+        // change while it is shared): the exchange only has to be atomic.
+        let mut word = self.reserved.load(Ordering::Relaxed);
+        loop {
+            let reserved = Reserved::from_word(word);
+            let next = if reserved.count == 0 {
+                self.free
+            } else {
+                reserved.next
+            };
+            let (entity, next) = if next != NO_SLOT {
+                let (generation, next_free) = self.listed(next);
+                (
+                    Entity {
+                        index: next,
+                        generation,
+                    },
+                    next_free,
+                )
+            } else {
+                let (_, fresh) = self.split(reserved.count);
+                let index = next_fresh_index(self.slots.len() + fresh as usize)?;
+                (
+                    Entity {
+                        index,
+                        generation: NonZeroU32::MIN,
+                    },
+                    NO_SLOT,
+                )
+            };
+            // At most `MAX_INDEX + 1` entities can be reserved at once (the
+            // free list and the fresh indices): the count cannot overflow.
+            let after = Reserved {
+                count: reserved.count + 1,
+                next,
+            };
+            match self.reserved.compare_exchange_weak(
+                word,
+                after.word(),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Ok(entity),
+                Err(current) => word = current,
+            }
         }
-        if reserved.next != NO_SLOT {
-            let index = reserved.next;
-            let (generation, next_free) = self.listed(index);
-            reserved.next = next_free;
-            reserved.from_list += 1;
-            return Ok(Entity { index, generation });
-        }
-        let index = next_fresh_index(self.slots.len() + reserved.fresh as usize)?;
-        reserved.fresh += 1;
-        Ok(Entity {
-            index,
-            generation: NonZeroU32::MIN,
-        })
+    }
+
+    /// How `count` reservations divide: the first slots of the free list
+    /// (as many as it holds), then new slots.
+    #[inline]
+    fn split(&self, count: u32) -> (u32, u32) {
+        // The free list holds at most `MAX_INDEX + 1` slots.
+        let from_list = count.min(self.free_len as u32);
+        (from_list, count - from_list)
     }
 
     /// Whether entities were reserved since the last flush.
     #[inline]
     pub(crate) fn has_reserved(&mut self) -> bool {
-        let reserved = self
-            .reserved
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner);
-        reserved.from_list != 0 || reserved.fresh != 0
+        Reserved::from_word(*self.reserved.get_mut()).count != 0
     }
 
     /// Makes every reserved entity alive, in reservation order, each at the
     /// location `place` gives it.
     pub(crate) fn flush(&mut self, mut place: impl FnMut(Entity) -> EntityLocation) {
-        let reserved = core::mem::take(
-            self.reserved
-                .get_mut()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        for _ in 0..reserved.from_list {
+        let reserved =
+            Reserved::from_word(core::mem::replace(self.reserved.get_mut(), Reserved::NONE));
+        let (from_list, fresh) = self.split(reserved.count);
+        for _ in 0..from_list {
             let (index, generation) = self.unlist_head();
             let location = place(Entity { index, generation });
             self.slots[index as usize] = Slot::Alive {
@@ -444,7 +488,7 @@ impl Entities {
                 location,
             };
         }
-        for _ in 0..reserved.fresh {
+        for _ in 0..fresh {
             let entity = Entity {
                 index: self.slots.len() as u32,
                 generation: NonZeroU32::MIN,
@@ -455,7 +499,7 @@ impl Entities {
                 location,
             });
         }
-        self.live += (reserved.from_list + reserved.fresh) as usize;
+        self.live += reserved.count as usize;
     }
 
     /// Whether `count` more entities can be allocated.
@@ -729,6 +773,45 @@ mod tests {
         assert_eq!(entities.len(), 2);
         // No freed slot is left waiting, so a fresh run may be allocated.
         assert_eq!(entities.alloc_fresh_run(TableId(1), 0, 2), Some(2));
+    }
+
+    #[test]
+    fn reservations_from_many_threads_hand_out_each_entity_once() {
+        // Freed slots first, then fresh ones: four threads reserving at
+        // once through a shared borrow get 4,000 distinct entities, exactly
+        // those that as many reservations from one thread would get.
+        let mut entities = Entities::default();
+        let all: Vec<Entity> = (0..1_000)
+            .map(|row| entities.alloc(at(row)).unwrap())
+            .collect();
+        for &e in all.iter().step_by(2) {
+            entities.free(e).unwrap();
+        }
+        let alone = entities.clone();
+        let mut expected: Vec<Entity> = (0..4_000)
+            .map(|_| alone.reserve_entity().unwrap())
+            .collect();
+        let mut got: Vec<Entity> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..4)
+                .map(|_| {
+                    scope.spawn(|| {
+                        (0..1_000)
+                            .map(|_| entities.reserve_entity().unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .flat_map(|thread| thread.join().unwrap())
+                .collect()
+        });
+        let key = |e: &Entity| (e.index(), e.generation().get());
+        got.sort_by_key(key);
+        expected.sort_by_key(key);
+        assert_eq!(got, expected);
+        entities.flush(|_| at(0));
+        assert_eq!(entities.len(), 500 + 4_000);
     }
 
     #[test]

@@ -14,10 +14,10 @@ use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::marker::PhantomData;
 use core::num::NonZeroU32;
+use core::sync::atomic::{AtomicU64, Ordering};
 use serde::de::{DeserializeSeed, Deserializer, Error as _, SeqAccess, Unexpected, Visitor};
 use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
 
 /// An entity handle is saved as one `u64`, that of [`Entity::to_bits`]: the
 /// index in the low 32 bits, the generation in the high 32. So a component
@@ -71,12 +71,13 @@ impl<'de> Deserialize<'de> for Entity {
 
 impl Serialize for Entities {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let reserved = *super::lock(&self.reserved);
+        let reserved = Reserved::from_word(self.reserved.load(Ordering::Relaxed));
+        let (from_list, fresh) = self.split(reserved.count);
         let mut tuple = serializer.serialize_tuple(4)?;
         tuple.serialize_element(&Generations(&self.slots))?;
         tuple.serialize_element(&FreeList(self))?;
-        tuple.serialize_element(&reserved.from_list)?;
-        tuple.serialize_element(&reserved.fresh)?;
+        tuple.serialize_element(&from_list)?;
+        tuple.serialize_element(&fresh)?;
         tuple.end()
     }
 }
@@ -332,6 +333,9 @@ impl Entities {
         if slots.len() as u64 + u64::from(fresh) > u64::from(MAX_INDEX) + 1 {
             return Err("the reservations run past the last entity index".into());
         }
+        let count = from_list
+            .checked_add(fresh)
+            .ok_or("the reservations run past the last entity index")?;
         let mut next = free;
         for _ in 0..from_list {
             next = match slots[next as usize] {
@@ -344,15 +348,13 @@ impl Entities {
             free,
             free_len,
             live: placed,
-            reserved: Mutex::new(Reserved {
-                from_list,
-                fresh,
-                next: if from_list == 0 && fresh == 0 {
-                    NO_SLOT
-                } else {
-                    next
-                },
-            }),
+            reserved: AtomicU64::new(
+                Reserved {
+                    count,
+                    next: if count == 0 { NO_SLOT } else { next },
+                }
+                .word(),
+            ),
         })
     }
 }
