@@ -105,7 +105,7 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 }
             }
 
-            #[inline]
+            #[inline(always)]
             fn pop_into(&mut self, destination: &mut Self) {
                 match (self, destination) {
                     #((Self::#variants(from), Self::#variants(to)) => {
