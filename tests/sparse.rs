@@ -255,9 +255,18 @@ fn sparse_values_changed_through_commands_are_dropped_exactly_once() {
     commands.insert(b, (Held(log.track(7)),));
     buffer.apply(&mut world);
     assert_eq!(log.dropped(), [2, 5, 4, 3, 7]);
+    // A spawn applied to an entity that was given a sparse value after it
+    // was reserved overwrites that value, which goes when it is applied.
+    let mut commands = buffer.commands(&world);
+    let late = commands.spawn((Owned(log.track(8)), Held(log.track(9))));
+    world.spawn((Owned(log.track(10)),));
+    world.insert(late, (Held(log.track(11)),)).unwrap();
+    buffer.apply(&mut world);
+    assert_eq!(log.dropped(), [2, 5, 4, 3, 7, 11]);
+    assert_eq!(world.get::<Held>(late).map(|held| held.0.id()), Some(9));
     drop(world);
-    assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 7]);
-    for id in 1..=7 {
+    assert_eq!(log.dropped_sorted(), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    for id in 1..=11 {
         assert_eq!(log.times_dropped(id), 1, "value {id}");
     }
 }

@@ -560,7 +560,10 @@ impl<S: Schema> EntityStore<S> {
         let (tags, _) = self.bins.tags_and_trash_mut();
         place_staged::<S>(table_mask, columns, tags, values);
         self.stamp(target);
+        // The entity may have been given sparse values since it was made
+        // alive: those the bundle overwrites go now.
         self.put_staged_sparse(entity, mask, values);
+        self.bins.empty_trash(sparse_part::<S>(mask));
     }
 }
 
