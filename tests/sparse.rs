@@ -840,6 +840,25 @@ fn added_and_changed_of_a_sparse_component_match_a_model() {
                     *state = (false, false);
                 }
             }
+            9 => {
+                // Through commands: a spawn with `Heat`, or `Heat` given to
+                // (or written over on) an entity, the staged values' path.
+                let mut buffer = CommandBuffer::<Game>::new();
+                let mut commands = buffer.commands(&world);
+                if alive.is_empty() || rng.chance(1, 3) {
+                    let e = commands.spawn((Pos(0), Heat(0)));
+                    model.insert(e, Some((true, true)));
+                } else {
+                    let e = pick(&mut rng);
+                    commands.insert(e, (Heat(2),));
+                    let state = model.get_mut(&e).unwrap();
+                    *state = Some(match *state {
+                        Some((added, _)) => (added, true),
+                        None => (true, true),
+                    });
+                }
+                buffer.apply(&mut world);
+            }
             _ => {}
         }
         let expect = |which: fn((bool, bool)) -> bool| -> Vec<Entity> {
