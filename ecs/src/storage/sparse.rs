@@ -108,18 +108,6 @@ impl SparseIndex {
         Some(dense)
     }
 
-    /// Records that the value just pushed to the values is entity `index`'s.
-    #[inline]
-    pub(crate) fn push_owner(&mut self, index: EntityIndex) {
-        let dense = self.owners.len() as u32;
-        self.owners.push(index);
-        let at = index.0 as usize;
-        if self.slots.len() <= at {
-            self.slots.resize(at + 1, ABSENT);
-        }
-        self.slots[at] = dense;
-    }
-
     fn clear(&mut self) {
         self.owners.clear();
         self.slots.clear();
@@ -228,11 +216,6 @@ impl<S: Schema> SparseSet<S> {
     #[inline]
     pub(crate) fn parts_mut(&mut self) -> (&mut S::Column, &mut SparseIndex) {
         (&mut self.values, &mut self.index)
-    }
-
-    #[inline]
-    fn push_owner(&mut self, index: EntityIndex) {
-        self.index.push_owner(index);
     }
 }
 
@@ -470,12 +453,13 @@ impl<S: Schema> SparseSets<S> {
         tick: u32,
     ) {
         let set = self.set_mut(bit);
-        let present = set.slot(index);
-        let old_ticks = present.and_then(|dense| set.values.row_ticks(dense));
-        staged.pop_into(bit, &mut set.values);
-        set.values.sync_ticks(tick);
-        match present {
+        // One lookup of the entity's entry: its slot, or the next one
+        // claimed for the value pushed here.
+        match set.index.slot_or_claim(index) {
             Some(dense) => {
+                let old_ticks = set.values.row_ticks(dense);
+                staged.pop_into(bit, &mut set.values);
+                set.values.sync_ticks(tick);
                 // The old value goes (to the trash if it has drop glue) and
                 // the new one, last, takes its slot: for a tracked
                 // component, a change.
@@ -484,7 +468,10 @@ impl<S: Schema> SparseSets<S> {
                     set.values.set_row_ticks(dense, (added, tick));
                 }
             }
-            None => set.push_owner(index),
+            None => {
+                staged.pop_into(bit, &mut set.values);
+                set.values.sync_ticks(tick);
+            }
         }
     }
 
