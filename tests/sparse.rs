@@ -272,6 +272,26 @@ fn sparse_values_changed_through_commands_are_dropped_exactly_once() {
 }
 
 #[test]
+fn commands_spawn_entities_with_sparse_components_only_or_none() {
+    // Neither bundle has a table component: the entities stay in the empty
+    // table, where their reservation put them.
+    let mut world = World::<Game>::new();
+    let mut buffer = CommandBuffer::<Game>::new();
+    let mut commands = buffer.commands(&world);
+    let stunned = commands.spawn((Stun(7), Heat(3)));
+    let bare = commands.spawn(());
+    buffer.apply(&mut world);
+    assert_eq!(world.get::<Stun>(stunned), Some(&Stun(7)));
+    assert_eq!(world.get::<Heat>(stunned), Some(&Heat(3)));
+    assert_eq!(
+        world.archetype(stunned),
+        Some(GameMask::STUN | GameMask::HEAT)
+    );
+    assert_eq!(world.archetype(bare), Some(GameMask::EMPTY));
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
 fn commands_route_sparse_components_to_their_sets() {
     let mut world = World::<Game>::new();
     let a = world.spawn((Pos(1),));
