@@ -39,6 +39,7 @@ const LAYERS: [&[&str]; 4] = [
         "sparse_mut",
         "spawner",
         "migrator",
+        "despawner",
     ],
 ];
 

@@ -148,6 +148,7 @@ mod checksum;
 mod command;
 mod command_buffer;
 mod component_bounds;
+mod despawner;
 mod entity;
 mod entity_ref;
 mod event;
@@ -177,6 +178,7 @@ pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
 pub use component_bounds::ChecksumSchema;
+pub use despawner::{ChunkDespawner, Despawner};
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};
 pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Events};
@@ -227,7 +229,7 @@ pub struct ReadmeDoctests;
 pub mod prelude {
     pub use crate::{
         in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
-        Commands, Component, ConditionExt, DeferredWorld, Entity, EntityMut, EntityRef,
+        Commands, Component, ConditionExt, DeferredWorld, Despawner, Entity, EntityMut, EntityRef,
         EventCursor, EventReader, EventWriter, Events, Fields, FixedTime, GameLoop, Has, Inverse,
         Local, Mask, Migrator, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation,
         RelationOf, Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema, Soa, SparseMut,

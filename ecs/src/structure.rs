@@ -1123,6 +1123,97 @@ impl<S: Schema> EntityStore<S> {
         Ok(())
     }
 
+    /// Despawns each live entity of `entities`, as [`EntityStore::despawn`]
+    /// of each in order would (an entity not alive, or listed again, is
+    /// skipped), except that each table's rows are removed last first, so
+    /// they land in an order of their own, and that the values let go of are
+    /// dropped once all are gone. The ids are freed and the removals logged
+    /// in the order given; the sparse values are then taken out set by set
+    /// (a set's values left may land in an order of their own, see
+    /// [`SparseSets::discard_many`]), and the rows table by table. Returns
+    /// how many were despawned. The caller handles entities with a
+    /// lifecycle.
+    pub(crate) fn despawn_batch(&mut self, entities: &[Entity], batch: &mut DespawnBatch) -> usize {
+        self.flush();
+        // One pass in the order given: each entity's slot is freed (a dead
+        // or repeated one is skipped), its place noted as `table << 32 |
+        // row`, its tag values let go of, its removals logged.
+        let (places, freed) = (&mut batch.places, &mut batch.freed);
+        places.clear();
+        freed.clear();
+        let mut lost = S::Mask::EMPTY;
+        for &entity in entities {
+            let Some(location) = self.entities.free(entity) else {
+                continue;
+            };
+            places.push(u64::from(location.table.0) << 32 | u64::from(location.row.0));
+            let mask = self.tables.get(location.table).mask();
+            self.bins.discard_tags(mask);
+            self.log_removed(entity, mask);
+            lost = lost.union(mask);
+            if S::SPARSE_BITS != 0 {
+                freed.push(entity);
+            }
+        }
+        let despawned = places.len();
+        // Then their sparse values, set by set.
+        if S::SPARSE_BITS != 0 && !freed.is_empty() {
+            let (sparse, trash) = self.bins.sparse_and_trash_mut();
+            batch.released.resize_with(sparse.len(), Vec::new);
+            batch.indices.clear();
+            batch
+                .indices
+                .extend(freed.iter().map(|&entity| EntityIndex::from(entity)));
+            let released = &mut batch.released;
+            let entities = &self.entities;
+            let is_free = |index| entities.is_free(index);
+            lost = lost.union(sparse.discard_many(&batch.indices, is_free, trash, released));
+            // Each tracked set's removals, in the order given.
+            let sparse_bits = S::Mask::from_u128(S::SPARSE_BITS).iter_bits();
+            for (bit, released) in sparse_bits.zip(released.iter_mut()) {
+                for position in released.drain(..) {
+                    self.changes.log_removed(bit, freed[position as usize]);
+                }
+            }
+        }
+        // Table by table, each table's places in ascending order (each once:
+        // the slots were freed once) and visited last first: no removal
+        // moves a row still to be removed, and each row is where it was
+        // found. Recorded while walking queries, the places come in runs of
+        // one table, rising, one run per table: then they need no sorting.
+        let groups = &mut batch.groups;
+        groups.clear();
+        if !runs_of_tables(&batch.places, |table, rows| groups.push((table, rows))) {
+            batch.places.sort_unstable();
+            runs_of_tables(&batch.places, |table, rows| groups.push((table, rows)));
+        }
+        let trash = self.bins.trash_mut();
+        for (id, rows) in groups.drain(..) {
+            let table = self.tables.get_mut(id);
+            let places = &batch.places[rows];
+            // The rows that end the table go at once (despawning a whole
+            // archetype, or its newest entities); the others one by one,
+            // last first.
+            let tail = places
+                .iter()
+                .rev()
+                .zip((0..table.len()).rev())
+                .take_while(|&(&place, row)| place as u32 as usize == row)
+                .count();
+            table.remove_tail(tail, trash);
+            for &place in places[..places.len() - tail].iter().rev() {
+                let row = TableRow(place as u32);
+                if let Some(swapped) = table.remove_row(row, trash) {
+                    self.entities
+                        .set_location(swapped, EntityLocation { table: id, row });
+                }
+            }
+        }
+        // The world is consistent: the values let go of are dropped.
+        self.bins.empty_trash(lost);
+        despawned
+    }
+
     /// Despawns every entity; see [`World::clear`](crate::World::clear).
     pub(crate) fn clear(&mut self) {
         self.flush();
@@ -1433,3 +1524,50 @@ impl<B> fmt::Display for ExchangeError<B> {
 }
 
 impl<B: fmt::Debug> std::error::Error for ExchangeError<B> {}
+
+/// The buffers of [`EntityStore::despawn_batch`], kept from one call to
+/// the next.
+#[derive(Default)]
+pub(crate) struct DespawnBatch {
+    /// The place of each entity to go, as `table << 32 | row`.
+    places: Vec<u64>,
+    /// Each table's range of `places`.
+    groups: Vec<(TableId, core::ops::Range<usize>)>,
+    /// The entities despawned, in order, and their indices.
+    freed: Vec<Entity>,
+    indices: Vec<EntityIndex>,
+    /// Per sparse set: the positions in `freed` of the entities it held.
+    released: Vec<Vec<u32>>,
+}
+
+impl fmt::Debug for DespawnBatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DespawnBatch").finish_non_exhaustive()
+    }
+}
+
+/// Calls `group` with each run of `places` (as `table << 32 | row`) of one
+/// table, its rows rising, as the table and the run's range, the runs
+/// ordered by table; `false`, calling it for none, if two runs share a
+/// table (then the places must be sorted first).
+fn runs_of_tables(places: &[u64], mut group: impl FnMut(TableId, core::ops::Range<usize>)) -> bool {
+    let mut runs: Vec<(u32, core::ops::Range<usize>)> = Vec::new();
+    let mut start = 0;
+    for (i, pair) in places.windows(2).enumerate() {
+        if pair[1] <= pair[0] || pair[1] >> 32 != pair[0] >> 32 {
+            runs.push(((places[start] >> 32) as u32, start..i + 1));
+            start = i + 1;
+        }
+    }
+    if start < places.len() {
+        runs.push(((places[start] >> 32) as u32, start..places.len()));
+    }
+    runs.sort_unstable_by_key(|(table, _)| *table);
+    if runs.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+        return false;
+    }
+    for (table, rows) in runs {
+        group(TableId(table), rows);
+    }
+    true
+}

@@ -105,6 +105,16 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 }
             }
 
+            #[inline]
+            fn discard_tail(&mut self, count: usize, trash: &mut Self) {
+                match (self, trash) {
+                    #((Self::#variants(from), Self::#variants(to)) => {
+                        #krate::__private::ColumnVec::discard_tail(from, count, to)
+                    })*
+                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
+                }
+            }
+
             #[inline(always)]
             fn pop_into(&mut self, destination: &mut Self) {
                 match (self, destination) {

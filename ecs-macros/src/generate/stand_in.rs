@@ -171,6 +171,7 @@ fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
             fn reverse(&mut self) { match *self {} }
             fn move_row(&mut self, _: usize, _: &mut Self) { match *self {} }
             fn discard_row(&mut self, _: usize, _: &mut Self) { match *self {} }
+            fn discard_tail(&mut self, _: usize, _: &mut Self) { match *self {} }
             fn pop_into(&mut self, _: &mut Self) { match *self {} }
             fn ticks(&self) -> ::core::option::Option<(&[u32], &[u32])> { match *self {} }
             fn sync_ticks(&mut self, _: u32) { match *self {} }

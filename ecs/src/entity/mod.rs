@@ -623,6 +623,12 @@ impl Entities {
         self.location(entity).is_some()
     }
 
+    /// Whether slot `index` holds no live entity.
+    #[inline]
+    pub(crate) fn is_free(&self, index: EntityIndex) -> bool {
+        !matches!(self.slots.get(index.0 as usize), Some(Slot::Alive { .. }))
+    }
+
     /// Records that the live `entity` now sits at `location`.
     #[inline]
     pub(crate) fn set_location(&mut self, entity: impl SlotName, location: EntityLocation) {

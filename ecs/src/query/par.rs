@@ -128,7 +128,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 /// order, a sequential loop would record, on any number of threads.
 ///
 /// Implemented for `&mut` [`Commands`](crate::Commands),
-/// [`EventWriter`](crate::EventWriter), [`Migrator`](crate::Migrator),
+/// [`Despawner`](crate::Despawner), [`EventWriter`](crate::EventWriter),
+/// [`Migrator`](crate::Migrator),
 /// [`SparseMut`](crate::SparseMut), [`Spawner`](crate::Spawner) and
 /// [`UnnamedSpawner`](crate::UnnamedSpawner), and for tuples of up to four
 /// of them (each chunk then gets a tuple of chunk recorders). The trait is
@@ -136,8 +137,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot record changes from the chunks of a parallel loop",
     label = "not a recorder the chunks can share",
-    note = "pass `&mut` to one of the system's `Commands`, `EventWriter`, `Migrator`, \
-            `SparseMut`, `Spawner` or `UnnamedSpawner`, or a tuple of up to four of those \
+    note = "pass `&mut` to one of the system's `Commands`, `Despawner`, `EventWriter`, \
+            `Migrator`, `SparseMut`, `Spawner` or `UnnamedSpawner`, or a tuple of up to four of those \
             (`(&mut commands, &mut events)`); the values they record must be `Send`"
 )]
 pub trait ChunkRecorder: sealed::Sealed {

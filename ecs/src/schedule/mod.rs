@@ -11,8 +11,10 @@ mod game_loop;
 mod plan;
 mod transitions;
 
+use crate::entity::Entity;
 use crate::schema::Schema;
 use crate::state::States;
+use crate::structure::DespawnBatch;
 use crate::system::{IntoSystem, SystemFn, SystemKind, SystemNode};
 use crate::world::World;
 use core::fmt;
@@ -121,6 +123,10 @@ pub struct Schedule<S: Schema> {
     /// systems, so that they are not taken for a schedule of the same
     /// systems.
     label: Option<String>,
+    /// The entities the systems' [`Despawner`](crate::Despawner)s despawn
+    /// when a run ends, and the memory of that batch despawn.
+    doomed: Vec<Entity>,
+    batch: DespawnBatch,
 }
 
 impl<S: Schema> Default for Schedule<S> {
@@ -133,6 +139,8 @@ impl<S: Schema> Default for Schedule<S> {
             ran_as: None,
             transitions: Vec::new(),
             label: None,
+            doomed: Vec::new(),
+            batch: DespawnBatch::default(),
         }
     }
 }
@@ -497,8 +505,27 @@ impl<S: Schema> Schedule<S> {
                     system.discard(world);
                 }
             }
+            // The despawns of the systems applied stand, as their commands.
+            self.despawn_at_end(world);
             resume_unwind(panic);
         }
+        self.despawn_at_end(world);
+    }
+
+    /// Despawns what the applied runs of the systems' `Despawner`s recorded,
+    /// in program order, in one batch.
+    fn despawn_at_end(&mut self, world: &mut World<S>) {
+        let mut doomed = core::mem::take(&mut self.doomed);
+        for system in &mut self.systems {
+            if let (true, SystemKind::Params(params)) = (system.despawns_at_end, &mut system.kind) {
+                params.end_of_run(&mut doomed);
+            }
+        }
+        if !doomed.is_empty() {
+            world.despawn_batch_with(&doomed, &mut self.batch);
+            doomed.clear();
+        }
+        self.doomed = doomed;
     }
 }
 

@@ -43,6 +43,10 @@ pub trait Column: 'static {
     /// moved to the end of `trash` (a column of the same component), to be
     /// dropped once the world is consistent again.
     fn discard_row(&mut self, row: usize, trash: &mut Self);
+    /// Takes the last `count` values out (and their ticks), as
+    /// [`Column::discard_row`] of each would: at once when they have no drop
+    /// glue, to the end of `trash` otherwise.
+    fn discard_tail(&mut self, count: usize, trash: &mut Self);
     /// Moves the last value to the end of `destination` (a column of the same
     /// component), without its ticks: the caller stamps `destination` with
     /// [`Column::sync_ticks`].
@@ -253,6 +257,9 @@ pub trait ColumnVec: Default {
     /// Takes the value at `row` (and its ticks) out; see
     /// [`Column::discard_row`].
     fn discard_row(&mut self, row: usize, trash: &mut Self);
+    /// Takes the last `count` values (and their ticks) out; see
+    /// [`Column::discard_tail`].
+    fn discard_tail(&mut self, count: usize, trash: &mut Self);
     /// Moves the last value to the end of `to`, without ticks (`to` is then
     /// stamped by [`ColumnVec::sync_ticks`]).
     fn pop_into(&mut self, to: &mut Self);
@@ -430,6 +437,16 @@ impl<T> ColumnVec for Vec<T> {
     }
 
     #[inline]
+    fn discard_tail(&mut self, count: usize, trash: &mut Self) {
+        let keep = self.len() - count;
+        if core::mem::needs_drop::<T>() {
+            trash.extend(self.drain(keep..));
+        } else {
+            self.truncate(keep);
+        }
+    }
+
+    #[inline]
     fn pop_into(&mut self, to: &mut Self) {
         if let Some(value) = self.pop() {
             to.push(value);
@@ -516,6 +533,16 @@ impl<T, V: ColumnVec> ColumnVec for TrackedVec<T, V> {
             self.changed.swap_remove(row);
             self.after_swap_remove(row);
         }
+    }
+
+    #[inline]
+    fn discard_tail(&mut self, count: usize, trash: &mut Self) {
+        self.values.discard_tail(count, &mut trash.values);
+        // As after `pop_into`: a group's summary may stay above its rows'
+        // ticks, which only makes a walk look at the group.
+        self.added.truncate(self.values.len());
+        self.changed.truncate(self.values.len());
+        self.latest.truncate(self.values.len().div_ceil(GROUP));
     }
 
     #[inline]

@@ -328,6 +328,17 @@ impl<T: Soa> ColumnVec for SoaVec<T> {
     }
 
     #[inline]
+    fn discard_tail(&mut self, count: usize, trash: &mut Self) {
+        for _ in 0..count {
+            if let Some(value) = T::pop(&mut self.columns) {
+                if core::mem::needs_drop::<T>() {
+                    T::push(&mut trash.columns, value);
+                }
+            }
+        }
+    }
+
+    #[inline]
     fn pop_into(&mut self, to: &mut Self) {
         if let Some(value) = T::pop(&mut self.columns) {
             T::push(&mut to.columns, value);

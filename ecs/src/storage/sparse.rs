@@ -420,6 +420,55 @@ impl<S: Schema> SparseSets<S> {
         self.set_mut(bit).discard(index, &mut trash[bit as usize])
     }
 
+    /// [`SparseSets::discard_all`] of each of `entities`, which are being
+    /// despawned together and whose slots `freed` now tells (the sets hold
+    /// no other dead entity), set by set. A set holding fewer values than
+    /// there are entities looks at its own owners instead (the values left
+    /// keep an order of their own), unless it is tracked: then the
+    /// positions in `entities` of those that had a value are appended, in
+    /// order, to the set's list in `released` (one list per set). Returns
+    /// the components some entity had.
+    pub(crate) fn discard_many(
+        &mut self,
+        entities: &[EntityIndex],
+        freed: impl Fn(EntityIndex) -> bool,
+        trash: &mut [S::Column],
+        released: &mut [Vec<u32>],
+    ) -> S::Mask {
+        let mut lost = S::Mask::EMPTY;
+        for (set, released) in self.sets.iter_mut().zip(released) {
+            let bit = set.values.bit();
+            let trash = &mut trash[bit as usize];
+            let tracked = S::TRACKED_BITS & (1u128 << bit) != 0;
+            let before = set.index.owners.len();
+            if !tracked && before < entities.len() {
+                // Last slot first: a value moved into a slot left is one
+                // already looked at.
+                for dense in (0..before).rev() {
+                    let owner = set.index.owners[dense];
+                    if freed(owner) {
+                        set.discard(owner, trash);
+                    }
+                }
+            } else {
+                for (position, &index) in (0..).zip(entities) {
+                    if set.discard(index, trash) && tracked {
+                        released.push(position);
+                    }
+                }
+            }
+            if set.index.owners.len() < before {
+                lost = lost.with(bit);
+            }
+        }
+        lost
+    }
+
+    /// The number of sparse sets (of sparse components in the schema).
+    pub(crate) fn len(&self) -> usize {
+        self.sets.len()
+    }
+
     /// Moves every sparse value of entity `index` to `trash` (it is being
     /// despawned); returns the components it had.
     #[inline]

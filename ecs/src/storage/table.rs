@@ -177,6 +177,15 @@ impl<S: Schema> Table<S> {
         self.swap_remove_entity(row)
     }
 
+    /// Removes the last `count` rows, taking their values out as
+    /// [`Table::remove_row`] does; no entity moves.
+    pub(crate) fn remove_tail(&mut self, count: usize, trash: &mut [S::Column]) {
+        for column in self.columns.iter_mut() {
+            column.discard_tail(count, &mut trash[column.bit() as usize]);
+        }
+        self.entities.truncate(self.entities.len() - count);
+    }
+
     /// Moves `row` to the end of `destination`: each column `destination` also
     /// has is moved; a column it lacks must already have had `row` taken out by
     /// the caller (the values being removed).

@@ -111,6 +111,17 @@ pub trait SystemParam<S: Schema>: Sized {
     #[doc(hidden)]
     const READS_LOGS: bool = false;
 
+    /// Whether the parameter despawns entities when the schedule's run
+    /// ends ([`Despawner`](crate::Despawner)): then
+    /// [`SystemParam::end_of_run`] hands them over.
+    #[doc(hidden)]
+    const DESPAWNS_AT_END: bool = false;
+
+    /// Appends to `doomed` the entities the parameter's applied runs
+    /// despawn at the end of the schedule's run, in the order recorded.
+    #[doc(hidden)]
+    fn end_of_run(_state: &mut Self::State, _doomed: &mut Vec<crate::entity::Entity>) {}
+
     /// Takes the parameter's locals out of the world's store, before the
     /// system's stage.
     #[doc(hidden)]
@@ -329,7 +340,7 @@ pub trait SystemFn<Marker> {}
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
             (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`, `EventReader<E>`, \
-            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Spawner<{S}, B>`, `UnnamedSpawner<{S}, B>`; up to 8), or a function \
+            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Spawner<{S}, B>`, `UnnamedSpawner<{S}, B>`, `Despawner<{S}>`; up to 8), or a function \
             taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`"
 )]
 pub trait IntoSystem<S: Schema, Marker>: Sized {
@@ -356,6 +367,9 @@ pub struct SystemNode<S: Schema> {
     /// Whether a parameter reads events or removal logs
     /// ([`SystemParam::READS_LOGS`]).
     pub(crate) reads_logs: bool,
+    /// Whether a parameter despawns entities when the schedule's run ends
+    /// ([`SystemParam::DESPAWNS_AT_END`]).
+    pub(crate) despawns_at_end: bool,
     /// The system's run condition, if it has one (see [`RunIfExt::run_if`]);
     /// boxed, so that a system without one stays small.
     pub(crate) condition: Option<Box<ConditionNode<S>>>,
@@ -378,6 +392,7 @@ pub(crate) trait ParamSystem<S: Schema>: Send {
     fn migrate<'w>(&'w mut self, world: &Mutex<SplitWorld<'w, S>>);
     fn apply(&mut self, world: &mut World<S>);
     fn discard(&mut self, world: &mut World<S>);
+    fn end_of_run(&mut self, doomed: &mut Vec<crate::entity::Entity>);
     fn check_out(&mut self, slots: &mut LocalSlots<'_>);
     fn check_in(&mut self, slots: &mut LocalSlots<'_>);
 }
@@ -418,6 +433,7 @@ where
             kind: SystemKind::Exclusive(Box::new(self)),
             has_locals: false,
             reads_logs: false,
+            despawns_at_end: false,
             condition: None,
         }
     }
@@ -520,6 +536,7 @@ macro_rules! impl_system {
                     })),
                     has_locals: 0 $(+ $p::LOCALS)* > 0,
                     reads_logs: false $(|| $p::READS_LOGS)*,
+                    despawns_at_end: false $(|| $p::DESPAWNS_AT_END)*,
                     condition: None,
                 }
             }
@@ -564,6 +581,13 @@ macro_rules! impl_system {
             fn discard(&mut self, world: &mut World<S>) {
                 let ($($p,)*) = &mut self.state;
                 $($p::discard($p, world);)*
+            }
+
+            fn end_of_run(&mut self, doomed: &mut Vec<crate::entity::Entity>) {
+                let ($($p,)*) = &mut self.state;
+                $(if $p::DESPAWNS_AT_END {
+                    $p::end_of_run($p, doomed);
+                })*
             }
 
             fn check_out(&mut self, slots: &mut LocalSlots<'_>) {

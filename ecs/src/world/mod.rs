@@ -13,7 +13,7 @@ use crate::query::{
 };
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{Bins, EntityIndex, SparseSets, Staged, Table, TableId, Tables};
-use crate::structure::{EntityStore, ExchangeError, Spawned, TakeError};
+use crate::structure::{DespawnBatch, EntityStore, ExchangeError, Spawned, TakeError};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
@@ -469,6 +469,54 @@ impl<S: Schema> World<S> {
             return despawned;
         }
         self.store.despawn(entity)
+    }
+
+    /// Despawns each live entity of `entities`, skipping the entities not
+    /// alive (or listed before), in one pass per table and per sparse set.
+    /// Returns how many it despawned.
+    ///
+    /// The entities end as [`World::despawn`] of each, in the order given,
+    /// leaves them: the ids are freed in that order (so later spawns get the
+    /// same ids), and the removals are logged in that order. What differs
+    /// is deterministic: the rows left in a table, and the values left in a
+    /// sparse set, land in an order of the batch's own (each table's rows
+    /// are removed last first; the rows that end a table go at once), and
+    /// the values let go of are dropped once every entity is gone. In a
+    /// schema with hooks or relations, the entities are despawned one by
+    /// one, exactly as `despawn` does.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Debug, PartialEq)] struct Pos(i32);
+    /// #[derive(Debug, PartialEq)] struct Spark(u8);
+    /// #[derive(Schema)] struct S { pos: Pos, spark: Spark }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let sparks: Vec<Entity> = (0..4).map(|i| world.spawn((Pos(i), Spark(1)))).collect();
+    /// let rock = world.spawn((Pos(9),));
+    /// // A stale handle and a repeat are skipped.
+    /// assert_eq!(world.despawn_batch(&[sparks[0], sparks[2], sparks[0]]), 2);
+    /// assert_eq!(world.len(), 3);
+    /// assert!(!world.is_alive(sparks[2]) && world.is_alive(sparks[3]));
+    /// assert_eq!(world.get::<Pos>(rock), Some(&Pos(9)));
+    /// ```
+    pub fn despawn_batch(&mut self, entities: &[Entity]) -> usize {
+        self.despawn_batch_with(entities, &mut DespawnBatch::default())
+    }
+
+    /// [`World::despawn_batch`] with the memory of earlier batches.
+    pub(crate) fn despawn_batch_with(
+        &mut self,
+        entities: &[Entity],
+        batch: &mut DespawnBatch,
+    ) -> usize {
+        if S::LIFECYCLE_BITS != 0 {
+            return entities
+                .iter()
+                .filter(|&&entity| self.despawn(entity).is_ok())
+                .count();
+        }
+        self.store.despawn_batch(entities, batch)
     }
 
     /// Despawns every entity. Handles to them become stale; tables and the
