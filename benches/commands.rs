@@ -9,6 +9,9 @@
 //! `World` methods, the floor for a change made one entity at a time:
 //!
 //! * `commands_respawn`: despawn every bullet and spawn 10,000 new ones;
+//!   beside the two, `despawner` records the despawns through a
+//!   `Despawner` (made in one batch when the run ends) and `world_batch`
+//!   makes them with one `World::despawn_batch`;
 //! * `commands_flip_sparse`: insert the sparse `Mark` on every target
 //!   without it and remove it from every target with it (10,000 changes).
 //!
@@ -96,6 +99,35 @@ fn respawn_world(world: &mut World<Game>) {
     }
 }
 
+/// The respawn with the despawns recorded through a `Despawner`, made in
+/// one batch when the run ends (the spawns through commands).
+fn respawn_despawner(
+    bullets: Query<Entity, With<Pos>>,
+    mut despawner: Despawner<Game>,
+    mut commands: Commands<Game>,
+) {
+    for entity in bullets.iter() {
+        despawner.despawn(entity);
+    }
+    for i in 0..ENTITIES {
+        commands.spawn(bullet(i));
+    }
+}
+
+/// The respawn through the `World` methods, the despawns in one
+/// `despawn_batch`.
+fn respawn_world_batch(world: &mut World<Game>) {
+    let bullets: Vec<Entity> = world
+        .query::<(Entity, &Pos)>()
+        .iter()
+        .map(|(e, _)| e)
+        .collect();
+    world.despawn_batch(&bullets);
+    for i in 0..ENTITIES {
+        world.spawn(bullet(i));
+    }
+}
+
 /// Marks every target without a mark and unmarks the others, through
 /// commands.
 fn flip_commands(targets: Query<(Entity, &Target, Has<Mark>)>, mut commands: Commands<Game>) {
@@ -129,7 +161,14 @@ fn bench_pair(
     commands: Schedule<Game>,
     direct: Schedule<Game>,
 ) {
-    for (name, mut schedule) in [("commands", commands), ("world", direct)] {
+    bench_schedules(group, [("commands", commands), ("world", direct)]);
+}
+
+fn bench_schedules<const N: usize>(
+    group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    schedules: [(&str, Schedule<Game>); N],
+) {
+    for (name, mut schedule) in schedules {
         let mut world = world();
         schedule.run_sequential(&mut world);
         group.bench_function(name, |b| {
@@ -147,7 +186,19 @@ fn commands(c: &mut Criterion) {
     through_commands.add(respawn_commands);
     let mut direct = Schedule::new();
     direct.add(respawn_world);
-    bench_pair(&mut group, through_commands, direct);
+    let mut despawner = Schedule::new();
+    despawner.add(respawn_despawner);
+    let mut batch = Schedule::new();
+    batch.add(respawn_world_batch);
+    bench_schedules(
+        &mut group,
+        [
+            ("commands", through_commands),
+            ("world", direct),
+            ("despawner", despawner),
+            ("world_batch", batch),
+        ],
+    );
     group.finish();
 
     let mut group = c.benchmark_group("commands_flip_sparse");

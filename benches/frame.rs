@@ -29,7 +29,10 @@
 //!   through `Spawner` and flipping through `SparseMut`, then one
 //!   exclusive system despawning the 8,000 (the spawners reserve ids one
 //!   after another); `frame_spawn_flip_unnamed` the same through
-//!   `UnnamedSpawner`, whose ids are given when applied (one stage).
+//!   `UnnamedSpawner`, whose ids are given when applied (one stage);
+//!   `frame_churn_despawner` the same with the 8,000 despawns recorded by 8
+//!   systems through `Despawner`s (a stage of its own) and made in one
+//!   batch when the run ends.
 //!
 //! * `frame_emit`: one system over 10,000 emitters, each doing about 60 ns
 //!   of arithmetic (eight `sin`), then moving its row (`Hot` on or off
@@ -367,6 +370,16 @@ fn heavy_systems(c: &mut Criterion) {
 
 const CHURN_PER_SYSTEM: usize = 1_000;
 
+/// How many times `CHURN_PER_SYSTEM` the systems that read it spawn,
+/// despawn and flip (through `scaled_churn_world`).
+struct Scale(usize);
+
+impl Default for Scale {
+    fn default() -> Self {
+        Scale(1)
+    }
+}
+
 macro_rules! churn_schema {
     ($(($own:ident, $target:ident, $mark:ident, $lit:ident, $own_f:ident, $target_f:ident, $mark_f:ident, $lit_f:ident, $system:ident, $sparse_system:ident, $flip:ident, $spawn:ident)),*) => {
         $(
@@ -395,6 +408,8 @@ macro_rules! churn_schema {
                 $mark_f: $mark,
                 $lit_f: $lit,
             )*
+            #[ecs(resource)]
+            scale: Scale,
         }
 
         $(
@@ -485,14 +500,40 @@ macro_rules! churn_schema {
                     targets: Query<(Entity, &$target)>,
                     mut spawner: UnnamedSpawner<Churn, ($own,)>,
                     marks: SparseMut<Churn, $mark>,
+                    scale: Res<Scale>,
                 ) {
-                    for i in 0..CHURN_PER_SYSTEM as u32 {
+                    for i in 0..(CHURN_PER_SYSTEM * scale.0) as u32 {
                         spawner.spawn(($own(i),));
                     }
                     $flip(targets, marks);
                 }
+
+                /// Despawns the first `CHURN_PER_SYSTEM` of its archetype
+                /// it meets when the run ends: it waits for no other
+                /// system.
+                pub fn cull(
+                    own: Query<Entity, With<$own>>,
+                    mut despawner: Despawner<Churn>,
+                    scale: Res<Scale>,
+                ) {
+                    for entity in own.iter().take(CHURN_PER_SYSTEM * scale.0) {
+                        despawner.despawn(entity);
+                    }
+                }
             }
         )*
+
+        /// The churn frame with nothing applied one change at a time while
+        /// the systems run: each system's culling through a `Despawner`
+        /// (the despawns made in one batch when the run ends), then its
+        /// spawns through an `UnnamedSpawner` and flips through a
+        /// `SparseMut`. Two stages of 8 systems each.
+        fn churn_despawner_schedule() -> Schedule<Churn> {
+            let mut schedule = Schedule::new();
+            $(schedule.add($spawn::cull);)*
+            $(schedule.add($spawn::unnamed);)*
+            schedule
+        }
 
         fn spawn_flip_schedule(unnamed: bool) -> Schedule<Churn> {
             let mut schedule = Schedule::new();
@@ -522,6 +563,21 @@ macro_rules! churn_schema {
             $(
                 world.spawn_batch((0..CHURN_PER_SYSTEM as u32).map(|i| ($own(i),)));
                 world.spawn_batch((0..CHURN_PER_SYSTEM as u32).map(|i| ($target(i),)));
+            )*
+            world
+        }
+
+        /// The churn world at `scale` times the entities: as many of each
+        /// system's own archetype and targets, and each frame as many
+        /// spawned, despawned and flipped (by the systems that read
+        /// `Scale`).
+        fn scaled_churn_world(scale: usize) -> World<Churn> {
+            let mut world = World::<Churn>::new();
+            *world.resource_mut::<Scale>() = Scale(scale);
+            let count = (CHURN_PER_SYSTEM * scale) as u32;
+            $(
+                world.spawn_batch((0..count).map(|i| ($own(i),)));
+                world.spawn_batch((0..count).map(|i| ($target(i),)));
             )*
             world
         }
@@ -851,6 +907,27 @@ fn churn(c: &mut Criterion) {
         let mut group = c.benchmark_group(name);
         let mut world = churn_world();
         let mut schedule = spawn_flip_schedule(unnamed);
+        bench_runs(&mut group, &mut world, &mut schedule);
+        group.finish();
+    }
+
+    // The same frames at game scale: 80,000 entities spawned, despawned and
+    // flipped a frame.
+    for (name, despawner, scale) in [
+        ("frame_churn_despawner", true, 1),
+        ("frame_spawn_flip_unnamed_80k", false, 10),
+        ("frame_churn_despawner_80k", true, 10),
+    ] {
+        let mut group = c.benchmark_group(name);
+        if scale > 1 {
+            group.sample_size(20);
+        }
+        let mut world = scaled_churn_world(scale);
+        let mut schedule = if despawner {
+            churn_despawner_schedule()
+        } else {
+            spawn_flip_schedule(true)
+        };
         bench_runs(&mut group, &mut world, &mut schedule);
         group.finish();
     }
