@@ -1,6 +1,7 @@
 //! The model test for structural changes made at once inside systems
-//! (`SparseMut`, `Spawner`) or after their stage (`Migrator`), some from
-//! the chunks of a parallel loop (`stamp`, `paint`), beside commands and
+//! (`SparseMut`, `Spawner`), after their stage (`Migrator`) or when the
+//! run ends (`Despawner`), some from the chunks of a parallel loop
+//! (`stamp`, `paint`, `expire`), beside commands and
 //! plain writes: random worlds and random changes between frames through
 //! the `World` API, each frame run by a schedule made to go parallel on a
 //! pool (or to flip at random), and mirrored on a plain reference model in
@@ -144,6 +145,27 @@ fn grow(mut d: Query<&mut D>) {
     d.for_each_mut(|d| d.0.push('+'));
 }
 
+/// Despawns, from the chunks of a parallel loop, the entities whose `A` is
+/// 7 mod 10 and that have no `B`, when the run ends (owned delete through a
+/// `Despawner`): the later systems of the run still see them.
+fn expire(mut with_a: Query<(Entity, &A), Without<B>>, mut despawner: Despawner<Model>) {
+    with_a.par_for_each_mut_with(&mut despawner, |despawner, (entity, a)| {
+        if a.0 % 10 == 7 {
+            despawner.despawn(entity);
+        }
+    });
+}
+
+/// The model's `expire`: the entities it despawns when the frame ends.
+fn expire_model(model: &BTreeMap<Entity, Ent>, doomed: &mut Vec<Entity>) {
+    doomed.extend(
+        model
+            .iter()
+            .filter(|(_, ent)| ent.b.is_none() && ent.a.is_some_and(|a| a % 10 == 7))
+            .map(|(&e, _)| e),
+    );
+}
+
 /// Despawns through commands what grew too long.
 fn cull(d: Query<(Entity, &D)>, mut commands: Commands<Model>) {
     for (entity, d) in d.iter() {
@@ -153,13 +175,19 @@ fn cull(d: Query<(Entity, &D)>, mut commands: Commands<Model>) {
     }
 }
 
-/// The ids and `A` values the spawner gave, in spawn order.
+/// The ids and `A` values the spawner gave, in spawn order; and how many
+/// entities with `A` the last system saw.
 type Spawned = Arc<Mutex<Vec<(Entity, u32)>>>;
+type Census = Arc<Mutex<Vec<usize>>>;
 
 /// A schedule of `burn`, `stamp`, a spawner of `(A, Tag)` for every `B`
 /// divisible by 5 (owned initialize: its query reads `B`, not its table),
-/// `light`, `paint`, `grow` and `cull`, in an order chosen by `order`.
-fn schedule(order: u64, spawned: &Spawned) -> Schedule<Model> {
+/// `light`, `paint`, `grow`, `cull` and `expire`, in an order chosen by
+/// `order`, then `census`, which counts the entities with `A` (those
+/// `expire` despawns among them: the run has not ended).
+fn schedule(order: u64, spawned: &Spawned, census: &Census) -> Schedule<Model> {
+    let counts = Arc::clone(census);
+    let census = move |with_a: Query<&A>| counts.lock().unwrap().push(with_a.iter().count());
     let log = Arc::clone(spawned);
     let emit = move |with_b: Query<&B>, mut spawner: Spawner<Model, (A, Tag)>| {
         let mut log = log.lock().unwrap();
@@ -178,9 +206,11 @@ fn schedule(order: u64, spawned: &Spawned) -> Schedule<Model> {
             .add(light)
             .add(emit)
             .add(grow)
+            .add(expire)
             .add(paint)
             .add(cull),
         1 => schedule
+            .add(expire)
             .add(emit)
             .add(paint)
             .add(grow)
@@ -195,14 +225,22 @@ fn schedule(order: u64, spawned: &Spawned) -> Schedule<Model> {
             .add(light)
             .add(emit)
             .add(paint)
-            .add(burn),
+            .add(burn)
+            .add(expire),
     };
+    schedule.add_named("census", census);
     schedule
 }
 
 /// Mirrors one frame of [`schedule`] on the model, in program order; the
-/// spawner's ids are those the world reported, checked to be new.
-fn frame_model(order: u64, model: &mut BTreeMap<Entity, Ent>, spawned: &[(Entity, u32)]) {
+/// spawner's ids are those the world reported, checked to be new. Returns
+/// how many entities `expire` despawned.
+fn frame_model(
+    order: u64,
+    model: &mut BTreeMap<Entity, Ent>,
+    spawned: &[(Entity, u32)],
+    census: &[usize],
+) -> usize {
     let emit = |model: &mut BTreeMap<Entity, Ent>| {
         let mut expected: Vec<u32> = model
             .values()
@@ -231,6 +269,7 @@ fn frame_model(order: u64, model: &mut BTreeMap<Entity, Ent>, spawned: &[(Entity
     let cull = |model: &mut BTreeMap<Entity, Ent>| {
         model.retain(|_, ent| ent.d.as_ref().is_none_or(|d| d.len() <= 12));
     };
+    let mut doomed = Vec::new();
     match order % 3 {
         0 => {
             burn_model(model);
@@ -238,10 +277,12 @@ fn frame_model(order: u64, model: &mut BTreeMap<Entity, Ent>, spawned: &[(Entity
             light_model(model);
             emit(model);
             grow(model);
+            expire_model(model, &mut doomed);
             paint_model(model);
             cull(model);
         }
         1 => {
+            expire_model(model, &mut doomed);
             emit(model);
             paint_model(model);
             grow(model);
@@ -258,8 +299,16 @@ fn frame_model(order: u64, model: &mut BTreeMap<Entity, Ent>, spawned: &[(Entity
             emit(model);
             paint_model(model);
             burn_model(model);
+            expire_model(model, &mut doomed);
         }
     }
+    let with_a = model.values().filter(|ent| ent.a.is_some()).count();
+    assert_eq!(census, [with_a], "the last system's census");
+    // The end of the run: what is still alive of `expire`'s goes.
+    doomed
+        .into_iter()
+        .filter(|e| model.remove(e).is_some())
+        .count()
 }
 
 /// Random changes through the `World` API, mirrored on the model.
@@ -342,9 +391,11 @@ pub fn run(seed: u64, frames: usize, threads: usize, flip: bool) {
     let mut world = World::<Model>::new();
     let mut model = BTreeMap::new();
     let spawned: Spawned = Arc::default();
+    let census: Census = Arc::default();
     let order = rng.below(3);
-    let mut schedule = schedule(order, &spawned);
+    let mut schedule = schedule(order, &spawned, &census);
     let (mut total_spawned, mut total_burning, mut total_painted, mut total_stamped) = (0, 0, 0, 0);
+    let mut total_expired = 0;
     for frame in 0..frames {
         let ctx = format!("seed {seed:#x}, {threads} threads, order {order}, frame {frame}");
         shuffle(&mut rng, &mut world, &mut model);
@@ -357,7 +408,8 @@ pub fn run(seed: u64, frames: usize, threads: usize, flip: bool) {
         pool.install(|| schedule.force_parallel(choice).run(&mut world));
         let made = std::mem::take(&mut *spawned.lock().unwrap());
         total_spawned += made.len();
-        frame_model(order, &mut model, &made);
+        let counted = std::mem::take(&mut *census.lock().unwrap());
+        total_expired += frame_model(order, &mut model, &made, &counted);
         check(&world, &model, &ctx);
         total_burning += model.values().filter(|ent| ent.c.is_some()).count();
         total_stamped += model
@@ -370,9 +422,13 @@ pub fn run(seed: u64, frames: usize, threads: usize, flip: bool) {
             .count();
     }
     // Not vacuous: the spawner spawned, `C` came and went, `stamp` stamped,
-    // `paint` painted.
+    // `paint` painted, `expire` despawned.
     assert!(
-        total_spawned > 0 && total_burning > 0 && total_stamped > 0 && total_painted > 0,
+        total_spawned > 0
+            && total_burning > 0
+            && total_stamped > 0
+            && total_painted > 0
+            && total_expired > 0,
         "seed {seed:#x}"
     );
 }
