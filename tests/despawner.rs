@@ -4,7 +4,7 @@
 //! on any number of threads; a batch removes each table's rows in one pass.
 
 use ecs::prelude::*;
-use support::{CountedTag, DropLog, Rng, Tracked};
+use support::{on_threads, CountedTag, DropLog, Rng, Tracked};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(i64);
@@ -199,14 +199,6 @@ fn doomed(world: &mut World<Game>, seed: u64) -> Vec<Entity> {
     list.insert(list.len() / 2, gone);
     list.insert(list.len() / 3, old);
     list
-}
-
-fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use ecs::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use support::on_threads;
 
 #[derive(Clone, Debug, PartialEq)]
 struct Pos(i64);
@@ -369,15 +370,6 @@ fn many() -> World<Sim> {
     world.spawn_batch((0..MANY / 3).map(|i| (Pos(i), Vel(1), Frozen)));
     world.spawn_batch((0..7).map(|i| (Pos(i), Vel(1), Acc(0))));
     world
-}
-
-/// Runs `f` on a rayon pool of `threads` threads.
-fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
 }
 
 #[test]

@@ -50,6 +50,16 @@ impl Rng {
     }
 }
 
+/// Runs `f` on a rayon pool of `threads` threads (what the parallel parts
+/// of a schedule or a loop spread over).
+pub fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
 /// A shared record of which [`Tracked`] values have been dropped, by id.
 ///
 /// Every `Tracked` made by [`DropLog::track`] appends its id here when it is
