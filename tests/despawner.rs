@@ -536,13 +536,17 @@ fn a_panic_keeps_the_despawns_of_the_systems_applied_before_it() {
         movers.for_each_mut(|vel| vel.0 += 1);
         despawner.despawn(first);
     };
-    // Writes `Vel` too: a stage after `early`'s, which is applied.
-    let late = move |mut movers: Query<&mut Vel>, mut despawner: Despawner<Game>| {
-        movers.for_each_mut(|vel| vel.0 += 1);
-        despawner.despawn(second);
-        panic!("late fails");
-    };
     for sequential in [false, true] {
+        // Writes `Vel` too: a stage after `early`'s, which is applied. It
+        // fails on its first run only.
+        let failed = std::sync::atomic::AtomicBool::new(false);
+        let late = move |mut movers: Query<&mut Vel>, mut despawner: Despawner<Game>| {
+            movers.for_each_mut(|vel| vel.0 += 1);
+            if !failed.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                despawner.despawn(second);
+                panic!("late fails");
+            }
+        };
         let mut world = fresh();
         let mut schedule = Schedule::<Game>::new();
         schedule.add(early).add(late);
@@ -556,7 +560,10 @@ fn a_panic_keeps_the_despawns_of_the_systems_applied_before_it() {
         assert!(result.is_err());
         assert!(!world.is_alive(first), "early's despawn stands");
         assert!(world.is_alive(second), "late's is dropped");
-        // Nothing is left over for the next run.
+        // Nothing is left over for the next run, of this schedule (whose
+        // `late` records nothing now) or another.
+        schedule.run(&mut world);
+        assert!(world.is_alive(second));
         let mut quiet = Schedule::<Game>::new();
         quiet.add(|_: Query<&Pos>| {});
         quiet.run(&mut world);
@@ -569,6 +576,8 @@ fn chunks_despawn_in_the_order_of_a_sequential_loop() {
     fn chunked(mut living: Query<(Entity, &mut Life)>, mut despawner: Despawner<Game>) {
         living.par_for_each_mut_with(&mut despawner, |despawner, (entity, life)| {
             life.0 -= 1;
+            let nothing_yet = format!("{despawner:?}") == "ChunkDespawner { recorded: 0 }";
+            assert_eq!(despawner.is_empty(), nothing_yet);
             if life.0 == 0 {
                 let before = despawner.len();
                 despawner.despawn(entity);
