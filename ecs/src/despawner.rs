@@ -40,6 +40,11 @@ use core::marker::PhantomData;
 /// the panic are made (as their commands were), and those of the others
 /// are dropped.
 ///
+/// The despawns waiting for the end of the run are kept by the schedule,
+/// not the world: between runs there are none, so snapshots, saves and
+/// rollbacks taken between runs miss nothing; a copy of the world taken
+/// during the run (by an exclusive system) does not carry them.
+///
 /// ```
 /// use schemecs::prelude::*;
 /// #[derive(Debug)] struct Pos(f32);

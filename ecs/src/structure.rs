@@ -1160,14 +1160,10 @@ impl<S: Schema> EntityStore<S> {
         if S::SPARSE_BITS != 0 && !freed.is_empty() {
             let (sparse, trash) = self.bins.sparse_and_trash_mut();
             batch.released.resize_with(sparse.len(), Vec::new);
-            batch.indices.clear();
-            batch
-                .indices
-                .extend(freed.iter().map(|&entity| EntityIndex::from(entity)));
             let released = &mut batch.released;
             let entities = &self.entities;
             let is_free = |index| entities.is_free(index);
-            lost = lost.union(sparse.discard_many(&batch.indices, is_free, trash, released));
+            lost = lost.union(sparse.discard_many(freed, is_free, trash, released));
             // Each tracked set's removals, in the order given.
             let sparse_bits = S::Mask::from_u128(S::SPARSE_BITS).iter_bits();
             for (bit, released) in sparse_bits.zip(released.iter_mut()) {
@@ -1533,17 +1529,10 @@ pub(crate) struct DespawnBatch {
     places: Vec<u64>,
     /// Each table's range of `places`.
     groups: Vec<(TableId, core::ops::Range<usize>)>,
-    /// The entities despawned, in order, and their indices.
+    /// The entities despawned, in order.
     freed: Vec<Entity>,
-    indices: Vec<EntityIndex>,
     /// Per sparse set: the positions in `freed` of the entities it held.
     released: Vec<Vec<u32>>,
-}
-
-impl fmt::Debug for DespawnBatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DespawnBatch").finish_non_exhaustive()
-    }
 }
 
 /// Calls `group` with each run of `places` (as `table << 32 | row`) of one

@@ -25,6 +25,7 @@
 //! The values live in the schema's own column type, so the tracked ticks,
 //! cloning, saving and hashing of columns serve sparse values unchanged.
 
+use crate::entity::Entity;
 use crate::mask::Mask;
 use crate::schema::{Component, Schema};
 use crate::storage::{Column, EntityIndex, Staged};
@@ -430,7 +431,7 @@ impl<S: Schema> SparseSets<S> {
     /// the components some entity had.
     pub(crate) fn discard_many(
         &mut self,
-        entities: &[EntityIndex],
+        entities: &[Entity],
         freed: impl Fn(EntityIndex) -> bool,
         trash: &mut [S::Column],
         released: &mut [Vec<u32>],
@@ -451,8 +452,8 @@ impl<S: Schema> SparseSets<S> {
                     }
                 }
             } else {
-                for (position, &index) in (0..).zip(entities) {
-                    if set.discard(index, trash) && tracked {
+                for (position, &entity) in (0..).zip(entities) {
+                    if set.discard(entity.into(), trash) && tracked {
                         released.push(position);
                     }
                 }
