@@ -254,7 +254,8 @@ macro_rules! __schema_snapshot_impls {
         column: $column:ident,
         resources: $resources:ident,
         components: [$($variant:ident: $component:ty),+ $(,)?],
-        resource_fields: [$($field:ident: $resource:ty),* $(,)?] $(,)?
+        resource_fields: [$($field:ident: $resource:ty),* $(,)?],
+        soa_bounds: [$($soa_bound:tt)*] $(,)?
     ) => {
         #[automatically_derived]
         #[allow(unreachable_patterns)]
@@ -262,6 +263,7 @@ macro_rules! __schema_snapshot_impls {
         where
             $($component: $crate::__private::CloneComponent<__W>,)+
             $($resource: $crate::__private::CloneResource<__W>,)*
+            $($soa_bound)*
         {
             #[inline]
             fn clone_column(column: &$column) -> $column {
@@ -315,6 +317,7 @@ macro_rules! __schema_snapshot_impls {
         where
             $($component: $crate::__private::HashComponent<__W>,)+
             $($resource: $crate::__private::HashResource<__W>,)*
+            $($soa_bound)*
         {
             #[inline]
             fn hash_column(column: &$column, hasher: &mut $crate::StableHasher) {
@@ -347,6 +350,7 @@ macro_rules! __schema_snapshot_impls {
         impl ::core::clone::Clone for $column
         where
             for<'a> $schema: $crate::__private::CloneSchema<$schema>,
+            $($soa_bound)*
         {
             #[inline]
             fn clone(&self) -> Self {

@@ -245,6 +245,7 @@ pub mod prelude {
 /// refers to. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__schema_column_impl as schema_column_impl;
     pub use crate::__schema_serde_columns as schema_serde_columns;
     pub use crate::__schema_serde_resources as schema_serde_resources;
     pub use crate::__schema_snapshot_impls as schema_snapshot_impls;

@@ -4,7 +4,7 @@
 use super::{bit_literal, Krate, Names};
 use crate::model::{FieldModel, SchemaModel};
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 /// `pub enum PhysicsColumn { pos(Vec<Pos>), ... }`.
 pub(super) fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
@@ -29,156 +29,20 @@ pub(super) fn column_enum(model: &SchemaModel, names: &Names) -> TokenStream {
     }
 }
 
-/// `impl Column for PhysicsColumn`: each operation is one match arm per
-/// component.
+/// `impl Column for PhysicsColumn`, through the runtime's
+/// `schema_column_impl!`: each operation is one match arm per component.
 pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
     let krate = names.krate;
     let (schema, column) = (names.schema, &names.column);
-    let variants: Vec<_> = model.components().map(|field| field.ident).collect();
-    let bits = (0..variants.len()).map(bit_literal);
+    let variants = model.components().map(|field| field.ident);
+    let bits = (0..model.components().count()).map(bit_literal);
+    let soa_bounds = &names.soa_bounds;
     quote! {
-        #[automatically_derived]
-        #[allow(unreachable_patterns)]
-        impl #krate::__private::Column for #column {
-            #[inline(always)]
-            fn bit(&self) -> u32 {
-                match self {
-                    #(Self::#variants(_) => #bits,)*
-                }
-            }
-
-            #[inline]
-            fn len(&self) -> usize {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::len(values),)*
-                }
-            }
-
-            #[inline]
-            fn reserve(&mut self, additional: usize) {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::reserve(values, additional),)*
-                }
-            }
-
-            #[inline]
-            fn clear(&mut self) {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::clear(values),)*
-                }
-            }
-
-            #[inline]
-            fn append(&mut self, other: &mut Self) {
-                match (self, other) {
-                    #((Self::#variants(to), Self::#variants(from)) => {
-                        #krate::__private::ColumnVec::append(to, from)
-                    })*
-                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
-                }
-            }
-
-            #[inline]
-            fn reverse(&mut self) {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::reverse(values),)*
-                }
-            }
-
-            #[inline(always)]
-            fn move_row(&mut self, row: usize, destination: &mut Self) {
-                match (self, destination) {
-                    #((Self::#variants(from), Self::#variants(to)) => {
-                        #krate::__private::ColumnVec::move_row(from, row, to)
-                    })*
-                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
-                }
-            }
-
-            #[inline(always)]
-            fn discard_row(&mut self, row: usize, trash: &mut Self) {
-                match (self, trash) {
-                    #((Self::#variants(from), Self::#variants(to)) => {
-                        #krate::__private::ColumnVec::discard_row(from, row, to)
-                    })*
-                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
-                }
-            }
-
-            #[inline]
-            fn discard_tail(&mut self, count: usize, trash: &mut Self) {
-                match (self, trash) {
-                    #((Self::#variants(from), Self::#variants(to)) => {
-                        #krate::__private::ColumnVec::discard_tail(from, count, to)
-                    })*
-                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
-                }
-            }
-
-            #[inline(always)]
-            fn pop_into(&mut self, destination: &mut Self) {
-                match (self, destination) {
-                    #((Self::#variants(from), Self::#variants(to)) => {
-                        #krate::__private::ColumnVec::pop_into(from, to)
-                    })*
-                    _ => #krate::__private::column_mismatch::<#schema>(u32::MAX),
-                }
-            }
-
-            #[inline]
-            fn ticks(&self) -> ::core::option::Option<(&[u32], &[u32])> {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::ticks(values),)*
-                }
-            }
-
-            #[inline]
-            fn sync_ticks(&mut self, tick: u32) {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::sync_ticks(values, tick),)*
-                }
-            }
-
-            #[inline]
-            fn mark_changed(&mut self, row: usize, tick: u32) {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::mark_changed(values, row, tick),)*
-                }
-            }
-
-            #[inline]
-            fn row_ticks(&self, row: usize) -> ::core::option::Option<(u32, u32)> {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::row_ticks(values, row),)*
-                }
-            }
-
-            #[inline]
-            fn set_row_ticks(&mut self, row: usize, ticks: (u32, u32)) {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::set_row_ticks(values, row, ticks),)*
-                }
-            }
-
-            #[inline]
-            fn swap_remove_ticks(&mut self, row: usize) {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::swap_remove_ticks(values, row),)*
-                }
-            }
-
-            fn clamp_ticks(&mut self, now: u32) {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::clamp_ticks(values, now),)*
-                }
-            }
-
-            #[inline]
-            fn changed_and_latest(&self) -> ::core::option::Option<(&[u32], &[u32])> {
-                match self {
-                    #(Self::#variants(values) => #krate::__private::ColumnVec::changed_and_latest(values),)*
-                }
-            }
+        #krate::__private::schema_column_impl! {
+            schema: #schema,
+            column: #column,
+            variants: [#(#variants = #bits),*],
+            soa_bounds: [#soa_bounds],
         }
     }
 }
@@ -187,10 +51,18 @@ pub(super) fn column_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 /// component marked `#[ecs(track)]`.
 pub(super) fn column_store(field: &FieldModel, krate: &Krate) -> TokenStream {
     let ty = field.ty;
+    // An `SoaVec<Pos>` whose `Pos` lacks `#[derive(Soa)]` is an error: at
+    // the field's type, which the error then underlines.
+    let soa_vec = || {
+        let span = syn::spanned::Spanned::span(ty);
+        let krate = krate.at(span);
+        quote_spanned!(span=> #krate::__private::SoaVec<#ty>)
+    };
     if field.soa && field.tracked {
-        quote!(#krate::__private::TrackedVec<#ty, #krate::__private::SoaVec<#ty>>)
+        let soa_vec = soa_vec();
+        quote!(#krate::__private::TrackedVec<#ty, #soa_vec>)
     } else if field.soa {
-        quote!(#krate::__private::SoaVec<#ty>)
+        soa_vec()
     } else if field.tracked {
         quote!(#krate::__private::TrackedVec<#ty>)
     } else {

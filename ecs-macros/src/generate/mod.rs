@@ -116,6 +116,13 @@ struct Names<'a> {
     resources_ty: TokenStream,
     /// The mask's backing integer: `u8` ... `u128`.
     bits: Ident,
+    /// `for<'__soa> Pos: ::schemecs::Soa,` for each `#[ecs(soa)]` component:
+    /// the where-clause of every impl whose bodies use those columns. A
+    /// bound with a bound lifetime is not checked where it is written, only
+    /// where the impl is used; so when `Pos` lacks `#[derive(Soa)]` the
+    /// bodies type-check and the compiler says so a few times, not once
+    /// per column method.
+    soa_bounds: TokenStream,
 }
 
 impl<'a> Names<'a> {
@@ -130,8 +137,18 @@ impl<'a> Names<'a> {
             resources_ty: resources::resources_type(model, &resources, krate),
             resources,
             bits: mask::bits_type(model.components().count()),
+            soa_bounds: soa_bounds(model, krate),
         }
     }
+}
+
+/// [`Names::soa_bounds`].
+fn soa_bounds(model: &SchemaModel, krate: &Krate) -> TokenStream {
+    let types = model
+        .components()
+        .filter(|field| field.soa)
+        .map(|field| field.ty);
+    quote!(#(for<'__soa> #types: #krate::Soa,)*)
 }
 
 /// A bit number, or a resource's index, as written in generated code.

@@ -18,6 +18,7 @@ pub(super) fn snapshot_impls(model: &SchemaModel, names: &Names) -> TokenStream 
     let components = model.components().map(|field| field.ty);
     let fields = model.resources().map(|field| field.ident);
     let resource_types = model.resources().map(|field| field.ty);
+    let soa_bounds = &names.soa_bounds;
     quote! {
         #krate::__private::schema_snapshot_impls! {
             schema: #schema,
@@ -25,6 +26,7 @@ pub(super) fn snapshot_impls(model: &SchemaModel, names: &Names) -> TokenStream 
             resources: #resources,
             components: [#(#variants: #components),*],
             resource_fields: [#(#fields: #resource_types),*],
+            soa_bounds: [#soa_bounds],
         }
     }
 }

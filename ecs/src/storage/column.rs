@@ -72,6 +72,187 @@ pub trait Column: 'static {
     fn changed_and_latest(&self) -> Option<(&[u32], &[u32])>;
 }
 
+/// `impl Column` for a schema's column enum, from the names
+/// `#[derive(Schema)]` passes: each component's variant and bit, in order,
+/// and the `for<'__soa> Pos: Soa` bounds of its `#[ecs(soa)]` components.
+/// Each method is one match arm per variant calling [`ColumnVec`]. Written
+/// here rather than in the derive so that the compiler, when a bound fails
+/// (a component marked `#[ecs(soa)]` whose type lacks `#[derive(Soa)]`),
+/// does not suggest replacing a derived impl by hand.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_column_impl {
+    (
+        schema: $schema:ident,
+        column: $column:ident,
+        variants: [$($variant:ident = $bit:literal),+ $(,)?],
+        soa_bounds: [$($soa_bound:tt)*] $(,)?
+    ) => {
+        #[automatically_derived]
+        #[allow(unreachable_patterns)]
+        impl $crate::__private::Column for $column
+        where
+            $($soa_bound)*
+        {
+            #[inline(always)]
+            fn bit(&self) -> u32 {
+                match self {
+                    $(Self::$variant(_) => $bit,)+
+                }
+            }
+
+            #[inline]
+            fn len(&self) -> usize {
+                match self {
+                    $(Self::$variant(values) => $crate::__private::ColumnVec::len(values),)+
+                }
+            }
+
+            #[inline]
+            fn reserve(&mut self, additional: usize) {
+                match self {
+                    $(Self::$variant(values) => {
+                        $crate::__private::ColumnVec::reserve(values, additional)
+                    })+
+                }
+            }
+
+            #[inline]
+            fn clear(&mut self) {
+                match self {
+                    $(Self::$variant(values) => $crate::__private::ColumnVec::clear(values),)+
+                }
+            }
+
+            #[inline]
+            fn append(&mut self, other: &mut Self) {
+                match (self, other) {
+                    $((Self::$variant(to), Self::$variant(from)) => {
+                        $crate::__private::ColumnVec::append(to, from)
+                    })+
+                    _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
+                }
+            }
+
+            #[inline]
+            fn reverse(&mut self) {
+                match self {
+                    $(Self::$variant(values) => $crate::__private::ColumnVec::reverse(values),)+
+                }
+            }
+
+            #[inline(always)]
+            fn move_row(&mut self, row: usize, destination: &mut Self) {
+                match (self, destination) {
+                    $((Self::$variant(from), Self::$variant(to)) => {
+                        $crate::__private::ColumnVec::move_row(from, row, to)
+                    })+
+                    _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
+                }
+            }
+
+            #[inline(always)]
+            fn discard_row(&mut self, row: usize, trash: &mut Self) {
+                match (self, trash) {
+                    $((Self::$variant(from), Self::$variant(to)) => {
+                        $crate::__private::ColumnVec::discard_row(from, row, to)
+                    })+
+                    _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
+                }
+            }
+
+            #[inline]
+            fn discard_tail(&mut self, count: usize, trash: &mut Self) {
+                match (self, trash) {
+                    $((Self::$variant(from), Self::$variant(to)) => {
+                        $crate::__private::ColumnVec::discard_tail(from, count, to)
+                    })+
+                    _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
+                }
+            }
+
+            #[inline(always)]
+            fn pop_into(&mut self, destination: &mut Self) {
+                match (self, destination) {
+                    $((Self::$variant(from), Self::$variant(to)) => {
+                        $crate::__private::ColumnVec::pop_into(from, to)
+                    })+
+                    _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
+                }
+            }
+
+            #[inline]
+            fn ticks(&self) -> ::core::option::Option<(&[u32], &[u32])> {
+                match self {
+                    $(Self::$variant(values) => $crate::__private::ColumnVec::ticks(values),)+
+                }
+            }
+
+            #[inline]
+            fn sync_ticks(&mut self, tick: u32) {
+                match self {
+                    $(Self::$variant(values) => {
+                        $crate::__private::ColumnVec::sync_ticks(values, tick)
+                    })+
+                }
+            }
+
+            #[inline]
+            fn mark_changed(&mut self, row: usize, tick: u32) {
+                match self {
+                    $(Self::$variant(values) => {
+                        $crate::__private::ColumnVec::mark_changed(values, row, tick)
+                    })+
+                }
+            }
+
+            #[inline]
+            fn row_ticks(&self, row: usize) -> ::core::option::Option<(u32, u32)> {
+                match self {
+                    $(Self::$variant(values) => {
+                        $crate::__private::ColumnVec::row_ticks(values, row)
+                    })+
+                }
+            }
+
+            #[inline]
+            fn set_row_ticks(&mut self, row: usize, ticks: (u32, u32)) {
+                match self {
+                    $(Self::$variant(values) => {
+                        $crate::__private::ColumnVec::set_row_ticks(values, row, ticks)
+                    })+
+                }
+            }
+
+            #[inline]
+            fn swap_remove_ticks(&mut self, row: usize) {
+                match self {
+                    $(Self::$variant(values) => {
+                        $crate::__private::ColumnVec::swap_remove_ticks(values, row)
+                    })+
+                }
+            }
+
+            fn clamp_ticks(&mut self, now: u32) {
+                match self {
+                    $(Self::$variant(values) => {
+                        $crate::__private::ColumnVec::clamp_ticks(values, now)
+                    })+
+                }
+            }
+
+            #[inline]
+            fn changed_and_latest(&self) -> ::core::option::Option<(&[u32], &[u32])> {
+                match self {
+                    $(Self::$variant(values) => {
+                        $crate::__private::ColumnVec::changed_and_latest(values)
+                    })+
+                }
+            }
+        }
+    };
+}
+
 /// The column of a tracked component: its values, per row the tick it was
 /// added at and the tick it was last changed at, and per group of [`GROUP`]
 /// rows a summary: a tick no earlier than any changed tick of the group's
