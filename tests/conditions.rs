@@ -495,6 +495,85 @@ fn a_conditions_locals_are_world_state() {
     assert_eq!(copy.resource::<Score>().0, score);
 }
 
+/// A condition's locals inside `and`, `or` and `not` are checked out of the
+/// world and back in like a plain condition's: they count on from run to
+/// run, a copy run by a new schedule goes on from the same counts, and a
+/// condition without locals beside them does not hide them.
+#[test]
+fn the_locals_of_combined_conditions_are_world_state() {
+    let build = || {
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(note("both").run_if(go.and(every_other)));
+        schedule.add(note("first").run_if(every_other.and(go)));
+        schedule.add(note("odd").run_if(not(every_other)));
+        schedule.add(note("either").run_if(a.or(every_other)));
+        schedule
+    };
+    let mut world = World::<Game>::new();
+    world.resource_mut::<Flags>().go = true;
+    let mut schedule = build();
+    schedule.run(&mut world);
+    let saved = world.clone();
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    let odd = || "odd".to_owned();
+    let even = || ["both", "first", "either"].map(str::to_owned);
+    let mut expected = vec![odd()];
+    expected.extend(even());
+    expected.push(odd());
+    expected.extend(even());
+    assert_eq!(log_of(&world), expected);
+    let mut copy = saved.clone();
+    let mut fresh = build();
+    for _ in 0..3 {
+        fresh.run(&mut copy);
+    }
+    assert_eq!(log_of(&copy), expected);
+    assert_eq!(copy.checksum(), world.checksum());
+}
+
+fn every_third_unless_b(mut turns: Local<u32>, flags: Res<Flags>) -> bool {
+    *turns += 1;
+    assert!(!flags.b, "the condition panics on its turn {}", *turns);
+    *turns % 3 == 0
+}
+
+/// A condition that panics gives its locals back to the world: the turn it
+/// counted before panicking is world state, from which a new schedule over
+/// the same world goes on.
+#[test]
+fn a_panicking_condition_gives_its_locals_back_to_the_world() {
+    let build = || {
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(note("third").run_if(every_third_unless_b));
+        schedule
+    };
+    let mut world = World::<Game>::new();
+    let mut schedule = build();
+    schedule.run(&mut world); // turn 1
+    world.resource_mut::<Flags>().b = true;
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        schedule.run(&mut world); // turn 2, panics
+    }));
+    assert!(run.is_err());
+    world.resource_mut::<Flags>().b = false;
+    let mut fresh = build();
+    fresh.run(&mut world); // turn 3
+    assert_eq!(log_of(&world), ["third"]);
+}
+
+/// A condition prints as its name: the function's, or the combination's.
+#[test]
+fn a_condition_prints_its_name() {
+    let condition: ecs::Condition<Game> = ecs::IntoCondition::into_condition(a.and(not(b)).or(go));
+    let printed = format!("{condition:?}");
+    assert!(printed.starts_with("Condition(\""), "{printed}");
+    for part in [" and ", " or ", "not"] {
+        assert!(printed.contains(part), "{printed}");
+    }
+}
+
 // Parallel and sequential runs agree on any number of threads.
 
 fn spread(mut q: Query<&mut Pos>, flags: Res<Flags>) {
