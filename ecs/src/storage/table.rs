@@ -465,6 +465,10 @@ pub(crate) struct Tables<S: Schema> {
     by_mask: MaskMap<S::Mask, TableId>,
     insert_edges: Vec<TableId>,
     remove_edges: Vec<TableId>,
+    /// The last target that differed from its source in several bits, and
+    /// its table: a loop that spawns one bundle, or inserts one, asks for
+    /// the same table each time (see [`Tables::hinted`]).
+    hint: (S::Mask, TableId),
 }
 
 /// The tables a single-bit edge joins: an entity of table `from` that
@@ -488,6 +492,7 @@ where
             by_mask: self.by_mask.clone(),
             insert_edges: self.insert_edges.clone(),
             remove_edges: self.remove_edges.clone(),
+            hint: self.hint,
         }
     }
 
@@ -498,6 +503,7 @@ where
         self.by_mask.clone_from(&source.by_mask);
         self.insert_edges.clone_from(&source.insert_edges);
         self.remove_edges.clone_from(&source.remove_edges);
+        self.hint = source.hint;
     }
 }
 
@@ -509,6 +515,7 @@ impl<S: Schema> Default for Tables<S> {
             by_mask: MaskMap::default(),
             insert_edges: Vec::new(),
             remove_edges: Vec::new(),
+            hint: (S::Mask::EMPTY, TableId::EMPTY),
         };
         let empty = tables.get_or_create(S::Mask::EMPTY);
         debug_assert_eq!(empty, TableId::EMPTY);
@@ -607,7 +614,11 @@ impl<S: Schema> Tables<S> {
         if let Some(bit) = single_bit(new) {
             return self.insert_edge(from, bit);
         }
-        self.target_slow(from, mask.union(added))
+        let to = mask.union(added);
+        match self.hinted(to) {
+            Some(id) => id,
+            None => self.target_slow(from, to),
+        }
     }
 
     /// The table of `from`'s archetype minus the components `removed`, as
@@ -625,7 +636,11 @@ impl<S: Schema> Tables<S> {
         if let Some(bit) = single_bit(gone) {
             return self.remove_edge(from, bit);
         }
-        self.target_slow(from, mask.difference(removed))
+        let to = mask.difference(removed);
+        match self.hinted(to) {
+            Some(id) => id,
+            None => self.target_slow(from, to),
+        }
     }
 
     /// The table of `from`'s archetype plus component `bit` (`from` itself if
@@ -674,7 +689,25 @@ impl<S: Schema> Tables<S> {
         if self.tables[from.index()].mask == mask {
             return from;
         }
-        self.target_slow(from, mask)
+        match self.hinted(mask) {
+            Some(id) => id,
+            None => self.target_slow(from, mask),
+        }
+    }
+
+    /// The table of archetype `to` if it is the hint's: the last target
+    /// [`Tables::target_slow`] found. Checked against that table's mask, so
+    /// that a hint from another list of tables (copied by `clone_from`)
+    /// can only miss.
+    #[inline]
+    fn hinted(&self, to: S::Mask) -> Option<TableId> {
+        let (mask, id) = self.hint;
+        (mask == to
+            && self
+                .tables
+                .get(id.index())
+                .is_some_and(|table| table.mask == to))
+        .then_some(id)
     }
 
     /// A single-bit edge not cached yet: found (or created) by mask, then
@@ -710,10 +743,12 @@ impl<S: Schema> Tables<S> {
     fn target_slow(&mut self, from: TableId, to: S::Mask) -> TableId {
         let multi_edges = &self.tables[from.index()].multi_edges;
         if let Some(&(_, id)) = multi_edges.iter().find(|(mask, _)| *mask == to) {
+            self.hint = (to, id);
             return id;
         }
         let id = self.get_or_create(to);
         self.tables[from.index()].multi_edges.push((to, id));
+        self.hint = (to, id);
         id
     }
 }
@@ -798,5 +833,38 @@ mod tests {
         assert_eq!(single_bit(RowsMask::OTHER), Some(2));
         assert_eq!(single_bit(RowsMask::MARKED | RowsMask::OTHER), None);
         assert_eq!(single_bit(RowsMask::VALUE | RowsMask::OTHER), None);
+    }
+
+    /// Every multi-bit target is the table of its mask, whether the hint
+    /// names it, names another, or comes from a list of tables whose ids
+    /// mean other masks (as `clone_from` copies it).
+    #[test]
+    fn a_multi_bit_target_is_the_table_of_its_mask_whatever_the_hint() {
+        let (both, all) = (
+            RowsMask::MARKED | RowsMask::VALUE,
+            RowsMask::MARKED | RowsMask::VALUE | RowsMask::OTHER,
+        );
+        let mut tables = Tables::<Rows>::default();
+        for to in [both, both, all, both, all, all] {
+            let id = tables.insert_target(TableId::EMPTY, to);
+            assert_eq!(tables.get(id).mask(), to);
+        }
+        // From `all`, removing two bits lands in the table of the third.
+        let from = tables.insert_target(TableId::EMPTY, all);
+        let id = tables.remove_target(from, RowsMask::MARKED | RowsMask::VALUE);
+        assert_eq!(tables.get(id).mask(), RowsMask::OTHER);
+        let id = tables.target(from, both);
+        assert_eq!(tables.get(id).mask(), both);
+        // Another list, whose table 1 is `all` and table 2 `both`: the hint
+        // copied from it names `both` as table 2, which here is `all`.
+        let mut other = Tables::<Rows>::default();
+        other.insert_target(TableId::EMPTY, all);
+        other.insert_target(TableId::EMPTY, both);
+        let mut copy = Tables::<Rows>::default();
+        copy.insert_target(TableId::EMPTY, both);
+        copy.insert_target(TableId::EMPTY, all);
+        copy.hint = other.hint;
+        let id = copy.insert_target(TableId::EMPTY, both);
+        assert_eq!(copy.get(id).mask(), both);
     }
 }
