@@ -9,7 +9,7 @@
 use super::Lent;
 use crate::entity::Entities;
 use crate::schema::Schema;
-use crate::storage::{EntityIndex, SparseIndex, Table, TableId};
+use crate::storage::{column_index, EntityIndex, SparseIndex, Table, TableId};
 
 /// A world taken apart for the systems of one stage: each table's columns and
 /// each resource in a [`Lent`] slot, from which a system parameter takes what
@@ -46,6 +46,8 @@ struct LentTable<'w, S: Schema> {
     mask: S::Mask,
     /// The table's entities, by slot index.
     entities: &'w [EntityIndex],
+    /// The index of each component's column, by bit (the table's).
+    column_index: column_index::Lookup<'w>,
     /// `columns[start..end]` of the split world: one slot per column, in the
     /// table's column order.
     start: u32,
@@ -58,6 +60,8 @@ pub(crate) struct TableSlots<'s, 'w, S: Schema> {
     pub(crate) mask: S::Mask,
     /// The table's entities, by slot index.
     pub(crate) entities: &'w [EntityIndex],
+    /// The index of each component's column, by bit.
+    pub(crate) column_index: column_index::Lookup<'w>,
     pub(crate) columns: &'s mut [Lent<'w, S::Column>],
 }
 
@@ -148,6 +152,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
         TableSlots {
             mask: table.mask,
             entities: table.entities,
+            column_index: table.column_index,
             columns: &mut self.columns[table.start as usize..table.end as usize],
         }
     }
@@ -202,7 +207,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
     fn lend(&mut self, id: TableId, index: usize) {
         let table = self.detach(id);
         let mask = table.mask();
-        let (entities, columns) = table.split_mut();
+        let (entities, columns, column_index) = table.view_parts();
         let start = self.columns.len() as u32;
         self.columns.extend(columns.iter_mut().map(Lent::Free));
         let end = self.columns.len() as u32;
@@ -212,6 +217,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
                 id,
                 mask,
                 entities,
+                column_index,
                 start,
                 end,
             },

@@ -52,7 +52,7 @@ pub(crate) fn fetch_table<'w, S: Schema, Q: SchemaQuery<S>>(
     slots: &mut Vec<Lent<'w, S::Column>>,
 ) -> (&'w [EntityIndex], Q::Fetch<'w>) {
     let mask = table.mask();
-    let (indices, columns) = table.split_mut();
+    let (indices, columns, column_index) = table.view_parts();
     let columns = if Q::ORDERED {
         ViewColumns::Ascending {
             rest: columns,
@@ -63,7 +63,7 @@ pub(crate) fn fetch_table<'w, S: Schema, Q: SchemaQuery<S>>(
         slots.extend(columns.iter_mut().map(Lent::Free));
         ViewColumns::Slots(slots)
     };
-    let mut view = TableView::new(mask, indices, entities, columns, tick);
+    let mut view = TableView::new((mask, column_index), indices, entities, columns, tick);
     (indices, Q::fetch(&mut view))
 }
 
@@ -160,7 +160,8 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S>,
     {
         let columns = ViewColumns::Shared(table.columns());
-        let mut view = TableView::new(table.mask(), table.entities(), entities, columns, tick);
+        let shape = (table.mask(), table.column_index());
+        let mut view = TableView::new(shape, table.entities(), entities, columns, tick);
         Q::fetch(&mut view)
     }
 
@@ -238,7 +239,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         let fetched = sparse::build::<S, Q>(runs, entities, &mut values, tick, |id| {
             let table = world.table(id);
             let mut view = TableView::new(
-                table.mask,
+                (table.mask, table.column_index),
                 table.entities,
                 entities,
                 ViewColumns::Slots(table.columns),
@@ -276,7 +277,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 continue;
             }
             let mut view = TableView::new(
-                table.mask,
+                (table.mask, table.column_index),
                 table.entities,
                 all_entities,
                 ViewColumns::Slots(table.columns),

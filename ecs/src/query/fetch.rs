@@ -8,7 +8,7 @@ use crate::lend::Lent;
 use crate::mask::Mask;
 use crate::misuse::Misuse;
 use crate::schema::{Component, Schema};
-use crate::storage::{is_sparse, EntityIndex};
+use crate::storage::{column_index, is_sparse, EntityIndex};
 use core::marker::PhantomData;
 
 /// The shape of a query item, independent of any schema: `&T`, `&mut T`,
@@ -1015,6 +1015,9 @@ pub struct TableView<'s, 'w, S: Schema> {
     /// The world's entities, for the generations of `entities`.
     pub(crate) all_entities: &'w Entities,
     columns: ViewColumns<'s, 'w, S::Column>,
+    /// By component bit, the index of its column: the table's lookup (see
+    /// [`column_index`]).
+    column_index: column_index::Lookup<'w>,
     /// The tick a write is stamped with (tracked components).
     pub(crate) tick: u32,
     /// Where sparse items take their values: nowhere (they fetch no rows)
@@ -1042,10 +1045,11 @@ pub(crate) enum ViewColumns<'s, 'w, C> {
 }
 
 impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
-    /// The view of a table of archetype `mask`, whose rows hold `entities`.
+    /// The view of a table of archetype `mask`, whose rows hold `entities`
+    /// and whose component `bit` has column `column_index[bit]`.
     #[inline]
     pub(crate) fn new(
-        mask: S::Mask,
+        (mask, column_index): (S::Mask, column_index::Lookup<'w>),
         entities: &'w [EntityIndex],
         all_entities: &'w Entities,
         columns: ViewColumns<'s, 'w, S::Column>,
@@ -1056,6 +1060,7 @@ impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
             entities,
             all_entities,
             columns,
+            column_index,
             tick,
             donor: None,
         }
@@ -1069,6 +1074,7 @@ impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
             entities: &[],
             all_entities,
             columns: ViewColumns::Shared(&[]),
+            column_index: Default::default(),
             tick,
             donor: Some(donor),
         }
@@ -1105,10 +1111,17 @@ impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
         }
     }
 
+    /// The index of the column of data component `bit`, which the table
+    /// has (see [`column_index`]).
+    #[inline(always)]
+    fn column(&self, bit: u32) -> usize {
+        column_index::column(self.column_index, self.mask, bit)
+    }
+
     /// The column of data component `bit`, shared.
     #[inline]
     pub(crate) fn shared(&mut self, bit: u32) -> &'w S::Column {
-        let index = self.mask.index(bit);
+        let index = self.column(bit);
         match &mut self.columns {
             ViewColumns::Slots(slots) => slots[index].shared(),
             ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),
@@ -1119,7 +1132,7 @@ impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
     /// The column of data component `bit`, exclusively.
     #[inline]
     pub(crate) fn exclusive(&mut self, bit: u32) -> &'w mut S::Column {
-        let index = self.mask.index(bit);
+        let index = self.column(bit);
         match &mut self.columns {
             ViewColumns::Slots(slots) => slots[index].exclusive(),
             ViewColumns::Ascending { rest, next } => take_ascending(rest, next, index),

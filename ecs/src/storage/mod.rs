@@ -22,7 +22,7 @@ pub(crate) use sparse::{
     is_sparse, position as sparse_position, table_part, SparseIndex, SparseSet, SparseSets,
 };
 pub use staged::Staged;
-pub(crate) use table::{clone_slice_from, Edge, Table, TableMove, Tables};
+pub(crate) use table::{clone_slice_from, column_index, Edge, Table, TableMove, Tables};
 
 /// Index of a table in [`Tables`]. Tables are never removed, so an id stays
 /// valid for the world's life; ids grow in creation order.

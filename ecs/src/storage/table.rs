@@ -11,7 +11,8 @@ use core::sync::atomic::{AtomicU64, Ordering};
 ///
 /// * `columns` holds one column per data component of `mask`, in bit order, so
 ///   the column of component bit `b` is `mask.index(b)` (popcount; see
-///   [`Mask`]). Tags have no column.
+///   [`Mask`]), which `column_index` also gives (see [`column_index`]).
+///   Tags have no column.
 /// * Every column and `entities` have the same length; row `r` of each column
 ///   belongs to `entities[r]`. Rows are dense.
 /// * Removing row `r` (despawn, migration) swap-removes it from every column
@@ -22,10 +23,115 @@ pub(crate) struct Table<S: Schema> {
     /// The entity of each row, by slot index; its generation is in its slot.
     entities: Vec<EntityIndex>,
     columns: Box<[S::Column]>,
+    /// By component bit, the index of its column (see [`column_index`]).
+    column_index: column_index::ByBit,
     /// Cached migration targets that differ from `mask` in several bits
     /// (multi-component bundles), searched linearly: there are few. Single-bit
     /// edges live in [`Tables`].
     multi_edges: Vec<(S::Mask, TableId)>,
+}
+
+/// The index of each component's column in a table, by component bit:
+/// `mask.index(bit)`, a popcount. On x86-64 without the `popcnt`
+/// instruction (the default flags) a popcount is a dozen instructions, and
+/// a query pays it per component per table; there each table works the
+/// indices out once, when it is made, and a query reads one byte. Where the
+/// instruction is there (`-C target-cpu=native`, other targets), reading
+/// the byte was the slower (frag_iter's iterator 25% slower, its other
+/// loops 8 to 19%), so the lookup is not kept: `ByBit` and `Lookup` are
+/// `()` and [`column_index::column`] counts.
+pub(crate) mod column_index {
+    #[cfg(all(target_arch = "x86_64", not(target_feature = "popcnt")))]
+    mod imp {
+        use crate::mask::Mask;
+        use crate::schema::Schema;
+
+        /// A table's lookup: by bit, the column's index, or
+        /// [`ABSENT`] where the table has no column of that component.
+        pub(crate) type ByBit = Box<[u8]>;
+        /// A table's lookup, borrowed.
+        pub(crate) type Lookup<'a> = &'a [u8];
+
+        /// No column of that component.
+        const ABSENT: u8 = u8::MAX;
+
+        /// The lookup of a table of archetype `mask`.
+        pub(crate) fn of<S: Schema>(mask: S::Mask) -> ByBit {
+            (0..S::COMPONENT_NAMES.len() as u32)
+                .map(|bit| match mask.index_of(bit) {
+                    // At most 128 components, so every index fits.
+                    Some(index) => index as u8,
+                    None => ABSENT,
+                })
+                .collect()
+        }
+
+        /// The lookup of a table's contents taken out to be filled
+        /// (`Table::detach`): no query views them, so they need none.
+        pub(crate) fn none() -> ByBit {
+            Box::default()
+        }
+
+        /// `lookup`, borrowed.
+        #[inline(always)]
+        pub(crate) fn borrow(lookup: &ByBit) -> Lookup<'_> {
+            lookup
+        }
+
+        /// The index of the column of data component `bit`, which the
+        /// table of archetype `mask` has.
+        #[inline(always)]
+        pub(crate) fn column<M: Mask>(lookup: Lookup<'_>, mask: M, bit: u32) -> usize {
+            let index = usize::from(lookup[bit as usize]);
+            debug_assert_eq!(index, mask.index(bit), "the column of bit {bit}");
+            index
+        }
+
+        /// `target` made a copy of `source`.
+        pub(crate) fn clone_from(target: &mut ByBit, source: &ByBit) {
+            super::super::clone_slice_from(target, source);
+        }
+    }
+
+    #[cfg(not(all(target_arch = "x86_64", not(target_feature = "popcnt"))))]
+    mod imp {
+        use crate::mask::Mask;
+        use crate::schema::Schema;
+
+        /// No lookup: the popcount is one instruction here.
+        #[derive(Clone, Default)]
+        pub(crate) struct ByBit;
+        /// No lookup, borrowed.
+        pub(crate) type Lookup<'a> = NoLookup;
+
+        /// No lookup, borrowed.
+        #[derive(Clone, Copy, Default)]
+        pub(crate) struct NoLookup;
+
+        pub(crate) fn of<S: Schema>(_: S::Mask) -> ByBit {
+            ByBit
+        }
+
+        pub(crate) fn none() -> ByBit {
+            ByBit
+        }
+
+        #[inline(always)]
+        pub(crate) fn borrow(_: &ByBit) -> Lookup<'_> {
+            NoLookup
+        }
+
+        /// The index of the column of data component `bit`, which the
+        /// table of archetype `mask` has.
+        #[inline(always)]
+        pub(crate) fn column<M: Mask>(_: Lookup<'_>, mask: M, bit: u32) -> usize {
+            mask.index(bit)
+        }
+
+        pub(crate) fn clone_from(_: &mut ByBit, _: &ByBit) {}
+    }
+
+    pub(crate) use imp::{borrow, clone_from, column, none, of, ByBit, Lookup};
 }
 
 impl<S: Schema> Table<S> {
@@ -34,6 +140,7 @@ impl<S: Schema> Table<S> {
             mask,
             entities: Vec::new(),
             columns: Self::new_columns(mask),
+            column_index: column_index::of::<S>(mask),
             multi_edges: Vec::new(),
         }
     }
@@ -56,6 +163,7 @@ impl<S: Schema> Table<S> {
             mask: self.mask,
             entities: core::mem::take(&mut self.entities),
             columns,
+            column_index: column_index::none(),
             multi_edges: core::mem::take(&mut self.multi_edges),
         }
     }
@@ -114,6 +222,23 @@ impl<S: Schema> Table<S> {
     #[inline]
     pub(crate) fn split_mut(&mut self) -> (&[EntityIndex], &mut [S::Column]) {
         (&self.entities, &mut self.columns)
+    }
+
+    /// The index of each component's column, by bit (see
+    /// [`column_index`]).
+    #[inline]
+    pub(crate) fn column_index(&self) -> column_index::Lookup<'_> {
+        column_index::borrow(&self.column_index)
+    }
+
+    /// The entity list, the columns and the index of each component's
+    /// column, borrowed apart (for queries).
+    #[inline]
+    pub(crate) fn view_parts(
+        &mut self,
+    ) -> (&[EntityIndex], &mut [S::Column], column_index::Lookup<'_>) {
+        let lookup = column_index::borrow(&self.column_index);
+        (&self.entities, &mut self.columns, lookup)
     }
 
     /// The entity list, growable, and the columns, borrowed apart: for
@@ -413,6 +538,7 @@ where
             mask: self.mask,
             entities: self.entities.clone(),
             columns: self.columns.clone(),
+            column_index: self.column_index.clone(),
             multi_edges: self.multi_edges.clone(),
         }
     }
@@ -421,6 +547,7 @@ where
         self.mask = source.mask;
         self.entities.clone_from(&source.entities);
         clone_slice_from(&mut self.columns, &source.columns);
+        column_index::clone_from(&mut self.column_index, &source.column_index);
         self.multi_edges.clone_from(&source.multi_edges);
     }
 }
@@ -833,6 +960,37 @@ mod tests {
         assert_eq!(single_bit(RowsMask::OTHER), Some(2));
         assert_eq!(single_bit(RowsMask::MARKED | RowsMask::OTHER), None);
         assert_eq!(single_bit(RowsMask::VALUE | RowsMask::OTHER), None);
+    }
+
+    /// A table's lookup gives, for each data component it has, the column
+    /// the popcount gives.
+    #[test]
+    fn the_column_index_of_a_table_is_the_popcount_of_its_mask() {
+        struct D0(#[allow(dead_code)] u8);
+        struct D2(#[allow(dead_code)] u8);
+        struct D3(#[allow(dead_code)] u8);
+        struct D5(#[allow(dead_code)] u8);
+        struct T1;
+        struct T4;
+        /// Data components at bits 0, 2, 3 and 5, tags at 1 and 4.
+        #[derive(schemecs_macros::Schema)]
+        struct Mixed {
+            d0: D0,
+            t1: T1,
+            d2: D2,
+            d3: D3,
+            t4: T4,
+            d5: D5,
+        }
+        for bits in 0..1u8 << 6 {
+            let mask = MixedMask::from_bits_truncate(bits);
+            let table = Table::<Mixed>::new(mask);
+            for bit in mask.intersection(MixedMask::DATA).iter_bits() {
+                let index = column_index::column(table.column_index(), mask, bit);
+                assert_eq!(index, mask.index(bit), "{mask:?}, bit {bit}");
+                assert!(index < table.columns().len());
+            }
+        }
     }
 
     /// Every multi-bit target is the table of its mask, whether the hint
