@@ -39,7 +39,7 @@ pub(crate) struct Table<S: Schema> {
 /// instruction is there (`-C target-cpu=native`, other targets), reading
 /// the byte was the slower (frag_iter's iterator 25% slower, its other
 /// loops 8 to 19%), so the lookup is not kept: `ByBit` and `Lookup` are
-/// `()` and [`column_index::column`] counts.
+/// empty structs and [`column_index::column`] counts.
 pub(crate) mod column_index {
     #[cfg(all(target_arch = "x86_64", not(target_feature = "popcnt")))]
     mod imp {
