@@ -376,6 +376,11 @@ impl Changes {
         }
     }
 
+    /// Whether schedule `fingerprint` has run (and not been forgotten).
+    pub(crate) fn has_run(&self, fingerprint: u64) -> bool {
+        self.schedules.iter().any(|&(f, _)| f == fingerprint)
+    }
+
     /// Forgets schedule `fingerprint`: where its last run started, which
     /// held back what its readers had not seen. Whether it was known.
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {

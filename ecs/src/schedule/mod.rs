@@ -113,9 +113,11 @@ pub struct Schedule<S: Schema> {
     /// What identifies these systems in a world's change state; computed
     /// at the first run after a change.
     fingerprint: Option<u64>,
-    /// The fingerprint of the last run: when systems were added since, the
-    /// world the schedule next runs on forgets it.
-    ran_as: Option<u64>,
+    /// The fingerprint of the last run, and before it every fingerprint
+    /// the schedule ran as before systems were added to it: a world on
+    /// which the schedule first runs as it is now forgets each of them
+    /// (see [`Schedule::start`]).
+    ran_as: Vec<u64>,
     /// Per state type whose transitions this schedule applies: its exit
     /// and enter systems, in the order the state types were first named.
     transitions: Vec<Box<dyn Transitions<S>>>,
@@ -136,7 +138,7 @@ impl<S: Schema> Default for Schedule<S> {
             plan: None,
             executor: Executor::default(),
             fingerprint: None,
-            ran_as: None,
+            ran_as: Vec::new(),
             transitions: Vec::new(),
             label: None,
             doomed: Vec::new(),
@@ -379,13 +381,22 @@ impl<S: Schema> Schedule<S> {
         self.finish(result, world, fingerprint);
     }
 
-    /// The fingerprint of a run on `world` starting now; if systems were
-    /// added since the last run, `world` forgets the schedule as it was.
+    /// The fingerprint of a run on `world` starting now. If systems were
+    /// added to the schedule since it first ran and it has not run as it
+    /// is now on `world`, `world` forgets the schedule as it was before:
+    /// what the world keeps decides, not what this schedule has run on
+    /// before, so that a world restored from a copy taken before such a
+    /// run (or any other world) forgets exactly as the original did.
     fn start(&mut self, world: &mut World<S>) -> u64 {
         let fingerprint = self.fingerprint();
-        if let Some(before) = self.ran_as.replace(fingerprint) {
-            if before != fingerprint {
-                world.forget_schedule(before);
+        if self.ran_as.last() != Some(&fingerprint) {
+            self.ran_as.push(fingerprint);
+        }
+        if let Some((&now, before)) = self.ran_as.split_last() {
+            if !before.is_empty() && !world.has_run(now) {
+                for &old in before {
+                    world.forget_schedule(old);
+                }
             }
         }
         fingerprint
@@ -418,8 +429,16 @@ impl<S: Schema> Schedule<S> {
     /// runs rarely (a fixed step skipped for a few frames) miss nothing. A
     /// schedule that will never run on `world` again (a menu's, a level's)
     /// would hold them back for as long as the world lives: forget it.
-    /// (A schedule that systems were added to is another schedule: the
-    /// world it next runs on forgets what it was, by itself.)
+    ///
+    /// A schedule that systems were added to after it ran is another
+    /// schedule: a world on which it first runs as it is now forgets what
+    /// it was, by itself (a world restored from a copy taken before that
+    /// run too, so a rollback replays exactly), and `forget` forgets both.
+    /// A *new* schedule built with the grown one's systems cannot know what
+    /// the grown one was before: to run one on a copy taken between the
+    /// `add` and the grown schedule's next run, forget the old schedule on
+    /// the copy first (a schedule of the systems it had), or take copies
+    /// after runs, as a rollback session does.
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -447,6 +466,9 @@ impl<S: Schema> Schedule<S> {
     /// ```
     pub fn forget(&mut self, world: &mut World<S>) -> bool {
         let mut known = world.forget_schedule(self.fingerprint());
+        for &before in &self.ran_as {
+            known |= world.forget_schedule(before);
+        }
         for transitions in &mut self.transitions {
             known |= transitions.forget(world);
         }

@@ -940,6 +940,12 @@ impl<S: Schema> World<S> {
         changes.resume((fingerprint, index as u32), window, hint)
     }
 
+    /// Whether schedule `fingerprint` has run on the world (and not been
+    /// forgotten since).
+    pub(crate) fn has_run(&self, fingerprint: u64) -> bool {
+        self.store.changes().has_run(fingerprint)
+    }
+
     /// Forgets what this world keeps for schedule `fingerprint` (see
     /// [`Schedule::forget`](crate::Schedule::forget)). Whether it had run here.
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
