@@ -1229,9 +1229,12 @@ mod structure {
         }
     }
 
+    /// The roots that are no spark.
+    type Roots = (Without<ChildOf>, Without<Spark>);
+
     fn emit(
         f: Res<Frame>,
-        q: Query<(Entity, &Life), (Without<ChildOf>, Without<Spark>)>,
+        q: Query<(Entity, &Life), Roots>,
         mut sparks: Spawner<Sim, (Spark, Life)>,
         mut log: ResMut<Log>,
     ) {
@@ -1304,15 +1307,18 @@ mod structure {
         }
     }
 
+    /// Everything `report` writes down of an entity.
+    type Reported = (
+        Entity,
+        Option<&'static Owner>,
+        Option<&'static Smoke>,
+        Has<Burning>,
+        Has<InGrid>,
+        Option<&'static Children>,
+    );
+
     fn report(
-        q: Query<(
-            Entity,
-            Option<&Owner>,
-            Option<&Smoke>,
-            Has<Burning>,
-            Has<InGrid>,
-            Option<&Children>,
-        )>,
+        q: Query<Reported>,
         mut log: ResMut<Log>,
     ) {
         let mut line = String::new();
@@ -1936,7 +1942,10 @@ fn a_grown_schedule_replays_after_a_rollback_to_before_its_first_grown_run() {
 fn forgetting_a_grown_schedule_forgets_what_it_was() {
     let (mut world, mut grown) = grown_world();
     let mut by_name = world.clone();
-    assert!(grown.forget(&mut world), "the world knew the schedule as it was");
+    assert!(
+        grown.forget(&mut world),
+        "the world knew the schedule as it was"
+    );
     assert!(!grown.forget(&mut world), "nothing is left to forget");
     let mut old = Schedule::<grown::Game>::new();
     old.add(grown::send);
