@@ -12,6 +12,10 @@
 //! Its floor, `sparse_baseline`, is a hand-written sparse set (dense values,
 //! dense owners, an entity → dense slot index) behind the same generation
 //! check that a world makes on every entity handle.
+//!
+//! Two more groups read what add_remove writes: `sparse_iter` (a query of
+//! `(&A, &B)` with `B` in tables or in a sparse set) and `sparse_filter`
+//! (filters on a component one entity in ten has, in tables or sparse).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ecs::prelude::*;
@@ -326,5 +330,77 @@ fn sparse_iter(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, add_remove, sparse_iter);
+/// Filters on a component that one entity in ten has, over 10,000 entities
+/// with `A`: `Without<B>` and `With<B>` (each pass builds the query and adds
+/// to `A` of what it reaches), and `Has<B>` (a count). `table_*`: `B` a
+/// table component, so the filter picks tables (the floor of the same
+/// work: `B` moves rows when inserted); `sparse_*`: `B` in a sparse set,
+/// so the query finds the rows that pass entity by entity.
+fn sparse_filter(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sparse_filter");
+
+    let mut table = World::<Bench>::new();
+    table.spawn_batch((0..ENTITIES).map(|i| (A(i as f32),)));
+    let mut sparse = World::<SparseBench>::new();
+    let entities: Vec<Entity> = sparse
+        .spawn_batch((0..ENTITIES).map(|i| (A(i as f32),)))
+        .collect();
+    for (i, &entity) in entities.iter().enumerate() {
+        if i % 10 == 0 {
+            sparse.insert(entity, (B(1.0),)).unwrap();
+            table.insert(entity, (B(1.0),)).unwrap();
+        }
+    }
+
+    group.bench_function("table_without", |b| {
+        b.iter(|| {
+            table
+                .query_filtered_mut::<&mut A, Without<B>>()
+                .for_each_mut(|a| a.0 += 1.0)
+        })
+    });
+    group.bench_function("sparse_without", |b| {
+        b.iter(|| {
+            sparse
+                .query_filtered_mut::<&mut A, Without<B>>()
+                .for_each_mut(|a| a.0 += 1.0)
+        })
+    });
+    group.bench_function("table_with", |b| {
+        b.iter(|| {
+            table
+                .query_filtered_mut::<&mut A, With<B>>()
+                .for_each_mut(|a| a.0 += 1.0)
+        })
+    });
+    group.bench_function("sparse_with", |b| {
+        b.iter(|| {
+            sparse
+                .query_filtered_mut::<&mut A, With<B>>()
+                .for_each_mut(|a| a.0 += 1.0)
+        })
+    });
+    group.bench_function("table_has", |b| {
+        b.iter(|| {
+            let mut n = 0u32;
+            table
+                .query::<(&A, Has<B>)>()
+                .for_each(|(_, has)| n += u32::from(has));
+            black_box(n)
+        })
+    });
+    group.bench_function("sparse_has", |b| {
+        b.iter(|| {
+            let mut n = 0u32;
+            sparse
+                .query::<(&A, Has<B>)>()
+                .for_each(|(_, has)| n += u32::from(has));
+            black_box(n)
+        })
+    });
+
+    group.finish();
+}
+
+criterion_group!(benches, add_remove, sparse_iter, sparse_filter);
 criterion_main!(benches);

@@ -968,3 +968,175 @@ fn old_sparse_changes_are_not_reported_again_at_any_wrap() {
         );
     }
 }
+
+/// The schema of `queries_agree_with_each_entity_at_every_density`: two
+/// sparse components beside table components and a tag, and what a system
+/// saw.
+#[derive(Schema)]
+struct Dense {
+    pos: Pos,
+    #[ecs(sparse)]
+    stun: Stun,
+    vel: Vel,
+    #[ecs(sparse)]
+    heat: Heat,
+    frozen: Frozen,
+    #[ecs(resource)]
+    log: Log,
+}
+
+/// A world of `n` entities over four tables (some emptied by despawns),
+/// `Stun` on `stun` in 100 of them and `Heat` on `heat` in 100, inserted in
+/// a shuffled order.
+fn dense_world(seed: u64, n: i64, (stun, heat): (u64, u64)) -> World<Dense> {
+    let mut rng = support::Rng::new(seed);
+    let mut world = World::<Dense>::new();
+    let mut ids = Vec::new();
+    for i in 0..n {
+        ids.push(match i % 4 {
+            0 => world.spawn((Pos(i),)),
+            1 => world.spawn((Pos(i), Vel(i))),
+            2 => world.spawn((Pos(i), Frozen)),
+            _ => world.spawn((Pos(i), Vel(i), Frozen)),
+        });
+    }
+    for _ in 0..n {
+        let a = rng.below(n as u64) as usize;
+        let b = rng.below(n as u64) as usize;
+        ids.swap(a, b);
+    }
+    for (k, &e) in ids.iter().enumerate() {
+        if rng.chance(stun, 100) {
+            world.insert(e, (Stun(k as u32),)).unwrap();
+        }
+        if rng.chance(heat, 100) {
+            world.insert(e, (Heat(k as i32),)).unwrap();
+        }
+        // Holes in the tables, and (with `n` small) whole tables emptied.
+        if rng.chance(1, 10) || (n < 8 && k % 4 == 2) {
+            world.despawn(e).unwrap();
+        }
+    }
+    world
+}
+
+/// The entities that are frozen or have no `Heat`.
+type FrozenOrCool = Or<(With<Frozen>, Without<Heat>)>;
+
+/// Every entity's answer to the filters and items below, in iteration
+/// order.
+fn answers(world: &World<Dense>, f: impl Fn(Entity) -> Option<String>) -> Vec<String> {
+    world.iter().filter_map(f).collect()
+}
+
+/// Queries that reach sparse components in their filters alone (found as
+/// bits) and in their items (found as runs), through a shared world, an
+/// exclusive one, a prepared query and a system, agree with the entities
+/// looked up one by one: at densities where a set is walked owner by owner
+/// and where it is looked up row by row, in tables with holes and in empty
+/// ones.
+#[test]
+fn queries_agree_with_each_entity_at_every_density() {
+    fn system(
+        a: Query<Entity, (With<Vel>, Without<Stun>)>,
+        b: Query<(Entity, &Stun), FrozenOrCool>,
+        mut log: ResMut<Log>,
+    ) {
+        let a = a.iter().map(|e| format!("{e:?}"));
+        let b = b.iter().map(|(e, s)| format!("{e:?} {}", s.0));
+        log.0 = a.chain(b).collect();
+    }
+    let has = |w: &World<Dense>, e, stun: bool| w.has::<Stun>(e) == stun;
+    let densities = [(0, 0), (2, 1), (10, 90), (60, 30), (100, 100)];
+    for (seed, &(stun, heat)) in densities.iter().enumerate() {
+        for n in [5, 700] {
+            let mut world = dense_world(seed as u64, n, (stun, heat));
+            let w = &world;
+            let id = |e: Entity| format!("{e:?}");
+            let case = format!("{stun}% stun, {heat}% heat, {n} entities");
+
+            let got: Vec<String> = w
+                .query_filtered::<Entity, Without<Stun>>()
+                .iter()
+                .map(id)
+                .collect();
+            let want = answers(w, |e| has(w, e, false).then(|| id(e)));
+            assert_eq!(got, want, "Without<Stun>: {case}");
+
+            let got: Vec<String> = w
+                .query_filtered::<Entity, (With<Stun>, Without<Frozen>)>()
+                .iter()
+                .map(id)
+                .collect();
+            let want = answers(w, |e| {
+                (has(w, e, true) && !w.has::<Frozen>(e)).then(|| id(e))
+            });
+            assert_eq!(got, want, "(With<Stun>, Without<Frozen>): {case}");
+
+            let either = |e| w.has::<Heat>(e) || (w.has::<Vel>(e) && !w.has::<Stun>(e));
+            let got: Vec<String> = w
+                .query_filtered::<Entity, Or<(With<Heat>, (With<Vel>, Without<Stun>))>>()
+                .iter()
+                .map(id)
+                .collect();
+            let want = answers(w, |e| either(e).then(|| id(e)));
+            assert_eq!(got, want, "Or: {case}");
+
+            let got: Vec<String> = w
+                .query::<(Entity, &Stun, Option<&Heat>)>()
+                .iter()
+                .map(|(e, s, h)| format!("{e:?} {} {:?}", s.0, h.map(|h| h.0)))
+                .collect();
+            let want = answers(w, |e| {
+                let s = w.get::<Stun>(e)?;
+                let h = w.get::<Heat>(e).map(|h| h.0);
+                Some(format!("{e:?} {} {h:?}", s.0))
+            });
+            assert_eq!(got, want, "(&Stun, Option<&Heat>): {case}");
+
+            let got: Vec<String> = w
+                .query_filtered::<(Entity, Has<Stun>), Without<Heat>>()
+                .iter()
+                .map(|(e, s)| format!("{e:?} {s}"))
+                .collect();
+            let want = answers(w, |e| {
+                (!w.has::<Heat>(e)).then(|| format!("{e:?} {}", w.has::<Stun>(e)))
+            });
+            assert_eq!(got, want, "(Has<Stun>) Without<Heat>: {case}");
+
+            // Each entity by id, through the bits of a sparse filter.
+            let query = w.query_filtered::<&Pos, (With<Vel>, Without<Stun>)>();
+            for e in w.iter() {
+                let want = w.has::<Vel>(e) && !w.has::<Stun>(e);
+                assert_eq!(query.get(e).is_some(), want, "get {e:?}: {case}");
+            }
+
+            // Writes through an exclusive world and a prepared query reach
+            // exactly the entities the filter admits.
+            let want = answers(&world, |e| {
+                (!world.has::<Stun>(e) && world.has::<Vel>(e)).then(|| id(e))
+            });
+            world
+                .query_filtered_mut::<&mut Pos, (With<Vel>, Without<Stun>)>()
+                .for_each_mut(|p| p.0 += 1_000_000);
+            let mut prepared = PreparedQuery::<Dense, &mut Pos, (With<Vel>, Without<Stun>)>::new();
+            prepared.for_each_mut(&mut world, |p| p.0 += 1_000_000);
+            let moved = answers(&world, |e| {
+                (world.get::<Pos>(e).unwrap().0 >= 2_000_000).then(|| id(e))
+            });
+            assert_eq!(moved, want, "writes: {case}");
+
+            // The same queries as system parameters (the world taken apart).
+            let mut schedule = Schedule::<Dense>::new();
+            schedule.add(system);
+            schedule.run(&mut world);
+            let w = &world;
+            let mut want = answers(w, |e| (w.has::<Vel>(e) && !w.has::<Stun>(e)).then(|| id(e)));
+            want.extend(answers(w, |e| {
+                let s = w.get::<Stun>(e)?;
+                (w.has::<Frozen>(e) || !w.has::<Heat>(e)).then(|| format!("{e:?} {}", s.0))
+            }));
+            assert_eq!(w.resource::<Log>().0, want, "system: {case}");
+        }
+    }
+}

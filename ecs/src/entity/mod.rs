@@ -623,6 +623,15 @@ impl Entities {
         self.location(entity).is_some()
     }
 
+    /// Where the entity of slot `index` is, if one is alive there.
+    #[inline]
+    pub(crate) fn location_at(&self, index: EntityIndex) -> Option<EntityLocation> {
+        match self.slots.get(index.0 as usize) {
+            Some(&Slot::Alive { location, .. }) => Some(location),
+            _ => None,
+        }
+    }
+
     /// Whether slot `index` holds no live entity.
     #[inline]
     pub(crate) fn is_free(&self, index: EntityIndex) -> bool {

@@ -547,8 +547,26 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
         &Self::CONDITIONS.without_bits(S::SPARSE_BITS);
 
     /// Whether the query reaches a sparse component, in an item or in its
-    /// filter: it is then built run by run (see `query/sparse.rs`).
+    /// filter: its rows are then judged one by one (see `query/sparse.rs`).
     pub const SPARSE: bool = Q::SPARSE != 0 || Self::CONDITIONS.mentions() & S::SPARSE_BITS != 0;
+
+    /// Whether the query reaches sparse components only through the
+    /// `With`/`Without` conditions of its filter: no item reads a sparse
+    /// component, and the filter has no row filter ([`Added`],
+    /// [`Changed`]). Its passing rows are then found as bits, by the
+    /// presence of each entity's sparse components, and the query is built
+    /// as one with a row filter is, whole tables and their bits.
+    pub const SPARSE_FILTER: bool = Self::SPARSE && Q::SPARSE == 0 && !F::ROWS;
+
+    /// Whether the query is built run by run (see `query/sparse.rs`): it
+    /// reaches sparse components other than through its filter's
+    /// conditions alone.
+    pub const SPARSE_RUNS: bool = Self::SPARSE && !Self::SPARSE_FILTER;
+
+    /// Whether the query keeps the rows that pass, as bits, beside its
+    /// tables: a row filter's, or a sparse filter's
+    /// ([`QueryReach::SPARSE_FILTER`]).
+    pub const ROWS: bool = F::ROWS || Self::SPARSE_FILTER;
 
     /// The table conditions as a list, empty when there is only one (see
     /// [`Access::any_of`](crate::Access::any_of)).

@@ -89,7 +89,7 @@ where
     /// Brings the state up to date with `world`: its matched tables, and
     /// what the query reaches in them now.
     fn update(&mut self, world: &World<S>) {
-        let (tables, sparse) = (world.tables(), world.sparse_sets());
+        let (tables, sparse) = (world.tables(), (world.sparse_sets(), world.entities()));
         self.state
             .update::<S, Q, F>(tables, sparse, world.outside_window());
     }
@@ -97,14 +97,14 @@ where
     /// Calls `f` with every item, mutably, table by table: the loop of
     /// [`Query::for_each_mut`] without building the [`Query`].
     pub fn for_each_mut(&mut self, world: &mut World<S>, mut f: impl FnMut(Q::Item<'_>)) {
-        if QueryReach::<S, Q, F>::SPARSE {
+        if QueryReach::<S, Q, F>::SPARSE_RUNS {
             self.query_mut(world).for_each_mut(f);
             return;
         }
         self.update(world);
         let tick = world.outside_window().this_run;
         let rows = self.state.rows();
-        let mut passing = F::ROWS.then_some(rows.tables());
+        let mut passing = QueryReach::<S, Q, F>::ROWS.then_some(rows.tables());
         let (entities, tables) = world.lend_tables();
         for &id in self.state.tables() {
             let table = &mut tables[id.index()];
@@ -130,13 +130,13 @@ where
     where
         Q: ReadOnlyQueryData,
     {
-        if QueryReach::<S, Q, F>::SPARSE {
+        if QueryReach::<S, Q, F>::SPARSE_RUNS {
             self.query(world).for_each(f);
             return;
         }
         self.update(world);
         let rows = self.state.rows();
-        let mut passing = F::ROWS.then_some(rows.tables());
+        let mut passing = QueryReach::<S, Q, F>::ROWS.then_some(rows.tables());
         let (entities, tables) = (world.entities(), world.tables().as_slice());
         for &id in self.state.tables() {
             let table = &tables[id.index()];

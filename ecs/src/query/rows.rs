@@ -40,6 +40,20 @@ impl RowSet {
         }
     }
 
+    /// The rows of a table of `len` rows given word by word: `word(w)`
+    /// holds rows `64 * w..` (bits past `len` are ignored).
+    pub(crate) fn build(&mut self, len: usize, mut word: impl FnMut(usize) -> u64) {
+        self.clear(len);
+        for (w, slot) in self.words.iter_mut().enumerate() {
+            *slot = word(w);
+        }
+        if len % 64 != 0 {
+            if let Some(last) = self.words.last_mut() {
+                *last &= (1u64 << (len % 64)) - 1;
+            }
+        }
+    }
+
     /// No row of a table of `len` rows.
     pub(crate) fn clear(&mut self, len: usize) {
         self.len = len;
@@ -298,8 +312,10 @@ pub(crate) fn for_each_reached<Q: QueryData>(
 }
 
 /// Calls `f` with the item of each row of `fetch` (a whole table's) whose
-/// bit is set in `bits`, in row order: one lookup per row, or for a word
-/// of 64 set bits, the loop over a table of those rows.
+/// bit is set in `bits`, in row order: for a word whose set bits come in
+/// runs of three or more on average, the loop over a table of each run of
+/// consecutive rows (of all 64 when all are set); otherwise one lookup per
+/// row.
 #[inline]
 fn for_each_row<Q: QueryData>(
     mut fetch: Q::Fetch<'_>,
@@ -308,13 +324,23 @@ fn for_each_row<Q: QueryData>(
 ) {
     for (w, &word) in bits.iter().enumerate() {
         let base = w * 64;
-        if word == u64::MAX {
-            let (_, tail) = Q::split_at(Q::reborrow(&mut fetch), base);
-            let (rows, _) = Q::split_at(tail, 64);
-            Q::fold(rows, 64, (), |(), item| f(item));
+        let mut rest = word;
+        // The set bits, and the runs they make (a run starts at a set bit
+        // whose lower neighbour is clear).
+        let (rows, runs) = (word.count_ones(), (word & !(word << 1)).count_ones());
+        if rows >= 3 * runs && rows != 0 {
+            while rest != 0 {
+                let start = rest.trailing_zeros();
+                let len = (rest >> start).trailing_ones();
+                let (_, tail) = Q::split_at(Q::reborrow(&mut fetch), base + start as usize);
+                let (rows, _) = Q::split_at(tail, len as usize);
+                Q::fold(rows, len as usize, (), |(), item| f(item));
+                rest = rest
+                    .checked_shr(start + len)
+                    .map_or(0, |left| left << (start + len));
+            }
             continue;
         }
-        let mut rest = word;
         while rest != 0 {
             let row = base + rest.trailing_zeros() as usize;
             rest &= rest - 1;

@@ -5,21 +5,35 @@
 //! No table holds a sparse bit, so the tables are matched on the query's
 //! conditions less their sparse bits
 //! ([`QueryReach::TABLE_CONDITIONS`](super::QueryReach::TABLE_CONDITIONS)),
-//! and then every row of the matched tables is judged on its own, by its
-//! full archetype (table mask plus sparse components) and ticks
-//! ([`QueryFilter::row_passes`]). The rows that pass are cut into runs of
-//! consecutive rows ([`RowRun`]), as the slice forms of a query with the
-//! row filters `Added`/`Changed` cut tables, with two more reasons to start
-//! a new run: a change in which of the query's sparse
-//! components the rows have, and a gap in the dense slots of one of the
-//! sparse components whose values the query takes. Within a run, then, each
-//! sparse component is present in every row or in none, and its values are
-//! one contiguous slice of its set: a run is fetched like a table, and
-//! everything downstream (iteration, `get`, the table form, parallel
-//! chunks) is the same code as for tables.
+//! and then the rows of the matched tables are judged by their full
+//! archetype (table mask plus sparse components) and, with a row filter,
+//! their ticks.
 //!
-//! Building takes two passes, because a table's rows and a sparse set's
-//! values are borrowed from different places and in different orders:
+//! Which rows hold each sparse component asked about is found first, as
+//! bits ([`Presence`]): from the set's owners, each marking its row, when
+//! the set is small beside the tables; row by row otherwise. The query's
+//! conditions are then evaluated 64 rows at a time on those bits. Then:
+//!
+//! * a query whose sparse components are only in its filter's `With` /
+//!   `Without` ([`QueryReach::SPARSE_FILTER`]) keeps the passing rows as
+//!   bits, as one with a row filter does ([`filter_rows_by_presence`]): its
+//!   tables are fetched whole, and its loops visit the passing rows;
+//! * any other ([`QueryReach::SPARSE_RUNS`]) cuts the passing rows into
+//!   runs of consecutive rows ([`RowRun`]), as the slice forms of a query
+//!   with the row filters `Added`/`Changed` cut tables, with two more
+//!   reasons to start a new run: a change in which of the query's sparse
+//!   components the rows have, and a gap in the dense slots of one of the
+//!   sparse components whose values the query takes. Within a run, then,
+//!   each sparse component is present in every row or in none, and its
+//!   values are one contiguous slice of its set: a run is fetched like a
+//!   table, and everything downstream (iteration, `get`, the table form,
+//!   parallel chunks) is the same code as for tables. With a row filter
+//!   (`Added`, `Changed`) every row is judged on its own instead
+//!   ([`QueryFilter::row_passes`]).
+//!
+//! Building runs takes two passes, because a table's rows and a sparse
+//! set's values are borrowed from different places and in different
+//! orders:
 //!
 //! 1. table by table, each table's fetch is cut into its runs (the sparse
 //!    items fetch nothing yet: empty slices);
@@ -29,18 +43,21 @@
 //!    ([`SchemaQuery::graft`]). Cutting in dense order is what lets `&mut B`
 //!    hand out disjoint slices without `unsafe`.
 //!
-//! Cost: a query that reaches sparse components reads every row of its
-//! matched tables and looks up each sparse component per row; it allocates
-//! its runs, and one index vector per sparse component it takes values of.
-//! Iteration order is the tables' and their rows', as for any query: the
-//! dense order of the sets never shows. A query that reaches no sparse
-//! component never comes here (a constant, [`QueryReach::SPARSE`]).
+//! Cost: the presence bits of each sparse component asked about (a walk of
+//! its owners, or a lookup per row of the matched tables), then a few
+//! instructions per 64 rows, and per passing row of a query cut into runs;
+//! a run costs about as much as a table. Iteration order is the tables' and
+//! their rows', as for any query: the dense order of the sets never shows.
+//! A query that reaches no sparse component never comes here (a constant,
+//! [`QueryReach::SPARSE`]).
 //!
 //! [`QueryReach::SPARSE`]: super::QueryReach::SPARSE
+//! [`QueryReach::SPARSE_FILTER`]: super::QueryReach::SPARSE_FILTER
+//! [`QueryReach::SPARSE_RUNS`]: super::QueryReach::SPARSE_RUNS
 
 use super::fetch::{Donor, RowSplit, SchemaQuery, TableView, NO_COLUMN};
-use super::filter::{QueryFilter, QueryReach, RowView};
-use super::rows::RowRun;
+use super::filter::{QueryFilter, QueryReach, RowView, TableCondition};
+use super::rows::{PassingRows, RowRun, RowSet};
 use super::FetchedTable;
 use crate::change::ChangeWindow;
 use crate::entity::Entities;
@@ -71,8 +88,103 @@ pub struct SparseRuns {
 
 impl SparseRuns {
     /// Finds the runs of the rows of tables `matched` that pass query `Q`
-    /// and filter `F`, seen through `window`.
+    /// and filter `F`, seen through `window`; `presence` is working memory.
     pub(crate) fn find<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+        &mut self,
+        tables: &[Table<S>],
+        (sparse, entities): (&SparseSets<S>, &Entities),
+        matched: &[TableId],
+        window: ChangeWindow,
+        presence: &mut Presence,
+    ) {
+        let valued = (Q::READS | Q::WRITES) & S::SPARSE_BITS;
+        self.runs.clear();
+        self.present.clear();
+        self.starts.clear();
+        self.stride = valued.count_ones() as usize;
+        if F::ROWS {
+            self.find_row_by_row::<S, Q, F>(tables, sparse, matched, window);
+        } else {
+            self.find_by_words::<S, Q, F>(tables, (sparse, entities), matched, presence);
+        }
+    }
+
+    /// [`SparseRuns::find`] for a filter without row filters: the rows
+    /// that pass are found 64 at a time from the presence bits of the
+    /// sparse components, and only those are looked at one by one.
+    fn find_by_words<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+        &mut self,
+        tables: &[Table<S>],
+        (sparse, entities): (&SparseSets<S>, &Entities),
+        matched: &[TableId],
+        presence: &mut Presence,
+    ) {
+        let observed = Q::SPARSE;
+        let valued = (Q::READS | Q::WRITES) & S::SPARSE_BITS;
+        let reach = const { QueryReach::<S, Q, F>::CONDITIONS };
+        let conditions = reach.as_slice();
+        let asked = (observed | reach.mentions()) & S::SPARSE_BITS;
+        presence.find(tables, sparse, entities, matched, asked);
+        // The sets whose values the query takes, in the memory of the last
+        // call's list (`recycle`: the same layout, a bit and a reference).
+        let mut sets: Vec<(u32, &SparseSet<S>)> = recycle(core::mem::take(&mut self.lookups));
+        sets.extend(
+            S::Mask::from_u128(valued)
+                .iter_bits()
+                .map(|bit| (bit, sparse.set(bit))),
+        );
+        let mut slots = core::mem::take(&mut self.slots);
+        for &id in matched {
+            let table = &tables[id.index()];
+            let len = table.len();
+            if len == 0 {
+                continue;
+            }
+            let admitted = admitted::<S>(conditions, table.mask().bits().to_u128());
+            if admitted == 0 {
+                continue;
+            }
+            let start = presence.start(id);
+            let entities = table.entities();
+            let mut open: Option<(u32, u128)> = None;
+            // The row after the last passing one: a run continues only
+            // into it.
+            let mut next = 0;
+            for w in 0..len.div_ceil(64) {
+                let mut pass = presence.passing::<S>(conditions, admitted, start, w);
+                pass &= in_table(len, w);
+                while pass != 0 {
+                    let row = w * 64 + pass.trailing_zeros() as usize;
+                    pass &= pass - 1;
+                    if row != next {
+                        open = None;
+                    }
+                    next = row + 1;
+                    let mut present = 0;
+                    for bit in S::Mask::from_u128(observed).iter_bits() {
+                        present |=
+                            u128::from(presence.word(bit, start, w) >> (row % 64) & 1) << bit;
+                    }
+                    slots.clear();
+                    let index = entities[row];
+                    for &(_, set) in &sets {
+                        slots.push(set.slot(index).map_or(0, |slot| slot as u32));
+                    }
+                    self.add_row(id, row as u32, present, &slots, &mut open);
+                }
+            }
+        }
+        self.slots = slots;
+        self.lookups = recycle(sets);
+    }
+
+    /// [`SparseRuns::find`] for a filter with row filters ([`Added`],
+    /// [`Changed`]): every row of the matched tables is judged on its own,
+    /// its sparse components looked up and its ticks read.
+    ///
+    /// [`Added`]: crate::Added
+    /// [`Changed`]: crate::Changed
+    fn find_row_by_row<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &[Table<S>],
         sparse: &SparseSets<S>,
@@ -85,10 +197,6 @@ impl SparseRuns {
         // never looked up.
         let conditions = QueryReach::<S, Q, F>::CONDITIONS.mentions();
         let relevant = (observed | valued | conditions | Q::REQUIRED | F::READS) & S::SPARSE_BITS;
-        self.runs.clear();
-        self.present.clear();
-        self.starts.clear();
-        self.stride = valued.count_ones() as usize;
         // The sets to look each entity up in, found once, in the memory of
         // the last call's list (`recycle`: the same layout, a bit and a
         // reference).
@@ -102,8 +210,8 @@ impl SparseRuns {
         for &id in matched {
             let table = &tables[id.index()];
             let mask = table.mask().bits().to_u128();
-            // The rows of the open run (this table's, the last pushed), if
-            // any, and its sparse components.
+            // The length and sparse components of the open run (this
+            // table's, the last pushed), if any.
             let mut open: Option<(u32, u128)> = None;
             for (row, &index) in table.entities().iter().enumerate() {
                 // The entity's relevant sparse components, and its dense
@@ -131,32 +239,241 @@ impl SparseRuns {
                     open = None;
                     continue;
                 }
-                let present = full & observed;
-                // The row continues the open run if it has the same sparse
-                // components, each value right after the run's last.
-                let continues = open.is_some_and(|(len, open_present)| {
-                    let starts = &self.starts[self.starts.len() - self.stride..];
-                    open_present == present
-                        && starts
-                            .iter()
-                            .zip(&slots)
-                            .all(|(&start, &slot)| slot == start + len)
-                });
-                if continues {
-                    if let (Some(run), Some((len, _))) = (self.runs.last_mut(), open.as_mut()) {
-                        run.len += 1;
-                        *len += 1;
-                    }
-                } else {
-                    self.runs.push(RowRun::new(id, row as u32, row as u32 + 1));
-                    self.present.push(present);
-                    self.starts.extend_from_slice(&slots);
-                    open = Some((1, present));
-                }
+                self.add_row(id, row as u32, full & observed, &slots, &mut open);
             }
         }
         self.slots = slots;
         self.lookups = recycle(sets);
+    }
+
+    /// Adds row `row` of table `id`, which passes, with the observed sparse
+    /// components `present` and the dense `slots` of its values: to the
+    /// open run (`open`: its length and sparse components) if the row has
+    /// the same components and each value comes right after the run's last,
+    /// else as a new run, now the open one.
+    #[inline]
+    fn add_row(
+        &mut self,
+        id: TableId,
+        row: u32,
+        present: u128,
+        slots: &[u32],
+        open: &mut Option<(u32, u128)>,
+    ) {
+        let continues = open.is_some_and(|(len, open_present)| {
+            let starts = &self.starts[self.starts.len() - self.stride..];
+            open_present == present
+                && starts
+                    .iter()
+                    .zip(slots)
+                    .all(|(&start, &slot)| slot == start + len)
+        });
+        if continues {
+            if let (Some(run), Some((len, _))) = (self.runs.last_mut(), open.as_mut()) {
+                run.len += 1;
+                *len += 1;
+            }
+        } else {
+            self.runs.push(RowRun::new(id, row, row + 1));
+            self.present.push(present);
+            self.starts.extend_from_slice(slots);
+            *open = Some((1, present));
+        }
+    }
+}
+
+/// Which rows of a query's matched tables hold each sparse component the
+/// query asks about, as bits: found once per use of the query
+/// ([`Presence::find`]), then read 64 rows at a time.
+pub(crate) struct Presence {
+    /// By table id: where the table's words start among a component's
+    /// words, or [`NOT_MATCHED`] for a table not matched or empty.
+    start: Vec<u32>,
+    /// How many words each component's bits take: those of every matched,
+    /// non-empty table, one table after another.
+    stride: usize,
+    /// The bits of the `k`-th component asked about (in bit order) at
+    /// `words[k * stride..][..stride]`; bit `r` of a table's words is row
+    /// `r`.
+    words: Vec<u64>,
+    /// By component bit, its `k` among the components asked about.
+    k_of: [u8; 128],
+}
+
+/// [`Presence::start`] of a table whose rows have no bits.
+const NOT_MATCHED: u32 = u32::MAX;
+
+impl Default for Presence {
+    fn default() -> Self {
+        Presence {
+            start: Vec::new(),
+            stride: 0,
+            words: Vec::new(),
+            k_of: [0; 128],
+        }
+    }
+}
+
+impl Presence {
+    /// Finds, for each sparse component of `asked`, which rows of the
+    /// tables `matched` hold it. A component held by few entities is found
+    /// from its set, each owner's location marking its row; one held by
+    /// many is looked up row by row.
+    pub(crate) fn find<S: Schema>(
+        &mut self,
+        tables: &[Table<S>],
+        sparse: &SparseSets<S>,
+        entities: &Entities,
+        matched: &[TableId],
+        asked: u128,
+    ) {
+        self.start.clear();
+        self.start.resize(tables.len(), NOT_MATCHED);
+        let (mut stride, mut rows) = (0, 0);
+        for &id in matched {
+            let len = tables[id.index()].len();
+            if len != 0 {
+                self.start[id.index()] = stride as u32;
+                stride += len.div_ceil(64);
+                rows += len;
+            }
+        }
+        self.stride = stride;
+        self.words.clear();
+        self.words.resize(stride * asked.count_ones() as usize, 0);
+        for (k, bit) in S::Mask::from_u128(asked).iter_bits().enumerate() {
+            self.k_of[bit as usize] = k as u8;
+            let set = sparse.set(bit);
+            let owners = set.owners();
+            let bits = &mut self.words[k * stride..(k + 1) * stride];
+            if owners.len() * 4 <= rows {
+                for &owner in owners {
+                    let Some(location) = entities.location_at(owner) else {
+                        continue;
+                    };
+                    let start = self.start[location.table.index()];
+                    if start != NOT_MATCHED {
+                        let row = location.row.index();
+                        bits[start as usize + row / 64] |= 1 << (row % 64);
+                    }
+                }
+            } else {
+                for &id in matched {
+                    let start = self.start[id.index()];
+                    if start == NOT_MATCHED {
+                        continue;
+                    }
+                    let chunks = tables[id.index()].entities().chunks(64);
+                    for (word, chunk) in bits[start as usize..].iter_mut().zip(chunks) {
+                        *word = set.presence(chunk);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where table `id`'s words start, for a matched, non-empty table.
+    #[inline]
+    fn start(&self, id: TableId) -> usize {
+        self.start[id.index()] as usize
+    }
+
+    /// Rows `64 * w..` of the table whose words start at `start` that hold
+    /// sparse component `bit` (one of those asked about).
+    #[inline]
+    fn word(&self, bit: u32, start: usize, w: usize) -> u64 {
+        self.words[self.k_of[bit as usize] as usize * self.stride + start + w]
+    }
+
+    /// Rows `64 * w..` of the table whose words start at `start` that
+    /// satisfy any of the `conditions` whose positions are set in
+    /// `admitted` (those the table's own components satisfy): each narrowed
+    /// by the sparse components it requires and excludes.
+    #[inline]
+    fn passing<S: Schema>(
+        &self,
+        conditions: &[TableCondition],
+        admitted: u32,
+        start: usize,
+        w: usize,
+    ) -> u64 {
+        let mut pass = 0;
+        for (i, condition) in conditions.iter().enumerate() {
+            if admitted & 1 << i == 0 {
+                continue;
+            }
+            let mut word = u64::MAX;
+            let required = condition.required & S::SPARSE_BITS;
+            for bit in S::Mask::from_u128(required).iter_bits() {
+                word &= self.word(bit, start, w);
+            }
+            let excluded = condition.excluded & S::SPARSE_BITS;
+            for bit in S::Mask::from_u128(excluded).iter_bits() {
+                word &= !self.word(bit, start, w);
+            }
+            pass |= word;
+        }
+        pass
+    }
+}
+
+/// The positions of the `conditions` that a table of archetype `mask`
+/// satisfies in its own components (a table holds no sparse bit: only the
+/// table part of a condition can fail here).
+#[inline]
+fn admitted<S: Schema>(conditions: &[TableCondition], mask: u128) -> u32 {
+    conditions
+        .iter()
+        .enumerate()
+        .filter(|(_, condition)| {
+            let required = condition.required & !S::SPARSE_BITS;
+            mask & required == required && mask & condition.excluded == 0
+        })
+        .fold(0, |admitted, (i, _)| admitted | 1 << i)
+}
+
+/// The bits of a table of `len` rows past its last row, cleared from word
+/// `w`.
+#[inline]
+fn in_table(len: usize, w: usize) -> u64 {
+    if (w + 1) * 64 <= len {
+        u64::MAX
+    } else {
+        (1u64 << (len % 64)) - 1
+    }
+}
+
+/// The rows of the tables `matched` whose entities satisfy the conditions
+/// of query `Q` with filter `F` once their sparse components are counted,
+/// in `rows` (cleared first), for a query that reaches sparse components
+/// only through its filter's conditions ([`QueryReach::SPARSE_FILTER`]);
+/// `presence` and `scratch` are working memory.
+///
+/// [`QueryReach::SPARSE_FILTER`]: super::QueryReach::SPARSE_FILTER
+pub(crate) fn filter_rows_by_presence<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+    tables: &[Table<S>],
+    sparse: &SparseSets<S>,
+    entities: &Entities,
+    matched: &[TableId],
+    (presence, scratch): (&mut Presence, &mut RowSet),
+    rows: &mut PassingRows,
+) {
+    let conditions = const { QueryReach::<S, Q, F>::CONDITIONS.as_slice() };
+    let asked = const { QueryReach::<S, Q, F>::CONDITIONS.mentions() } & S::SPARSE_BITS;
+    presence.find(tables, sparse, entities, matched, asked);
+    rows.clear();
+    for &id in matched {
+        let table = &tables[id.index()];
+        let len = table.len();
+        if len == 0 {
+            continue;
+        }
+        let admitted = admitted::<S>(conditions, table.mask().bits().to_u128());
+        let start = presence.start(id);
+        scratch.build(len, |w| {
+            presence.passing::<S>(conditions, admitted, start, w)
+        });
+        rows.push(id, scratch);
     }
 }
 

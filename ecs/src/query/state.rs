@@ -6,8 +6,9 @@
 //! ([`MatchedTables`], extended as tables appear). *Reaching* finds, in
 //! those tables, what this use of the query covers ([`Reach`]): with a row
 //! filter ([`Added`](crate::Added), [`Changed`](crate::Changed)) the rows
-//! that pass it, and for a query that reaches sparse components its runs of
-//! rows. A [`Query`] is then built over the tables and what they reach
+//! that pass it, for a query that reaches sparse components only through
+//! its filter's `With`/`Without` the rows whose entities pass, and for
+//! other queries that reach sparse components their runs of rows. A [`Query`] is then built over the tables and what they reach
 //! ([`Query::exclusive`], [`Query::shared`], [`Query::split`]).
 //!
 //! The three forms differ only in who keeps what:
@@ -21,6 +22,7 @@
 
 use super::filter::{QueryFilter, QueryReach};
 use super::rows::{PassingRows, RowSet};
+use super::sparse::{filter_rows_by_presence, Presence};
 use super::{filter_rows, MatchedTables, Query, QueryData, SchemaQuery, SparseRuns};
 use crate::change::ChangeWindow;
 use crate::entity::Entities;
@@ -34,26 +36,37 @@ use std::borrow::Cow;
 /// neither a row filter nor a sparse component.
 #[derive(Default)]
 pub(crate) struct Reach {
-    /// With a row filter: the rows that pass it.
+    /// With a row filter or a sparse filter: the rows that pass it.
     rows: PassingRows,
     /// Working memory of the row filter.
     scratch: RowSet,
     /// For a query that reaches sparse components: its runs.
     sparse: SparseRuns,
+    /// Working memory of a query that reaches sparse components: which
+    /// rows hold them.
+    presence: Presence,
 }
 
 impl Reach {
     /// Finds what query `Q` with filter `F` reaches in the tables `matched`
-    /// of `tables`, seen through `window`.
+    /// of `tables` (whose entities are in `entities`, their sparse
+    /// components in `sparse`), seen through `window`.
     pub(crate) fn find<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &[Table<S>],
-        sparse: &SparseSets<S>,
+        (sparse, entities): (&SparseSets<S>, &Entities),
         matched: &[TableId],
         window: ChangeWindow,
     ) {
-        if QueryReach::<S, Q, F>::SPARSE {
-            self.sparse.find::<S, Q, F>(tables, sparse, matched, window);
+        if QueryReach::<S, Q, F>::SPARSE_RUNS {
+            let sets = (sparse, entities);
+            let presence = &mut self.presence;
+            self.sparse
+                .find::<S, Q, F>(tables, sets, matched, window, presence);
+        } else if QueryReach::<S, Q, F>::SPARSE_FILTER {
+            let scratch = (&mut self.presence, &mut self.scratch);
+            let rows = &mut self.rows;
+            filter_rows_by_presence::<S, Q, F>(tables, sparse, entities, matched, scratch, rows);
         } else if F::ROWS {
             filter_rows::<S, F>(tables, matched, window, &mut self.scratch, &mut self.rows);
         }
@@ -97,9 +110,12 @@ pub(crate) struct Reached<'a, 'w> {
 }
 
 impl<'w> Reached<'_, 'w> {
-    /// The passing rows, for a query with a row filter `F`.
-    fn rows<S: Schema, F: QueryFilter<S>>(&mut self) -> Option<Cow<'w, PassingRows>> {
-        if F::ROWS {
+    /// The passing rows, for a query `Q` with filter `F` that keeps them
+    /// ([`QueryReach::ROWS`]).
+    fn rows<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+        &mut self,
+    ) -> Option<Cow<'w, PassingRows>> {
+        if QueryReach::<S, Q, F>::ROWS {
             self.rows.take()
         } else {
             None
@@ -120,14 +136,14 @@ pub struct QueryState {
 }
 
 impl QueryState {
-    /// Brings the state up to date with a world's `tables` and `sparse`
-    /// sets, seen through `window`: matches the tables it has not seen (all
-    /// of them, for a world other than the last one) and finds what the
-    /// query reaches in them now.
+    /// Brings the state up to date with a world's `tables`, `sparse` sets
+    /// and `entities`, seen through `window`: matches the tables it has not
+    /// seen (all of them, for a world other than the last one) and finds
+    /// what the query reaches in them now.
     pub(crate) fn update<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &Tables<S>,
-        sparse: &SparseSets<S>,
+        sparse: (&SparseSets<S>, &Entities),
         window: ChangeWindow,
     ) {
         if !self.matched.is_current(tables) {
@@ -183,10 +199,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S>,
         F: QueryFilter<S>,
     {
-        if QueryReach::<S, Q, F>::SPARSE {
+        if QueryReach::<S, Q, F>::SPARSE_RUNS {
             return Query::build_sparse(entities, tables, sparse, reached.runs, tick);
         }
-        let rows = reached.rows::<S, F>();
+        let rows = reached.rows::<S, Q, F>();
         Query::build(entities, tables, matched, rows, tick)
     }
 
@@ -203,10 +219,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S> + super::ReadOnlyQueryData,
         F: QueryFilter<S>,
     {
-        if QueryReach::<S, Q, F>::SPARSE {
+        if QueryReach::<S, Q, F>::SPARSE_RUNS {
             return Query::build_sparse_shared(entities, tables, sparse, reached.runs);
         }
-        let rows = reached.rows::<S, F>();
+        let rows = reached.rows::<S, Q, F>();
         Query::build_shared(entities, tables, matched, rows)
     }
 
@@ -223,10 +239,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Q: SchemaQuery<S>,
         F: QueryFilter<S>,
     {
-        if QueryReach::<S, Q, F>::SPARSE {
+        if QueryReach::<S, Q, F>::SPARSE_RUNS {
             return Query::from_split_sparse(world, reached.runs, tick);
         }
-        let rows = reached.rows::<S, F>();
+        let rows = reached.rows::<S, Q, F>();
         Query::from_split(world, matched, rows, tick)
     }
 }

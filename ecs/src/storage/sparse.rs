@@ -181,6 +181,20 @@ impl<S: Schema> SparseSet<S> {
         self.index.slot(index)
     }
 
+    /// Bit `i` set where `entities[i]` (at most 64 of them) has the
+    /// component.
+    #[inline]
+    pub(crate) fn presence(&self, entities: &[EntityIndex]) -> u64 {
+        if self.index.owners.is_empty() {
+            return 0;
+        }
+        let slots = &self.index.slots;
+        entities.iter().enumerate().fold(0, |word, (i, index)| {
+            let present = slots.get(index.0 as usize).is_some_and(|&s| s != ABSENT);
+            word | u64::from(present) << i
+        })
+    }
+
     /// Takes entity `index`'s value out, to the end of `trash` (a column of
     /// the same component) if it has drop glue ([`Column::discard_row`]);
     /// whether it had one.

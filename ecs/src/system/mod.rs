@@ -165,7 +165,7 @@ where
     }
 
     fn prepare(state: &mut QueryState, world: &World<S>, window: ChangeWindow) {
-        let (tables, sparse) = (world.tables(), world.sparse_sets());
+        let (tables, sparse) = (world.tables(), (world.sparse_sets(), world.entities()));
         state.update::<S, Q, F>(tables, sparse, window);
     }
 

@@ -751,7 +751,7 @@ impl<S: Schema> World<S> {
             let (entities, sparse) = (self.store.entities(), self.store.bins().sparse());
             let mut reach = Reach::default();
             let window = self.store.changes().outside_window();
-            reach.find::<S, Q, F>(tables.as_slice(), sparse, matched, window);
+            reach.find::<S, Q, F>(tables.as_slice(), (sparse, entities), matched, window);
             Query::shared(entities, tables.as_slice(), sparse, matched, reach.give())
         };
         // Warm: the tables matched so far are all there is; a shared lock
@@ -780,7 +780,8 @@ impl<S: Schema> World<S> {
         let window = self.store.changes().outside_window();
         let mut reach = Reach::default();
         let (tables, sparse) = (self.store.tables(), self.store.bins().sparse());
-        reach.find::<S, Q, F>(tables.as_slice(), sparse, matched, window);
+        let entities = self.store.entities();
+        reach.find::<S, Q, F>(tables.as_slice(), (sparse, entities), matched, window);
         let (entities, tables, sparse) = self.store.lend_with_sparse();
         Query::exclusive(
             entities,
