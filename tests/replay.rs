@@ -1317,10 +1317,7 @@ mod structure {
         Option<&'static Children>,
     );
 
-    fn report(
-        q: Query<Reported>,
-        mut log: ResMut<Log>,
-    ) {
+    fn report(q: Query<Reported>, mut log: ResMut<Log>) {
         let mut line = String::new();
         for (e, owner, smoke, burning, grid, children) in q.iter() {
             line.push_str(&format!(
