@@ -850,3 +850,21 @@ fn query_get_in_a_system_with_a_stale_id_is_an_error() {
     assert_eq!(*results.lock().unwrap(), [true; 3]);
     assert_untouched(&world, &reference, &ids, "Query::get_mut");
 }
+
+/// A command naming a stale target drops that relation (there is no caller
+/// to refuse): the rest of the bundle goes in, and the relation the entity
+/// already had, to a live target, stays as it was.
+#[test]
+fn a_command_relation_to_a_stale_target_keeps_the_existing_relation() {
+    let (mut world, ids) = fixture();
+    let mut buffer = CommandBuffer::<Game>::new();
+    buffer.insert(ids.a, (ChildOf(ids.old), Vel(5)));
+    buffer.apply(&mut world);
+    assert_eq!(world.get::<Vel>(ids.a), Some(&Vel(5)));
+    assert_eq!(world.target::<ChildOf>(ids.a), Some(ids.root));
+    assert_eq!(
+        world.sources::<ChildOf>(ids.root),
+        [ids.a, ids.b, ids.reused]
+    );
+    assert!(!world.sources::<ChildOf>(ids.reused).contains(&ids.a));
+}
