@@ -659,6 +659,49 @@ fn a_failed_plain_despawn_batch_leaves_pending_reservations_pending() {
     assert_eq!(world.checksum(), before.checksum());
 }
 
+/// A reserved entity is not alive yet but is no stale one: despawning or
+/// taking it makes the reservations alive first, as before, whether its
+/// id comes from the free list or is a fresh one.
+#[test]
+fn despawning_and_taking_reserved_entities_makes_them_alive_first() {
+    let (mut world, _, old, dead) = plain();
+    // The free list holds one slot (`dead`'s): one reservation reuses it,
+    // the others are fresh ids.
+    let mut buffer = CommandBuffer::<Plain>::new();
+    let mut commands = buffer.commands(&world);
+    let (listed, fresh, other) = (commands.spawn(()), commands.spawn(()), commands.spawn(()));
+    drop(commands);
+    assert_eq!(listed.index(), dead.index());
+    assert!(fresh.index() > listed.index() && !world.is_alive(fresh));
+    assert_eq!(world.despawn(fresh), Ok(()));
+    assert!(world.is_alive(listed) && world.is_alive(other) && !world.is_alive(fresh));
+
+    let mut commands = buffer.commands(&world);
+    let (again, last) = (commands.spawn(()), commands.spawn(()));
+    drop(commands);
+    assert_eq!(again.index(), fresh.index());
+    assert!(matches!(
+        world.take::<(Pos,)>(again),
+        Err(TakeError::Mismatch { .. })
+    ));
+    assert!(!world.is_alive(again), "a refused take makes nothing alive");
+    assert_eq!(world.take::<()>(again), Ok(()));
+    assert!(!world.is_alive(again) && world.is_alive(last));
+
+    let mut commands = buffer.commands(&world);
+    let (first, second) = (commands.spawn(()), commands.spawn(()));
+    drop(commands);
+    // The id after the last reserved one is nobody's: no flush.
+    let beyond = Entity::from_bits(1 << 32 | u64::from(second.index() + 1)).unwrap();
+    assert_eq!(world.despawn(beyond), Err(NoSuchEntity(beyond)));
+    assert!(
+        !world.is_alive(first),
+        "a failed despawn makes nothing alive"
+    );
+    assert_eq!(world.despawn_batch(&[old, second, dead]), 1);
+    assert!(world.is_alive(first) && !world.is_alive(second));
+}
+
 // ------------------------------------------------------------ commands
 
 /// Commands recorded on an entity that dies (and whose slot is reused)

@@ -283,6 +283,15 @@ impl<S: Schema> EntityStore<S> {
         }
     }
 
+    /// Whether `entity` is alive, or reserved and made alive by the next
+    /// [`EntityStore::flush`]: what an operation that frees or changes it
+    /// checks before flushing, so that one that fails leaves the
+    /// reservations pending.
+    #[inline]
+    fn is_alive_or_reserved(&self, entity: Entity) -> bool {
+        self.entities.contains(entity) || self.entities.is_reserved(entity)
+    }
+
     #[cold]
     #[inline(never)]
     fn flush_reserved(&mut self) {
@@ -945,13 +954,18 @@ impl<S: Schema> EntityStore<S> {
     /// entity; see [`World::take`](crate::World::take). Changes nothing
     /// unless the entity's archetype is exactly `B`'s.
     pub(crate) fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
-        self.flush();
-        let location = self
-            .entities
-            .location(entity)
-            .ok_or(TakeError::NoSuchEntity(entity))?;
-        let table_mask = self.tables.get(location.table).mask();
-        let archetype = self.full_mask(entity.into(), table_mask);
+        // Checked before the flush, which a refusal must not make: a
+        // reserved entity is made alive with no component.
+        if !self.is_alive_or_reserved(entity) {
+            return Err(TakeError::NoSuchEntity(entity));
+        }
+        let archetype = match self.entities.location(entity) {
+            Some(location) => {
+                let table_mask = self.tables.get(location.table).mask();
+                self.full_mask(entity.into(), table_mask)
+            }
+            None => S::Mask::EMPTY,
+        };
         if archetype != B::mask() {
             return Err(TakeError::Mismatch {
                 entity,
@@ -960,6 +974,12 @@ impl<S: Schema> EntityStore<S> {
                 not_in_entity: component_names::<S>(B::mask().difference(archetype)),
             });
         }
+        self.flush();
+        let location = self
+            .entities
+            .location(entity)
+            .ok_or(TakeError::NoSuchEntity(entity))?;
+        let table_mask = self.tables.get(location.table).mask();
         let tick = self.changes.tick;
         let taken = B::take(&mut Placement::at(
             self.tables.get_mut(location.table),
@@ -1106,6 +1126,10 @@ impl<S: Schema> EntityStore<S> {
     /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is
     /// not alive: nothing changes.
     pub(crate) fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
+        // A despawn that fails leaves the reservations pending.
+        if !self.is_alive_or_reserved(entity) {
+            return Err(NoSuchEntity(entity));
+        }
         self.flush();
         let location = self.entities.free(entity).ok_or(NoSuchEntity(entity))?;
         let table = self.tables.get_mut(location.table);
@@ -1134,6 +1158,14 @@ impl<S: Schema> EntityStore<S> {
     /// how many were despawned. The caller handles entities with a
     /// lifecycle.
     pub(crate) fn despawn_batch(&mut self, entities: &[Entity], batch: &mut DespawnBatch) -> usize {
+        // A batch that despawns nothing leaves the reservations pending.
+        if self.entities.has_reserved()
+            && !entities
+                .iter()
+                .any(|&entity| self.is_alive_or_reserved(entity))
+        {
+            return 0;
+        }
         self.flush();
         // One pass in the order given: each entity's slot is freed (a dead
         // or repeated one is skipped), its place noted as `table << 32 |

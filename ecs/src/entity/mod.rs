@@ -468,6 +468,30 @@ impl Entities {
         (from_list, count - from_list)
     }
 
+    /// Whether `entity` is reserved and not made alive yet: the next flush
+    /// makes it alive. Walks the reserved part of the free list.
+    pub(crate) fn is_reserved(&self, entity: Entity) -> bool {
+        let reserved = Reserved::from_word(self.reserved.load(Ordering::Relaxed));
+        if reserved.count == 0 {
+            return false;
+        }
+        let (from_list, fresh) = self.split(reserved.count);
+        let index = entity.index as usize;
+        if index >= self.slots.len() {
+            return entity.generation == NonZeroU32::MIN
+                && index - self.slots.len() < fresh as usize;
+        }
+        let mut next = self.free;
+        for _ in 0..from_list {
+            let (generation, next_free) = self.listed(next);
+            if next == entity.index {
+                return generation == entity.generation;
+            }
+            next = next_free;
+        }
+        false
+    }
+
     /// Whether entities were reserved since the last flush.
     #[inline]
     pub(crate) fn has_reserved(&mut self) -> bool {
