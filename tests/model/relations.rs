@@ -104,8 +104,12 @@ impl Model {
         }
     }
 
-    /// Links `e`'s relation to `target` (dropping it if `target` is dead).
+    /// Links `e`'s relation to `target` (leaving `e` as it was if `target`
+    /// is dead).
     fn relate(&mut self, watch: bool, e: Entity, target: Entity) {
+        if !self.live.contains(&target) {
+            return;
+        }
         let (map, lists) = if watch {
             (&mut self.watch, &mut self.watchers)
         } else {
@@ -118,12 +122,8 @@ impl Model {
         if let Some(old) = old {
             unlink(lists, old, e);
         }
-        if self.live.contains(&target) {
-            map.insert(e, target);
-            lists.entry(target).or_default().push(e);
-        } else {
-            map.remove(&e);
-        }
+        map.insert(e, target);
+        lists.entry(target).or_default().push(e);
     }
 
     fn unrelate(&mut self, watch: bool, e: Entity) {
@@ -277,7 +277,7 @@ fn on_world(world: &mut World<Rel>, model: &mut Model, op: Op) -> Option<Entity>
 
 /// Records `op` into commands; the model applies it when the buffer is
 /// applied, with the commands' rules (a dead entity: nothing; a dead
-/// target: the relation is dropped).
+/// target: the relation is left out, the entity's own kept).
 fn record(commands: &mut Commands<Rel>, op: Op) -> Option<Entity> {
     match op {
         Op::Spawn(v, Some(p), true) => return Some(commands.spawn((Val(v), Parent(p), Armor))),

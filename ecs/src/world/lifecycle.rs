@@ -499,23 +499,32 @@ impl<S: Schema> RelationVisitor<S> for Link<'_, S> {
         if self.old == Some(target) {
             return;
         }
+        if !world.store.entities().contains(target) {
+            // A dead target: the relation is dropped, and the one the
+            // entity had before, if any, stays as it was.
+            match self.old {
+                Some(old) => {
+                    if let Some(value) = world.store.get_mut::<R>(self.entity) {
+                        *value = R::to(old);
+                    }
+                }
+                None => world
+                    .store
+                    .remove_staged(self.entity, S::Mask::from_u128(1 << R::BIT)),
+            }
+            self.dropped |= 1 << R::BIT;
+            return;
+        }
         if let Some(old) = self.old {
             unlink::<S, R>(world, old, self.entity);
         }
-        if world.store.entities().contains(target) {
-            match world.store.get_mut::<R::Inverse>(target) {
-                Some(list) => list.sources_mut().push(self.entity),
-                None => {
-                    let list = <R::Inverse as Inverse>::from_sources(vec![self.entity]);
-                    let linked = world.store.insert(target, (list,));
-                    debug_assert!(linked.is_ok(), "the target is alive");
-                }
+        match world.store.get_mut::<R::Inverse>(target) {
+            Some(list) => list.sources_mut().push(self.entity),
+            None => {
+                let list = <R::Inverse as Inverse>::from_sources(vec![self.entity]);
+                let linked = world.store.insert(target, (list,));
+                debug_assert!(linked.is_ok(), "the target is alive");
             }
-        } else {
-            world
-                .store
-                .remove_staged(self.entity, S::Mask::from_u128(1 << R::BIT));
-            self.dropped |= 1 << R::BIT;
         }
     }
 }
