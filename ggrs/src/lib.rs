@@ -45,6 +45,13 @@
 //! design). A [`SyncTestSession`](ggrs::SyncTestSession) finds most
 //! mistakes of this kind on one machine.
 //!
+//! If a system panics while the runner advances, the panic goes on to the
+//! caller, and the world is not left half advanced for a later save to
+//! store: it is put back to the frame's snapshot when the frame was saved
+//! (as a session saves each frame before advancing it), and otherwise the
+//! runner refuses to save or advance ([`RollbackError::Poisoned`]) until a
+//! load puts a saved frame back.
+//!
 //! See [`GgrsRunner`] for a whole program.
 
 #![warn(missing_docs)]
@@ -55,6 +62,8 @@ use schemecs::ChecksumSchema;
 use schemecs::{Resource, Schedule, Schema, StableHash, StableHasher, World};
 use std::fmt;
 use std::marker::PhantomData;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use ggrs;
 
@@ -154,6 +163,8 @@ impl<C: Config> StableHash for PlayerInputs<C> {
 pub struct SnapshotSlot {
     frame: Frame,
     slot: usize,
+    /// The runner whose ring it is (see [`GgrsRunner`]'s `id`).
+    runner: u64,
 }
 
 impl SnapshotSlot {
@@ -181,9 +192,17 @@ pub enum RollbackError {
         /// The frame the runner's world is at.
         at: Frame,
     },
-    /// A load for `frame` came with a cell that this runner never saved to.
+    /// A load for `frame` came with a cell that this runner never saved to
+    /// (another runner's, or one never saved).
     NeverSaved {
         /// The frame the session asked to load.
+        frame: Frame,
+    },
+    /// A save or an advance came after a system panicked while the runner
+    /// advanced frame `frame`, which had not been saved: the world is half
+    /// advanced. Load a saved frame to go on.
+    Poisoned {
+        /// The frame whose advance panicked.
         frame: Frame,
     },
     /// A load for `frame` found its ring slot holding another frame (or
@@ -209,6 +228,11 @@ impl fmt::Display for RollbackError {
             RollbackError::NeverSaved { frame } => write!(
                 f,
                 "asked to load frame {frame} from a cell this runner never saved to"
+            ),
+            RollbackError::Poisoned { frame } => write!(
+                f,
+                "a system panicked while frame {frame}, which was not saved, was advanced: \
+                 the world is half advanced; load a saved frame before saving or advancing"
             ),
             RollbackError::Overwritten { frame, slot, holds } => {
                 write!(
@@ -318,8 +342,17 @@ pub struct GgrsRunner<S: Schema, C: Config> {
     frame: Frame,
     /// Loads handled.
     rollbacks: u64,
+    /// What tells this runner's cells from another's: a number no other
+    /// runner of the process has.
+    id: u64,
+    /// The frame whose advance panicked, leaving the world half advanced,
+    /// until a load.
+    poisoned: Option<Frame>,
     config: PhantomData<fn() -> C>,
 }
+
+/// The `id` of the next runner made.
+static NEXT_RUNNER: AtomicU64 = AtomicU64::new(0);
 
 impl<S, C> GgrsRunner<S, C>
 where
@@ -357,6 +390,8 @@ where
             ring,
             frame: 0,
             rollbacks: 0,
+            id: NEXT_RUNNER.fetch_add(1, Ordering::Relaxed),
+            poisoned: None,
             config: PhantomData,
         }
     }
@@ -379,7 +414,7 @@ where
             match request {
                 GgrsRequest::SaveGameState { cell, frame } => self.save(&cell, frame)?,
                 GgrsRequest::LoadGameState { cell, frame } => self.load(&cell, frame)?,
-                GgrsRequest::AdvanceFrame { inputs } => self.advance(&inputs),
+                GgrsRequest::AdvanceFrame { inputs } => self.advance(&inputs)?,
             }
         }
         Ok(())
@@ -390,19 +425,27 @@ where
         cell: &GameStateCell<SnapshotSlot>,
         frame: Frame,
     ) -> Result<(), RollbackError> {
+        if let Some(frame) = self.poisoned {
+            return Err(RollbackError::Poisoned { frame });
+        }
         if frame != self.frame {
             return Err(RollbackError::SaveOutOfStep {
                 requested: frame,
                 at: self.frame,
             });
         }
-        let slot = frame.unsigned_abs() as usize % self.ring.len();
+        let slot = self.slot_of(frame);
         let checksum = self.world.checksum();
         let snapshot = &mut self.ring[slot];
         snapshot.world.clone_from(&self.world);
         snapshot.frame = Some(frame);
         snapshot.checksum = checksum;
-        cell.save(frame, Some(SnapshotSlot { frame, slot }), Some(checksum));
+        let saved = SnapshotSlot {
+            frame,
+            slot,
+            runner: self.id,
+        };
+        cell.save(frame, Some(saved), Some(checksum));
         Ok(())
     }
 
@@ -412,7 +455,8 @@ where
         frame: Frame,
     ) -> Result<(), RollbackError> {
         let saved = cell.data().map(|saved| *saved);
-        let Some(SnapshotSlot { slot, .. }) = saved.filter(|saved| saved.frame == frame) else {
+        let ours = |saved: &SnapshotSlot| saved.frame == frame && saved.runner == self.id;
+        let Some(SnapshotSlot { slot, .. }) = saved.filter(ours) else {
             return Err(RollbackError::NeverSaved { frame });
         };
         let snapshot = self
@@ -429,13 +473,36 @@ where
         self.world.clone_from(&snapshot.world);
         self.frame = frame;
         self.rollbacks += 1;
+        self.poisoned = None;
         Ok(())
     }
 
-    fn advance(&mut self, inputs: &[(C::Input, InputStatus)]) {
+    /// Runs the schedule once on the inputs. If a system panics, the panic
+    /// goes on, and the world is put back to the frame's snapshot if the
+    /// ring holds one, else the runner is poisoned (see
+    /// [`RollbackError::Poisoned`]).
+    fn advance(&mut self, inputs: &[(C::Input, InputStatus)]) -> Result<(), RollbackError> {
+        if let Some(frame) = self.poisoned {
+            return Err(RollbackError::Poisoned { frame });
+        }
         self.world.resource_mut::<PlayerInputs<C>>().set(inputs);
-        self.schedule.run(&mut self.world);
+        let (schedule, world) = (&mut self.schedule, &mut self.world);
+        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| schedule.run(world))) {
+            let snapshot = &self.ring[self.slot_of(self.frame)];
+            if snapshot.frame == Some(self.frame) {
+                self.world.clone_from(&snapshot.world);
+            } else {
+                self.poisoned = Some(self.frame);
+            }
+            resume_unwind(panic);
+        }
         self.frame += 1;
+        Ok(())
+    }
+
+    /// The ring slot of `frame`.
+    fn slot_of(&self, frame: Frame) -> usize {
+        frame.unsigned_abs() as usize % self.ring.len()
     }
 
     /// The checksum of the world as it is now, as GGRS receives it.

@@ -194,6 +194,19 @@ fn a_cell_saved_by_another_runner_is_never_saved() {
     let result = other.handle_requests([load(&cell, 0)]);
     assert_eq!(state(&other), before);
     assert_eq!(result, Err(RollbackError::NeverSaved { frame: 0 }));
+    // Even when this runner saved the same frame to the same ring slot
+    // itself: the cell is still the other's.
+    let (mut one, mut other) = (runner(4), runner(4));
+    let (cell, own) = (GameStateCell::default(), GameStateCell::default());
+    one.handle_requests([save(&cell, 0), advance(&[5])])
+        .unwrap();
+    other
+        .handle_requests([save(&own, 0), advance(&[7])])
+        .unwrap();
+    let before = state(&other);
+    let result = other.handle_requests([load(&cell, 0)]);
+    assert_eq!(result, Err(RollbackError::NeverSaved { frame: 0 }));
+    assert_eq!(state(&other), before);
 }
 
 // ------------------------------------------------------------ unusual orders
@@ -332,15 +345,16 @@ fn a_sync_test_with_a_disconnected_player_passes() {
 
 // ------------------------------------------------------------ a panic inside advance
 
-/// After a schedule panics inside an advance, the world should be as it was
-/// before that advance (or the runner should refuse to go on): here a
-/// system before the panicking one already ran.
+/// A schedule that panics inside the advance of a saved frame (as a session
+/// saves each frame before advancing it): the panic goes on, and the world
+/// is put back to the frame's snapshot, though a system before the
+/// panicking one already ran.
 #[test]
-fn a_panic_inside_advance_leaves_the_world_as_it_was() {
+fn a_panic_inside_the_advance_of_a_saved_frame_leaves_the_world_as_it_was() {
     let mut runner = runner(4);
-    let cell = GameStateCell::default();
+    let cells = [GameStateCell::default(), GameStateCell::default()];
     runner
-        .handle_requests([save(&cell, 0), advance(&[1])])
+        .handle_requests([save(&cells[0], 0), advance(&[1]), save(&cells[1], 1)])
         .unwrap();
     let before = state(&runner);
     let panicked = catch_unwind(AssertUnwindSafe(|| {
@@ -348,6 +362,46 @@ fn a_panic_inside_advance_leaves_the_world_as_it_was() {
     }));
     assert!(panicked.is_err(), "the schedule panicked");
     assert_eq!(state(&runner), before, "half of the advance was applied");
+    // The runner goes on from there.
+    runner
+        .handle_requests([advance(&[2]), save(&cells[0], 2)])
+        .unwrap();
+    assert_eq!(runner.frame(), 2);
+}
+
+/// The same in a frame that was not saved: nothing to put back, so the
+/// runner refuses to save the half advanced world (or advance it) until a
+/// load.
+#[test]
+fn after_a_panic_in_an_unsaved_frame_the_runner_refuses_to_save_until_a_load() {
+    let mut runner = runner(4);
+    let cell = GameStateCell::default();
+    runner
+        .handle_requests([save(&cell, 0), advance(&[1])])
+        .unwrap();
+    let panicked = catch_unwind(AssertUnwindSafe(|| {
+        runner.handle_requests([advance(&[BOMB])])
+    }));
+    assert!(panicked.is_err(), "the schedule panicked");
+    let other = GameStateCell::default();
+    assert_eq!(
+        runner.handle_requests([save(&other, 1)]),
+        Err(RollbackError::Poisoned { frame: 1 })
+    );
+    assert!(
+        other.data().is_none(),
+        "the half advanced world was not saved"
+    );
+    assert_eq!(
+        runner.handle_requests([advance(&[1])]),
+        Err(RollbackError::Poisoned { frame: 1 })
+    );
+    runner
+        .handle_requests([load(&cell, 0), advance(&[1]), save(&other, 1)])
+        .unwrap();
+    let mut clean = self::runner(4);
+    clean.handle_requests([advance(&[1])]).unwrap();
+    assert_eq!(state(&runner).2, state(&clean).2, "the checksums");
 }
 
 /// After a panic, a load and a fresh advance give what a runner that never
@@ -386,26 +440,31 @@ fn after_a_panic_a_rollback_continues_as_if_nothing_happened() {
     assert_eq!(runner.checksum(), clean.checksum());
 }
 
-/// A panic with no load after it: the next advance must not apply what the
-/// failed run left behind either (compared with a runner that ran only the
-/// same successful advances, from the same half-applied world).
+/// A panic with no snapshot to go back to: the runner refuses to go on,
+/// but its schedule keeps nothing of the failed run. Run again on the half
+/// advanced world, it does what a fresh schedule does.
 #[test]
-fn after_a_panic_the_next_run_applies_nothing_left_from_the_failed_one() {
+fn after_a_panic_the_schedule_keeps_nothing_of_the_failed_run() {
     let mut runner = runner(4);
     let panicked = catch_unwind(AssertUnwindSafe(|| {
         runner.handle_requests([advance(&[2, BOMB])])
     }));
     assert!(panicked.is_err(), "the schedule panicked");
-    // Whatever the failed run left in the world, a fresh schedule started
-    // from that world must agree with the runner's own.
-    let mut copy = runner.world().clone();
+    assert_eq!(
+        runner.handle_requests([advance(&[5])]),
+        Err(RollbackError::Poisoned { frame: 0 })
+    );
+    let (mut world, mut used) = runner.into_parts();
+    let mut copy = world.clone();
     let mut fresh = schedule();
-    runner.handle_requests([advance(&[5])]).unwrap();
-    copy.resource_mut::<PlayerInputs<Net>>()
-        .set(&[(5, InputStatus::Confirmed)]);
-    fresh.run(&mut copy);
-    assert_eq!(runner.world().len(), copy.len());
-    assert_eq!(runner.checksum(), copy.checksum());
+    for (world, schedule) in [(&mut world, &mut used), (&mut copy, &mut fresh)] {
+        world
+            .resource_mut::<PlayerInputs<Net>>()
+            .set(&[(5, InputStatus::Confirmed)]);
+        schedule.run(world);
+    }
+    assert_eq!(world.len(), copy.len());
+    assert_eq!(world.checksum(), copy.checksum());
 }
 
 // ------------------------------------------------------------ checksums per frame
