@@ -950,16 +950,14 @@ impl<S: Schema> EntityStore<S> {
 
 /// Moving components out: an entity taken apart, components exchanged.
 impl<S: Schema> EntityStore<S> {
-    /// Moves every component of `entity` out, as bundle `B`, and frees the
-    /// entity; see [`World::take`](crate::World::take). Changes nothing
-    /// unless the entity's archetype is exactly `B`'s.
-    pub(crate) fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
-        // Checked before the flush, which a refusal must not make: a
-        // reserved entity is made alive with no component.
-        if !self.is_alive_or_reserved(entity) {
-            return Err(TakeError::NoSuchEntity(entity));
-        }
-        let archetype = match self.entities.location(entity) {
+    /// `Ok` if `entity`, at `location` (`None`: reserved, with no
+    /// component yet), has exactly the components of bundle `B`.
+    fn check_take<B: Bundle<S>>(
+        &self,
+        entity: Entity,
+        location: Option<EntityLocation>,
+    ) -> Result<(), TakeError> {
+        let archetype = match location {
             Some(location) => {
                 let table_mask = self.tables.get(location.table).mask();
                 self.full_mask(entity.into(), table_mask)
@@ -974,11 +972,30 @@ impl<S: Schema> EntityStore<S> {
                 not_in_entity: component_names::<S>(B::mask().difference(archetype)),
             });
         }
-        self.flush();
+        Ok(())
+    }
+
+    /// Moves every component of `entity` out, as bundle `B`, and frees the
+    /// entity; see [`World::take`](crate::World::take). Changes nothing
+    /// unless the entity's archetype is exactly `B`'s.
+    pub(crate) fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
+        // The flush makes a reserved entity alive (with no component),
+        // which a refused take must not do: with reservations pending, the
+        // checks come first.
+        if self.entities.has_reserved() {
+            if !self.is_alive_or_reserved(entity) {
+                return Err(TakeError::NoSuchEntity(entity));
+            }
+            self.check_take::<B>(entity, self.entities.location(entity))?;
+            self.flush_reserved();
+        }
         let location = self
             .entities
             .location(entity)
             .ok_or(TakeError::NoSuchEntity(entity))?;
+        self.check_take::<B>(entity, Some(location))?;
+        // Checked: the entity has exactly the bundle's components.
+        let archetype = B::mask();
         let table_mask = self.tables.get(location.table).mask();
         let tick = self.changes.tick;
         let taken = B::take(&mut Placement::at(
@@ -1127,10 +1144,12 @@ impl<S: Schema> EntityStore<S> {
     /// not alive: nothing changes.
     pub(crate) fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
         // A despawn that fails leaves the reservations pending.
-        if !self.is_alive_or_reserved(entity) {
-            return Err(NoSuchEntity(entity));
+        if self.entities.has_reserved() {
+            if !self.is_alive_or_reserved(entity) {
+                return Err(NoSuchEntity(entity));
+            }
+            self.flush_reserved();
         }
-        self.flush();
         let location = self.entities.free(entity).ok_or(NoSuchEntity(entity))?;
         let table = self.tables.get_mut(location.table);
         let mut mask = table.mask();

@@ -285,6 +285,7 @@ impl SparseRuns {
 /// Which rows of a query's matched tables hold each sparse component the
 /// query asks about, as bits: found once per use of the query
 /// ([`Presence::find`]), then read 64 rows at a time.
+#[derive(Default)]
 pub(crate) struct Presence {
     /// By table id: where the table's words start among a component's
     /// words, or [`NOT_MATCHED`] for a table not matched or empty.
@@ -296,23 +297,13 @@ pub(crate) struct Presence {
     /// `words[k * stride..][..stride]`; bit `r` of a table's words is row
     /// `r`.
     words: Vec<u64>,
-    /// By component bit, its `k` among the components asked about.
-    k_of: [u8; 128],
+    /// By component bit, its `k` among the components asked about (empty
+    /// until a query asks, so that a fresh one costs nothing to make).
+    k_of: Vec<u8>,
 }
 
 /// [`Presence::start`] of a table whose rows have no bits.
 const NOT_MATCHED: u32 = u32::MAX;
-
-impl Default for Presence {
-    fn default() -> Self {
-        Presence {
-            start: Vec::new(),
-            stride: 0,
-            words: Vec::new(),
-            k_of: [0; 128],
-        }
-    }
-}
 
 impl Presence {
     /// Finds, for each sparse component of `asked`, which rows of the
@@ -341,6 +332,7 @@ impl Presence {
         self.stride = stride;
         self.words.clear();
         self.words.resize(stride * asked.count_ones() as usize, 0);
+        self.k_of.resize(128, 0);
         for (k, bit) in S::Mask::from_u128(asked).iter_bits().enumerate() {
             self.k_of[bit as usize] = k as u8;
             let set = sparse.set(bit);
