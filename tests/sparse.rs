@@ -1140,3 +1140,32 @@ fn queries_agree_with_each_entity_at_every_density() {
         }
     }
 }
+
+/// Runs of rows cut where a sparse component starts or stops at a word of
+/// 64 rows: `Has` and `Option` items are right on both sides of each edge.
+#[test]
+fn items_of_sparse_components_are_right_across_every_64_rows() {
+    let mut world = World::<Dense>::new();
+    let ids: Vec<Entity> = (0..300).map(|i| world.spawn((Pos(i),))).collect();
+    // Present on rows 0..64, 128..192 and 250..300; absent elsewhere.
+    let present = |i: usize| i < 64 || (128..192).contains(&i) || i >= 250;
+    for (i, &e) in ids.iter().enumerate().rev() {
+        if present(i) {
+            world.insert(e, (Stun(i as u32),)).unwrap();
+        }
+    }
+    let got: Vec<(Entity, bool)> = world.query::<(Entity, Has<Stun>)>().iter().collect();
+    let want: Vec<(Entity, bool)> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| (e, present(i)))
+        .collect();
+    assert_eq!(got, want);
+    let got: Vec<Option<u32>> = world
+        .query::<Option<&Stun>>()
+        .iter()
+        .map(|s| s.map(|s| s.0))
+        .collect();
+    let want: Vec<Option<u32>> = (0..300).map(|i| present(i).then_some(i as u32)).collect();
+    assert_eq!(got, want);
+}

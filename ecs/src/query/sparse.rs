@@ -145,6 +145,16 @@ impl SparseRuns {
                 continue;
             }
             let start = presence.start(id);
+            if valued == 0 {
+                self.cut_by_words::<S>(
+                    id,
+                    len,
+                    (conditions, admitted),
+                    (presence, start),
+                    observed,
+                );
+                continue;
+            }
             let entities = table.entities();
             let mut open: Option<(u32, u128)> = None;
             // The row after the last passing one: a run continues only
@@ -176,6 +186,74 @@ impl SparseRuns {
         }
         self.slots = slots;
         self.lookups = recycle(sets);
+    }
+
+    /// The runs of table `id` (of `len` rows, its words at `start` in
+    /// `presence`) for a query that takes no sparse values: a run ends
+    /// where the rows stop passing the `admitted` conditions or a row's
+    /// `observed` sparse components differ from the row before, both found
+    /// 64 rows at a time, so the cost is per run, not per row.
+    fn cut_by_words<S: Schema>(
+        &mut self,
+        id: TableId,
+        len: usize,
+        (conditions, admitted): (&[TableCondition], u32),
+        (presence, start): (&Presence, usize),
+        observed: u128,
+    ) {
+        let mut last_pass = 0u64;
+        for w in 0..len.div_ceil(64) {
+            let pass = presence.passing::<S>(conditions, admitted, start, w) & in_table(len, w);
+            // Bit r: row r's observed components differ from row r - 1's
+            // (row -1 of the table counts as differing from none: its
+            // rows start a run anyway where the row before does not pass).
+            let mut change = 0u64;
+            for bit in S::Mask::from_u128(observed).iter_bits() {
+                let word = presence.word(bit, start, w);
+                let before = if w == 0 {
+                    0
+                } else {
+                    presence.word(bit, start, w - 1) >> 63
+                };
+                change |= word ^ (word << 1 | before);
+            }
+            // A run starts at a passing row whose row before does not pass
+            // or differs.
+            let before_passes = pass << 1 | last_pass >> 63;
+            let starts = pass & (!before_passes | change);
+            last_pass = pass;
+            let mut rest = pass;
+            while rest != 0 {
+                let first = rest.trailing_zeros();
+                // The passing rows from `first`, up to the next start.
+                let later_starts = starts & (u64::MAX << first) & !(1 << first);
+                let until = if later_starts == 0 {
+                    64
+                } else {
+                    later_starts.trailing_zeros()
+                };
+                let run = ((rest >> first).trailing_ones()).min(until - first);
+                let row = w as u32 * 64 + first;
+                // A piece that starts no run begins a word, the last run
+                // pushed (this table's) reaching the row before it.
+                if starts >> first & 1 == 0 {
+                    if let Some(last) = self.runs.last_mut() {
+                        last.len += run;
+                    }
+                } else {
+                    let mut present = 0;
+                    for bit in S::Mask::from_u128(observed).iter_bits() {
+                        let word = presence.word(bit, start, w);
+                        present |= u128::from(word >> first & 1) << bit;
+                    }
+                    self.runs.push(RowRun::new(id, row, row + run));
+                    self.present.push(present);
+                }
+                rest = rest
+                    .checked_shr(first + run)
+                    .map_or(0, |left| left << (first + run));
+            }
+        }
     }
 
     /// [`SparseRuns::find`] for a filter with row filters ([`Added`],
