@@ -670,7 +670,6 @@ fn despawning_and_taking_reserved_entities_makes_them_alive_first() {
     let mut buffer = CommandBuffer::<Plain>::new();
     let mut commands = buffer.commands(&world);
     let (listed, fresh, other) = (commands.spawn(()), commands.spawn(()), commands.spawn(()));
-    drop(commands);
     assert_eq!(listed.index(), dead.index());
     assert!(fresh.index() > listed.index() && !world.is_alive(fresh));
     assert_eq!(world.despawn(fresh), Ok(()));
@@ -678,7 +677,6 @@ fn despawning_and_taking_reserved_entities_makes_them_alive_first() {
 
     let mut commands = buffer.commands(&world);
     let (again, last) = (commands.spawn(()), commands.spawn(()));
-    drop(commands);
     assert_eq!(again.index(), fresh.index());
     assert!(matches!(
         world.take::<(Pos,)>(again),
@@ -690,7 +688,6 @@ fn despawning_and_taking_reserved_entities_makes_them_alive_first() {
 
     let mut commands = buffer.commands(&world);
     let (first, second) = (commands.spawn(()), commands.spawn(()));
-    drop(commands);
     // The id after the last reserved one is nobody's: no flush.
     let beyond = Entity::from_bits(1 << 32 | u64::from(second.index() + 1)).unwrap();
     assert_eq!(world.despawn(beyond), Err(NoSuchEntity(beyond)));
