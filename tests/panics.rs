@@ -531,3 +531,293 @@ fn commands_before_the_panic_in_its_stage() {
         assert_same(&mut world, &mut expected, &what);
     }
 }
+
+// ------------------------------------------------------------ parallel chunks
+
+/// The fixture with many more rows, so that parallel loops cut chunks.
+fn big() -> World<Game> {
+    let mut world = fixture();
+    world.spawn_batch((0..3000).map(|i| (Pos(i), Hp(i as i32))));
+    world
+}
+
+/// A loop that records through every chunk recorder, then panics in one
+/// chunk: the system's run is discarded, so none of what the chunks
+/// recorded is applied, on any number of threads.
+#[test]
+fn a_panic_in_a_chunk_drops_what_every_chunk_recorded() {
+    let looped = |mut q: Query<(Entity, &Hp)>,
+                  mut commands: Commands<Game>,
+                  mut despawner: Despawner<Game>,
+                  mut burning: Migrator<Game, Burning, With<Hp>>,
+                  mut shells: Spawner<Game, (Shell, Frozen)>| {
+        q.par_for_each_mut_with(
+            (&mut commands, &mut despawner, &mut burning, &mut shells),
+            |(commands, despawner, burning, shells), (entity, hp)| {
+                commands.insert(entity, (Vel(1),));
+                commands.spawn((Pos(-5),));
+                despawner.despawn(entity);
+                burning.insert(entity, Burning(2)).unwrap();
+                shells.spawn((Shell(7), Frozen));
+                if hp.0 == 1500 {
+                    panic!("a chunk fails");
+                }
+            },
+        );
+    };
+    let idle = |_: Query<(Entity, &Hp)>,
+                _: Commands<Game>,
+                _: Despawner<Game>,
+                _: Migrator<Game, Burning, With<Hp>>,
+                _: Spawner<Game, (Shell, Frozen)>| {};
+    for mode in MODES {
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(looped);
+        let mut world = big();
+        assert!(run_as(&mut schedule, &mut world, mode), "{mode:?}");
+        let mut reference = Schedule::<Game>::new();
+        reference.add(idle);
+        let mut expected = big();
+        reference.run_sequential(&mut expected);
+        assert_same(&mut world, &mut expected, &format!("{mode:?}"));
+    }
+}
+
+/// A loop that writes every row and panics at one: which rows were
+/// written when the panic struck must not depend on the number of threads
+/// (the chunks are cut by thread count).
+#[test]
+fn the_rows_a_panicking_parallel_loop_wrote_do_not_depend_on_the_thread_count() {
+    let looped = |mut q: Query<&mut Pos>| {
+        q.par_for_each_mut(|pos| {
+            if pos.0 == 1500 {
+                panic!("a row fails");
+            }
+            pos.0 += 10_000;
+        });
+    };
+    let mut results = Vec::new();
+    for threads in [1, 2, 4] {
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(looped);
+        let mut world = big();
+        assert!(run_as(&mut schedule, &mut world, Mode::Pool(threads)));
+        assert_consistent(&world);
+        let written = world
+            .query::<&Pos>()
+            .iter()
+            .filter(|p| p.0 >= 10_000)
+            .count();
+        results.push((threads, written, world.checksum()));
+    }
+    let (_, written, sum) = results[0];
+    for &(threads, w, s) in &results {
+        assert_eq!((w, s), (written, sum), "{threads} threads: {results:?}");
+    }
+}
+
+// ------------------------------------------------------------ conditions
+
+/// A run condition that panics: the systems applied before stand, the
+/// world is consistent, and the choice of threads does not show.
+#[test]
+fn a_panicking_condition_leaves_the_same_world_on_any_number_of_threads() {
+    let build = |trap: &Trap| {
+        let t = trap.clone();
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(|mut commands: Commands<Game>| {
+                commands.spawn((Pos(3), Vel(3)));
+            })
+            .add(|mut q: Query<&mut Pos>| q.for_each_mut(|p| p.0 += 1))
+            .add(
+                (|mut log: ResMut<Log>| log.0.push("guarded".into())).run_if(move || {
+                    t.fire("the condition fails");
+                    true
+                }),
+            )
+            .add(|mut booms: EventWriter<Boom>| booms.send(Boom(3)));
+        schedule
+    };
+    let mut worlds = Vec::new();
+    for mode in MODES {
+        let trap = Trap::armed();
+        let mut schedule = build(&trap);
+        let mut world = fixture();
+        assert!(run_as(&mut schedule, &mut world, mode), "{mode:?}");
+        assert_consistent(&world);
+        trap.disarm();
+        assert!(!run_as(&mut schedule, &mut world, mode));
+        assert_consistent(&world);
+        worlds.push((mode, world));
+    }
+    let (_, first) = &worlds[1];
+    for (mode, world) in &worlds[2..] {
+        assert_eq!(contents(world), contents(first), "{mode:?}");
+        assert_eq!(world.checksum(), first.checksum(), "{mode:?}");
+    }
+}
+
+// ------------------------------------------------------------ hooks
+
+/// An `on_add` hook that panics while commands are applied: the world is
+/// consistent, the entities spawned before stand with their hook's
+/// commands, and every way of running agrees.
+#[test]
+fn a_panicking_hook_leaves_a_consistent_world_the_same_on_any_number_of_threads() {
+    let build = || {
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(|mut commands: Commands<Game>| {
+                commands.spawn((Collider(1), Pos(1)));
+                commands.spawn((Collider(666), Pos(2)));
+                commands.spawn((Collider(2), Pos(3)));
+            })
+            .add(|mut q: Query<&mut Vel>| q.for_each_mut(|v| v.0 += 1));
+        schedule
+    };
+    let mut worlds = Vec::new();
+    for mode in MODES {
+        let mut world = fixture();
+        assert!(run_as(&mut build(), &mut world, mode), "{mode:?}");
+        assert_consistent(&world);
+        worlds.push((mode, world));
+    }
+    let (_, first) = &worlds[0];
+    for (mode, world) in &worlds[1..] {
+        assert_eq!(contents(world), contents(first), "{mode:?}");
+        assert_eq!(next_ids(world), next_ids(first), "{mode:?}");
+        assert_eq!(world.checksum(), first.checksum(), "{mode:?}");
+    }
+    // The collider spawned before the failing one got its hook's command.
+    let (_, world) = &mut worlds[0];
+    let colliders: Vec<(Collider, bool)> = world
+        .query::<(&Collider, Has<Frozen>)>()
+        .iter()
+        .map(|(c, f)| (*c, f))
+        .collect();
+    assert!(colliders.contains(&(Collider(1), true)), "{colliders:?}");
+    assert!(!colliders.iter().any(|(c, _)| c.0 == 2), "{colliders:?}");
+}
+
+/// The same hook through `World::spawn`: the panic reaches the caller and
+/// the world stays consistent and usable.
+#[test]
+fn a_hook_panicking_in_world_spawn_leaves_a_consistent_world() {
+    let mut world = fixture();
+    let len = world.len();
+    let result = catch_unwind(AssertUnwindSafe(|| world.spawn((Collider(666), Pos(2)))));
+    assert!(result.is_err());
+    assert_consistent(&world);
+    assert!(world.len() <= len + 1);
+    let e = world.spawn((Collider(3),));
+    assert!(world.has::<Frozen>(e));
+    assert_consistent(&world);
+}
+
+// ------------------------------------------------------------ transitions and fixed steps
+
+/// An `on_exit` system that panics: compared with the same program whose
+/// exit system does nothing, the world must not end up in neither state
+/// with the request gone; a later run applies the transition as the
+/// reference did (or the state switched as in the reference).
+#[test]
+fn a_panicking_exit_system_does_not_lose_the_transition() {
+    let build = |trap: &Trap| {
+        let t = trap.clone();
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .on_exit(Phase::Menu, move |mut log: ResMut<Log>| {
+                t.fire("exit fails");
+                log.0.push("exit Menu".into());
+            })
+            .on_enter(Phase::Playing, |mut log: ResMut<Log>| {
+                log.0.push("enter Playing".into())
+            })
+            .add(|mut next: NextState<Phase>, mut log: ResMut<Log>| {
+                // Requested once only.
+                if log.0.is_empty() {
+                    log.0.push("request Playing".into());
+                    next.set(Phase::Playing);
+                }
+            });
+        schedule
+    };
+    let trap = Trap::armed();
+    let mut schedule = build(&trap);
+    let mut world = fixture();
+    schedule.run(&mut world); // requests Playing
+    assert!(catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).is_err());
+    assert_consistent(&world);
+    trap.disarm();
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    // The reference: the exit system did nothing on its panicking run.
+    let mut reference = build(&Trap::default());
+    let mut expected = fixture();
+    reference.run(&mut expected);
+    reference.run(&mut expected);
+    reference.run(&mut expected);
+    reference.run(&mut expected);
+    assert_eq!(*world.state::<Phase>(), *expected.state::<Phase>());
+    assert_eq!(*world.state::<Phase>(), Phase::Playing);
+}
+
+/// A fixed step that panics: the steps of the frame not run yet must not
+/// be lost from the clock (or the next frames run fewer steps than a world
+/// whose failing step did nothing).
+#[test]
+fn a_panicking_fixed_step_does_not_lose_the_frames_other_steps() {
+    let build = |trap: &Trap| {
+        let t = trap.clone();
+        let mut fixed = Schedule::<Game>::new();
+        fixed.add(move |mut log: ResMut<Log>| {
+            log.0.push("step".into());
+            if log.0.len() == 2 {
+                t.fire("the second step fails");
+            }
+        });
+        let mut frame = Schedule::<Game>::new();
+        frame.add(|mut log: ResMut<Log>| log.0.push("frame".into()));
+        GameLoop::new(fixed, frame)
+    };
+    let start = || {
+        let mut world = fixture();
+        *world.resource_mut::<FixedTime>() = FixedTime::from_hz(50);
+        world
+    };
+    let trap = Trap::armed();
+    let mut game = build(&trap);
+    let mut world = start();
+    let frame = std::time::Duration::from_millis(60); // three steps
+    let result = catch_unwind(AssertUnwindSafe(|| game.run_frame(&mut world, frame)));
+    assert!(result.is_err());
+    trap.disarm();
+    for _ in 0..3 {
+        game.run_frame(&mut world, frame);
+    }
+    let mut reference = build(&Trap::default());
+    let mut expected = start();
+    for _ in 0..4 {
+        reference.run_frame(&mut expected, frame);
+    }
+    let steps = |w: &World<Game>| {
+        w.resource::<Log>()
+            .0
+            .iter()
+            .filter(|l| *l == "step")
+            .count()
+    };
+    // The panicking frame may skip its frame schedule, but not the steps
+    // its time paid for: every frame's steps are run by the end.
+    assert_eq!(
+        steps(&world),
+        steps(&expected),
+        "{:?}",
+        world.resource::<Log>().0
+    );
+    assert_eq!(
+        world.resource::<FixedTime>().steps(),
+        expected.resource::<FixedTime>().steps()
+    );
+}
