@@ -821,3 +821,117 @@ fn a_panicking_fixed_step_does_not_lose_the_frames_other_steps() {
         expected.resource::<FixedTime>().steps()
     );
 }
+
+// ------------------------------------------------------------ stale entities in the recorders
+
+/// The fixture with a stale handle (its slot reused by a live entity, a
+/// child of the root with a sparse component), a dead one (its slot free)
+/// and one that never existed.
+fn with_bad_ids() -> (World<Game>, [Entity; 3], Entity) {
+    let mut world = fixture();
+    let root = world
+        .iter()
+        .find(|&e| world.get::<Pos>(e) == Some(&Pos(0)))
+        .unwrap();
+    let old = world.spawn((Pos(50), Hp(50), Stun(50)));
+    world.despawn(old).unwrap();
+    let reused = world.spawn((Pos(51), Hp(51), Stun(51), ChildOf(root)));
+    assert_eq!(reused.index(), old.index());
+    let dead = world.spawn((Pos(52),));
+    world.despawn(dead).unwrap();
+    let never = Entity::from_bits((1u64 << 32) | 5000).unwrap();
+    (world, [old, dead, never], root)
+}
+
+/// The chunk recorders of a parallel loop given bad handles: the migrator
+/// refuses them, and the commands and despawns naming them do nothing, to
+/// the entity now in the stale handle's slot least of all.
+#[test]
+fn chunk_recorders_given_bad_entities_change_nothing() {
+    for threads in [1, 2, 4] {
+        let (mut world, bad, root) = with_bad_ids();
+        let refused = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let out = refused.clone();
+        let probe = move |mut q: Query<(Entity, &Hp)>,
+                          mut commands: Commands<Game>,
+                          mut despawner: Despawner<Game>,
+                          mut burning: Migrator<Game, Burning, With<Hp>>| {
+            q.par_for_each_mut_with(
+                (&mut commands, &mut despawner, &mut burning),
+                |(commands, despawner, burning), (_, hp)| {
+                    if hp.0 != 5 {
+                        return;
+                    }
+                    for e in bad {
+                        out.lock()
+                            .unwrap()
+                            .push(burning.insert(e, Burning(1)).is_err());
+                        out.lock().unwrap().push(burning.remove(e).is_err());
+                        commands.insert(e, (Vel(9), Stun(9)));
+                        commands.insert(e, (ChildOf(root),));
+                        commands.remove::<Stun>(e);
+                        commands.remove::<ChildOf>(e);
+                        commands.remove::<Pos>(e);
+                        commands.despawn(e);
+                        despawner.despawn(e);
+                    }
+                },
+            );
+        };
+        let idle = |_: Query<(Entity, &Hp)>,
+                    _: Commands<Game>,
+                    _: Despawner<Game>,
+                    _: Migrator<Game, Burning, With<Hp>>| {};
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(probe).force_parallel(Some(true));
+        on_threads(threads, || schedule.run(&mut world));
+        let mut reference = Schedule::<Game>::new();
+        reference.add(idle);
+        let mut expected = with_bad_ids().0;
+        reference.run_sequential(&mut expected);
+        assert_eq!(*refused.lock().unwrap(), [true; 6]);
+        assert_same(&mut world, &mut expected, &format!("{threads} threads"));
+    }
+}
+
+#[derive(ecs::Soa, Clone, Copy, Debug, PartialEq, StableHash)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+#[derive(Schema)]
+struct Flat {
+    #[ecs(soa)]
+    point: Point,
+    vel: Vel,
+}
+
+/// `get_soa` and `get_soa_mut` of a stale, dead or never-existing entity
+/// are `None` and change nothing; the entity in the stale handle's slot
+/// keeps its value.
+#[test]
+fn get_soa_of_bad_entities_is_none_and_changes_nothing() {
+    let mut world = World::<Flat>::new();
+    let a = world.spawn((Point { x: 1, y: 2 }, Vel(1)));
+    let old = world.spawn((Point { x: 3, y: 4 },));
+    world.despawn(old).unwrap();
+    let reused = world.spawn((Point { x: 5, y: 6 },));
+    assert_eq!(reused.index(), old.index());
+    let dead = world.spawn((Point { x: 7, y: 8 },));
+    world.despawn(dead).unwrap();
+    let never = Entity::from_bits((1u64 << 32) | 5000).unwrap();
+    let no_point = world.spawn((Vel(3),));
+    let before = world.clone();
+    for e in [old, dead, never, no_point] {
+        assert!(world.get_soa::<Point>(e).is_none(), "{e}");
+        assert!(world.get_soa_mut::<Point>(e).is_none(), "{e}");
+    }
+    assert_eq!(world.checksum(), before.checksum());
+    let p = world.get_soa::<Point>(reused).unwrap();
+    assert_eq!((*p.x, *p.y), (5, 6));
+    let p = world.get_soa::<Point>(a).unwrap();
+    assert_eq!((*p.x, *p.y), (1, 2));
+    let mut copy = before.clone();
+    assert_eq!(world.spawn((Vel(0),)), copy.spawn((Vel(0),)));
+}
