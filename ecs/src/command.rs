@@ -314,6 +314,17 @@ impl<S: Schema> CommandQueue<S> {
         self.values.clear();
     }
 
+    /// The entities reserved for the spawns recorded, in recording order.
+    pub(crate) fn reserved(&self) -> Vec<Entity> {
+        self.ops
+            .iter()
+            .filter_map(|op| match *op {
+                Command::Spawn(Some(entity), _) => Some(entity),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Hands each command, in recording order, to `apply` with the staged
     /// values (the command's values are the next ones of their bits), leaving
     /// the queue empty. If `apply` panics, the commands not applied yet are

@@ -283,6 +283,12 @@ impl<S: Schema> EntityStore<S> {
         }
     }
 
+    /// Takes back the reservations of `entities`, the spawns they were for
+    /// dropped, if they are the last made; see [`Entities::unreserve`].
+    pub(crate) fn unreserve(&mut self, entities: &[Entity]) -> bool {
+        self.entities.unreserve(entities)
+    }
+
     /// Whether `entity` is alive, or reserved and made alive by the next
     /// [`EntityStore::flush`]: what an operation that frees or changes it
     /// checks before flushing, so that one that fails leaves the

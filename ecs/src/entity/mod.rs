@@ -492,6 +492,60 @@ impl Entities {
         false
     }
 
+    /// The entity that reservation `i` (from 0, of those since the last
+    /// flush) hands out; `i` below the reservations' count.
+    fn reserved_at(&self, i: u32) -> Entity {
+        let (from_list, _) = self.split(i + 1);
+        if i < from_list {
+            let mut index = self.free;
+            for _ in 0..i {
+                index = self.listed(index).1;
+            }
+            Entity {
+                index,
+                generation: self.listed(index).0,
+            }
+        } else {
+            Entity {
+                index: self.slots.len() as u32 + (i - from_list),
+                generation: NonZeroU32::MIN,
+            }
+        }
+    }
+
+    /// Takes back the reservations of `entities` (in the order they were
+    /// reserved) if they are the last ones made, as if they had never been:
+    /// the spawns they were for were dropped. Whether it did; nothing
+    /// changes otherwise.
+    pub(crate) fn unreserve(&mut self, entities: &[Entity]) -> bool {
+        let reserved = Reserved::from_word(*self.reserved.get_mut());
+        let Some(kept) = reserved.count.checked_sub(entities.len() as u32) else {
+            return false;
+        };
+        let last = (kept..reserved.count).map(|i| self.reserved_at(i));
+        if !last.eq(entities.iter().copied()) {
+            return false;
+        }
+        let next = if kept == 0 {
+            NO_SLOT
+        } else {
+            let (from_list, _) = self.split(kept + 1);
+            // The free-list slot reservation `kept` would take, if any.
+            if kept < from_list {
+                self.reserved_at(kept).index
+            } else {
+                NO_SLOT
+            }
+        };
+        let after = if kept == 0 {
+            Reserved::NONE
+        } else {
+            Reserved { count: kept, next }.word()
+        };
+        *self.reserved.get_mut() = after;
+        true
+    }
+
     /// Whether entities were reserved since the last flush.
     #[inline]
     pub(crate) fn has_reserved(&mut self) -> bool {
@@ -716,6 +770,38 @@ impl Entities {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reservations taken back from the end are as if never made: the next
+    /// ones hand out the same ids, from the free list and fresh alike; a
+    /// list that is not the last reserved is refused.
+    #[test]
+    fn unreserving_the_last_reservations_is_as_if_they_were_never_made() {
+        let mut entities = Entities::new();
+        let alive: Vec<Entity> = (0..3).map(|_| entities.alloc(at(0)).unwrap()).collect();
+        entities.free(alive[1]);
+        entities.free(alive[0]);
+        let reserve = |entities: &Entities, n| -> Vec<Entity> {
+            (0..n).map(|_| entities.reserve_entity().unwrap()).collect()
+        };
+        let first = reserve(&entities, 4);
+        // Two from the free list (slots 0 and 1, newer generations), two fresh.
+        assert_eq!(
+            first.iter().map(|e| e.index).collect::<Vec<_>>(),
+            [0, 1, 3, 4]
+        );
+        assert!(!entities.unreserve(&first[1..3]), "not the last ones");
+        assert!(!entities.unreserve(&first[2..3]), "not the last ones");
+        for cut in [3, 1, 0] {
+            assert!(entities.unreserve(&first[cut..]));
+            assert!(!entities.is_reserved(first[cut]));
+            assert_eq!(reserve(&entities, 4 - cut), first[cut..]);
+        }
+        assert!(entities.unreserve(&first));
+        assert!(!entities.has_reserved());
+        entities.flush(|_| at(0));
+        assert_eq!(entities.len(), 1, "nothing reserved came alive");
+        assert_eq!(reserve(&entities, 4), first);
+    }
 
     #[test]
     fn a_fresh_run_is_consecutive_slots_at_consecutive_rows_and_can_be_undone() {

@@ -69,6 +69,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// work is spread over threads. Without the `parallel` feature the chunks
     /// run one after another on the calling thread, with the same result.
     ///
+    /// If `f` panics, the panic reaches the caller once the chunks already
+    /// running have stopped. Each item was then written by its call or not
+    /// at all, but which items of other chunks ran depends on the threads:
+    /// only a loop that completes is the same on any number of them.
+    ///
     /// ```
     /// use schemecs::prelude::*;
     /// struct Pos(f64);

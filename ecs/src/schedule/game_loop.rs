@@ -6,6 +6,7 @@ use crate::checksum::{StableHash, StableHasher};
 use crate::schema::{Resource, Schema};
 use crate::world::World;
 use core::time::Duration;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// The clock of a fixed step: its length, the frame time not yet spent on
 /// steps, and counts of what ran. A resource the schema declares
@@ -122,6 +123,13 @@ impl FixedTime {
     /// Counts one step as run.
     fn count_step(&mut self) {
         self.steps += 1;
+    }
+
+    /// Puts `steps` steps that [`FixedTime::advance`] handed out but that
+    /// did not run back in the accumulator: they are due again.
+    fn give_back(&mut self, steps: u32) {
+        let time = u64::from(steps).saturating_mul(self.step_ns);
+        self.accumulated_ns = self.accumulated_ns.saturating_add(time);
     }
 }
 
@@ -276,9 +284,17 @@ impl<S: Schema> GameLoop<S> {
         FixedTime: Resource<S>,
     {
         let steps = world.resource_mut::<FixedTime>().advance(elapsed);
-        for _ in 0..steps {
+        for step in 0..steps {
             world.resource_mut::<FixedTime>().count_step();
-            run(&mut self.fixed, world);
+            let ran = catch_unwind(AssertUnwindSafe(|| run(&mut self.fixed, world)));
+            if let Err(panic) = ran {
+                // The step that panicked counts as run; those after it stay
+                // due, for the next frame.
+                world
+                    .resource_mut::<FixedTime>()
+                    .give_back(steps - step - 1);
+                resume_unwind(panic);
+            }
         }
         run(&mut self.frame, world);
         steps

@@ -14,6 +14,7 @@ use crate::state::{state_text, State, States};
 use crate::system::{IntoSystem, RunIfExt, SystemFn};
 use crate::world::World;
 use core::marker::PhantomData;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 /// The transitions of one state type, its type erased.
 pub(super) trait Transitions<S: Schema>: Send {
@@ -112,7 +113,13 @@ where
                 schedule.run(world);
             }
         };
-        run(&mut self.exits, world);
+        // If an exit system panics, the switch has not happened: the
+        // request stays pending, for the next run to make.
+        let exits = catch_unwind(AssertUnwindSafe(|| run(&mut self.exits, world)));
+        if let Err(panic) = exits {
+            world.resource_mut::<State<T>>().set_next(next);
+            resume_unwind(panic);
+        }
         world.resource_mut::<State<T>>().switch(next);
         run(&mut self.enters, world);
     }

@@ -312,7 +312,11 @@ where
         world.apply_commands(state);
     }
 
-    fn discard(state: &mut CommandQueue<S>, _: &mut World<S>) {
+    fn discard(state: &mut CommandQueue<S>, world: &mut World<S>) {
+        // The ids reserved for the spawns dropped are taken back (they are
+        // the last reserved: a later system that records waits until these
+        // are applied), so that no entity is left of them.
+        world.unreserve(&state.reserved());
         state.clear();
     }
 }

@@ -941,6 +941,14 @@ impl<S: Schema> World<S> {
         changes.resume((fingerprint, index as u32), window, hint)
     }
 
+    /// Takes back the ids reserved for the spawns of `entities`, which were
+    /// dropped with their commands, if no reservation came after them: no
+    /// entity is left of those spawns, and the next ones get the ids they
+    /// would have got. Whether it did.
+    pub(crate) fn unreserve(&mut self, entities: &[Entity]) -> bool {
+        entities.is_empty() || self.store.unreserve(entities)
+    }
+
     /// Whether schedule `fingerprint` has run on the world (and not been
     /// forgotten since).
     pub(crate) fn has_run(&self, fingerprint: u64) -> bool {
