@@ -1045,3 +1045,241 @@ fn readers_match_the_model_on_2_threads() {
 fn readers_match_the_model_on_4_threads() {
     play_seeds(Mode::Threads(4));
 }
+
+// ---------------------------------------------------------------------------
+// Corners.
+
+/// Records the entities whose `A` changed since its previous run.
+fn watch_a(changed: Query<Entity, Changed<A>>, mut seen: ResMut<Seen>) {
+    let mut list: Vec<Entity> = changed.iter().collect();
+    list.sort();
+    seen.0.push(list);
+}
+
+/// Records the entities that lost `A` since its previous run.
+fn watch_removed_a(removed: Removed<A>, mut seen: ResMut<Seen>) {
+    seen.0.push(removed.iter().collect());
+}
+
+fn seen(world: &mut World<M>) -> Vec<Vec<Entity>> {
+    core::mem::take(&mut world.resource_mut::<Seen>().0)
+}
+
+/// Two schedules that share a system function: each is its own reader, so
+/// each sees every change since its own previous run (the first run, every
+/// change since the world began).
+#[test]
+fn two_schedules_sharing_a_system_function_each_see_every_change() {
+    let mut world = World::<M>::new();
+    let e = world.spawn((A(0),));
+    let mut first = Schedule::<M>::new();
+    first.add(watch_a);
+    let mut second = Schedule::<M>::new();
+    second.add(watch_a);
+    first.run(&mut world); // sees e (spawned)
+    second.run(&mut world); // its first run: sees e
+    world.get_mut::<A>(e).unwrap().0 += 1;
+    second.run(&mut world); // sees the write
+    first.run(&mut world); // sees the write too
+    assert_eq!(seen(&mut world), [vec![e], vec![e], vec![e], vec![e]]);
+}
+
+/// The same, for `Removed`, with the fixed step and frame schedules of a
+/// game loop built by one function (so their systems have the same names).
+#[test]
+fn a_game_loops_two_schedules_of_the_same_systems_each_see_every_removal() {
+    fn schedule() -> Schedule<M> {
+        let mut schedule = Schedule::<M>::new();
+        schedule.add(watch_removed_a);
+        schedule
+    }
+    let mut world = World::<M>::new();
+    *world.resource_mut::<FixedTime>() = FixedTime::new(Duration::from_millis(10));
+    let mut game = GameLoop::new(schedule(), schedule());
+    let a = world.spawn((A(0),));
+    let b = world.spawn((A(0),));
+    // One fixed step, then the frame: neither has anything to see.
+    assert_eq!(game.run_frame(&mut world, Duration::from_millis(10)), 1);
+    assert_eq!(seen(&mut world), [vec![], vec![]]);
+    world.remove::<A>(a).unwrap();
+    // No fixed step: the frame sees `a`.
+    assert_eq!(game.run_frame(&mut world, Duration::from_millis(0)), 0);
+    assert_eq!(seen(&mut world), [vec![a]], "frame only");
+    world.remove::<A>(b).unwrap();
+    // A fixed step has not run since either removal: it sees both.
+    assert_eq!(game.run_frame(&mut world, Duration::from_millis(10)), 1);
+    assert_eq!(
+        seen(&mut world),
+        [vec![a, b], vec![b]],
+        "fixed step, then frame"
+    );
+}
+
+/// `World::removed` lists what lost `T` since the last `clear_trackers`,
+/// however many schedule runs came since.
+#[test]
+fn world_removed_lists_removals_since_the_mark_after_three_schedule_runs() {
+    let mut world = World::<M>::new();
+    let e = world.spawn((A(0),));
+    world.clear_trackers();
+    world.remove::<A>(e).unwrap();
+    assert_eq!(world.removed::<A>().collect::<Vec<_>>(), [e]);
+    let mut schedule = Schedule::<M>::new();
+    schedule.add(|mut seen: ResMut<Seen>| seen.0.clear());
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    // Added and Changed outside systems still measure from the mark.
+    let f = world.spawn((A(1),));
+    assert_eq!(
+        world
+            .query_filtered::<Entity, Added<A>>()
+            .iter()
+            .collect::<Vec<_>>(),
+        [f]
+    );
+    assert_eq!(
+        world.removed::<A>().collect::<Vec<_>>(),
+        [e],
+        "after three runs"
+    );
+}
+
+/// Reports of one reader of `T` per kind of storage.
+fn corner_schedule(io: &Io) -> Schedule<M> {
+    let specs = [
+        Spec {
+            id: 0,
+            kind: Kind::Reader(Comp::A),
+            gate: None,
+        },
+        Spec {
+            id: 1,
+            kind: Kind::Reader(Comp::B),
+            gate: None,
+        },
+        Spec {
+            id: 2,
+            kind: Kind::Reader(Comp::C),
+            gate: None,
+        },
+    ];
+    build(&specs, io)
+}
+
+fn corner_io() -> Io {
+    Io {
+        out: Arc::default(),
+        plans: Vec::new(),
+        spawned: Vec::new(),
+    }
+}
+
+fn reports(io: &Io) -> Vec<(usize, Report)> {
+    let mut reports = core::mem::take(&mut *io.out.lock().unwrap());
+    reports.sort_by_key(|(id, _)| *id);
+    reports
+}
+
+fn insert_all(world: &mut World<M>, e: Entity) {
+    world.insert(e, (A(5), B(5), C { x: 5, y: 5 })).unwrap();
+}
+
+fn remove_all(world: &mut World<M>, e: Entity) {
+    world.remove::<A>(e).unwrap().unwrap();
+    world.remove::<B>(e).unwrap().unwrap();
+    world.remove::<C>(e).unwrap().unwrap();
+}
+
+/// Written, removed and added again between two runs of a reader: a change,
+/// an addition and a removal, for table, sparse and SoA components alike.
+#[test]
+fn written_removed_and_added_again_between_two_runs_is_reported_as_all_three() {
+    let io = corner_io();
+    let mut schedule = corner_schedule(&io);
+    let mut world = World::<M>::new();
+    let e = world.spawn((A(0), B(0), C { x: 0, y: 0 }, Other(0)));
+    let f = world.spawn((A(0), B(0), C { x: 0, y: 0 }, Other(0)));
+    schedule.run(&mut world);
+    reports(&io);
+    world.get_mut::<A>(e).unwrap().0 += 1;
+    world.get_mut::<B>(e).unwrap().0 += 1;
+    *world.get_soa_mut::<C>(e).unwrap().x += 1;
+    remove_all(&mut world, e);
+    insert_all(&mut world, e);
+    // f: removed and added again, with no write.
+    remove_all(&mut world, f);
+    insert_all(&mut world, f);
+    schedule.run(&mut world);
+    for (id, report) in reports(&io) {
+        let mut both = vec![e, f];
+        both.sort();
+        assert_eq!(report.changed, both, "reader {id}");
+        assert_eq!(report.added, both, "reader {id}");
+        assert_eq!(report.removed, [e, f], "reader {id}");
+    }
+    schedule.run(&mut world);
+    for (id, report) in reports(&io) {
+        assert!(
+            report.changed.is_empty() && report.added.is_empty(),
+            "reader {id}"
+        );
+        assert!(report.removed.is_empty(), "reader {id}");
+    }
+}
+
+/// An entity despawned and its slot reused between two runs: the old one is
+/// removed, the new one added; the new one is never reported as the old.
+#[test]
+fn a_slot_reused_between_runs_reports_the_old_entity_removed_and_the_new_added() {
+    let io = corner_io();
+    let mut schedule = corner_schedule(&io);
+    let mut world = World::<M>::new();
+    let old = world.spawn((A(0), B(0), C { x: 0, y: 0 }));
+    let keep = world.spawn((A(0), B(0), C { x: 0, y: 0 }));
+    schedule.run(&mut world);
+    reports(&io);
+    world.despawn(old).unwrap();
+    let new = world.spawn((A(1), B(1), C { x: 1, y: 1 }));
+    assert_eq!(new.index(), old.index(), "the slot is reused");
+    schedule.run(&mut world);
+    for (id, report) in reports(&io) {
+        assert_eq!(report.changed, [new], "reader {id}");
+        assert_eq!(report.added, [new], "reader {id}");
+        assert_eq!(report.removed, [old], "reader {id}");
+    }
+    // The reused slot's new entity, despawned and reused again within one
+    // window, with no reader run between.
+    world.despawn(new).unwrap();
+    let newer = world.spawn((Other(0),));
+    world.insert(newer, (B(2),)).unwrap();
+    world.get_mut::<A>(keep).unwrap().0 += 1;
+    schedule.run(&mut world);
+    let reports = reports(&io);
+    assert_eq!(reports[0].1.changed, [keep], "A");
+    assert_eq!(reports[1].1.changed, [newer], "B");
+    assert_eq!(reports[1].1.added, [newer], "B");
+    assert!(reports[2].1.changed.is_empty(), "C");
+    for (id, report) in reports {
+        assert_eq!(report.removed, [new], "reader {id}");
+    }
+}
+
+/// A system added to a schedule after the schedule ran first runs as a new
+/// system: it sees every change since the world began.
+#[test]
+fn a_system_added_after_the_schedule_ran_first_sees_everything() {
+    let mut world = World::<M>::new();
+    let e = world.spawn((A(0),));
+    let mut schedule = Schedule::<M>::new();
+    schedule.add(|mut seen: ResMut<Seen>| seen.0.push(Vec::new()));
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let f = world.spawn((A(0),));
+    schedule.add(watch_a);
+    schedule.run(&mut world);
+    assert_eq!(seen(&mut world), [vec![], vec![], vec![], vec![e, f]]);
+    world.get_mut::<A>(f).unwrap().0 += 1;
+    schedule.run(&mut world);
+    assert_eq!(seen(&mut world), [vec![], vec![f]]);
+}
