@@ -236,7 +236,14 @@ pub struct GameLoop<S: Schema> {
 
 impl<S: Schema> GameLoop<S> {
     /// A loop of the `fixed` step's schedule and the `frame`'s.
-    pub fn new(fixed: Schedule<S>, frame: Schedule<S>) -> Self {
+    ///
+    /// The two are told apart in the world even when their systems have the
+    /// same names (one function built both): each is labelled, unless it
+    /// already is, so that each keeps its own change windows, removal
+    /// records and locals.
+    pub fn new(mut fixed: Schedule<S>, mut frame: Schedule<S>) -> Self {
+        fixed.label_unless_labelled("fixed step of a GameLoop");
+        frame.label_unless_labelled("frame of a GameLoop");
         GameLoop { fixed, frame }
     }
 

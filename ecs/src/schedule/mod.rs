@@ -402,6 +402,16 @@ impl<S: Schema> Schedule<S> {
         fingerprint
     }
 
+    /// Gives the schedule `label`, mixed into its fingerprint, if it has
+    /// none (a schedule that ran before is then another schedule, as one
+    /// that systems were added to).
+    pub(super) fn label_unless_labelled(&mut self, label: &str) {
+        if self.label.is_none() {
+            self.label = Some(label.to_string());
+            self.fingerprint = None;
+        }
+    }
+
     /// What identifies this schedule's systems in a world's change state:
     /// a stable hash of their names, in order (the same in every process).
     fn fingerprint(&mut self) -> u64 {

@@ -859,8 +859,12 @@ impl<S: Schema> World<S> {
     }
 
     /// The entities that lost tracked component `T` (removed, or despawned
-    /// with it) since the last [`World::clear_trackers`], oldest first. A
-    /// system reads them with [`Removed`](crate::Removed).
+    /// with it) since the last [`World::clear_trackers`], oldest first, of
+    /// those the world still keeps: a mark counts as a schedule run, and a
+    /// record older than the run or mark before the last one is dropped
+    /// (unless a schedule that has not run again since still needs it), so
+    /// read them before two more runs come. A system reads them with
+    /// [`Removed`](crate::Removed), which misses none.
     ///
     /// ```
     /// use schemecs::prelude::*;
