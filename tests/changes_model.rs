@@ -122,6 +122,10 @@ fn report(
     }
 }
 
+#[allow(
+    clippy::type_complexity,
+    reason = "the reader's four parameters, spelled out"
+)]
 fn reader_a(
     id: usize,
     out: Out,
@@ -139,6 +143,10 @@ fn reader_a(
     }
 }
 
+#[allow(
+    clippy::type_complexity,
+    reason = "the reader's four parameters, spelled out"
+)]
 fn reader_b(
     id: usize,
     out: Out,
@@ -156,6 +164,10 @@ fn reader_b(
     }
 }
 
+#[allow(
+    clippy::type_complexity,
+    reason = "the reader's four parameters, spelled out"
+)]
 fn reader_c(
     id: usize,
     out: Out,

@@ -558,6 +558,16 @@ mod save {
                      or names one twice",
                 ));
             }
+            let twice = schedules.iter().enumerate().any(|(i, &(fingerprint, _))| {
+                schedules[..i]
+                    .iter()
+                    .any(|&(other, _)| other == fingerprint)
+            });
+            if twice {
+                return Err(reject::<D::Error>(
+                    "the save's change state names one schedule twice",
+                ));
+            }
             if removed.len() > components.len() {
                 return Err(reject::<D::Error>(
                     "the save logs removals of more components than the schema has",

@@ -198,6 +198,11 @@ pub trait Schema: Sized + 'static {
     #[doc(hidden)]
     fn clamp_event_ticks(resources: &mut Self::Resources, now: u32);
 
+    /// `Ok` if no event queue holds an event sent after tick `now` (a save
+    /// being loaded).
+    #[doc(hidden)]
+    fn check_event_ticks(resources: &Self::Resources, now: u32) -> Result<(), String>;
+
     /// Hands `visitor` the relation whose field has `bit`, or whose inverse
     /// has it; does nothing for any other bit.
     #[doc(hidden)]

@@ -161,6 +161,33 @@ impl<S: Schema> EntityStore<S> {
         }
     }
 
+    /// `Ok` if no tracked component was changed or added after tick `now`
+    /// (the world's, in a save being loaded): each tick at most 2^31 before
+    /// it, as ticks that wrap go.
+    #[cfg(feature = "serde")]
+    pub(crate) fn check_ticks(&self, now: u32) -> Result<(), String> {
+        if S::TRACKED_BITS == 0 {
+            return Ok(());
+        }
+        let tables = self.tables.iter().flat_map(|table| table.columns());
+        let sets = self.bins.sparse().sets().iter().map(|set| set.values());
+        for column in tables.chain(sets) {
+            let Some((added, changed)) = column.ticks() else {
+                continue;
+            };
+            if let Some(&tick) = added
+                .iter()
+                .chain(changed)
+                .find(|&&tick| now.wrapping_sub(tick) >= 1 << 31)
+            {
+                return Err(format!(
+                    "a tracked component was changed at tick {tick}, after the world's tick {now}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Stamps the rows just pushed to the tracked columns of table `id` as
     /// added now. Nothing (at compile time) in a schema without tracked
     /// components.

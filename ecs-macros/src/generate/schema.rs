@@ -83,6 +83,15 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
             fn clamp_event_ticks(resources: &mut #resources_ty, now: u32) {
                 #(#krate::Events::clamp_ticks(&mut resources.#event_fields, now);)*
             }
+
+            #[allow(unused_variables)]
+            fn check_event_ticks(
+                resources: &#resources_ty,
+                now: u32,
+            ) -> ::core::result::Result<(), ::std::string::String> {
+                #(#krate::Events::check_ticks(&resources.#event_fields, now)?;)*
+                ::core::result::Result::Ok(())
+            }
         }
     }
 }

@@ -247,6 +247,12 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
             fn prune_events(_: &mut #resources_ty, _: u32, _: u32) {}
 
             fn clamp_event_ticks(_: &mut #resources_ty, _: u32) {}
+            fn check_event_ticks(
+                _: &#resources_ty,
+                _: u32,
+            ) -> ::core::result::Result<(), ::std::string::String> {
+                ::core::result::Result::Ok(())
+            }
         }
 
         #[automatically_derived]

@@ -191,7 +191,58 @@ impl<T: serde::Serialize> serde::Serialize for Events<T> {
 #[cfg(feature = "serde")]
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Events<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
         let (first, queue) = <(u64, Vec<(u32, T)>)>::deserialize(deserializer)?;
-        Ok(Events { queue, first })
+        // No world sends 2^63 events: a number past that is no save's.
+        if first.saturating_add(queue.len() as u64) > u64::MAX / 2 {
+            return Err(D::Error::custom(format!(
+                "an event queue of `{}` numbered from {first}: more events than a world sends",
+                core::any::type_name::<T>()
+            )));
+        }
+        let events = Events { queue, first };
+        events.check_order().map_err(D::Error::custom)?;
+        Ok(events)
+    }
+}
+
+impl<T> Events<T> {
+    /// `Ok` if the events' ticks are in send order (each at or after the
+    /// one before, as ticks that wrap go).
+    #[cfg(feature = "serde")]
+    fn check_order(&self) -> Result<(), String> {
+        let later = |before: u32, after: u32| after.wrapping_sub(before) < 1 << 31;
+        match self
+            .queue
+            .windows(2)
+            .position(|pair| !later(pair[0].0, pair[1].0))
+        {
+            None => Ok(()),
+            Some(at) => Err(format!(
+                "the events of `{}` are not in the order they were sent (event {} at tick {}, \
+                 the one after at tick {})",
+                core::any::type_name::<T>(),
+                at,
+                self.queue[at].0,
+                self.queue[at + 1].0
+            )),
+        }
+    }
+
+    /// `Ok` if no event was sent after tick `now` (the world's, in a save
+    /// being loaded).
+    #[doc(hidden)]
+    pub fn check_ticks(&self, now: u32) -> Result<(), String> {
+        match self
+            .queue
+            .iter()
+            .find(|(tick, _)| now.wrapping_sub(*tick) >= 1 << 31)
+        {
+            None => Ok(()),
+            Some(&(tick, _)) => Err(format!(
+                "an event of `{}` sent at tick {tick}, after the world's tick {now}",
+                core::any::type_name::<T>()
+            )),
+        }
     }
 }

@@ -172,6 +172,12 @@ impl<'de> serde::Deserialize<'de> for FixedTime {
                 "the save's fixed-step clock has a step of 0 ns, or a whole step not run",
             ));
         }
+        // No world runs 2^63 steps: a count past that is no save's.
+        if steps > u64::MAX / 2 {
+            return Err(crate::save::reject::<D::Error>(format!(
+                "the save's fixed-step clock counts {steps} steps run: more than a world runs"
+            )));
+        }
         Ok(FixedTime {
             step_ns,
             accumulated_ns,

@@ -175,6 +175,14 @@ where
 /// is an error (the format's, with a message saying what is wrong), never a
 /// panic and never a world that breaks an invariant. No vector is sized by a
 /// length read from the input before the data is there.
+///
+/// One part is checked later: the values of systems' [`Local`]s are kept as
+/// the bytes and digest saved until each system first runs, since only the
+/// system knows their type. Bytes that were altered (their digest kept) are
+/// found then: that run panics with a message naming the system and its
+/// local.
+///
+/// [`Local`]: crate::Local
 impl<'de, S: Schema> Deserialize<'de> for World<S>
 where
     S::Column: LoadColumn,
@@ -296,6 +304,10 @@ where
         if S::RELATION_BITS != 0 {
             world.check_relations().map_err(reject::<A::Error>)?;
         }
+        // Nothing changed or sent after the world's own tick.
+        let now = world.store.changes().tick;
+        world.store.check_ticks(now).map_err(reject::<A::Error>)?;
+        S::check_event_ticks(&world.resources, now).map_err(reject::<A::Error>)?;
         Ok(world)
     }
 }
