@@ -323,12 +323,17 @@ fn for_each_row<Q: QueryData>(
     f: &mut impl FnMut(Q::Item<'_>),
 ) {
     for (w, &word) in bits.iter().enumerate() {
+        if word == 0 {
+            continue;
+        }
         let base = w * 64;
         let mut rest = word;
-        // The set bits, and the runs they make (a run starts at a set bit
-        // whose lower neighbour is clear).
-        let (rows, runs) = (word.count_ones(), (word & !(word << 1)).count_ones());
-        if rows >= 3 * runs && rows != 0 {
+        // Runs of three rows or more on average: the set bits against the
+        // runs they make (a run starts at a set bit whose lower neighbour
+        // is clear), counted only for a word with a run of three at all.
+        let long_runs = word & (word >> 1) & (word >> 2) != 0
+            && word.count_ones() >= 3 * (word & !(word << 1)).count_ones();
+        if long_runs {
             while rest != 0 {
                 let start = rest.trailing_zeros();
                 let len = (rest >> start).trailing_ones();
