@@ -133,14 +133,8 @@ impl SparseRuns {
         let conditions = reach.as_slice();
         let asked = (observed | reach.mentions()) & S::SPARSE_BITS;
         presence.find(tables, sparse, entities, matched, asked);
-        // The sets whose values the query takes, in the memory of the last
-        // call's list (`recycle`: the same layout, a bit and a reference).
-        let mut sets: Vec<(u32, &SparseSet<S>)> = recycle(core::mem::take(&mut self.lookups));
-        sets.extend(
-            S::Mask::from_u128(valued)
-                .iter_bits()
-                .map(|bit| (bit, sparse.set(bit))),
-        );
+        // The sets whose values the query takes.
+        let sets = self.lookups(sparse, valued);
         let mut slots = core::mem::take(&mut self.slots);
         for &id in matched {
             let table = &tables[id.index()];
@@ -284,15 +278,8 @@ impl SparseRuns {
         // never looked up.
         let conditions = QueryReach::<S, Q, F>::CONDITIONS.mentions();
         let relevant = (observed | valued | conditions | Q::REQUIRED | F::READS) & S::SPARSE_BITS;
-        // The sets to look each entity up in, found once, in the memory of
-        // the last call's list (`recycle`: the same layout, a bit and a
-        // reference).
-        let mut sets: Vec<(u32, &SparseSet<S>)> = recycle(core::mem::take(&mut self.lookups));
-        sets.extend(
-            S::Mask::from_u128(relevant)
-                .iter_bits()
-                .map(|bit| (bit, sparse.set(bit))),
-        );
+        // The sets to look each entity up in, found once.
+        let sets = self.lookups(sparse, relevant);
         let mut slots = core::mem::take(&mut self.slots);
         for &id in matched {
             let table = &tables[id.index()];
@@ -353,6 +340,23 @@ impl SparseRuns {
         }
         self.slots = slots;
         self.lookups = recycle(sets);
+    }
+
+    /// The sets of the sparse components of `bits`, each with its bit, in
+    /// the memory of the last call's list (`recycle`: the same layout, a bit
+    /// and a reference; give it back with `self.lookups = recycle(sets)`).
+    fn lookups<'s, S: Schema>(
+        &mut self,
+        sparse: &'s SparseSets<S>,
+        bits: u128,
+    ) -> Vec<(u32, &'s SparseSet<S>)> {
+        let mut sets: Vec<(u32, &SparseSet<S>)> = recycle(core::mem::take(&mut self.lookups));
+        sets.extend(
+            S::Mask::from_u128(bits)
+                .iter_bits()
+                .map(|bit| (bit, sparse.set(bit))),
+        );
+        sets
     }
 
     /// Adds row `row` of table `id`, which passes, with the observed sparse
