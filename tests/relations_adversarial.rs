@@ -112,8 +112,11 @@ fn act_added(world: &mut DeferredWorld<Scene>, entity: Entity) {
     }
 }
 fn act_removed(world: &mut DeferredWorld<Scene>, entity: Entity) {
-    assert!(world.get::<Act>(entity).is_some(), "still there");
     log(world, '-', "Act", entity);
+    // A `SpawnChild` spawns one more child as it goes.
+    if let Some(Act::SpawnChild) = world.get::<Act>(entity) {
+        world.commands().spawn((Name(8), ChildOf(entity)));
+    }
 }
 fn low_added(world: &mut DeferredWorld<Scene>, entity: Entity) {
     log(world, '+', "Low", entity);
@@ -917,4 +920,52 @@ fn relations_and_hooks_in_parallel_stages_match_program_order() {
         assert_sound(&world);
         assert_eq!(world.checksum(), expected.checksum(), "{threads} threads");
     }
+}
+
+/// An `on_remove` hook of an entity being despawned spawns a source of it:
+/// the relation is left out (its target is gone), the entity stays.
+#[test]
+fn a_remove_hook_spawning_a_source_of_its_dying_entity() {
+    let mut world = World::<Scene>::new();
+    let root = world.spawn((Name(0),));
+    let a = world.spawn((ChildOf(root), Act::SpawnChild));
+    assert_eq!(world.sources::<ChildOf>(a).len(), 1);
+    world.despawn(root).unwrap();
+    assert_eq!(world.len(), 1);
+    let left = world.iter().next().unwrap();
+    assert_eq!(world.archetype(left), Some(SceneMask::NAME));
+    assert_eq!(world.get::<Name>(left), Some(&Name(8)));
+    assert_sound(&world);
+    // Removed, not despawned: the new source links.
+    let b = world.spawn((Act::SpawnChild,));
+    world.remove::<Act>(b).unwrap();
+    assert_eq!(world.sources::<ChildOf>(b).len(), 2);
+    assert_sound(&world);
+}
+
+/// A relation to an entity reserved by a buffer not applied yet: whatever
+/// the world makes of it, both sides agree once the buffer is applied.
+#[test]
+fn a_relation_to_a_reserved_entity() {
+    let mut world = World::<Scene>::new();
+    let mut buffer = CommandBuffer::<Scene>::new();
+    let x = buffer.commands(&world).spawn((Name(1), Act::Nothing));
+    let y = buffer.commands(&world).spawn((Name(2),));
+    let s = world.spawn((ChildOf(x), Name(3)));
+    let t = world.spawn((Name(4),));
+    let inserted = world.insert(t, (Targets(y),));
+    buffer.apply(&mut world);
+    assert_sound(&world);
+    assert_eq!(world.get::<Name>(x), Some(&Name(1)));
+    assert_eq!(world.get::<Name>(y), Some(&Name(2)));
+    assert_eq!(
+        world.has::<Targets>(t),
+        inserted.is_ok(),
+        "{inserted:?}, {:?}",
+        world.archetype(t)
+    );
+    world.despawn(x).unwrap();
+    // Linked, it went with its target; not linked, it has no relation.
+    assert!(!world.is_alive(s) || !world.has::<ChildOf>(s));
+    assert_sound(&world);
 }
