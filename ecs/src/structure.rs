@@ -541,10 +541,7 @@ impl<S: Schema> EntityStore<S> {
             },
         );
         self.stamp(id);
-        Spawned {
-            entities: &self.entities,
-            rows: self.tables.get(id).entities()[first..].iter(),
-        }
+        Spawned::of(&self.entities, &self.tables.get(id).entities()[first..])
     }
 
     /// Spawns an entity of archetype `mask`, its values the next staged ones
@@ -1387,16 +1384,38 @@ fn relocate(
 /// list of them. Collect it to keep them past the next change to the world.
 #[derive(Clone)]
 pub struct Spawned<'w> {
-    entities: &'w Entities,
-    rows: core::slice::Iter<'w, EntityIndex>,
+    from: SpawnedFrom<'w>,
+}
+
+/// Where a [`Spawned`] reads its entities.
+#[derive(Clone)]
+enum SpawnedFrom<'w> {
+    /// From the rows of the table they were spawned into, each slot's
+    /// entity as it is now (no change came between).
+    Rows {
+        entities: &'w Entities,
+        rows: core::slice::Iter<'w, EntityIndex>,
+    },
+    /// From the handles recorded as they were spawned (a batch whose hooks
+    /// may have despawned some of them before the batch ended).
+    Handles(core::slice::Iter<'w, Entity>),
 }
 
 impl<'w> Spawned<'w> {
     /// The entities of `rows`, in order.
     pub(crate) fn of(entities: &'w Entities, rows: &'w [EntityIndex]) -> Self {
         Spawned {
-            entities,
-            rows: rows.iter(),
+            from: SpawnedFrom::Rows {
+                entities,
+                rows: rows.iter(),
+            },
+        }
+    }
+
+    /// The entities `handles`, in order, as they were when spawned.
+    pub(crate) fn of_handles(handles: &'w [Entity]) -> Self {
+        Spawned {
+            from: SpawnedFrom::Handles(handles.iter()),
         }
     }
 }
@@ -1406,21 +1425,42 @@ impl Iterator for Spawned<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Entity> {
-        self.rows.next().map(|&index| self.entities.entity(index))
+        match &mut self.from {
+            SpawnedFrom::Rows { entities, rows } => {
+                rows.next().map(|&index| entities.entity(index))
+            }
+            SpawnedFrom::Handles(handles) => handles.next().copied(),
+        }
     }
 
     #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.rows.size_hint()
+        match &self.from {
+            SpawnedFrom::Rows { rows, .. } => rows.size_hint(),
+            SpawnedFrom::Handles(handles) => handles.size_hint(),
+        }
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, Entity) -> B>(self, init: B, mut f: F) -> B {
+        match self.from {
+            SpawnedFrom::Rows { entities, rows } => {
+                rows.fold(init, |acc, &index| f(acc, entities.entity(index)))
+            }
+            SpawnedFrom::Handles(handles) => handles.fold(init, |acc, &entity| f(acc, entity)),
+        }
     }
 }
 
 impl DoubleEndedIterator for Spawned<'_> {
     #[inline]
     fn next_back(&mut self) -> Option<Entity> {
-        self.rows
-            .next_back()
-            .map(|&index| self.entities.entity(index))
+        match &mut self.from {
+            SpawnedFrom::Rows { entities, rows } => {
+                rows.next_back().map(|&index| entities.entity(index))
+            }
+            SpawnedFrom::Handles(handles) => handles.next_back().copied(),
+        }
     }
 }
 

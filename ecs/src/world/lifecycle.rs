@@ -22,7 +22,7 @@ use crate::hook::{DeferredWorld, HookKind};
 use crate::mask::{Mask, MaskBits};
 use crate::relation::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
 use crate::schema::{Component, Schema};
-use crate::storage::{EntityIndex, Staged};
+use crate::storage::Staged;
 use crate::structure::{ExchangeError, TakeError};
 use crate::Commands;
 
@@ -97,23 +97,24 @@ impl<S: Schema> World<S> {
         if !hooked && S::required_by(B::BITS) & !B::BITS == 0 {
             // Relations only: no hook can run between two spawns, so the
             // batch goes in at once, then each entity is linked, in order.
-            spawned.extend(self.store.spawn_batch(bundles).map(EntityIndex::from));
+            spawned.extend(self.store.spawn_batch(bundles));
             let mut hooks = CommandQueue::default();
-            for &index in &spawned {
-                let entity = self.store.entities().entity(index);
+            for &entity in &spawned {
                 self.after_insert(entity, 0, B::BITS, &[], &mut hooks);
             }
             debug_assert!(hooks.len() == 0, "no hook ran");
         } else {
+            // The handles as spawned: a hook may despawn one (or its slot be
+            // reused) before the batch ends.
             for bundle in bundles {
                 match self.spawn_lifecycle(bundle) {
-                    Ok(entity) => spawned.push(entity.into()),
+                    Ok(entity) => spawned.push(entity),
                     Err(error) => panic!("{error}"),
                 }
             }
         }
         self.spawned = spawned;
-        crate::Spawned::of(self.store.entities(), &self.spawned)
+        crate::Spawned::of_handles(&self.spawned)
     }
 
     /// [`World::insert`] of a bundle with a lifecycle: every relation target

@@ -71,7 +71,7 @@ pub struct World<S: Schema> {
     locals: Locals,
     /// The entities of the last [`World::spawn_batch`] of a bundle with a
     /// lifecycle (which moves them as it goes): scratch, not state.
-    spawned: Vec<EntityIndex>,
+    spawned: Vec<Entity>,
 }
 
 impl<S: Schema> World<S>
