@@ -936,3 +936,221 @@ fn a_spawner_into_a_table_made_by_the_run_equals_whole_storage() {
     assert!((0..10).all(|k| times(2000 + 4 * k) == 1), "{drops:?}");
     assert_eq!(drops.len(), 40 + 80 + 10, "every label dropped");
 }
+
+// A component whose struct has drop glue of its own (`impl Drop`), its
+// fields all `Copy`: `#[derive(Soa)]` accepts it, so it must be dropped as
+// the same component stored whole is, once per value.
+
+thread_local! {
+    static SHELL_DROPS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+#[derive(Soa, Debug, PartialEq)]
+struct Shell {
+    x: i32,
+    tag: u8,
+    id: u64,
+}
+
+impl Drop for Shell {
+    fn drop(&mut self) {
+        SHELL_DROPS.with(|d| d.borrow_mut().push(self.id));
+    }
+}
+
+fn shell_drops() -> Vec<u64> {
+    SHELL_DROPS.with(|d| {
+        let mut ids = std::mem::take(&mut *d.borrow_mut());
+        ids.sort_unstable();
+        ids
+    })
+}
+
+#[derive(Schema)]
+struct ShellSoa {
+    #[ecs(soa)]
+    shell: Shell,
+    vel: Vel,
+}
+
+#[derive(Schema)]
+struct ShellWhole {
+    shell: Shell,
+    vel: Vel,
+}
+
+fn shell(id: u64) -> Shell {
+    Shell {
+        x: id as i32,
+        tag: 1,
+        id,
+    }
+}
+
+#[test]
+fn an_soa_component_with_its_own_drop_is_dropped_once_per_value() {
+    // Whole storage: spawn three, remove one (the caller drops it), despawn
+    // one, drop the world with the third.
+    shell_drops();
+    {
+        let mut world = World::<ShellWhole>::new();
+        let a = world.spawn((shell(1), Vel(0)));
+        let b = world.spawn((shell(2),));
+        world.spawn((shell(3),));
+        assert_eq!(world.remove::<Shell>(a).unwrap().map(|s| s.id), Some(1));
+        world.despawn(b).unwrap();
+    }
+    let whole = shell_drops();
+    assert_eq!(whole, vec![1, 2, 3]);
+    {
+        let mut world = World::<ShellSoa>::new();
+        let a = world.spawn((shell(1), Vel(0)));
+        let b = world.spawn((shell(2),));
+        world.spawn((shell(3),));
+        // Nothing is dropped while the three values are in the world.
+        assert_eq!(shell_drops(), Vec::<u64>::new(), "dropped while alive");
+        assert_eq!(world.remove::<Shell>(a).unwrap().map(|s| s.id), Some(1));
+        world.despawn(b).unwrap();
+    }
+    assert_eq!(
+        shell_drops(),
+        whole,
+        "each Shell dropped once, as stored whole"
+    );
+}
+
+/// Migrators that move rows holding SoA components and a label with drop
+/// glue: tags on, the SoA `Aux` on and off, the tracked SoA `Pos`
+/// overwritten and removed; per chunk and whole. Same as whole storage.
+macro_rules! migrate_run {
+    ($schema:ident, $ar:ty, $threads:expr) => {{
+        fn tag_and_aux(
+            mut q: Query<(Entity, &Vel, Option<$ar>)>,
+            mut frozen: Migrator<$schema, Frozen, With<Vel>>,
+        ) {
+            for (e, v, a) in q.iter_mut() {
+                if v.0 % 3 == 0 {
+                    frozen.insert(e, Frozen).unwrap();
+                } else if a.is_some() && v.0 % 3 == 1 {
+                    frozen.remove(e).unwrap();
+                }
+            }
+        }
+        fn pos_chunks(
+            mut q: Query<(Entity, &Label), Without<Vel>>,
+            mut mover: Migrator<$schema, Pos, Without<Vel>>,
+        ) {
+            q.par_for_each_mut_with(&mut mover, |mover, (e, l)| match l.id % 3 {
+                0 => mover.insert(e, pos(l.id + 500)).unwrap(),
+                1 => mover.remove(e).unwrap(),
+                _ => {}
+            });
+        }
+        fn aux_chunks(
+            mut q: Query<(Entity, &Vel)>,
+            mut mover: Migrator<$schema, Aux, With<Vel>>,
+        ) {
+            q.par_for_each_mut_with(&mut mover, |mover, (e, v)| {
+                if v.0 % 2 == 0 {
+                    mover.insert(e, aux(v.0 as u64)).unwrap();
+                } else {
+                    mover.remove(e).unwrap();
+                }
+            });
+        }
+        let mut world = World::<$schema>::new();
+        let drops = world.resource::<Drops>().clone();
+        for i in 0..60u64 {
+            if i % 2 == 0 {
+                world.spawn((pos(i), Vel(i as i32), Label::new(i, &drops)));
+            } else if i % 5 == 0 {
+                world.spawn((Label::new(i, &drops),));
+            } else {
+                world.spawn((pos(i), aux(i), Label::new(i, &drops)));
+            }
+        }
+        let mut schedule = Schedule::<$schema>::new();
+        schedule.add(tag_and_aux).add(pos_chunks).add(aux_chunks);
+        for _ in 0..3 {
+            on_threads($threads, || schedule.force_parallel(Some(true)).run(&mut world));
+        }
+        let mut rows: Vec<(Entity, Option<Pos>, Option<Aux>, Option<u64>, bool)> = world
+            .query::<(Entity, Has<Frozen>)>()
+            .iter()
+            .map(|(e, frozen)| {
+                (
+                    e,
+                    read_pos_any(&world, e),
+                    read_aux_any(&world, e),
+                    world.get::<Label>(e).map(|l| l.id),
+                    frozen,
+                )
+            })
+            .collect();
+        rows.sort_by_key(|r| r.0);
+        let during = drops.sorted();
+        drop(world);
+        (rows, during, drops.sorted())
+    }};
+}
+
+#[test]
+fn migrators_move_soa_rows_with_drop_glue_as_whole_storage_does() {
+    let whole = migrate_run!(FreshWhole, &Aux, 1);
+    assert!(whole.1.is_empty(), "no label dropped by a move");
+    assert_eq!(whole.2, (0..60).collect::<Vec<u64>>());
+    for threads in [1, 2, 4] {
+        let soa = migrate_run!(Fresh, Fields<&Aux>, threads);
+        assert_eq!(soa, whole, "{threads} threads");
+    }
+}
+
+/// `despawn_batch` of rows that a swap-remove moves before their turn: every
+/// order of despawning a table's last rows and some before them.
+#[test]
+fn despawn_batch_of_rows_swapped_in_equals_whole_storage() {
+    let orders: [&[usize]; 6] = [
+        &[0, 9, 8],
+        &[9, 0, 8, 1],
+        &[0, 1, 2, 9],
+        &[5, 9, 5, 8, 7],
+        &[8, 0, 9, 3, 4, 2],
+        &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    ];
+    for order in orders {
+        let mut soa = World::<Fresh>::new();
+        let mut whole = World::<FreshWhole>::new();
+        let (sd, wd) = (
+            soa.resource::<Drops>().clone(),
+            whole.resource::<Drops>().clone(),
+        );
+        let mut ids = Vec::new();
+        for i in 0..10u64 {
+            let a = soa.spawn((pos(i), aux(i), Label::new(i, &sd)));
+            assert_eq!(a, whole.spawn((pos(i), aux(i), Label::new(i, &wd))));
+            ids.push(a);
+            // A second table interleaved, to check it is left alone.
+            soa.spawn((pos(100 + i), Label::new(100 + i, &sd)));
+            whole.spawn((pos(100 + i), Label::new(100 + i, &wd)));
+        }
+        let batch: Vec<Entity> = order.iter().map(|&k| ids[k]).collect();
+        assert_eq!(soa.despawn_batch(&batch), whole.despawn_batch(&batch));
+        assert_eq!(sd.sorted(), wd.sorted(), "{order:?}: drops");
+        let soa_rows: Vec<(Entity, Pos, Aux, u64)> = soa
+            .query::<(Entity, Fields<&Pos>, Fields<&Aux>, &Label)>()
+            .iter()
+            .map(|(e, p, a, l)| (e, p.get(), a.get(), l.id))
+            .collect();
+        let whole_rows: Vec<(Entity, Pos, Aux, u64)> = whole
+            .query::<(Entity, &Pos, &Aux, &Label)>()
+            .iter()
+            .map(|(e, p, a, l)| (e, *p, *a, l.id))
+            .collect();
+        assert_eq!(soa_rows, whole_rows, "{order:?}: rows");
+        for (e, p, a, l) in &soa_rows {
+            assert_eq!((p.id, a.a as u64), (l.wrapping_mul(0x9e37_79b9), *l));
+            assert!(soa.is_alive(*e));
+        }
+        assert_eq!(soa.len(), whole.len());
+    }
+}
