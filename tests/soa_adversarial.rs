@@ -356,7 +356,9 @@ macro_rules! schedule_for {
             let r = round.0;
             movers.par_for_each_mut_with(&mut migrator, |migrator, (e, v, a)| {
                 match (u64::from(e.index()) + r + a.map_or(0, |a| u64::from(a.val().a))) % 4 {
-                    0 => migrator.insert(e, aux(r + v.0.unsigned_abs() as u64)).unwrap(),
+                    0 => migrator
+                        .insert(e, aux(r + v.0.unsigned_abs() as u64))
+                        .unwrap(),
                     1 => migrator.remove(e).unwrap(),
                     _ => {}
                 }
@@ -571,10 +573,14 @@ fn differential(seed: u64, steps: u64) {
             2 => {
                 let n = rng.below(40);
                 let a: Vec<Entity> = soa
-                    .spawn_batch((0..n).map(|k| (pos(i + k), Vel(k as i32), Label::new(i + k, &sd))))
+                    .spawn_batch(
+                        (0..n).map(|k| (pos(i + k), Vel(k as i32), Label::new(i + k, &sd))),
+                    )
                     .collect();
                 let b: Vec<Entity> = whole
-                    .spawn_batch((0..n).map(|k| (pos(i + k), Vel(k as i32), Label::new(i + k, &wd))))
+                    .spawn_batch(
+                        (0..n).map(|k| (pos(i + k), Vel(k as i32), Label::new(i + k, &wd))),
+                    )
                     .collect();
                 assert_eq!(a, b, "{what}");
             }
@@ -779,7 +785,10 @@ fn the_schedule_gives_one_result_under_every_executor() {
         }
         assert_eq!(results[0].0, whole_rows(&whole), "seed {seed}: whole");
         assert_eq!(results[0].1, whole.checksum(), "seed {seed}: checksum");
-        assert!(results[0].0.len() > 100, "seed {seed}: the schedule kept rows");
+        assert!(
+            results[0].0.len() > 100,
+            "seed {seed}: the schedule kept rows"
+        );
     }
 }
 
@@ -858,7 +867,9 @@ macro_rules! fresh_spawner_run {
                     1 => schedule.force_parallel(None).run(&mut world),
                     m => {
                         let threads = [1, 2, 4][(m as usize - 2) % 3];
-                        on_threads(threads, || schedule.force_parallel(Some(true)).run(&mut world));
+                        on_threads(threads, || {
+                            schedule.force_parallel(Some(true)).run(&mut world)
+                        });
                     }
                 }
             }
@@ -1046,10 +1057,7 @@ macro_rules! migrate_run {
                 _ => {}
             });
         }
-        fn aux_chunks(
-            mut q: Query<(Entity, &Vel)>,
-            mut mover: Migrator<$schema, Aux, With<Vel>>,
-        ) {
+        fn aux_chunks(mut q: Query<(Entity, &Vel)>, mut mover: Migrator<$schema, Aux, With<Vel>>) {
             q.par_for_each_mut_with(&mut mover, |mover, (e, v)| {
                 if v.0 % 2 == 0 {
                     mover.insert(e, aux(v.0 as u64)).unwrap();
@@ -1072,7 +1080,9 @@ macro_rules! migrate_run {
         let mut schedule = Schedule::<$schema>::new();
         schedule.add(tag_and_aux).add(pos_chunks).add(aux_chunks);
         for _ in 0..3 {
-            on_threads($threads, || schedule.force_parallel(Some(true)).run(&mut world));
+            on_threads($threads, || {
+                schedule.force_parallel(Some(true)).run(&mut world)
+            });
         }
         let mut rows: Vec<(Entity, Option<Pos>, Option<Aux>, Option<u64>, bool)> = world
             .query::<(Entity, Has<Frozen>)>()
@@ -1152,5 +1162,162 @@ fn despawn_batch_of_rows_swapped_in_equals_whole_storage() {
             assert!(soa.is_alive(*e));
         }
         assert_eq!(soa.len(), whole.len());
+    }
+}
+
+/// Which entities a reader sees as `Changed<Pos>` after writes that
+/// touch some rows: per entity through a query item, `get_soa_mut`
+/// (written and not), the table form and a parallel loop.
+macro_rules! changed_after_writes {
+    ($schema:ident, $pw:ty, |$w:ident, $e:ident| $get_mut:expr) => {{
+        let seen: Arc<Mutex<Vec<Vec<Entity>>>> = Arc::default();
+        let log = seen.clone();
+        let mut world = World::<$schema>::new();
+        let ids: Vec<Entity> = (0..12u64)
+            .map(|i| {
+                if i % 3 == 0 {
+                    world.spawn((pos(i), Frozen))
+                } else {
+                    world.spawn((pos(i), aux(i)))
+                }
+            })
+            .collect();
+        let mut schedule = Schedule::<$schema>::new();
+        schedule.add(move |changed: Query<Entity, Changed<Pos>>| {
+            let mut v: Vec<Entity> = changed.iter().collect();
+            v.sort();
+            log.lock().unwrap().push(v);
+        });
+        schedule.run(&mut world);
+        // Per entity, through a query item: one written, one only looked at.
+        {
+            let mut q = world.query_mut::<$pw>();
+            q.get_mut(ids[1]).unwrap().bump_x(1);
+            let _ = q.get_mut(ids[2]).unwrap().val();
+        }
+        // Through the world: one written, one only looked at.
+        {
+            let ($w, $e) = (&mut world, ids[4]);
+            $get_mut.bump_x(2);
+        }
+        {
+            let ($w, $e) = (&mut world, ids[5]);
+            let _ = $get_mut.val();
+        }
+        schedule.run(&mut world);
+        // The table form on the frozen rows, a parallel loop on the rest.
+        world
+            .query_filtered_mut::<$pw, With<Frozen>>()
+            .for_each_table_mut(|_, mut rows| {
+                for row in 0..rows.rows() {
+                    rows.bump(row, 3);
+                }
+            });
+        schedule.run(&mut world);
+        on_threads(2, || {
+            world
+                .query_filtered_mut::<(Entity, $pw), With<Aux>>()
+                .par_for_each_mut(|(e, mut p)| {
+                    if e.index() % 2 == 0 {
+                        p.bump_x(4);
+                    }
+                })
+        });
+        schedule.run(&mut world);
+        let positions: Vec<Option<Pos>> = ids.iter().map(|&e| read_pos_any(&world, e)).collect();
+        let log = seen.lock().unwrap().clone();
+        (log, positions, world.checksum())
+    }};
+}
+
+#[test]
+fn tracked_soa_writes_are_changes_as_tracked_whole_writes_are() {
+    let soa = changed_after_writes!(Fresh, Fields<&mut Pos>, |w, e| w
+        .get_soa_mut::<Pos>(e)
+        .unwrap());
+    let whole = changed_after_writes!(FreshWhole, &mut Pos, |w, e| w.get_mut::<Pos>(e).unwrap());
+    assert_eq!(soa.0, whole.0, "Changed<Pos> per run");
+    assert_eq!(soa.1, whole.1, "values");
+    assert_eq!(soa.2, whole.2, "checksum");
+    assert_eq!(soa.0.len(), 4);
+    assert!(soa.0[1].len() >= 2 && !soa.0[2].is_empty() && !soa.0[3].is_empty());
+}
+
+/// A panic in the middle of a `Fields<&mut Pos>` loop with recorded
+/// commands (whose bundles hold labels): each label is dropped once, the
+/// arrays stay in step, and the world goes on as the whole one does.
+macro_rules! panic_in_loop {
+    ($schema:ident, $pw:ty, $threads:expr) => {{
+        let mut world = World::<$schema>::new();
+        let drops = world.resource::<Drops>().clone();
+        for i in 0..64u64 {
+            world.spawn((pos(i), aux(i), Label::new(i, &drops)));
+        }
+        let mut schedule = Schedule::<$schema>::new();
+        schedule.add(
+            |mut q: Query<(Entity, $pw, &Label)>, mut commands: Commands<$schema>| {
+                q.par_for_each_mut_with(&mut commands, |commands, (e, mut p, l)| {
+                    p.bump_x(7);
+                    commands.spawn((pos(l.id + 1000), Label::new(l.id + 1000, &l.drops)));
+                    commands.remove::<Aux>(e);
+                    if l.id == 40 {
+                        panic!("boom at 40");
+                    }
+                });
+            },
+        );
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            on_threads($threads, || {
+                schedule.force_parallel(Some(true)).run(&mut world)
+            })
+        }));
+        assert!(result.is_err(), "the system panicked");
+        let after_panic = drops.sorted();
+        let len = world.len();
+        let mut rows: Vec<(Entity, Option<Pos>, Option<Aux>, Option<u64>)> = world
+            .query::<Entity>()
+            .iter()
+            .map(|e| {
+                let label = world.get::<Label>(e).map(|l| l.id);
+                // Which rows a chunk wrote before the panic depends on the
+                // threads; each row is either untouched or written once.
+                let p = read_pos_any(&world, e).map(|p| {
+                    let before = pos(label.unwrap());
+                    assert!(
+                        p == before
+                            || p == Pos {
+                                x: before.x + 7,
+                                ..before
+                            },
+                        "{e:?}: {p:?}"
+                    );
+                    before
+                });
+                (e, p, read_aux_any(&world, e), label)
+            })
+            .collect();
+        rows.sort_by_key(|r| r.0);
+        // The world goes on: a despawn of everything, then a drop.
+        let all: Vec<Entity> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(world.despawn_batch(&all), all.len());
+        drop(world);
+        (after_panic, len, rows, drops.sorted())
+    }};
+}
+
+#[test]
+fn a_panic_inside_a_fields_loop_drops_each_value_once() {
+    for threads in [1, 2, 4] {
+        let soa = panic_in_loop!(Fresh, Fields<&mut Pos>, threads);
+        let whole = panic_in_loop!(FreshWhole, &mut Pos, threads);
+        assert_eq!(soa.1, whole.1, "{threads} threads: len");
+        assert_eq!(soa.2, whole.2, "{threads} threads: rows");
+        let mut once = soa.3.clone();
+        once.dedup();
+        assert_eq!(once, soa.3, "{threads} threads: a label dropped twice");
+        assert!((0..64).all(|id| soa.3.contains(&id)), "a label leaked");
+        // The recorded spawns' labels were dropped with the commands or
+        // spawned: none leaked in either.
+        assert_eq!(soa.3, whole.3, "{threads} threads: drops");
     }
 }
