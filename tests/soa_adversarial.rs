@@ -948,87 +948,9 @@ fn a_spawner_into_a_table_made_by_the_run_equals_whole_storage() {
     assert_eq!(drops.len(), 40 + 80 + 10, "every label dropped");
 }
 
-// A component whose struct has drop glue of its own (`impl Drop`), its
-// fields all `Copy`: `#[derive(Soa)]` accepts it, so it must be dropped as
-// the same component stored whole is, once per value.
-
-thread_local! {
-    static SHELL_DROPS: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-#[derive(Soa, Debug, PartialEq)]
-struct Shell {
-    x: i32,
-    tag: u8,
-    id: u64,
-}
-
-impl Drop for Shell {
-    fn drop(&mut self) {
-        SHELL_DROPS.with(|d| d.borrow_mut().push(self.id));
-    }
-}
-
-fn shell_drops() -> Vec<u64> {
-    SHELL_DROPS.with(|d| {
-        let mut ids = std::mem::take(&mut *d.borrow_mut());
-        ids.sort_unstable();
-        ids
-    })
-}
-
-#[derive(Schema)]
-struct ShellSoa {
-    #[ecs(soa)]
-    shell: Shell,
-    vel: Vel,
-}
-
-#[derive(Schema)]
-struct ShellWhole {
-    shell: Shell,
-    vel: Vel,
-}
-
-fn shell(id: u64) -> Shell {
-    Shell {
-        x: id as i32,
-        tag: 1,
-        id,
-    }
-}
-
-#[test]
-fn an_soa_component_with_its_own_drop_is_dropped_once_per_value() {
-    // Whole storage: spawn three, remove one (the caller drops it), despawn
-    // one, drop the world with the third.
-    shell_drops();
-    {
-        let mut world = World::<ShellWhole>::new();
-        let a = world.spawn((shell(1), Vel(0)));
-        let b = world.spawn((shell(2),));
-        world.spawn((shell(3),));
-        assert_eq!(world.remove::<Shell>(a).unwrap().map(|s| s.id), Some(1));
-        world.despawn(b).unwrap();
-    }
-    let whole = shell_drops();
-    assert_eq!(whole, vec![1, 2, 3]);
-    {
-        let mut world = World::<ShellSoa>::new();
-        let a = world.spawn((shell(1), Vel(0)));
-        let b = world.spawn((shell(2),));
-        world.spawn((shell(3),));
-        // Nothing is dropped while the three values are in the world.
-        assert_eq!(shell_drops(), Vec::<u64>::new(), "dropped while alive");
-        assert_eq!(world.remove::<Shell>(a).unwrap().map(|s| s.id), Some(1));
-        world.despawn(b).unwrap();
-    }
-    assert_eq!(
-        shell_drops(),
-        whole,
-        "each Shell dropped once, as stored whole"
-    );
-}
+// A component whose struct has drop glue of its own (`impl Drop`) was
+// dropped on every push and read-out when stored field by field; the
+// derive now refuses it (tests/ui/fail/soa_rejects_type_with_drop.rs).
 
 /// Migrators that move rows holding SoA components and a label with drop
 /// glue: tags on, the SoA `Aux` on and off, the tracked SoA `Pos`

@@ -72,7 +72,8 @@ pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// Derives `schemecs::Soa` for a struct with named fields of `Copy` types:
+/// Derives `schemecs::Soa` for a struct with named fields of `Copy` types
+/// that does not implement `Drop`:
 /// the component is stored field by field, each field in an array of its
 /// own, when its field in the schema is marked `#[ecs(soa)]`. Writes the
 /// views `NameRef`, `NameMut`, `NameSlices` and `NameSlicesMut`.

@@ -4,7 +4,9 @@
 //! component's fields and their visibility) and `impl Soa for Pos`, every
 //! operation one line per field. Each field's type must be `Copy` (values
 //! are read out of the arrays by copying each field), which the impl asks
-//! of it through `SoaField`, named in the message.
+//! of it through `SoaField`, named in the message; and the struct must not
+//! implement `Drop` (a whole value exists only while it is read or
+//! written), which a constant checks.
 
 use crate::generate::Krate;
 use proc_macro2::{Ident, TokenStream};
@@ -122,8 +124,27 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
          gives."
     );
 
+    // A whole value exists only while it is read or written (its fields
+    // live in the arrays), so a `Drop` of its own would run each time.
+    let drop_message = format!(
+        "`{ident}` implements `Drop`, so it cannot derive `Soa`: an SoA component is kept field \
+         by field, and a whole `{ident}` exists only while it is read or written, so its `drop` \
+         would run each time; move what the `Drop` does out of the component, or store `{ident}` \
+         whole (remove `#[derive(Soa)]` and its field's `#[ecs(soa)]`)"
+    );
+    // A field with drop glue is not `Copy`, which the field's own check
+    // reports: then this one says nothing.
+    let drop_check = quote_spanned! {ident.span()=>
+        const _: () = ::core::assert!(
+            !::core::mem::needs_drop::<#ident>()
+                #(|| ::core::mem::needs_drop::<#types>())*,
+            #drop_message
+        );
+    };
+
     Ok(quote! {
         #(#copy_checks)*
+        #drop_check
 
         #[doc = #doc_columns]
         #[doc(hidden)]

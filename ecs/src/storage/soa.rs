@@ -7,7 +7,9 @@
 //! ([`Soa`]); [`SoaVec`] is the column built on them, and the world moves,
 //! clones, hashes and saves it as it does a `Vec<T>`: whole values in, whole
 //! values out, row by row. Values are read out of the arrays by copying
-//! each field, which is why every field of an SoA component is `Copy`.
+//! each field, which is why every field of an SoA component is `Copy`,
+//! and why the component may not implement `Drop` (a whole value exists
+//! only while it is read or written).
 
 use super::column::ColumnVec;
 use super::{TrackedVec, Values};
