@@ -317,6 +317,7 @@ impl<S: Schema> World<S> {
                 world: self,
                 entity,
                 bit,
+                removed,
                 orphans: None,
             };
             S::visit_relation(bit, &mut visitor);
@@ -555,6 +556,8 @@ struct Unlink<'w, S: Schema> {
     world: &'w mut World<S>,
     entity: Entity,
     bit: u32,
+    /// Everything `entity` loses with it.
+    removed: u128,
     orphans: Option<Orphans>,
 }
 
@@ -562,7 +565,17 @@ impl<S: Schema> RelationVisitor<S> for Unlink<'_, S> {
     fn visit<R: RelationOf<S>>(&mut self) {
         let world = &mut *self.world;
         if self.bit == R::BIT {
-            if let Some(target) = world.store.get::<R>(self.entity).map(R::target) {
+            let Some(target) = world.store.get::<R>(self.entity).map(R::target) else {
+                return;
+            };
+            let inverse = <R::Inverse as Component<S>>::BIT;
+            if target == self.entity && self.removed & (1 << inverse) != 0 {
+                // Its own target, losing its list too: it leaves the list,
+                // which goes with the rest of what it loses.
+                if let Some(list) = world.store.get_mut::<R::Inverse>(target) {
+                    list.sources_mut().retain(|&source| source != target);
+                }
+            } else {
                 unlink::<S, R>(world, target, self.entity);
             }
         } else if let Some(list) = world.store.get_mut::<R::Inverse>(self.entity) {
