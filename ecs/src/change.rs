@@ -112,6 +112,13 @@ pub(crate) fn clamp(tick: &mut u32, now: u32) {
     }
 }
 
+/// Whether `tick` comes after `now`, as ticks that wrap go (within half the
+/// counter's range of it): what no tick of a world may, in a save being
+/// loaded.
+pub(crate) fn is_after(tick: u32, now: u32) -> bool {
+    now.wrapping_sub(tick) >= 1 << 31
+}
+
 /// The change state of a world, beside its entities: the change tick, where
 /// each schedule's last run started, the point [`World::clear_trackers`]
 /// marked, and the log of tracked components removed (by bit).

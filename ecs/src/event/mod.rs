@@ -211,12 +211,8 @@ impl<T> Events<T> {
     /// one before, as ticks that wrap go).
     #[cfg(feature = "serde")]
     fn check_order(&self) -> Result<(), String> {
-        let later = |before: u32, after: u32| after.wrapping_sub(before) < 1 << 31;
-        match self
-            .queue
-            .windows(2)
-            .position(|pair| !later(pair[0].0, pair[1].0))
-        {
+        let out_of_order = |pair: &[(u32, T)]| crate::change::is_after(pair[0].0, pair[1].0);
+        match self.queue.windows(2).position(out_of_order) {
             None => Ok(()),
             Some(at) => Err(format!(
                 "the events of `{}` are not in the order they were sent (event {} at tick {}, \
@@ -236,7 +232,7 @@ impl<T> Events<T> {
         match self
             .queue
             .iter()
-            .find(|(tick, _)| now.wrapping_sub(*tick) >= 1 << 31)
+            .find(|(tick, _)| crate::change::is_after(*tick, now))
         {
             None => Ok(()),
             Some(&(tick, _)) => Err(format!(

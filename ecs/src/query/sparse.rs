@@ -109,7 +109,7 @@ impl SparseRuns {
         let common = valued != 0
             && S::Mask::from_u128(valued)
                 .iter_bits()
-                .any(|bit| sparse.set(bit).owners().len() * 4 > rows());
+                .any(|bit| !is_small(sparse.set(bit).owners().len(), rows()));
         if F::ROWS || common {
             self.find_row_by_row::<S, Q, F>(tables, sparse, matched, window);
         } else {
@@ -415,6 +415,13 @@ pub(crate) struct Presence {
     k_of: Vec<u8>,
 }
 
+/// A sparse set is *small* beside tables of `rows` rows when it holds at
+/// most a quarter as many entities: its presence bits are then found from
+/// its owners, and a query taking its values finds the passing rows first.
+fn is_small(owners: usize, rows: usize) -> bool {
+    owners * 4 <= rows
+}
+
 /// [`Presence::start`] of a table whose rows have no bits.
 const NOT_MATCHED: u32 = u32::MAX;
 
@@ -451,7 +458,7 @@ impl Presence {
             let set = sparse.set(bit);
             let owners = set.owners();
             let bits = &mut self.words[k * stride..(k + 1) * stride];
-            if owners.len() * 4 <= rows {
+            if is_small(owners.len(), rows) {
                 for &owner in owners {
                     let Some(location) = entities.location_at(owner) else {
                         continue;

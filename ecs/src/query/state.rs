@@ -8,7 +8,8 @@
 //! filter ([`Added`](crate::Added), [`Changed`](crate::Changed)) the rows
 //! that pass it, for a query that reaches sparse components only through
 //! its filter's `With`/`Without` the rows whose entities pass, and for
-//! other queries that reach sparse components their runs of rows. A [`Query`] is then built over the tables and what they reach
+//! other queries that reach sparse components their runs of rows. A
+//! [`Query`] is then built over the tables and what they reach
 //! ([`Query::exclusive`], [`Query::shared`], [`Query::split`]).
 //!
 //! The three forms differ only in who keeps what:
