@@ -441,12 +441,17 @@ fn resources(save: &mut Value) -> &mut Vec<Value> {
     save[5].as_array_mut().unwrap()
 }
 
-/// The event queue `(first, [(tick, Hit)])` among the resources.
+/// The event queue `(first, [(tick, Hit)], dropped_through, marks)` among
+/// the resources.
 fn events(save: &mut Value) -> &mut Value {
     resources(save)
         .iter_mut()
         .find(|r| {
-            r.is_array() && r[0].is_u64() && r[1].is_array() && r.as_array().unwrap().len() == 2
+            r.is_array()
+                && r.as_array().unwrap().len() == 4
+                && r[0].is_u64()
+                && r[1].is_array()
+                && r[3].is_array()
         })
         .expect("the event queue")
 }

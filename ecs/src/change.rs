@@ -31,6 +31,7 @@
 
 use crate::checksum::{StableHash, StableHasher};
 use crate::entity::Entity;
+use crate::retention::{Hold, HoldState, LogId, LogReads, Retention, TickLog, HOLD_RUNS};
 
 /// A point in a world's history: the value of its change tick
 /// ([`World::change_tick`](crate::World::change_tick)).
@@ -96,6 +97,12 @@ impl ChangeWindow {
         }
     }
 
+    /// Whether this is the window of a reader's first run
+    /// ([`ChangeWindow::first`]).
+    pub(crate) fn is_first(self) -> bool {
+        self.last_run == self.this_run.wrapping_add(1)
+    }
+
     /// Whether `tick` falls in the window: after `last_run`, not after
     /// `this_run`.
     #[inline(always)]
@@ -119,6 +126,39 @@ pub(crate) fn is_after(tick: u32, now: u32) -> bool {
     now.wrapping_sub(tick) >= 1 << 31
 }
 
+/// Where a schedule's last run on a world started, and what its readers
+/// hold back (see [`crate::retention`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ScheduleRecord {
+    /// The schedule's fingerprint.
+    pub(crate) fingerprint: u64,
+    /// The tick its last run started at.
+    pub(crate) start: u32,
+    /// The number of that run among the world's runs and marks.
+    pub(crate) run: u64,
+    /// Its number of systems in that run.
+    pub(crate) systems: u32,
+    /// The logs its systems read.
+    pub(crate) reads: LogReads,
+}
+
+/// A system skipped by its run condition since it last ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SkipRecord {
+    /// Its schedule's fingerprint.
+    pub(crate) fingerprint: u64,
+    /// Its index in the schedule.
+    pub(crate) index: u32,
+    /// Where the window of the first turn it skipped started (`None`: it
+    /// never ran), where the window of its next run starts, so that it sees
+    /// everything since its last run.
+    pub(crate) last_run: Option<u32>,
+    /// The logs it reads, held back for it from `last_run` on.
+    pub(crate) reads: LogReads,
+    /// The number of the run it was first skipped in.
+    pub(crate) since: u64,
+}
+
 /// The change state of a world, beside its entities: the change tick, where
 /// each schedule's last run started, the point [`World::clear_trackers`]
 /// marked, and the log of tracked components removed (by bit).
@@ -133,21 +173,30 @@ pub(crate) struct Changes {
     /// The world's tick at the last `clear_trackers` (queries made on the
     /// world itself read `(marked, tick]`).
     pub(crate) marked: u32,
-    /// Per schedule (by fingerprint): the tick its last run started at.
-    pub(crate) schedules: Vec<(u64, u32)>,
+    /// How many schedule runs and marks have started on this world.
+    pub(crate) runs: u64,
+    /// Per schedule that has run (and was not forgotten): its last run.
+    pub(crate) schedules: Vec<ScheduleRecord>,
     /// The ticks the last two schedule runs on this world started at
     /// (older first): logs and events older than the first are dropped.
     pub(crate) run_starts: [u32; 2],
     /// Per component bit (tracked ones only): entities that lost it, and when.
-    pub(crate) removed: Vec<Vec<(Entity, u32)>>,
-    /// The systems skipped by their run condition since they last ran, as
-    /// `(schedule fingerprint, system index, last_run, holds)`, sorted by
-    /// schedule and index: `last_run` is where the window of the first turn
-    /// they skipped started (`None`: they never ran), where the window of
-    /// their next run starts, so that it sees everything since their last
-    /// run; `holds`: the system reads events or removal logs, which are kept
-    /// for it from `last_run` on.
-    pub(crate) skipped: Vec<(u64, u32, Option<u32>, bool)>,
+    pub(crate) removed: Vec<TickLog<Entity>>,
+    /// The systems skipped by their run condition since they last ran,
+    /// sorted by schedule and index.
+    pub(crate) skipped: Vec<SkipRecord>,
+    /// What the run or mark that started last keeps of each log (scratch,
+    /// not state: made anew at each start).
+    retention: RetentionScratch,
+}
+
+/// The holds of the run or mark that started last, and its floor (see
+/// [`Retention`]).
+#[derive(Debug, Default)]
+struct RetentionScratch {
+    now: u32,
+    floor: u32,
+    holds: Vec<Hold>,
 }
 
 impl Default for Changes {
@@ -158,10 +207,12 @@ impl Default for Changes {
             tick: 1,
             last_sweep: 0,
             marked: 0,
+            runs: 0,
             schedules: Vec::new(),
             run_starts: [0; 2],
             removed: Vec::new(),
             skipped: Vec::new(),
+            retention: RetentionScratch::default(),
         }
     }
 }
@@ -174,10 +225,12 @@ impl Clone for Changes {
             tick: self.tick,
             last_sweep: self.last_sweep,
             marked: self.marked,
+            runs: self.runs,
             schedules: self.schedules.clone(),
             run_starts: self.run_starts,
             removed: self.removed.clone(),
             skipped: self.skipped.clone(),
+            retention: RetentionScratch::default(),
         }
     }
 
@@ -185,10 +238,18 @@ impl Clone for Changes {
         self.tick = source.tick;
         self.last_sweep = source.last_sweep;
         self.marked = source.marked;
+        self.runs = source.runs;
         self.schedules.clone_from(&source.schedules);
         self.run_starts = source.run_starts;
         self.removed.clone_from(&source.removed);
         self.skipped.clone_from(&source.skipped);
+    }
+}
+
+impl StableHash for LogReads {
+    fn stable_hash(&self, hasher: &mut StableHasher) {
+        self.events.stable_hash(hasher);
+        self.removals.stable_hash(hasher);
     }
 }
 
@@ -197,28 +258,35 @@ impl StableHash for Changes {
         self.tick.stable_hash(hasher);
         self.last_sweep.stable_hash(hasher);
         self.marked.stable_hash(hasher);
+        self.runs.stable_hash(hasher);
         self.schedules.len().stable_hash(hasher);
-        for &(fingerprint, start) in &self.schedules {
-            fingerprint.stable_hash(hasher);
-            start.stable_hash(hasher);
+        for record in &self.schedules {
+            record.fingerprint.stable_hash(hasher);
+            record.start.stable_hash(hasher);
+            record.run.stable_hash(hasher);
+            record.systems.stable_hash(hasher);
+            record.reads.stable_hash(hasher);
         }
         self.run_starts.stable_hash(hasher);
         for log in &self.removed {
-            log.len().stable_hash(hasher);
-            for &(entity, tick) in log {
+            log.first.stable_hash(hasher);
+            log.entries.len().stable_hash(hasher);
+            for &(tick, entity) in &log.entries {
                 entity.to_bits().stable_hash(hasher);
                 tick.stable_hash(hasher);
             }
+            log.hash_marks(hasher);
         }
         // Nothing when no system is skipped, so that the checksums of
         // worlds without run conditions stay what they were.
         if !self.skipped.is_empty() {
             self.skipped.len().stable_hash(hasher);
-            for &(fingerprint, index, last_run, holds) in &self.skipped {
-                fingerprint.stable_hash(hasher);
-                index.stable_hash(hasher);
-                last_run.stable_hash(hasher);
-                holds.stable_hash(hasher);
+            for record in &self.skipped {
+                record.fingerprint.stable_hash(hasher);
+                record.index.stable_hash(hasher);
+                record.last_run.stable_hash(hasher);
+                record.reads.stable_hash(hasher);
+                record.since.stable_hash(hasher);
             }
         }
     }
@@ -238,9 +306,9 @@ impl Changes {
     pub(crate) fn log_removed(&mut self, bit: u32, entity: Entity) {
         let bit = bit as usize;
         if self.removed.len() <= bit {
-            self.removed.resize_with(bit + 1, Vec::new);
+            self.removed.resize_with(bit + 1, TickLog::default);
         }
-        self.removed[bit].push((entity, self.tick));
+        self.removed[bit].push(self.tick, entity);
     }
 
     /// The entities that lost component `bit` within `window`, oldest first.
@@ -252,59 +320,100 @@ impl Changes {
         self.removed
             .get(bit as usize)
             .into_iter()
-            .flatten()
-            .filter(move |&&(_, tick)| window.contains(tick))
-            .map(|&(entity, _)| entity)
+            .flat_map(move |log| log.in_window(window).copied())
+    }
+
+    /// How many removals of component `bit` within `window` were dropped
+    /// before a reader with that window could read them.
+    pub(crate) fn removals_missed(&self, bit: u32, window: ChangeWindow) -> u64 {
+        self.removed
+            .get(bit as usize)
+            .map_or(0, |log| log.missed(window))
     }
 
     /// Starts a schedule run of `systems` systems for the schedule
-    /// `fingerprint`: drops the removals no reader can need any more,
-    /// advances the tick past the run, and says where the run starts.
-    pub(crate) fn begin_run(&mut self, fingerprint: u64, systems: u32) -> RunStart {
+    /// `fingerprint`, whose systems read the logs `reads`: works out what
+    /// each log must keep (see [`crate::retention`]) and drops the removals
+    /// no reader can need any more (the caller drops the events, through
+    /// [`Changes::retention`]), advances the tick past the run, and says
+    /// where the run starts.
+    pub(crate) fn begin_run(
+        &mut self,
+        fingerprint: u64,
+        systems: u32,
+        reads: LogReads,
+    ) -> RunStart {
         let base = self.tick;
-        // Before this schedule's own start moves: its readers still need
+        // Before this schedule's own record moves: its readers still need
         // what was sent since its previous run.
-        let keep_from = self.keep_from(base);
-        let previous = match self.schedules.iter_mut().find(|(f, _)| *f == fingerprint) {
-            Some((_, start)) => Some(core::mem::replace(start, base)),
+        self.start_run(base);
+        let run = self.runs;
+        let record = ScheduleRecord {
+            fingerprint,
+            start: base,
+            run,
+            systems,
+            reads,
+        };
+        let previous = match self
+            .schedules
+            .iter_mut()
+            .find(|r| r.fingerprint == fingerprint)
+        {
+            Some(old) => Some(core::mem::replace(old, record).start),
             None => {
-                self.schedules.push((fingerprint, base));
+                self.schedules.push(record);
                 None
             }
         };
-        self.start_run(base, keep_from);
         self.tick = base.wrapping_add(systems);
-        RunStart {
-            base,
-            previous,
-            keep_from,
+        RunStart { base, previous }
+    }
+
+    /// What the run or mark that started last keeps of each log.
+    pub(crate) fn retention(&self) -> Retention<'_> {
+        Retention {
+            now: self.retention.now,
+            floor: self.retention.floor,
+            holds: &self.retention.holds,
         }
     }
 
-    /// The oldest tick a reader may still need at tick `now`, before a run
-    /// or mark starts there: the start of the last run or mark before it,
-    /// or, if older, the start of the last run of any schedule that has run
-    /// on this world. A reader reads what was sent after its own previous
-    /// run, and a schedule may not run for many runs of another (a fixed
-    /// step skipped for some frames), so what every schedule's readers have
-    /// not seen yet is kept until that schedule runs again.
-    pub(crate) fn keep_from(&self, now: u32) -> u32 {
-        let age = |tick: u32| now.wrapping_sub(tick);
-        let mut oldest = self.run_starts[1];
-        for &(_, start) in &self.schedules {
-            if age(start) > age(oldest) {
-                oldest = start;
+    /// The holds of a run or mark starting at `now`, the `run`-th: a
+    /// schedule holds from its last run's start for `HOLD_RUNS` runs, a
+    /// skipped system from its last run for `HOLD_RUNS` runs after it was
+    /// first skipped; only what they read.
+    fn collect_holds(&mut self, now: u32, run: u64) {
+        let state = |since: u64| match run.saturating_sub(since) {
+            age if age <= HOLD_RUNS => HoldState::Holding,
+            age if age == HOLD_RUNS + 1 => HoldState::Ending,
+            _ => HoldState::Ended,
+        };
+        let scratch = &mut self.retention;
+        scratch.now = now;
+        scratch.floor = self.run_starts[1];
+        scratch.holds.clear();
+        for record in &self.schedules {
+            if !record.reads.is_empty() {
+                scratch.holds.push(Hold {
+                    reads: record.reads,
+                    from: record.start,
+                    span: record.systems.max(1),
+                    state: state(record.run),
+                });
             }
         }
         // A skipped reader reads, when it next runs, from its last run.
-        for &(_, _, last_run, holds) in &self.skipped {
-            if let (Some(last_run), true) = (last_run, holds) {
-                if age(last_run) > age(oldest) {
-                    oldest = last_run;
-                }
+        for record in &self.skipped {
+            if let (Some(last_run), false) = (record.last_run, record.reads.is_empty()) {
+                scratch.holds.push(Hold {
+                    reads: record.reads,
+                    from: last_run,
+                    span: 1,
+                    state: state(record.since),
+                });
             }
         }
-        oldest
     }
 
     /// Records that system `index` of schedule `fingerprint` is skipped
@@ -316,16 +425,21 @@ impl Changes {
     pub(crate) fn skip(
         &mut self,
         (fingerprint, index): (u64, u32),
-        (window, holds): (ChangeWindow, bool),
+        (window, reads): (ChangeWindow, LogReads),
         hint: &mut usize,
     ) {
         match self.find_skipped(fingerprint, index, hint) {
             Ok(_) => {}
             Err(at) => {
-                let first = window.last_run == window.this_run.wrapping_add(1);
-                let last_run = (!first).then_some(window.last_run);
-                self.skipped
-                    .insert(at, (fingerprint, index, last_run, holds));
+                let last_run = (!window.is_first()).then_some(window.last_run);
+                let record = SkipRecord {
+                    fingerprint,
+                    index,
+                    last_run,
+                    reads,
+                    since: self.runs,
+                };
+                self.skipped.insert(at, record);
                 *hint = at;
             }
         }
@@ -335,14 +449,14 @@ impl Changes {
     /// (`Ok`), or would go (`Err`), trying `hint` first.
     #[inline]
     fn find_skipped(&self, fingerprint: u64, index: u32, hint: &mut usize) -> Result<usize, usize> {
-        if let Some(&(f, i, ..)) = self.skipped.get(*hint) {
-            if (f, i) == (fingerprint, index) {
+        if let Some(record) = self.skipped.get(*hint) {
+            if (record.fingerprint, record.index) == (fingerprint, index) {
                 return Ok(*hint);
             }
         }
         let found = self
             .skipped
-            .binary_search_by_key(&(fingerprint, index), |&(f, i, ..)| (f, i));
+            .binary_search_by_key(&(fingerprint, index), |r| (r.fingerprint, r.index));
         if let Ok(at) = found {
             *hint = at;
         }
@@ -362,7 +476,7 @@ impl Changes {
             return window;
         }
         match self.find_skipped(fingerprint, index, hint) {
-            Ok(at) => match self.skipped.remove(at).2 {
+            Ok(at) => match self.skipped.remove(at).last_run {
                 Some(last_run) => ChangeWindow {
                     last_run,
                     this_run: window.this_run,
@@ -374,26 +488,33 @@ impl Changes {
     }
 
     /// Records that a run (or a `clear_trackers` mark) starts at tick
-    /// `start`, and drops the removals logged before `keep_from` (see
-    /// [`Changes::keep_from`]).
-    pub(crate) fn start_run(&mut self, start: u32, keep_from: u32) {
-        self.run_starts = [self.run_starts[1], start];
-        for log in &mut self.removed {
-            log.retain(|&(_, tick)| start.wrapping_sub(tick) <= start.wrapping_sub(keep_from));
+    /// `start`: counts it, works out what each log keeps (see
+    /// [`crate::retention`]) and drops the removals no reader needs.
+    pub(crate) fn start_run(&mut self, start: u32) {
+        self.runs += 1;
+        self.collect_holds(start, self.runs);
+        let retention = Retention {
+            now: self.retention.now,
+            floor: self.retention.floor,
+            holds: &self.retention.holds,
+        };
+        for (bit, log) in self.removed.iter_mut().enumerate() {
+            log.retain_for(LogId::Removal(bit as u32), &retention);
         }
+        self.run_starts = [self.run_starts[1], start];
     }
 
     /// Whether schedule `fingerprint` has run (and not been forgotten).
     pub(crate) fn has_run(&self, fingerprint: u64) -> bool {
-        self.schedules.iter().any(|&(f, _)| f == fingerprint)
+        self.schedules.iter().any(|r| r.fingerprint == fingerprint)
     }
 
     /// Forgets schedule `fingerprint`: where its last run started, which
     /// held back what its readers had not seen. Whether it was known.
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
         let before = self.schedules.len();
-        self.schedules.retain(|&(f, _)| f != fingerprint);
-        self.skipped.retain(|&(f, ..)| f != fingerprint);
+        self.schedules.retain(|r| r.fingerprint != fingerprint);
+        self.skipped.retain(|r| r.fingerprint != fingerprint);
         self.schedules.len() != before
     }
 
@@ -410,21 +531,19 @@ impl Changes {
         let now = self.tick;
         self.last_sweep = now;
         clamp(&mut self.marked, now);
-        for (_, start) in &mut self.schedules {
-            clamp(start, now);
+        for record in &mut self.schedules {
+            clamp(&mut record.start, now);
         }
         for start in &mut self.run_starts {
             clamp(start, now);
         }
-        for (_, _, last_run, _) in &mut self.skipped {
-            if let Some(last_run) = last_run {
+        for record in &mut self.skipped {
+            if let Some(last_run) = &mut record.last_run {
                 clamp(last_run, now);
             }
         }
         for log in &mut self.removed {
-            for (_, tick) in log {
-                clamp(tick, now);
-            }
+            log.clamp_ticks(now);
         }
     }
 }
@@ -436,8 +555,6 @@ pub(crate) struct RunStart {
     /// Where the schedule's previous run on this world started (`None` for
     /// its first).
     pub(crate) previous: Option<u32>,
-    /// The oldest tick a reader may still need ([`Changes::keep_from`]).
-    pub(crate) keep_from: u32,
 }
 
 /// The window of the `index`-th system of a schedule run that started at
@@ -508,36 +625,67 @@ mod tests {
 /// components, real entity ids).
 #[cfg(feature = "serde")]
 mod save {
-    use super::Changes;
+    use super::{Changes, ScheduleRecord, SkipRecord};
     use crate::entity::Entity;
+    use crate::retention::{save::Parts as LogParts, LogReads, TickLog};
     use crate::save::reject;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// A schedule's record: fingerprint, start, run, systems, and the logs
+    /// read (events, removals).
+    type ScheduleParts = (u64, u32, u64, u32, (u128, u128));
+    /// A skipped system's record: fingerprint, index, last run, the logs
+    /// read (events, removals), the run it was first skipped in.
+    type SkipParts = (u64, u32, Option<u32>, (u128, u128), u64);
 
     type Parts = (
         u32,
         u32,
         u32,
-        Vec<(u64, u32)>,
+        Vec<ScheduleParts>,
         [u32; 2],
-        Vec<Vec<(u64, u32)>>,
-        Vec<(u64, u32, Option<u32>, bool)>,
+        Vec<LogParts<u64>>,
+        Vec<SkipParts>,
+        u64,
     );
+
+    /// A log of removals, saved with entity ids as numbers.
+    struct SavedLog<'a>(&'a TickLog<Entity>);
+
+    impl Serialize for SavedLog<'_> {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            self.0.save_as(serializer, |entity| entity.to_bits())
+        }
+    }
 
     impl Serialize for Changes {
         fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            let removed: Vec<Vec<(u64, u32)>> = self
-                .removed
+            let schedules: Vec<ScheduleParts> = self
+                .schedules
                 .iter()
-                .map(|log| log.iter().map(|&(e, tick)| (e.to_bits(), tick)).collect())
+                .map(|r| {
+                    let reads = (r.reads.events, r.reads.removals);
+                    (r.fingerprint, r.start, r.run, r.systems, reads)
+                })
+                .collect();
+            let removed: Vec<SavedLog<'_>> = self.removed.iter().map(SavedLog).collect();
+            let skipped: Vec<SkipParts> = self
+                .skipped
+                .iter()
+                .map(|r| {
+                    let reads = (r.reads.events, r.reads.removals);
+                    (r.fingerprint, r.index, r.last_run, reads, r.since)
+                })
                 .collect();
             (
                 self.tick,
                 self.last_sweep,
                 self.marked,
-                &self.schedules,
+                schedules,
                 self.run_starts,
                 removed,
-                &self.skipped,
+                skipped,
+                self.runs,
             )
                 .serialize(serializer)
         }
@@ -554,7 +702,7 @@ mod save {
             components: &[&str],
             tracked_bits: u128,
         ) -> Result<Self, D::Error> {
-            let (tick, last_sweep, marked, schedules, run_starts, removed, skipped): Parts =
+            let (tick, last_sweep, marked, schedules, run_starts, removed, skipped, runs): Parts =
                 Deserialize::deserialize(deserializer)?;
             let sorted = skipped
                 .windows(2)
@@ -565,14 +713,26 @@ mod save {
                      or names one twice",
                 ));
             }
-            let twice = schedules.iter().enumerate().any(|(i, &(fingerprint, _))| {
-                schedules[..i]
-                    .iter()
-                    .any(|&(other, _)| other == fingerprint)
-            });
+            let twice = schedules
+                .iter()
+                .enumerate()
+                .any(|(i, record)| schedules[..i].iter().any(|other| other.0 == record.0));
             if twice {
                 return Err(reject::<D::Error>(
                     "the save's change state names one schedule twice",
+                ));
+            }
+            // No world makes 2^63 runs: a count past that is no save's.
+            if runs > u64::MAX / 2 {
+                return Err(reject::<D::Error>(format!(
+                    "the save's change state counts {runs} runs: more than a world makes"
+                )));
+            }
+            let later_run =
+                schedules.iter().any(|r| r.2 > runs) || skipped.iter().any(|r| r.4 > runs);
+            if later_run {
+                return Err(reject::<D::Error>(
+                    "the save's change state names a run after the world's last",
                 ));
             }
             if removed.len() > components.len() {
@@ -581,32 +741,58 @@ mod save {
                 ));
             }
             let mut logs = Vec::with_capacity(removed.len());
-            for (bit, log) in removed.into_iter().enumerate() {
-                if !log.is_empty() && tracked_bits & (1 << bit) == 0 {
+            for (bit, (first, log, dropped_through, marks)) in removed.into_iter().enumerate() {
+                if (!log.is_empty() || first > 0) && tracked_bits & (1 << bit) == 0 {
                     return Err(reject::<D::Error>(format!(
                         "the save logs removals of `{}`, which schema `{}` does not track",
                         components[bit], schema
                     )));
                 }
                 let mut entities = Vec::with_capacity(log.len());
-                for (bits, tick) in log {
+                for (tick, bits) in log {
                     let entity = Entity::from_bits(bits).ok_or_else(|| {
                         reject::<D::Error>(format!(
                             "the save's removal log holds no entity id ({bits:#x})"
                         ))
                     })?;
-                    entities.push((entity, tick));
+                    entities.push((tick, entity));
                 }
-                logs.push(entities);
+                let log = TickLog::from_parts((first, entities, dropped_through, marks));
+                log.check(tick, &|| {
+                    format!("the removal log of `{}`", components[bit])
+                })
+                .map_err(reject::<D::Error>)?;
+                logs.push(log);
             }
+            let reads = |(events, removals): (u128, u128)| LogReads { events, removals };
             Ok(Changes {
                 tick,
                 last_sweep,
                 marked,
-                schedules,
+                runs,
+                schedules: schedules
+                    .into_iter()
+                    .map(|(fingerprint, start, run, systems, r)| ScheduleRecord {
+                        fingerprint,
+                        start,
+                        run,
+                        systems,
+                        reads: reads(r),
+                    })
+                    .collect(),
                 run_starts,
                 removed: logs,
-                skipped,
+                skipped: skipped
+                    .into_iter()
+                    .map(|(fingerprint, index, last_run, r, since)| SkipRecord {
+                        fingerprint,
+                        index,
+                        last_run,
+                        reads: reads(r),
+                        since,
+                    })
+                    .collect(),
+                retention: Default::default(),
             })
         }
     }

@@ -161,6 +161,7 @@ mod pool;
 mod query;
 mod relation;
 mod removed;
+pub mod retention;
 mod save;
 mod schedule;
 mod schema;

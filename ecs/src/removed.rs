@@ -40,6 +40,7 @@ use core::marker::PhantomData;
 /// ```
 pub struct Removed<'s, T> {
     entities: &'s [Entity],
+    missed: u64,
     component: PhantomData<fn() -> T>,
 }
 
@@ -59,6 +60,16 @@ impl<T> Removed<'_, T> {
     pub fn is_empty(&self) -> bool {
         self.entities.is_empty()
     }
+
+    /// How many removals since this system's previous run were dropped
+    /// before it could read them: 0, unless the system did not run for
+    /// more than [`HOLD_RUNS`](crate::retention::HOLD_RUNS) runs of the
+    /// world, after which the world stops keeping the records for it (see
+    /// [`crate::retention`] and
+    /// [`EventReader::missed`](crate::EventReader::missed)).
+    pub fn missed(&self) -> u64 {
+        self.missed
+    }
 }
 
 impl<T> fmt::Debug for Removed<'_, T> {
@@ -68,7 +79,7 @@ impl<T> fmt::Debug for Removed<'_, T> {
 }
 
 impl<S: Schema, T: Tracked<S>> SystemParam<S> for Removed<'_, T> {
-    type State = Vec<Entity>;
+    type State = (Vec<Entity>, u64);
     type Item<'w> = Removed<'w, T>;
     const ACCESS: Access = Access {
         removals_read: 1 << T::BIT,
@@ -78,18 +89,20 @@ impl<S: Schema, T: Tracked<S>> SystemParam<S> for Removed<'_, T> {
     const CHECK: () = ();
     const READS_LOGS: bool = true;
 
-    fn init() -> Vec<Entity> {
-        Vec::new()
+    fn init() -> (Vec<Entity>, u64) {
+        (Vec::new(), 0)
     }
 
-    fn prepare(state: &mut Vec<Entity>, world: &World<S>, window: ChangeWindow) {
-        state.clear();
-        state.extend(world.removed_in(T::BIT, window));
+    fn prepare(state: &mut (Vec<Entity>, u64), world: &World<S>, window: ChangeWindow) {
+        state.0.clear();
+        state.0.extend(world.removed_in(T::BIT, window));
+        state.1 = world.removals_missed(T::BIT, window);
     }
 
-    fn fetch<'w>(state: &'w mut Vec<Entity>, _: &mut SplitWorld<'w, S>) -> Removed<'w, T> {
+    fn fetch<'w>(state: &'w mut (Vec<Entity>, u64), _: &mut SplitWorld<'w, S>) -> Removed<'w, T> {
         Removed {
-            entities: state,
+            entities: &state.0,
+            missed: state.1,
             component: PhantomData,
         }
     }

@@ -189,10 +189,10 @@ pub trait Schema: Sized + 'static {
     #[doc(hidden)]
     fn resource_slots(resources: &mut Self::Resources) -> Self::ResourceSlots<'_>;
 
-    /// Drops the events of every event queue sent before tick `keep_from`,
-    /// relative to `now`.
+    /// Keeps of every event queue what `retention` says (see
+    /// [`crate::retention`]).
     #[doc(hidden)]
-    fn prune_events(resources: &mut Self::Resources, keep_from: u32, now: u32);
+    fn prune_events(resources: &mut Self::Resources, retention: &crate::retention::Retention<'_>);
 
     /// Clamps the ticks of every event queue (see [`crate::change`]).
     #[doc(hidden)]

@@ -33,6 +33,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
         .filter(|(_, field)| field.soa)
         .map(|(bit, _)| bit_literal(bit));
     let event_fields: Vec<_> = model.events().map(|field| field.ident).collect();
+    let event_types: Vec<_> = model.events().map(|field| field.ty).collect();
     let lifecycle = super::lifecycle::schema_items(model, names);
     let new_columns = model
         .components()
@@ -75,8 +76,15 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 
             #[inline]
             #[allow(unused_variables)]
-            fn prune_events(resources: &mut #resources_ty, keep_from: u32, now: u32) {
-                #(#krate::Events::prune(&mut resources.#event_fields, keep_from, now);)*
+            fn prune_events(
+                resources: &mut #resources_ty,
+                retention: &#krate::retention::Retention<'_>,
+            ) {
+                #(#krate::Events::retain(
+                    &mut resources.#event_fields,
+                    <#event_types as #krate::Event<#schema>>::BIT,
+                    retention,
+                );)*
             }
 
             #[allow(unused_variables)]

@@ -244,7 +244,7 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
                 ::core::unreachable!()
             }
 
-            fn prune_events(_: &mut #resources_ty, _: u32, _: u32) {}
+            fn prune_events(_: &mut #resources_ty, _: &#krate::retention::Retention<'_>) {}
 
             fn clamp_event_ticks(_: &mut #resources_ty, _: u32) {}
             fn check_event_ticks(

@@ -15,13 +15,19 @@
 //! event sent in one schedule reaches the readers of every other schedule of
 //! the world exactly once, in send order, however often each runs (a fixed
 //! step run 0, 1 or 5 times a frame, a per-frame schedule after it). Hence
-//! the lifetime of an event: it is dropped at the start of a run (or a
-//! [`World::clear_trackers`](crate::World::clear_trackers) mark) once it is older than both the previous
-//! run or mark and the last run of every schedule that has run on the world.
-//! With one schedule, an event lives through two runs at most; with
-//! several, until each has run once after it. A schedule that will never run
-//! on a world again holds events back: [`Schedule::forget`] it. A schedule's
-//! first run on a world reads every event still kept.
+//! the lifetime of an event ([`crate::retention`] has the whole rule): it
+//! is dropped at the start of a run (or a
+//! [`World::clear_trackers`](crate::World::clear_trackers) mark) once it is
+//! older than the previous run or mark, every schedule *whose systems read
+//! its type* has run since it was sent, and every system skipped by its
+//! run condition that reads it has run again. With one schedule, an event
+//! lives through two runs at most. A reader that does not run for more
+//! than [`HOLD_RUNS`](crate::retention::HOLD_RUNS) runs of the world holds
+//! nothing back any more, so a queue never grows past what that many runs
+//! send; when the reader runs again, [`EventReader::missed`] says exactly
+//! how many it missed. A schedule that will never run on a world again can
+//! let go at once: [`Schedule::forget`] it. A schedule's first run on a
+//! world reads every event still kept.
 //!
 //! [`Schedule::forget`]: crate::Schedule::forget
 
@@ -29,9 +35,10 @@ mod read;
 
 pub use read::{ChunkEvents, EventCursor, EventReader, EventWriter};
 
-use crate::change::{clamp, ChangeWindow};
+use crate::change::ChangeWindow;
 use crate::checksum::{StableHash, StableHasher};
 use crate::lend::Lent;
+use crate::retention::{LogId, Retention, TickLog};
 use crate::schema::Schema;
 use core::fmt;
 
@@ -62,27 +69,23 @@ pub trait Event<S: Schema>: Sized + Send + Sync + 'static {
 }
 
 /// The queue of one event type: the events some reader may not have read
-/// yet, in the order sent, each with the tick it was sent at. An event is
-/// kept until every schedule that has run on the world has run again (at
-/// most two runs with one schedule; see
-/// [`Schedule::forget`](crate::Schedule::forget)).
+/// yet, in the order sent, each with the tick it was sent at. How long an
+/// event is kept is the rule of [`crate::retention`]: two schedule runs,
+/// and past that for as long as a reader of this type that has not run
+/// since needs it, [`HOLD_RUNS`](crate::retention::HOLD_RUNS) runs at
+/// most.
 ///
 /// A world keeps one per `#[ecs(event)]` field, as a resource: systems send
 /// with [`EventWriter`] and read with [`EventReader`]; outside systems use
 /// [`World::send_event`](crate::World::send_event) and an [`EventCursor`].
 pub struct Events<T> {
-    /// (tick, event), oldest first.
-    queue: Vec<(u32, T)>,
-    /// The sequence number of `queue[0]`: every event sent to this queue
-    /// gets the next one, for [`EventCursor`]s.
-    first: u64,
+    log: TickLog<T>,
 }
 
 impl<T> Default for Events<T> {
     fn default() -> Self {
         Events {
-            queue: Vec::new(),
-            first: 0,
+            log: TickLog::default(),
         }
     }
 }
@@ -90,101 +93,102 @@ impl<T> Default for Events<T> {
 impl<T: Clone> Clone for Events<T> {
     fn clone(&self) -> Self {
         Events {
-            queue: self.queue.clone(),
-            first: self.first,
+            log: self.log.clone(),
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
-        self.queue.clone_from(&source.queue);
-        self.first = source.first;
+        self.log.clone_from(&source.log);
     }
 }
 
 impl<T: fmt::Debug> fmt::Debug for Events<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.queue.iter().map(|(_, event)| event))
-            .finish()
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
 impl<T: StableHash> StableHash for Events<T> {
     fn stable_hash(&self, hasher: &mut StableHasher) {
-        self.first.stable_hash(hasher);
-        self.queue.len().stable_hash(hasher);
-        for (tick, event) in &self.queue {
+        self.log.first.stable_hash(hasher);
+        self.log.entries.len().stable_hash(hasher);
+        for (tick, event) in &self.log.entries {
             tick.stable_hash(hasher);
             event.stable_hash(hasher);
         }
+        self.log.hash_marks(hasher);
     }
 }
 
 impl<T> Events<T> {
     /// Number of events kept (those some reader may not have read yet).
     pub fn len(&self) -> usize {
-        self.queue.len()
+        self.log.entries.len()
     }
 
     /// Whether no event is kept.
     pub fn is_empty(&self) -> bool {
-        self.queue.is_empty()
+        self.log.entries.is_empty()
     }
 
     /// Every event kept, oldest first.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + ExactSizeIterator {
-        self.queue.iter().map(|(_, event)| event)
+        self.log.entries.iter().map(|(_, event)| event)
+    }
+
+    /// How many events were sent to this queue since the world was made
+    /// (those dropped and those kept).
+    pub fn sent(&self) -> u64 {
+        self.log.first + self.log.entries.len() as u64
     }
 
     #[inline]
     pub(crate) fn send(&mut self, tick: u32, event: T) {
-        self.queue.push((tick, event));
+        self.log.push(tick, event);
+    }
+
+    pub(crate) fn extend(&mut self, tick: u32, events: impl IntoIterator<Item = T>) {
+        self.log
+            .entries
+            .extend(events.into_iter().map(|event| (tick, event)));
     }
 
     /// The events sent within `window`, oldest first.
     pub(crate) fn in_window(&self, window: ChangeWindow) -> impl Iterator<Item = &T> + Clone {
-        // Ticks never decrease along the queue, so ages never increase: the
-        // events before the window are a prefix, found by bisection.
-        let span = window.this_run.wrapping_sub(window.last_run);
-        let start = self
-            .queue
-            .partition_point(|&(tick, _)| window.this_run.wrapping_sub(tick) >= span);
-        self.queue[start..]
-            .iter()
-            .take_while(move |&&(tick, _)| window.contains(tick))
-            .map(|(_, event)| event)
+        self.log.in_window(window)
     }
 
-    /// Drops the events sent before `keep_from` (ages relative to `now`).
+    /// How many events sent within `window` were dropped unread.
+    pub(crate) fn missed(&self, window: ChangeWindow) -> u64 {
+        self.log.missed(window)
+    }
+
+    /// The first number and the entries, for an [`EventCursor`].
+    pub(crate) fn numbered(&self) -> (u64, &[(u32, T)]) {
+        (self.log.first, &self.log.entries)
+    }
+
+    /// Keeps what `retention` says the queue of the event type of resource
+    /// bit `bit` must keep (see [`crate::retention`]).
     #[doc(hidden)]
-    pub fn prune(&mut self, keep_from: u32, now: u32) {
-        let limit = now.wrapping_sub(keep_from);
-        let old = self
-            .queue
-            .iter()
-            .take_while(|&&(tick, _)| now.wrapping_sub(tick) > limit)
-            .count();
-        if old > 0 {
-            self.queue.drain(..old);
-            self.first += old as u64;
-        }
+    pub fn retain(&mut self, bit: u32, retention: &Retention<'_>) {
+        self.log.retain_for(LogId::Event(bit), retention);
     }
 
     /// Clamps the events' ticks (see [`crate::change`]).
     #[doc(hidden)]
     pub fn clamp_ticks(&mut self, now: u32) {
-        for (tick, _) in &mut self.queue {
-            clamp(tick, now);
-        }
+        self.log.clamp_ticks(now);
     }
 }
 
-/// With feature `serde`: a queue saves as its first sequence number and its
-/// (tick, event) pairs, oldest first.
+/// With feature `serde`: a queue saves as its first sequence number, its
+/// (tick, event) pairs, oldest first, and what readers whose hold ended
+/// missed (see [`crate::retention`]).
 #[cfg(feature = "serde")]
 impl<T: serde::Serialize> serde::Serialize for Events<T> {
     fn serialize<Ser: serde::Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        (self.first, &self.queue).serialize(serializer)
+        self.log.serialize(serializer)
     }
 }
 
@@ -192,53 +196,27 @@ impl<T: serde::Serialize> serde::Serialize for Events<T> {
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Events<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let (first, queue) = <(u64, Vec<(u32, T)>)>::deserialize(deserializer)?;
+        let log = TickLog::<T>::deserialize(deserializer)?;
         // No world sends 2^63 events: a number past that is no save's.
-        if first.saturating_add(queue.len() as u64) > u64::MAX / 2 {
+        if log.first.saturating_add(log.entries.len() as u64) > u64::MAX / 2 {
             return Err(D::Error::custom(format!(
-                "an event queue of `{}` numbered from {first}: more events than a world sends",
-                core::any::type_name::<T>()
+                "an event queue of `{}` numbered from {}: more events than a world sends",
+                core::any::type_name::<T>(),
+                log.first
             )));
         }
-        let events = Events { queue, first };
-        events.check_order().map_err(D::Error::custom)?;
-        Ok(events)
+        Ok(Events { log })
     }
 }
 
 impl<T> Events<T> {
-    /// `Ok` if the events' ticks are in send order (each at or after the
-    /// one before, as ticks that wrap go).
-    #[cfg(feature = "serde")]
-    fn check_order(&self) -> Result<(), String> {
-        let out_of_order = |pair: &[(u32, T)]| crate::change::is_after(pair[0].0, pair[1].0);
-        match self.queue.windows(2).position(out_of_order) {
-            None => Ok(()),
-            Some(at) => Err(format!(
-                "the events of `{}` are not in the order they were sent (event {} at tick {}, \
-                 the one after at tick {})",
-                core::any::type_name::<T>(),
-                at,
-                self.queue[at].0,
-                self.queue[at + 1].0
-            )),
-        }
-    }
-
-    /// `Ok` if no event was sent after tick `now` (the world's, in a save
-    /// being loaded).
+    /// `Ok` if the events are in send order, none was sent after tick
+    /// `now` (the world's, in a save being loaded), and the record of what
+    /// readers missed fits them.
     #[doc(hidden)]
     pub fn check_ticks(&self, now: u32) -> Result<(), String> {
-        match self
-            .queue
-            .iter()
-            .find(|(tick, _)| crate::change::is_after(*tick, now))
-        {
-            None => Ok(()),
-            Some(&(tick, _)) => Err(format!(
-                "an event of `{}` sent at tick {tick}, after the world's tick {now}",
-                core::any::type_name::<T>()
-            )),
-        }
+        self.log.check(now, &|| {
+            format!("the event queue of `{}`", core::any::type_name::<T>())
+        })
     }
 }

@@ -69,13 +69,13 @@ impl<T> EventCursor<T> {
     where
         T: Event<S>,
     {
-        let events = T::queue(world.resources());
-        let skip = self.next.saturating_sub(events.first);
+        let (first, entries) = T::queue(world.resources()).numbered();
+        let skip = self.next.saturating_sub(first);
         let skip = usize::try_from(skip)
             .unwrap_or(usize::MAX)
-            .min(events.queue.len());
-        self.next = events.first + events.queue.len() as u64;
-        events.queue[skip..].iter().map(|(_, event)| event)
+            .min(entries.len());
+        self.next = first + entries.len() as u64;
+        entries[skip..].iter().map(|(_, event)| event)
     }
 }
 
@@ -125,10 +125,7 @@ impl<T> EventWriter<'_, T> {
 
     /// Sends every event of `events`, in order.
     pub fn send_batch(&mut self, events: impl IntoIterator<Item = T>) {
-        let tick = self.tick;
-        self.events
-            .queue
-            .extend(events.into_iter().map(|event| (tick, event)));
+        self.events.extend(self.tick, events);
     }
 }
 
@@ -224,6 +221,48 @@ impl<'w, T> EventReader<'w, T> {
     /// Number of events not seen yet.
     pub fn len(&self) -> usize {
         self.read().count()
+    }
+
+    /// How many events sent since this system's previous run were dropped
+    /// before it could read them: 0, unless the system did not run for
+    /// more than [`HOLD_RUNS`](crate::retention::HOLD_RUNS) runs of the
+    /// world (its schedule did not run, or its run condition skipped it),
+    /// after which the world stops keeping events for it (see
+    /// [`crate::retention`]). Exact, and world state like the events.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// use schemecs::retention::HOLD_RUNS;
+    /// struct Pos(i32);
+    /// struct Ping;
+    /// #[derive(Default)] struct Seen { read: usize, missed: u64 }
+    /// #[derive(Schema)]
+    /// struct Game { pos: Pos, #[ecs(event)] ping: Ping, #[ecs(resource)] seen: Seen }
+    ///
+    /// fn ping(mut pings: EventWriter<Ping>) { pings.send(Ping); }
+    /// fn count(pings: EventReader<Ping>, mut seen: ResMut<Seen>) {
+    ///     seen.read += pings.len();
+    ///     seen.missed += pings.missed();
+    /// }
+    ///
+    /// let mut world = World::<Game>::new();
+    /// let mut play = Schedule::<Game>::new();
+    /// play.add(ping);
+    /// let mut rare = Schedule::<Game>::new();
+    /// rare.add(count);
+    /// rare.run(&mut world);
+    /// for _ in 0..1000 {
+    ///     play.run(&mut world);
+    /// }
+    /// // `rare` held the pings back for HOLD_RUNS runs, then let them go.
+    /// assert!(world.events::<Ping>().len() < 2 * HOLD_RUNS as usize);
+    /// rare.run(&mut world);
+    /// let seen = world.resource::<Seen>();
+    /// assert_eq!(seen.read as u64 + seen.missed, 1000);
+    /// assert!(seen.missed > 0);
+    /// ```
+    pub fn missed(&self) -> u64 {
+        self.events.missed(self.window)
     }
 
     /// Whether there is no event not seen yet.

@@ -502,12 +502,12 @@ pub(super) fn admit<S: Schema>(
         return Some(window);
     }
     let runs = system.condition_holds(world, buffers, window, place);
-    let reads_logs = system.reads_logs;
+    let logs_read = system.logs_read;
     let hint = system.skip_hint();
     if runs {
         Some(world.resume_system(place, window, hint))
     } else {
-        world.skip_system(place, (window, reads_logs), hint);
+        world.skip_system(place, (window, logs_read), hint);
         None
     }
 }

@@ -366,7 +366,8 @@ impl<S: Schema> Schedule<S> {
             }
         };
         let fingerprint = self.start(world);
-        let (base, previous) = world.begin_schedule_run(fingerprint, self.systems.len() as u32);
+        let (base, previous) =
+            world.begin_schedule_run(fingerprint, self.systems.len() as u32, self.logs_read());
         let result = catch_unwind(AssertUnwindSafe(|| {
             self.executor.run(
                 &mut self.systems,
@@ -412,6 +413,16 @@ impl<S: Schema> Schedule<S> {
         }
     }
 
+    /// The event queues and removal logs the systems read, which the world
+    /// keeps for them between runs (see [`crate::retention`]).
+    fn logs_read(&self) -> crate::retention::LogReads {
+        self.systems
+            .iter()
+            .fold(crate::retention::LogReads::NONE, |all, system| {
+                all.union(system.logs_read)
+            })
+    }
+
     /// What identifies this schedule's systems in a world's change state:
     /// a stable hash of their names, in order (the same in every process).
     fn fingerprint(&mut self) -> u64 {
@@ -434,11 +445,13 @@ impl<S: Schema> Schedule<S> {
     /// (its readers see every event and change not dropped yet, its locals
     /// start from `Default`).
     ///
-    /// A world keeps every event and removal record until each schedule
-    /// that has run on it has run again, so that readers in a schedule that
-    /// runs rarely (a fixed step skipped for a few frames) miss nothing. A
-    /// schedule that will never run on `world` again (a menu's, a level's)
-    /// would hold them back for as long as the world lives: forget it.
+    /// A world keeps the events and removal records a schedule's readers
+    /// read until it has run again, so that readers in a schedule that runs
+    /// rarely (a fixed step skipped for a few frames) miss nothing, for
+    /// [`HOLD_RUNS`](crate::retention::HOLD_RUNS) runs of the world at most
+    /// (see [`crate::retention`]). A schedule that will never run on
+    /// `world` again (a menu's, a level's) holds them back until then:
+    /// forget it to let go at once.
     ///
     /// A schedule that systems were added to after it ran is another
     /// schedule: a world on which it first runs as it is now forgets what
@@ -505,7 +518,8 @@ impl<S: Schema> Schedule<S> {
     {
         self.apply_pending(world, true);
         let fingerprint = self.start(world);
-        let (base, previous) = world.begin_schedule_run(fingerprint, self.systems.len() as u32);
+        let (base, previous) =
+            world.begin_schedule_run(fingerprint, self.systems.len() as u32, self.logs_read());
         let result = catch_unwind(AssertUnwindSafe(|| {
             let buffers = self.executor.buffers();
             for (i, system) in self.systems.iter_mut().enumerate() {

@@ -627,12 +627,14 @@ pub struct RunIf<T, C, M, CM> {
 /// new system does, seeing what the world still keeps.
 ///
 /// For that, the world keeps the events and removal records a skipped
-/// system with an `EventReader` or `Removed` has not seen, for as long as
-/// it is skipped, as it keeps them for a schedule that has not run again
-/// (see [`Schedule::forget`](crate::Schedule::forget)). A reader that may
-/// stay skipped for good (a debug view never switched on) holds them all:
-/// read the events in a system that always runs, or put the reader in a
-/// schedule of its own that can be forgotten. A skipped system that reads
+/// system with an `EventReader` or `Removed` has not seen, of the types it
+/// reads, as it keeps them for a schedule that has not run again, for
+/// [`HOLD_RUNS`](crate::retention::HOLD_RUNS) runs of the world after it
+/// was first skipped (see [`crate::retention`]). Skipped for longer, it
+/// holds nothing back, and when it runs again it reads what is still kept
+/// and learns how many it missed from
+/// [`EventReader::missed`](crate::EventReader::missed) and
+/// [`Removed::missed`](crate::Removed::missed). A skipped system that reads
 /// neither holds nothing back.
 pub trait RunIfExt<Marker>: SystemFn<Marker> + Sized {
     /// The system, run only when `condition` holds. A second `run_if` adds

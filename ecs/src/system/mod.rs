@@ -368,9 +368,9 @@ pub struct SystemNode<S: Schema> {
     /// Whether a parameter is a [`Local`], whose value the system takes out
     /// of the world for its stage.
     pub(crate) has_locals: bool,
-    /// Whether a parameter reads events or removal logs
+    /// The event queues and removal logs its parameters read
     /// ([`SystemParam::READS_LOGS`]).
-    pub(crate) reads_logs: bool,
+    pub(crate) logs_read: crate::retention::LogReads,
     /// Whether a parameter despawns entities when the schedule's run ends
     /// ([`SystemParam::DESPAWNS_AT_END`]).
     pub(crate) despawns_at_end: bool,
@@ -436,7 +436,7 @@ where
             access: <Self as IntoSystem<S, Exclusive<S>>>::ACCESS,
             kind: SystemKind::Exclusive(Box::new(self)),
             has_locals: false,
-            reads_logs: false,
+            logs_read: crate::retention::LogReads::NONE,
             despawns_at_end: false,
             condition: None,
         }
@@ -539,7 +539,10 @@ macro_rules! impl_system {
                         params: PhantomData,
                     })),
                     has_locals: 0 $(+ $p::LOCALS)* > 0,
-                    reads_logs: false $(|| $p::READS_LOGS)*,
+                    logs_read: crate::retention::LogReads {
+                        events: 0 $(| if $p::READS_LOGS { $p::ACCESS.resource_reads } else { 0 })*,
+                        removals: 0 $(| if $p::READS_LOGS { $p::ACCESS.removals_read } else { 0 })*,
+                    },
                     despawns_at_end: false $(|| $p::DESPAWNS_AT_END)*,
                     condition: None,
                 }

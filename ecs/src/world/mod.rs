@@ -11,6 +11,7 @@ use crate::mask::{Mask, MaskBits};
 use crate::query::{
     Query, QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData, SchemaQuery,
 };
+use crate::retention::LogReads;
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{Bins, EntityIndex, SparseSets, Staged, Table, TableId, Tables};
 use crate::structure::{DespawnBatch, EntityStore, ExchangeError, Spawned, TakeError};
@@ -827,10 +828,9 @@ impl<S: Schema> World<S> {
         let mark = changes.tick;
         changes.marked = mark;
         // What comes after the mark starts at the next tick.
-        let keep_from = changes.keep_from(mark.wrapping_add(1));
-        changes.start_run(mark.wrapping_add(1), keep_from);
+        changes.start_run(mark.wrapping_add(1));
         changes.tick = mark.wrapping_add(1);
-        S::prune_events(&mut self.resources, keep_from, mark);
+        S::prune_events(&mut self.resources, &changes.retention());
         self.sweep_if_due();
     }
 
@@ -853,7 +853,9 @@ impl<S: Schema> World<S> {
     }
 
     /// The queue of event type `T`: the events sent in the last two schedule
-    /// runs (read them in order with an [`EventCursor`](crate::EventCursor)).
+    /// runs, and older ones a reader that has not run since still needs
+    /// (see [`crate::retention`]; read them in order with an
+    /// [`EventCursor`](crate::EventCursor)).
     pub fn events<T: Event<S>>(&self) -> &Events<T> {
         T::queue(&self.resources)
     }
@@ -884,6 +886,12 @@ impl<S: Schema> World<S> {
         changes.removed(T::BIT, changes.outside_window())
     }
 
+    /// How many removals of component `bit` within `window` were dropped
+    /// unread (see [`crate::retention`]).
+    pub(crate) fn removals_missed(&self, bit: u32, window: ChangeWindow) -> u64 {
+        self.store.changes().removals_missed(bit, window)
+    }
+
     /// The entities that lost component `bit` within `window`.
     pub(crate) fn removed_in(
         &self,
@@ -902,31 +910,33 @@ impl<S: Schema> World<S> {
         changes.tick = changes.tick.wrapping_add(by);
     }
 
-    /// Starts a run of `systems` systems of the schedule `fingerprint`:
-    /// drops the events and removal log entries no reader can need any more,
-    /// and returns where the run's ticks start and where its previous run on
-    /// this world started.
+    /// Starts a run of `systems` systems of the schedule `fingerprint`,
+    /// which read the logs `reads`: drops the events and removal log
+    /// entries no reader can need any more, and returns where the run's
+    /// ticks start and where its previous run on this world started.
     pub(crate) fn begin_schedule_run(
         &mut self,
         fingerprint: u64,
         systems: u32,
+        reads: LogReads,
     ) -> (u32, Option<u32>) {
-        let start = self.store.changes_mut().begin_run(fingerprint, systems);
+        let changes = self.store.changes_mut();
+        let start = changes.begin_run(fingerprint, systems, reads);
         let (base, previous) = (start.base, start.previous);
-        S::prune_events(&mut self.resources, start.keep_from, base);
+        S::prune_events(&mut self.resources, &changes.retention());
         self.sweep_if_due();
         (base, previous)
     }
 
     /// Records that system `index` of schedule `fingerprint` is skipped by
     /// its run condition at the turn whose window is `window`.
-    /// `holds`: it reads events or removal logs, which the world keeps
-    /// for its next run; `hint` speeds up finding the record (see
-    /// `Changes::skip`).
+    /// `reads`: the logs it reads, which the world keeps for its next run
+    /// (for a while: see [`crate::retention`]); `hint` speeds up finding
+    /// the record (see `Changes::skip`).
     pub(crate) fn skip_system(
         &mut self,
         (fingerprint, index): (u64, usize),
-        window: (ChangeWindow, bool),
+        window: (ChangeWindow, LogReads),
         hint: &mut usize,
     ) {
         let changes = self.store.changes_mut();

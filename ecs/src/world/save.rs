@@ -46,12 +46,14 @@ use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
-/// this layout. 6: the change state ends with the systems skipped by their
-/// run conditions. 5: the systems' locals follow the sparse sets. 4: the header holds the sparse bits, and the sparse sets
+/// this layout. 7: event queues and removal logs carry what readers whose
+/// hold ended missed, and the change state counts runs and records what
+/// each schedule and skipped system reads (see [`crate::retention`]). 6:
+/// the change state ends with the systems skipped by their run conditions. 5: the systems' locals follow the sparse sets. 4: the header holds the sparse bits, and the sparse sets
 /// follow the change state (3 had neither). 3: the entity part holds one
 /// generation per slot and the free list as a sequence (2 saved each slot as
 /// a `(kind, generation, next)` triple, and 1 had no change state).
-const FORMAT: u32 = 0xec5_0006;
+const FORMAT: u32 = 0xec5_0007;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a

@@ -137,14 +137,22 @@ impl<S: Schema> World<S> {
     /// 3. per tag, the number of entities that have it;
     /// 4. per sparse component, the number of its owners, their indices
     ///    (`u32`) and its values as a column, in stored order;
-    /// 5. the resources and event queues, in field order;
+    /// 5. the resources and event queues, in field order (an event queue:
+    ///    the number of its first event, its length and its (tick, event)
+    ///    pairs, then, if a reader's hold on it ended (see
+    ///    [`crate::retention`]), the record of what such readers missed);
     /// 6. where the schema has tracked components or events, the change
-    ///    state: the world's ticks, each schedule's last run, the
-    ///    removals kept for `Removed`, and, if any system is skipped by its
-    ///    run condition since it last ran, their number and per system its
-    ///    schedule's fingerprint (`u64`), its place (`u32`), where its
-    ///    next run reads from (an `Option<u32>`: `0u64`, or `1u64` and the
-    ///    tick) and whether events are kept for it (a `bool`, one byte).
+    ///    state: the world's ticks, the number of runs and marks, each
+    ///    schedule's last run (where it started, its number, its number of
+    ///    systems and the logs they read), the removals kept for `Removed`
+    ///    (per tracked component: the number of its first removal, its
+    ///    length and its (entity, tick) pairs, then what readers missed, as
+    ///    for an event queue), and, if any system
+    ///    is skipped by its run condition since it last ran, their number
+    ///    and per system its schedule's fingerprint (`u64`), its place
+    ///    (`u32`), where its next run reads from (an `Option<u32>`: `0u64`,
+    ///    or `1u64` and the tick), the logs it reads (two `u128` masks) and
+    ///    the run it was first skipped in (`u64`).
     /// 7. if a schedule with a [`Local`](crate::Local) ran on the world, the
     ///    systems' locals: per schedule its fingerprint and per system each
     ///    value's digest (the XXH3-128 of its own `StableHash` bytes).
