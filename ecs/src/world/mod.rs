@@ -306,25 +306,25 @@ impl<S: Schema> World<S> {
     /// would move it twice (through a table of its own).
     ///
     /// What the entity has before and after is replaced, as
-    /// [`World::insert`] overwrites a component the entity has: a
-    /// component in both `R` and `B` (its old value is in the returned `R`,
-    /// its new one in place), and one of `B` only that the entity has. A
-    /// tracked one is changed, never added and never logged as removed
-    /// (`Changed<T>` sees it; `Added<T>` and `Removed<T>` do not); its
-    /// `on_insert` hook runs, its `on_add` and `on_remove` hooks do not; a
-    /// relation moves from its old target's list to its new target's (its
-    /// place in the list is kept if the target is the same). A component of
-    /// `R` only is removed as by [`World::remove_bundle`] (logged as
+    /// [`World::insert`] overwrites a component the entity has: a component
+    /// in both `R` and `B` (its old value is in the returned `R`, its new
+    /// one in place), and one of `B` only that the entity has. Such a
+    /// component, if tracked, is changed, never added and never logged as
+    /// removed (`Changed<T>` sees it; `Added<T>` and `Removed<T>` do not);
+    /// its `on_insert` hook runs, its `on_add` and `on_remove` hooks do not;
+    /// a relation moves from its old target's list to its new target's (and
+    /// keeps its place in the list if the target is the same). A component
+    /// of `R` only is removed as by [`World::remove_bundle`] (logged as
     /// removed, `on_remove` run, relation unlinked); one of `B` only that
     /// the entity lacks is added as by [`World::insert`] (added, `on_add`
     /// then `on_insert` run), with what it requires. A requirement of `B`
     /// that `R` takes is made again, and is replaced like the rest.
     ///
-    /// The exchange is one change, whatever the bundles hold: the entity
-    /// moves once, requirements included (a relation to itself whose list
-    /// the exchange takes moves it once more, to a new list); the
-    /// `on_remove` hooks run first,
-    /// while the values are still there, then the `on_add` hooks, then the
+    /// The exchange is one change, whatever the bundles hold. The entity
+    /// moves once, requirements included (but where `R` takes its list
+    /// while `B` points its relation at itself again, it moves once more,
+    /// to get a new list). The `on_remove` hooks run first, while the
+    /// values are still there, then the `on_add` hooks, then the
     /// `on_insert` hooks; the commands they record are applied after.
     ///
     /// If the entity is not alive, or lacks any component of `R`, nothing
