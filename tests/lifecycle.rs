@@ -396,3 +396,539 @@ fn a_refused_take_or_exchange_runs_no_hook_and_changes_nothing() {
     assert_eq!(world.take::<(Mass,)>(plain).unwrap(), (Mass(5),));
     assert!(world.resource::<Journal>().take().is_empty());
 }
+
+/// What an exchange records, whatever its path: a component the entity has
+/// before and after is a change (`Changed`, never `Added`, never
+/// `Removed`), and its hooks run as for an insert over it (`on_insert`
+/// only); what it loses is removed, with `on_remove`, and what it gains is
+/// added, with `on_add` and `on_insert`. Each case is set beside the insert
+/// (and remove) that records the same.
+mod exchange_records {
+    use super::Journal;
+    use ecs::prelude::*;
+    use ecs::{ExchangeError, Tracked};
+    use std::fmt::Debug;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Plate(u32);
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Keel(u32);
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Armor(u32);
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    struct Frame(u32);
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Hull(u32);
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Stun(u32);
+    #[derive(Soa, Clone, Copy, Debug, PartialEq)]
+    struct Heading {
+        x: i32,
+        y: i32,
+    }
+    #[derive(Relation, Clone, Copy, Debug, PartialEq)]
+    struct Docked(Entity);
+    #[derive(Inverse, Clone, Debug, PartialEq)]
+    struct Berths(Vec<Entity>);
+
+    /// What the systems saw since their last run: one line per entity and
+    /// record.
+    #[derive(Default)]
+    struct Records(Vec<String>);
+
+    fn note(world: &DeferredWorld<Fleet>, kind: &str, what: String) {
+        let line = format!("{kind} {what}");
+        world.resource::<Journal>().0.lock().unwrap().push(line);
+    }
+
+    fn added<C: Component<Fleet> + Debug>(world: &mut DeferredWorld<Fleet>, entity: Entity) {
+        note(
+            world,
+            "add",
+            format!("{:?}", world.get::<C>(entity).unwrap()),
+        );
+    }
+
+    fn inserted<C: Component<Fleet> + Debug>(world: &mut DeferredWorld<Fleet>, entity: Entity) {
+        note(
+            world,
+            "insert",
+            format!("{:?}", world.get::<C>(entity).unwrap()),
+        );
+    }
+
+    fn removed<C: Component<Fleet> + Debug>(world: &mut DeferredWorld<Fleet>, entity: Entity) {
+        note(
+            world,
+            "remove",
+            format!("{:?}", world.get::<C>(entity).unwrap()),
+        );
+    }
+
+    fn heading_inserted(world: &mut DeferredWorld<Fleet>, entity: Entity) {
+        let heading = world.world().get_soa::<Heading>(entity).unwrap().get();
+        note(world, "insert", format!("{heading:?}"));
+    }
+
+    /// `Plate` and `Keel` are tracked with no hook; `Armor`, `Frame`,
+    /// `Stun`, `Heading` and `Docked` are tracked with hooks; `Hull`
+    /// requires `Frame`.
+    #[derive(Schema)]
+    struct Fleet {
+        #[ecs(track)]
+        plate: Plate,
+        #[ecs(track)]
+        keel: Keel,
+        #[ecs(track, on_add = added::<Armor>, on_insert = inserted::<Armor>, on_remove = removed::<Armor>)]
+        armor: Armor,
+        #[ecs(track, on_add = added::<Frame>, on_insert = inserted::<Frame>, on_remove = removed::<Frame>)]
+        frame: Frame,
+        #[ecs(track, requires(Frame))]
+        hull: Hull,
+        #[ecs(track, sparse, on_add = added::<Stun>, on_insert = inserted::<Stun>, on_remove = removed::<Stun>)]
+        stun: Stun,
+        #[ecs(soa, track, on_insert = heading_inserted)]
+        heading: Heading,
+        #[ecs(track, relation(inverse = berths), on_add = added::<Docked>, on_insert = inserted::<Docked>, on_remove = removed::<Docked>)]
+        docked: Docked,
+        berths: Berths,
+        #[ecs(resource)]
+        journal: Journal,
+        #[ecs(resource)]
+        records: Records,
+    }
+
+    /// Records what the systems see of `T`: `Added<T>`, `Changed<T>`,
+    /// `Removed<T>`.
+    fn watch<T: Tracked<Fleet>>(
+        added: Query<Entity, Added<T>>,
+        changed: Query<Entity, Changed<T>>,
+        removed: Removed<T>,
+        mut records: ResMut<Records>,
+    ) {
+        let name = std::any::type_name::<T>().rsplit("::").next().unwrap();
+        for (kind, entities) in [
+            ("added", added.iter().collect::<Vec<_>>()),
+            ("changed", changed.iter().collect()),
+            ("removed", removed.iter().collect()),
+        ] {
+            for entity in entities {
+                records.0.push(format!("{kind} {name} {}", entity.index()));
+            }
+        }
+    }
+
+    fn watchers() -> Schedule<Fleet> {
+        let mut schedule = Schedule::new();
+        schedule
+            .add(watch::<Plate>)
+            .add(watch::<Keel>)
+            .add(watch::<Armor>)
+            .add(watch::<Frame>)
+            .add(watch::<Hull>)
+            .add(watch::<Stun>)
+            .add(watch::<Heading>)
+            .add(watch::<Docked>);
+        schedule
+    }
+
+    /// What `change` recorded: the hooks it ran, in order, and what the
+    /// systems saw after it (sorted), of `entity` alone.
+    fn recorded(
+        world: &mut World<Fleet>,
+        entity: Entity,
+        change: impl FnOnce(&mut World<Fleet>),
+    ) -> (Vec<String>, Vec<String>) {
+        let (hooks, records) = recorded_of_all(world, change);
+        let suffix = format!(" {}", entity.index());
+        let records = records
+            .into_iter()
+            .filter_map(|line| line.strip_suffix(&suffix).map(str::to_owned))
+            .collect();
+        (hooks, records)
+    }
+
+    /// [`recorded`], of every entity (each line ends with the entity's
+    /// index).
+    fn recorded_of_all(
+        world: &mut World<Fleet>,
+        change: impl FnOnce(&mut World<Fleet>),
+    ) -> (Vec<String>, Vec<String>) {
+        let mut schedule = watchers();
+        schedule.run(world);
+        world.resource::<Journal>().take();
+        world.resource_mut::<Records>().0.clear();
+        change(world);
+        let hooks = world.resource::<Journal>().take();
+        schedule.run(world);
+        let mut records = std::mem::take(&mut world.resource_mut::<Records>().0);
+        records.sort();
+        (hooks, records)
+    }
+
+    fn lines(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|line| line.to_string()).collect()
+    }
+
+    #[test]
+    fn a_plain_exchange_records_a_kept_component_as_changed() {
+        let mut world = World::<Fleet>::new();
+        let e = world.spawn((Plate(1), Keel(1)));
+        let twin = world.spawn((Plate(1), Keel(1)));
+        let exchanged = recorded(&mut world, e, |world| {
+            let taken = world.exchange::<(Plate, Keel), _>(e, (Plate(2),));
+            assert_eq!(taken.ok(), Some((Plate(1), Keel(1))));
+        });
+        assert_eq!(
+            exchanged,
+            (vec![], lines(&["changed Plate", "removed Keel"]))
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Plate(2),)).unwrap();
+            world.remove::<Keel>(twin).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+        assert_eq!(world.get::<Plate>(e), Some(&Plate(2)));
+    }
+
+    #[test]
+    fn an_exchange_of_a_hooked_component_for_itself_is_a_change_that_runs_on_insert() {
+        let mut world = World::<Fleet>::new();
+        let e = world.spawn((Armor(1), Plate(1)));
+        let twin = world.spawn((Armor(1), Plate(1)));
+        let exchanged = recorded(&mut world, e, |world| {
+            let taken = world.exchange::<(Armor,), _>(e, (Armor(2),));
+            assert_eq!(taken.ok(), Some((Armor(1),)));
+        });
+        assert_eq!(
+            exchanged,
+            (lines(&["insert Armor(2)"]), lines(&["changed Armor"]))
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Armor(2),)).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+    }
+
+    #[test]
+    fn a_hook_on_another_component_of_the_new_bundle_leaves_the_kept_one_changed() {
+        // The case of issue 42: a kept tracked component beside a hooked
+        // one the entity gains.
+        let mut world = World::<Fleet>::new();
+        let e = world.spawn((Plate(1),));
+        let twin = world.spawn((Plate(1),));
+        let exchanged = recorded(&mut world, e, |world| {
+            world
+                .exchange::<(Plate,), _>(e, (Plate(3), Armor(1)))
+                .unwrap();
+        });
+        assert_eq!(
+            exchanged,
+            (
+                lines(&["add Armor(1)", "insert Armor(1)"]),
+                lines(&["added Armor", "changed Armor", "changed Plate"])
+            )
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Plate(3), Armor(1))).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+        // A hooked component of `B` alone that the entity has is
+        // overwritten, as by an insert.
+        let exchanged = recorded(&mut world, e, |world| {
+            world
+                .exchange::<(Plate,), _>(e, (Plate(4), Armor(2)))
+                .unwrap();
+        });
+        assert_eq!(
+            exchanged,
+            (
+                lines(&["insert Armor(2)"]),
+                lines(&["changed Armor", "changed Plate"])
+            )
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Plate(4), Armor(2))).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+    }
+
+    #[test]
+    fn a_hook_on_another_component_of_the_removed_bundle_leaves_the_kept_one_changed() {
+        let mut world = World::<Fleet>::new();
+        let e = world.spawn((Plate(1), Armor(1)));
+        let twin = world.spawn((Plate(1), Armor(1)));
+        let exchanged = recorded(&mut world, e, |world| {
+            let taken = world.exchange::<(Plate, Armor), _>(e, (Plate(3),));
+            assert_eq!(taken.ok(), Some((Plate(1), Armor(1))));
+        });
+        assert_eq!(
+            exchanged,
+            (
+                lines(&["remove Armor(1)"]),
+                lines(&["changed Plate", "removed Armor"])
+            )
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Plate(3),)).unwrap();
+            world.remove::<Armor>(twin).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+    }
+
+    /// Each relation's source is in its target's list once, and each list
+    /// holds exactly the sources pointing at it.
+    fn assert_lists_match(world: &World<Fleet>) {
+        for entity in world.iter() {
+            if let Some(target) = world.target::<Docked>(entity) {
+                let sources = world.sources::<Docked>(target);
+                assert_eq!(sources.iter().filter(|&&s| s == entity).count(), 1);
+            }
+            for &source in world.sources::<Docked>(entity) {
+                assert_eq!(world.target::<Docked>(source), Some(entity));
+            }
+        }
+    }
+
+    #[test]
+    fn an_exchanged_relation_is_a_change_that_moves_it_to_its_new_target() {
+        let mut world = World::<Fleet>::new();
+        let (old, new) = (world.spawn(()), world.spawn(()));
+        let e = world.spawn((Docked(old),));
+        let twin = world.spawn((Docked(old),));
+        let other = world.spawn((Docked(new),));
+        let exchanged = recorded(&mut world, e, |world| {
+            world.exchange::<(Docked,), _>(e, (Docked(new),)).unwrap();
+        });
+        let docked = format!("{:?}", Docked(new));
+        assert_eq!(
+            exchanged,
+            (vec![format!("insert {docked}")], lines(&["changed Docked"]))
+        );
+        assert_eq!(world.sources::<Docked>(old), [twin]);
+        assert_eq!(world.sources::<Docked>(new), [other, e]);
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Docked(new),)).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+        assert!(!world.has::<Berths>(old), "an emptied list goes");
+        // The same target again: the lists stay as they are, in order.
+        let again = recorded(&mut world, other, |world| {
+            world
+                .exchange::<(Docked,), _>(other, (Docked(new),))
+                .unwrap();
+        });
+        assert_eq!(again.1, ["changed Docked"]);
+        assert_eq!(world.sources::<Docked>(new), [other, e, twin]);
+        assert_lists_match(&world);
+    }
+
+    #[test]
+    fn an_entity_docked_at_itself_keeps_its_relation_while_its_list_goes() {
+        let mut world = World::<Fleet>::new();
+        let dock = world.spawn(());
+        let e = world.spawn(());
+        world.insert(e, (Docked(e),)).unwrap();
+        let source = world.spawn((Docked(e),));
+        assert_eq!(world.sources::<Docked>(e), [e, source]);
+        // Its list goes (the other source loses its relation); its own
+        // relation moves to the dock.
+        let exchanged = recorded(&mut world, e, |world| {
+            world
+                .exchange::<(Docked, Berths), _>(e, (Docked(dock),))
+                .unwrap();
+        });
+        let hooks = vec![
+            format!("remove {:?}", Docked(e)),
+            format!("insert {:?}", Docked(dock)),
+        ];
+        assert_eq!(exchanged, (hooks, lines(&["changed Docked"])));
+        assert!(!world.has::<Docked>(source) && !world.has::<Berths>(e));
+        assert_eq!(world.sources::<Docked>(dock), [e]);
+        assert_lists_match(&world);
+        // Docked at itself again, then exchanged for itself with its list:
+        // the list goes and a new one holds it.
+        world.exchange::<(Docked,), _>(e, (Docked(e),)).unwrap();
+        assert_eq!(world.sources::<Docked>(e), [e]);
+        let exchanged = recorded(&mut world, e, |world| {
+            world
+                .exchange::<(Docked, Berths), _>(e, (Docked(e),))
+                .unwrap();
+        });
+        let hooks = vec![format!("insert {:?}", Docked(e))];
+        assert_eq!(exchanged, (hooks, lines(&["changed Docked"])));
+        assert_eq!(world.sources::<Docked>(e), [e]);
+        assert!(!world.has::<Berths>(dock));
+        assert_lists_match(&world);
+    }
+
+    #[test]
+    fn a_requirement_the_exchange_takes_and_makes_again_is_a_change() {
+        let mut world = World::<Fleet>::new();
+        let e = world.spawn((Frame(5), Plate(1)));
+        let exchanged = recorded(&mut world, e, |world| {
+            let taken = world.exchange::<(Frame, Plate), _>(e, (Hull(1),));
+            assert_eq!(taken.ok(), Some((Frame(5), Plate(1))));
+        });
+        assert_eq!(
+            exchanged,
+            (
+                lines(&["insert Frame(0)"]),
+                lines(&[
+                    "added Hull",
+                    "changed Frame",
+                    "changed Hull",
+                    "removed Plate"
+                ])
+            )
+        );
+        assert_eq!(world.get::<Frame>(e), Some(&Frame(0)));
+        // A requirement the entity lacks is added, as by an insert, in the
+        // same migration: the only new table is the entity's new one.
+        let f = world.spawn((Plate(1), Keel(1)));
+        let twin = world.spawn((Plate(1), Keel(1)));
+        let tables = world.describe().to_string().lines().count();
+        let exchanged = recorded(&mut world, f, |world| {
+            world.exchange::<(Plate,), _>(f, (Hull(2),)).unwrap();
+        });
+        assert_eq!(world.describe().to_string().lines().count(), tables + 1);
+        assert_eq!(
+            exchanged,
+            (
+                lines(&["add Frame(0)", "insert Frame(0)"]),
+                lines(&[
+                    "added Frame",
+                    "added Hull",
+                    "changed Frame",
+                    "changed Hull",
+                    "removed Plate"
+                ])
+            )
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Hull(2),)).unwrap();
+            world.remove::<Plate>(twin).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+        // One the entity keeps is left alone.
+        let kept = recorded(&mut world, f, |world| {
+            world.exchange::<(Hull,), _>(f, (Hull(3),)).unwrap();
+        });
+        assert_eq!(kept, (vec![], lines(&["changed Hull"])));
+    }
+
+    #[test]
+    fn an_exchange_of_a_sparse_component_for_itself_is_a_change() {
+        let mut world = World::<Fleet>::new();
+        let e = world.spawn((Plate(1), Stun(1)));
+        let twin = world.spawn((Plate(1), Stun(1)));
+        let exchanged = recorded(&mut world, e, |world| {
+            world.exchange::<(Stun,), _>(e, (Stun(2),)).unwrap();
+        });
+        assert_eq!(
+            exchanged,
+            (lines(&["insert Stun(2)"]), lines(&["changed Stun"]))
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Stun(2),)).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+        // Beside a table component lost and a hooked one gained.
+        let exchanged = recorded(&mut world, e, |world| {
+            world
+                .exchange::<(Stun, Plate), _>(e, (Stun(3), Armor(1)))
+                .unwrap();
+        });
+        assert_eq!(
+            exchanged,
+            (
+                lines(&["add Armor(1)", "insert Armor(1)", "insert Stun(3)"]),
+                lines(&[
+                    "added Armor",
+                    "changed Armor",
+                    "changed Stun",
+                    "removed Plate"
+                ])
+            )
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (Stun(3), Armor(1))).unwrap();
+            world.remove::<Plate>(twin).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+        assert_eq!(world.get::<Stun>(e), Some(&Stun(3)));
+    }
+
+    #[test]
+    fn an_exchange_of_a_soa_component_for_itself_is_a_change() {
+        let mut world = World::<Fleet>::new();
+        let e = world.spawn((Heading { x: 1, y: 1 }, Plate(1)));
+        let twin = world.spawn((Heading { x: 1, y: 1 }, Plate(1)));
+        let heading = Heading { x: 2, y: 3 };
+        let exchanged = recorded(&mut world, e, |world| {
+            world
+                .exchange::<(Heading, Plate), _>(e, (heading, Armor(1)))
+                .unwrap();
+        });
+        assert_eq!(
+            exchanged,
+            (
+                vec![
+                    "add Armor(1)".to_string(),
+                    "insert Armor(1)".to_string(),
+                    format!("insert {heading:?}")
+                ],
+                lines(&[
+                    "added Armor",
+                    "changed Armor",
+                    "changed Heading",
+                    "removed Plate"
+                ])
+            )
+        );
+        let inserted = recorded(&mut world, twin, |world| {
+            world.insert(twin, (heading, Armor(1))).unwrap();
+            world.remove::<Plate>(twin).unwrap();
+        });
+        assert_eq!(inserted, exchanged);
+        assert_eq!(world.get_soa::<Heading>(e).map(|h| h.get()), Some(heading));
+    }
+
+    #[test]
+    fn a_refused_exchange_runs_no_hook_and_records_nothing() {
+        let mut world = World::<Fleet>::new();
+        let e = world.spawn((Plate(1), Armor(1)));
+        let gone = world.spawn((Plate(2),));
+        world.despawn(gone).unwrap();
+        // The entity lacks `Stun`.
+        let lacking = recorded_of_all(&mut world, |world| {
+            let error = world
+                .exchange::<(Armor, Stun), _>(e, (Armor(2), Plate(2)))
+                .unwrap_err();
+            assert!(matches!(error, ExchangeError::Missing { .. }));
+        });
+        // A dead relation target.
+        let dead_target = recorded_of_all(&mut world, |world| {
+            let error = world
+                .exchange::<(Armor,), _>(e, (Docked(gone), Armor(2)))
+                .unwrap_err();
+            assert_eq!(error.entity(), gone);
+        });
+        // A dead entity.
+        let dead = recorded_of_all(&mut world, |world| {
+            let error = world
+                .exchange::<(Plate,), _>(gone, (Plate(3), Armor(3)))
+                .unwrap_err();
+            assert_eq!(error.into_bundle(), (Plate(3), Armor(3)));
+        });
+        for nothing in [lacking, dead_target, dead] {
+            assert_eq!(nothing, (vec![], vec![]));
+        }
+        assert_eq!(world.get::<Armor>(e), Some(&Armor(1)));
+        assert_eq!(world.get::<Plate>(e), Some(&Plate(1)));
+        assert_eq!(
+            world.archetype(e),
+            Some(FleetMask::PLATE | FleetMask::ARMOR)
+        );
+    }
+}

@@ -14,9 +14,11 @@ use crate::world::World;
 pub enum HookKind {
     /// The entity did not have the component and now has it.
     Add,
-    /// The component was written: added, or overwritten by an insert.
+    /// The component was written: added, or overwritten by an insert or
+    /// by an exchange that keeps it.
     Insert,
-    /// The component is about to be taken: removed, or the entity despawned.
+    /// The component is about to be taken: removed (an exchange that gives
+    /// it back does not remove it), or the entity despawned.
     Remove,
 }
 

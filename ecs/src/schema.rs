@@ -63,10 +63,13 @@ use crate::storage::{Column, Staged};
 ///   named function, transitively, in the same migration;
 /// * `on_add = f`, `on_insert = f`, `on_remove = f`: hooks, functions
 ///   `fn(&mut DeferredWorld<S>, Entity)` run when the component is added,
-///   written by an insert, or taken (see [`DeferredWorld`]).
+///   written by an insert, or taken (see [`DeferredWorld`]). A component
+///   that an insert or an exchange writes over is neither added nor taken:
+///   only its `on_insert` runs (see [`World::exchange`]).
 ///
 /// [`Relation`]: crate::Relation
 /// [`Inverse`]: crate::Inverse
+/// [`World::exchange`]: crate::World::exchange
 ///
 /// ```
 /// use schemecs::prelude::*;

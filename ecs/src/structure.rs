@@ -1061,6 +1061,21 @@ impl<S: Schema> EntityStore<S> {
         entity: Entity,
         bundle: B,
     ) -> Result<R, ExchangeError<B>> {
+        self.exchange_adding(entity, bundle, S::Mask::EMPTY, &mut Staged::default())
+    }
+
+    /// [`EntityStore::exchange`] that also places the next staged value of
+    /// each component of `extra` (what `B` requires and the entity lacks
+    /// once `R` is out: none of `B`, none it keeps), in the same move. A
+    /// component of `extra` that was in `R` is replaced as one in both
+    /// bundles is.
+    pub(crate) fn exchange_adding<R: Bundle<S>, B: Bundle<S>>(
+        &mut self,
+        entity: Entity,
+        bundle: B,
+        extra: S::Mask,
+        values: &mut Staged<S>,
+    ) -> Result<R, ExchangeError<B>> {
         let Some(location) = self.entities.location(entity) else {
             return Err(ExchangeError::NoSuchEntity { entity, bundle });
         };
@@ -1078,16 +1093,24 @@ impl<S: Schema> EntityStore<S> {
         let tick = self.changes.tick;
         let removed = table_part::<S>(R::mask());
         let kept = table_mask.difference(removed);
+        let inserted = B::mask().union(extra);
+        debug_assert!(
+            extra.intersection(B::mask()).is_empty()
+                && extra
+                    .intersection(archetype.difference(R::mask()))
+                    .is_empty(),
+            "an extra component is new to the entity once `R` is out"
+        );
         let target = self
             .tables
-            .target(location.table, kept.union(table_part::<S>(B::mask())));
-        // The tracked components in both bundles, and the ticks they were
-        // added at, which they keep.
+            .target(location.table, kept.union(table_part::<S>(inserted)));
+        // The tracked components taken out and put back, and the ticks they
+        // were added at, which they keep.
         let replaced = R::mask()
-            .intersection(B::mask())
+            .intersection(inserted)
             .intersection(S::Mask::from_u128(S::TRACKED_BITS));
         let mut added_at = [0u32; 128];
-        if S::TRACKED_BITS & R::BITS & B::BITS != 0 {
+        if S::TRACKED_BITS & R::BITS != 0 && !replaced.is_empty() {
             let table = self.tables.get(location.table);
             for (i, bit) in replaced.iter_bits().enumerate() {
                 let ticks = if is_sparse::<S>(bit) {
@@ -1127,14 +1150,30 @@ impl<S: Schema> EntityStore<S> {
             &mut self.bins,
             tick,
         ));
+        if !extra.is_empty() {
+            // New to the row: each value is pushed, as a spawn places it.
+            let table = self.tables.get_mut(target);
+            let table_mask = table.mask();
+            let (_, columns) = table.split_mut();
+            let (tags, _) = self.bins.tags_and_trash_mut();
+            for bit in table_part::<S>(extra).iter_bits() {
+                if S::Mask::DATA.has(bit) {
+                    values.pop_into(bit, &mut columns[table_mask.index(bit)]);
+                } else {
+                    values.pop_into(bit, &mut tags[bit as usize]);
+                }
+            }
+            self.put_staged_sparse(entity, extra, values);
+        }
         self.stamp(target);
         if target == location.table {
-            // `R`'s table components, all in `B` here, were swap-removed
-            // and pushed back last: each goes back to the entity's row.
+            // `R`'s table components, all in `B` or `extra` here, were
+            // swap-removed and pushed back last: each goes back to the
+            // entity's row.
             let table = self.tables.get_mut(target);
             table.restore_row_after_swap(row, removed, self.bins.trash_mut());
         }
-        if S::TRACKED_BITS & R::BITS & B::BITS != 0 {
+        if S::TRACKED_BITS & R::BITS != 0 && !replaced.is_empty() {
             for (i, bit) in replaced.iter_bits().enumerate() {
                 let ticks = (added_at[i], tick);
                 if is_sparse::<S>(bit) {
@@ -1145,7 +1184,7 @@ impl<S: Schema> EntityStore<S> {
                 }
             }
         }
-        self.log_removed(entity, R::mask().difference(B::mask()));
+        self.log_removed(entity, R::mask().difference(inserted));
         self.bins.empty_trash(B::mask());
         Ok(taken)
     }

@@ -428,34 +428,61 @@ impl<S: Schema> World<S> {
         taken
     }
 
-    /// [`World::exchange`] of bundles with a lifecycle: a removal, then an
-    /// insertion, once every check has passed.
+    /// [`World::exchange`] of bundles with a lifecycle, once every check has
+    /// passed: one change, in one migration. What the entity loses (in `R`,
+    /// neither in `B` nor required by it) is taken as by a removal: its
+    /// `on_remove` hooks run and its relations are unlinked first. What the
+    /// entity has before and after (in both bundles, in `B` and already
+    /// there, or in `R` and required by `B`) is replaced as by an insert
+    /// over it: no `on_add`, no `on_remove`, and a relation moves from its
+    /// old target to its new one. Then the `on_add` hooks of what is new run,
+    /// and the `on_insert` hooks of all that was put in.
     #[inline(never)]
     pub(crate) fn exchange_lifecycle<R: Bundle<S>, B: Bundle<S>>(
         &mut self,
         entity: Entity,
         bundle: B,
     ) -> Result<R, ExchangeError<B>> {
-        match self.store.archetype(entity) {
-            Some(mask) if mask.contains(R::mask()) => {}
+        let previous = match self.store.archetype(entity) {
+            Some(mask) if mask.contains(R::mask()) => mask,
             // The store's own errors, the bundle handed back.
             _ => return self.store.exchange(entity, bundle),
-        }
+        };
         if let Some(target) = self.dead_target(&bundle) {
             return Err(ExchangeError::NoSuchEntity {
                 entity: target,
                 bundle,
             });
         }
-        let removed = match self.remove_lifecycle::<R>(entity) {
-            Ok(Some(removed)) => removed,
-            _ => unreachable!("the entity is alive and has every component of the bundle"),
-        };
-        if let Err(NoSuchEntity(gone)) = self.insert_lifecycle(entity, bundle) {
-            // Only a hook of the removal can have despawned it (or the
-            // target); the bundle went with it.
-            debug_assert!(!self.store.entities().contains(gone));
+        let before = bits::<S>(previous);
+        // What `B` requires beyond itself and what the entity keeps of its own.
+        let required = S::required_by(B::BITS) & !(before & !R::BITS) & !B::BITS;
+        let inserted = B::BITS | required;
+        let lost = R::BITS & !inserted;
+        let mut hooks = CommandQueue::default();
+        let mut old = self.old_targets(entity, inserted & before);
+        let mut orphans = self.before_remove(entity, lost, &mut hooks);
+        for list in &mut orphans {
+            // The entity's relation to itself, kept while the list it is in
+            // goes: it is not orphaned but linked afresh to its new target.
+            if inserted & (1 << list.relation) != 0 && list.sources.contains(&entity) {
+                list.sources.retain(|&source| source != entity);
+                old.retain(|&(bit, _)| bit != list.relation);
+            }
         }
+        let mut staged = Staged::default();
+        if required != 0 {
+            S::stage_required(required, &mut staged);
+        }
+        let exchanged =
+            self.store
+                .exchange_adding(entity, bundle, S::Mask::from_u128(required), &mut staged);
+        let Ok(removed) = exchanged else {
+            unreachable!("the entity is alive and has every component of `R`")
+        };
+        self.orphan(orphans, &mut hooks);
+        self.after_insert(entity, before, inserted, &old, &mut hooks);
+        self.apply_hooks(&mut hooks);
         Ok(removed)
     }
 }

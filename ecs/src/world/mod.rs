@@ -306,20 +306,32 @@ impl<S: Schema> World<S> {
     /// plus `B`, where a [`World::remove_bundle`] then [`World::insert`]
     /// would move it twice (through a table of its own).
     ///
-    /// A component in both `R` and `B` is replaced: its old value is in the
-    /// returned `R`, its new one in place (for a tracked component, a
-    /// change, not an addition). A component of `B` only is inserted as by
-    /// [`World::insert`] (added, or overwritten if the entity has it); one
-    /// of `R` only is removed (for a tracked component, logged as removed).
+    /// What the entity has before and after is replaced, as
+    /// [`World::insert`] overwrites a component the entity has: a component
+    /// in both `R` and `B` (its old value is in the returned `R`, its new
+    /// one in place), and one of `B` only that the entity has. Such a
+    /// component, if tracked, is changed, never added and never logged as
+    /// removed (`Changed<T>` sees it; `Added<T>` and `Removed<T>` do not);
+    /// its `on_insert` hook runs, its `on_add` and `on_remove` hooks do not;
+    /// a relation moves from its old target's list to its new target's (and
+    /// keeps its place in the list if the target is the same). A component
+    /// of `R` only is removed as by [`World::remove_bundle`] (logged as
+    /// removed, `on_remove` run, relation unlinked); one of `B` only that
+    /// the entity lacks is added as by [`World::insert`] (added, `on_add`
+    /// then `on_insert` run), with what it requires. A requirement of `B`
+    /// that `R` takes is made again, and is replaced like the rest.
+    ///
+    /// The exchange is one change, whatever the bundles hold. The entity
+    /// moves once, requirements included (but where `R` takes its list
+    /// while `B` points its relation at itself again, it moves once more,
+    /// to get a new list). The `on_remove` hooks run first, while the
+    /// values are still there, then the `on_add` hooks, then the
+    /// `on_insert` hooks; the commands they record are applied after.
     ///
     /// If the entity is not alive, or lacks any component of `R`, nothing
-    /// changes and the error hands `bundle` back
-    /// ([`ExchangeError::into_bundle`]); so does a relation in `bundle`
-    /// whose target is not alive (the error names the target).
-    ///
-    /// Where `R` or `B` holds a component with a relation, a requirement
-    /// or hooks, the exchange is a [`World::remove_bundle`] of `R` then a
-    /// [`World::insert`] of `B`, each with its hooks: two migrations.
+    /// changes, no hook runs, nothing is recorded and the error hands
+    /// `bundle` back ([`ExchangeError::into_bundle`]); so does a relation
+    /// in `bundle` whose target is not alive (the error names the target).
     ///
     /// ```
     /// use schemecs::prelude::*;
