@@ -16,6 +16,7 @@
 mod bundle;
 mod check;
 mod errors;
+mod fresh;
 mod generate;
 mod model;
 mod relation;
