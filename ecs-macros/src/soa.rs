@@ -104,7 +104,15 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
         .map(|index| local(&format!("tail_{index}")))
         .collect();
     let [columns_arg, value, row, slices_arg, mid, additional, other, target, source] = [
-        "columns", "value", "row", "slices", "mid", "additional", "other", "target", "source",
+        "columns",
+        "value",
+        "row",
+        "slices",
+        "mid",
+        "additional",
+        "other",
+        "target",
+        "source",
     ]
     .map(local);
     let usize = quote!(::core::primitive::usize);
