@@ -31,9 +31,10 @@
 //! bodies never run, so that the user's uses of it add no second error.
 
 use crate::errors::Errors;
+use crate::fresh::{local, Taken};
 use crate::generate::Krate;
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned, ToTokens};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 /// The attribute that marks a field as a nested bundle.
@@ -146,28 +147,22 @@ fn check_lifetimes(input: &syn::DeriveInput, errors: &mut Errors) {
     }
 }
 
-/// The schema parameter of the impl: `S`, as the compiler's notes then
-/// write `Bundle<S>` as the docs do, unless the struct's tokens name an `S`
-/// already (a type parameter, or a component type of that name).
-fn schema_param(input: &syn::DeriveInput) -> syn::Ident {
-    fn names_s(tokens: TokenStream) -> bool {
-        tokens.into_iter().any(|token| match token {
-            proc_macro2::TokenTree::Ident(ident) => ident == "S",
-            proc_macro2::TokenTree::Group(group) => names_s(group.stream()),
-            _ => false,
-        })
-    }
-    let name = if names_s(input.to_token_stream()) {
-        "__S"
-    } else {
-        "S"
-    };
-    syn::Ident::new(name, Span::call_site())
+/// The generic parameters of the impl: the schema `S`, as the compiler's
+/// notes then write `Bundle<S>` as the docs do, and the iterator `I` of
+/// `extend`; each renamed if the struct's tokens name it already (a type
+/// parameter, or a component type of that name).
+fn generic_params(input: &syn::DeriveInput) -> (syn::Ident, syn::Ident) {
+    let taken = Taken::of(input);
+    (taken.generic("S"), taken.generic("I"))
 }
 
 /// `impl<S: Schema, ..> Bundle<S> for Ship<..> where <field bounds> { .. }`.
 fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> TokenStream {
-    let s = schema_param(input);
+    let (s, iter) = generic_params(input);
+    let [target, source, columns, bundles, f, entity, seen, repeated] = [
+        "target", "source", "columns", "bundles", "f", "entity", "seen", "repeated",
+    ]
+    .map(local);
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = split_generics(input, fields, krate, &s);
     let bundle = quote!(#krate::Bundle<#s>);
@@ -193,38 +188,38 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
     let places = fields.iter().map(|field| {
         let (ty, member) = (field.ty, &field.member);
         if field.nested {
-            quote!(<#ty as #bundle>::place(self.#member, __target);)
+            quote!(<#ty as #bundle>::place(self.#member, #target);)
         } else {
-            quote!(#krate::__private::Placement::put::<#ty>(__target, self.#member);)
+            quote!(#krate::__private::Placement::put::<#ty>(#target, self.#member);)
         }
     });
     let takes = fields.iter().map(|field| {
         let (ty, member) = (field.ty, &field.member);
         if field.nested {
-            quote!(#member: <#ty as #bundle>::take(__source))
+            quote!(#member: <#ty as #bundle>::take(#source))
         } else {
-            quote!(#member: #krate::__private::Placement::take::<#ty>(__source))
+            quote!(#member: #krate::__private::Placement::take::<#ty>(#source))
         }
     });
     let stages = fields.iter().map(|field| {
         let (ty, member) = (field.ty, &field.member);
         if field.nested {
-            quote!(<#ty as #bundle>::stage(self.#member, __columns);)
+            quote!(<#ty as #bundle>::stage(self.#member, #columns);)
         } else {
-            quote!(#krate::__private::stage_component::<#s, #ty>(self.#member, __columns);)
+            quote!(#krate::__private::stage_component::<#s, #ty>(self.#member, #columns);)
         }
     });
     let relation_targets = fields.iter().map(|field| {
         let (ty, member) = (field.ty, &field.member);
         if field.nested {
-            quote!(<#ty as #bundle>::relation_targets(&self.#member, __f);)
+            quote!(<#ty as #bundle>::relation_targets(&self.#member, #f);)
         } else {
             quote! {
                 if <#s as #krate::Schema>::RELATION_BITS & (1 << <#ty as #component>::BIT) != 0 {
-                    if let ::core::option::Option::Some(__entity) =
+                    if let ::core::option::Option::Some(#entity) =
                         <#ty as #component>::relation_target(&self.#member)
                     {
-                        __f(__entity);
+                        #f(#entity);
                     }
                 }
             }
@@ -242,48 +237,48 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                 #[allow(unused_assignments)]
                 const CHECK: () = {
                     #(#nested_checks)*
-                    let mut __seen: #u128 = 0;
-                    let mut __repeated: #u128 = 0;
+                    let mut #seen: #u128 = 0;
+                    let mut #repeated: #u128 = 0;
                     #(
-                        __repeated |= __seen & #bits;
-                        __seen |= #bits;
+                        #repeated |= #seen & #bits;
+                        #seen |= #bits;
                     )*
-                    if __repeated != 0 {
+                    if #repeated != 0 {
                         ::core::panic!(
                             "{}",
                             <#s as #krate::Schema>::BUNDLE_DUPLICATE_MESSAGES
-                                [__repeated.trailing_zeros() as ::core::primitive::usize]
+                                [#repeated.trailing_zeros() as ::core::primitive::usize]
                         );
                     }
                 };
 
                 #[inline(always)]
-                fn place(self, __target: &mut #krate::__private::Placement<'_, #s>) {
+                fn place(self, #target: &mut #krate::__private::Placement<'_, #s>) {
                     #(#places)*
                 }
 
                 #[inline(always)]
-                fn take(__source: &mut #krate::__private::Placement<'_, #s>) -> Self {
+                fn take(#source: &mut #krate::__private::Placement<'_, #s>) -> Self {
                     Self { #(#takes,)* }
                 }
 
                 #[inline]
-                fn stage(self, __columns: &mut [<#s as #krate::Schema>::Column]) {
+                fn stage(self, #columns: &mut [<#s as #krate::Schema>::Column]) {
                     #(#stages)*
                 }
 
                 #[inline]
-                fn extend<__I: ::core::iter::Iterator<Item = Self>>(
-                    __bundles: __I,
-                    __target: &mut #krate::__private::SpawnRows<'_, #s>,
+                fn extend<#iter: ::core::iter::Iterator<Item = Self>>(
+                    #bundles: #iter,
+                    #target: &mut #krate::__private::SpawnRows<'_, #s>,
                 ) {
-                    #krate::__private::extend_row_by_row::<#s, Self, __I>(__bundles, __target)
+                    #krate::__private::extend_row_by_row::<#s, Self, #iter>(#bundles, #target)
                 }
 
                 #[inline(always)]
                 fn relation_targets(
                     &self,
-                    __f: &mut impl ::core::ops::FnMut(#krate::Entity),
+                    #f: &mut impl ::core::ops::FnMut(#krate::Entity),
                 ) {
                     #(#relation_targets)*
                 }
@@ -336,7 +331,7 @@ fn stand_in(input: &syn::DeriveInput, krate: &Krate) -> TokenStream {
     if input.generics.lifetimes().next().is_some() {
         return TokenStream::new();
     }
-    let s = schema_param(input);
+    let (s, iter) = generic_params(input);
     let name = &input.ident;
     let mut generics = input.generics.clone();
     generics
@@ -365,8 +360,8 @@ fn stand_in(input: &syn::DeriveInput, krate: &Krate) -> TokenStream {
                     ::core::unreachable!()
                 }
 
-                fn extend<__I: ::core::iter::Iterator<Item = Self>>(
-                    _: __I,
+                fn extend<#iter: ::core::iter::Iterator<Item = Self>>(
+                    _: #iter,
                     _: &mut #krate::__private::SpawnRows<'_, #s>,
                 ) {
                     ::core::unreachable!()

@@ -16,6 +16,7 @@
 mod bundle;
 mod check;
 mod errors;
+mod fresh;
 mod generate;
 mod model;
 mod relation;
@@ -30,6 +31,7 @@ use proc_macro::TokenStream;
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     let krate = generate::Krate::resolve();
+    let taken = fresh::Taken::of(&input);
     let mut errors = errors::Errors::default();
     let model = model::SchemaModel::from_syn(&input, &mut errors);
     check::check(&model, &mut errors);
@@ -37,12 +39,12 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
         // An unsized field before the last is the compiler's own error, at
         // the field: stand in, so that the generated code adds no other.
         None if model.fields.iter().any(model::FieldModel::is_unsized) => {
-            generate::stand_in(&model, &krate)
+            generate::stand_in(&model, &krate, &taken)
         }
-        None => generate::expand(&model, &krate),
+        None => generate::expand(&model, &krate, &taken),
         Some(error) => {
             let mut output = error.into_compile_error();
-            output.extend(generate::stand_in(&model, &krate));
+            output.extend(generate::stand_in(&model, &krate, &taken));
             output
         }
     };

@@ -2,6 +2,7 @@
 //! an `Entity` (the relation's target) or a `Vec<Entity>` (the sources kept
 //! for a relation).
 
+use crate::fresh::local;
 use crate::generate::Krate;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -46,6 +47,7 @@ fn single_field(input: &syn::DeriveInput, derive: &str, holds: &str) -> syn::Res
 pub fn expand_relation(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStream> {
     let field = single_field(input, "Relation", "the target `Entity`")?;
     let name = &input.ident;
+    let target = local("target");
     Ok(quote! {
         #[automatically_derived]
         impl #krate::Relation for #name {
@@ -55,8 +57,8 @@ pub fn expand_relation(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<T
             }
 
             #[inline]
-            fn to(target: #krate::Entity) -> Self {
-                #name { #field: target }
+            fn to(#target: #krate::Entity) -> Self {
+                #name { #field: #target }
             }
         }
     })
@@ -65,6 +67,7 @@ pub fn expand_relation(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<T
 pub fn expand_inverse(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStream> {
     let field = single_field(input, "Inverse", "the sources, a `Vec<Entity>`")?;
     let name = &input.ident;
+    let sources = local("sources");
     Ok(quote! {
         #[automatically_derived]
         impl #krate::Inverse for #name {
@@ -74,8 +77,8 @@ pub fn expand_inverse(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<To
             }
 
             #[inline]
-            fn from_sources(sources: ::std::vec::Vec<#krate::Entity>) -> Self {
-                #name { #field: sources }
+            fn from_sources(#sources: ::std::vec::Vec<#krate::Entity>) -> Self {
+                #name { #field: #sources }
             }
 
             #[inline]

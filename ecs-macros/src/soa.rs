@@ -8,6 +8,7 @@
 //! implement `Drop` (a whole value exists only while it is read or
 //! written), which a constant checks.
 
+use crate::fresh::local;
 use crate::generate::Krate;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -89,11 +90,33 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
     let mutable = format_ident!("{}Mut", ident);
     let slices = format_ident!("{}Slices", ident);
     let slices_mut = format_ident!("{}SlicesMut", ident);
-    let halves: Vec<(Ident, Ident)> = names
-        .iter()
-        .map(|name| (format_ident!("__{}_0", name), format_ident!("__{}_1", name)))
+    // The impl never binds a field's name: a field named `row` or `mid`
+    // would shadow the parameter of that name. Each field's value is bound
+    // to `__ecs_field_N` (its halves to `__ecs_head_N`, `__ecs_tail_N`),
+    // and the parameters are `__ecs_columns`, `__ecs_row`, ... (`fresh::local`).
+    let bindings: Vec<Ident> = (0..names.len())
+        .map(|index| local(&format!("field_{index}")))
         .collect();
-    let (head, tail): (Vec<_>, Vec<_>) = halves.into_iter().unzip();
+    let head: Vec<Ident> = (0..names.len())
+        .map(|index| local(&format!("head_{index}")))
+        .collect();
+    let tail: Vec<Ident> = (0..names.len())
+        .map(|index| local(&format!("tail_{index}")))
+        .collect();
+    let [columns_arg, value, row, slices_arg, mid, additional, other, target, source] = [
+        "columns",
+        "value",
+        "row",
+        "slices",
+        "mid",
+        "additional",
+        "other",
+        "target",
+        "source",
+    ]
+    .map(local);
+    let usize = quote!(::core::primitive::usize);
+    let bool = quote!(::core::primitive::bool);
     let copy_checks = types.iter().map(|ty| {
         let krate = krate.at(ty.span());
         quote_spanned! {ty.span()=>
@@ -148,13 +171,13 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
 
         #[doc = #doc_columns]
         #[doc(hidden)]
-        #[derive(Default)]
+        #[derive(::core::default::Default)]
         #vis struct #columns {
             #(#names: ::std::vec::Vec<#types>,)*
         }
 
         #[doc = #doc_ref]
-        #[derive(Clone, Copy)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy)]
         #[allow(dead_code)]
         #vis struct #reference<'a> {
             #(#field_vis #names: &'a #types,)*
@@ -185,9 +208,9 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
 
             /// Writes `value` into the arrays, field by field.
             #[inline]
-            #vis fn set(&mut self, value: #ident) {
-                let #ident { #(#names,)* } = value;
-                #(*self.#names = #names;)*
+            #vis fn set(&mut self, #value: #ident) {
+                let #ident { #(#names: #bindings,)* } = #value;
+                #(*self.#names = #bindings;)*
             }
 
             /// A shorter-lived view of the same fields.
@@ -198,7 +221,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
         }
 
         #[doc = #doc_slices]
-        #[derive(Clone, Copy)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy)]
         #[allow(dead_code)]
         #vis struct #slices<'a> {
             #(#field_vis #names: &'a [#types],)*
@@ -215,13 +238,13 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
         impl #slices<'_> {
             /// Number of rows.
             #[inline]
-            #vis fn len(&self) -> usize {
+            #vis fn len(&self) -> #usize {
                 self.#first.len()
             }
 
             /// Whether there are no rows.
             #[inline]
-            #vis fn is_empty(&self) -> bool {
+            #vis fn is_empty(&self) -> #bool {
                 self.#first.is_empty()
             }
         }
@@ -243,13 +266,13 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
         impl #slices_mut<'_> {
             /// Number of rows.
             #[inline]
-            #vis fn len(&self) -> usize {
+            #vis fn len(&self) -> #usize {
                 self.#first.len()
             }
 
             /// Whether there are no rows.
             #[inline]
-            #vis fn is_empty(&self) -> bool {
+            #vis fn is_empty(&self) -> #bool {
                 self.#first.is_empty()
             }
 
@@ -269,134 +292,136 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
             type SlicesMut<'a> = #slices_mut<'a>;
 
             #[inline(always)]
-            fn len(columns: &#columns) -> usize {
-                columns.#first.len()
+            fn len(#columns_arg: &#columns) -> #usize {
+                #columns_arg.#first.len()
             }
 
             #[inline(always)]
-            fn push(columns: &mut #columns, value: Self) {
-                let #ident { #(#names,)* } = value;
-                #(columns.#names.push(#names);)*
+            fn push(#columns_arg: &mut #columns, #value: Self) {
+                let #ident { #(#names: #bindings,)* } = #value;
+                #(#columns_arg.#names.push(#bindings);)*
             }
 
             #[inline(always)]
-            fn read(columns: &#columns, row: usize) -> Self {
-                #ident { #(#names: ::core::clone::Clone::clone(&columns.#names[row]),)* }
+            fn read(#columns_arg: &#columns, #row: #usize) -> Self {
+                #ident { #(#names: ::core::clone::Clone::clone(&#columns_arg.#names[#row]),)* }
             }
 
             #[inline(always)]
-            fn replace(columns: &mut #columns, row: usize, value: Self) -> Self {
-                let #ident { #(#names,)* } = value;
-                #ident { #(#names: ::core::mem::replace(&mut columns.#names[row], #names),)* }
+            fn replace(#columns_arg: &mut #columns, #row: #usize, #value: Self) -> Self {
+                let #ident { #(#names: #bindings,)* } = #value;
+                #ident {
+                    #(#names: ::core::mem::replace(&mut #columns_arg.#names[#row], #bindings),)*
+                }
             }
 
             #[inline(always)]
-            fn swap_remove(columns: &mut #columns, row: usize) -> Self {
-                #ident { #(#names: columns.#names.swap_remove(row),)* }
+            fn swap_remove(#columns_arg: &mut #columns, #row: #usize) -> Self {
+                #ident { #(#names: #columns_arg.#names.swap_remove(#row),)* }
             }
 
             #[inline(always)]
-            fn pop(columns: &mut #columns) -> ::core::option::Option<Self> {
-                ::core::option::Option::Some(#ident { #(#names: columns.#names.pop()?,)* })
+            fn pop(#columns_arg: &mut #columns) -> ::core::option::Option<Self> {
+                ::core::option::Option::Some(#ident { #(#names: #columns_arg.#names.pop()?,)* })
             }
 
             #[inline]
-            fn reserve(columns: &mut #columns, additional: usize) {
-                #(columns.#names.reserve(additional);)*
+            fn reserve(#columns_arg: &mut #columns, #additional: #usize) {
+                #(#columns_arg.#names.reserve(#additional);)*
             }
 
             #[inline]
-            fn clear(columns: &mut #columns) {
-                #(columns.#names.clear();)*
+            fn clear(#columns_arg: &mut #columns) {
+                #(#columns_arg.#names.clear();)*
             }
 
             #[inline]
-            fn append(columns: &mut #columns, other: &mut #columns) {
-                #(columns.#names.append(&mut other.#names);)*
+            fn append(#columns_arg: &mut #columns, #other: &mut #columns) {
+                #(#columns_arg.#names.append(&mut #other.#names);)*
             }
 
             #[inline]
-            fn reverse(columns: &mut #columns) {
-                #(columns.#names.reverse();)*
+            fn reverse(#columns_arg: &mut #columns) {
+                #(#columns_arg.#names.reverse();)*
             }
 
             #[inline]
-            fn clone_columns(columns: &#columns) -> #columns {
-                #columns { #(#names: ::core::clone::Clone::clone(&columns.#names),)* }
+            fn clone_columns(#columns_arg: &#columns) -> #columns {
+                #columns { #(#names: ::core::clone::Clone::clone(&#columns_arg.#names),)* }
             }
 
             #[inline]
-            fn clone_columns_from(target: &mut #columns, source: &#columns) {
-                #(::core::clone::Clone::clone_from(&mut target.#names, &source.#names);)*
+            fn clone_columns_from(#target: &mut #columns, #source: &#columns) {
+                #(::core::clone::Clone::clone_from(&mut #target.#names, &#source.#names);)*
             }
 
             #[inline(always)]
-            fn slices(columns: &#columns) -> #slices<'_> {
-                #slices { #(#names: &columns.#names,)* }
+            fn slices(#columns_arg: &#columns) -> #slices<'_> {
+                #slices { #(#names: &#columns_arg.#names,)* }
             }
 
             #[inline(always)]
-            fn slices_mut(columns: &mut #columns) -> #slices_mut<'_> {
-                #slices_mut { #(#names: &mut columns.#names,)* }
+            fn slices_mut(#columns_arg: &mut #columns) -> #slices_mut<'_> {
+                #slices_mut { #(#names: &mut #columns_arg.#names,)* }
             }
 
             #[inline(always)]
-            fn slices_len(slices: &#slices<'_>) -> usize {
-                slices.#first.len()
+            fn slices_len(#slices_arg: &#slices<'_>) -> #usize {
+                #slices_arg.#first.len()
             }
 
             #[inline(always)]
-            fn slices_mut_len(slices: &#slices_mut<'_>) -> usize {
-                slices.#first.len()
+            fn slices_mut_len(#slices_arg: &#slices_mut<'_>) -> #usize {
+                #slices_arg.#first.len()
             }
 
             #[inline(always)]
-            fn row<'a>(slices: #slices<'a>, row: usize) -> #reference<'a>
+            fn row<'a>(#slices_arg: #slices<'a>, #row: #usize) -> #reference<'a>
             where
                 Self: 'a,
             {
-                #reference { #(#names: &slices.#names[row],)* }
+                #reference { #(#names: &#slices_arg.#names[#row],)* }
             }
 
             #[inline(always)]
-            fn row_mut<'a>(slices: #slices_mut<'a>, row: usize) -> #mutable<'a>
+            fn row_mut<'a>(#slices_arg: #slices_mut<'a>, #row: #usize) -> #mutable<'a>
             where
                 Self: 'a,
             {
-                let #slices_mut { #(#names,)* } = slices;
-                #mutable { #(#names: &mut #names[row],)* }
+                let #slices_mut { #(#names: #bindings,)* } = #slices_arg;
+                #mutable { #(#names: &mut #bindings[#row],)* }
             }
 
             #[inline(always)]
-            fn split_at<'a>(slices: #slices<'a>, mid: usize) -> (#slices<'a>, #slices<'a>)
+            fn split_at<'a>(#slices_arg: #slices<'a>, #mid: #usize) -> (#slices<'a>, #slices<'a>)
             where
                 Self: 'a,
             {
-                #(let (#head, #tail) = slices.#names.split_at(mid);)*
+                #(let (#head, #tail) = #slices_arg.#names.split_at(#mid);)*
                 (#slices { #(#names: #head,)* }, #slices { #(#names: #tail,)* })
             }
 
             #[inline(always)]
             fn split_at_mut<'a>(
-                slices: #slices_mut<'a>,
-                mid: usize,
+                #slices_arg: #slices_mut<'a>,
+                #mid: #usize,
             ) -> (#slices_mut<'a>, #slices_mut<'a>)
             where
                 Self: 'a,
             {
-                let #slices_mut { #(#names,)* } = slices;
-                #(let (#head, #tail) = #names.split_at_mut(mid);)*
+                let #slices_mut { #(#names: #bindings,)* } = #slices_arg;
+                #(let (#head, #tail) = #bindings.split_at_mut(#mid);)*
                 (#slices_mut { #(#names: #head,)* }, #slices_mut { #(#names: #tail,)* })
             }
 
             #[inline(always)]
-            fn shorten<'a>(slices: &'a #slices<'_>) -> #slices<'a> {
-                *slices
+            fn shorten<'a>(#slices_arg: &'a #slices<'_>) -> #slices<'a> {
+                *#slices_arg
             }
 
             #[inline(always)]
-            fn reborrow<'a>(slices: &'a mut #slices_mut<'_>) -> #slices_mut<'a> {
-                #slices_mut { #(#names: &mut *slices.#names,)* }
+            fn reborrow<'a>(#slices_arg: &'a mut #slices_mut<'_>) -> #slices_mut<'a> {
+                #slices_mut { #(#names: &mut *#slices_arg.#names,)* }
             }
         }
     })

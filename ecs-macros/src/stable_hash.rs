@@ -9,9 +9,10 @@
 //! as the standard derives do. A union is an error: which field holds the
 //! value is not known.
 
+use crate::fresh::local;
 use crate::generate::Krate;
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 /// The impl, or the error for a union.
@@ -31,6 +32,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
         }
     };
     let ident = &input.ident;
+    let hasher = local("hasher");
     let mut generics = input.generics.clone();
     for param in generics.type_params_mut() {
         param.bounds.push(syn::parse_quote!(#krate::StableHash));
@@ -41,7 +43,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
         impl #impl_generics #krate::StableHash for #ident #ty_generics #where_clause {
             #[inline]
             #[allow(unused_variables)]
-            fn stable_hash(&self, hasher: &mut #krate::StableHasher) {
+            fn stable_hash(&self, #hasher: &mut #krate::StableHasher) {
                 #body
             }
 
@@ -54,6 +56,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
 /// its fields written at their offsets: what lets a column of it be written
 /// a buffer at a time.
 fn struct_fixed(fields: &syn::Fields, krate: &Krate) -> TokenStream {
+    let [size_local, at, out] = ["size", "at", "out"].map(local);
     let sizes: Vec<TokenStream> = fields
         .iter()
         .map(|field| {
@@ -72,12 +75,12 @@ fn struct_fixed(fields: &syn::Fields, krate: &Krate) -> TokenStream {
             let krate = krate.at(ty.span());
             let write = quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::__write_fixed);
             quote! {
-                let __size = match #size {
-                    ::core::option::Option::Some(__size) => __size,
+                let #size_local = match #size {
+                    ::core::option::Option::Some(#size_local) => #size_local,
                     ::core::option::Option::None => 0,
                 };
-                #write(#binding, &mut __out[__at..__at + __size]);
-                __at += __size;
+                #write(#binding, &mut #out[#at..#at + #size_local]);
+                #at += #size_local;
             }
         });
     let write_fixed = if fields.is_empty() {
@@ -85,7 +88,7 @@ fn struct_fixed(fields: &syn::Fields, krate: &Krate) -> TokenStream {
     } else {
         quote! {
             let Self #pattern = self;
-            let mut __at = 0;
+            let mut #at = 0;
             #(#writes)*
         }
     };
@@ -95,7 +98,7 @@ fn struct_fixed(fields: &syn::Fields, krate: &Krate) -> TokenStream {
 
         #[inline]
         #[allow(unused_variables, unused_assignments)]
-        fn __write_fixed(&self, __out: &mut [::core::primitive::u8]) {
+        fn __write_fixed(&self, #out: &mut [::core::primitive::u8]) {
             #write_fixed
         }
     }
@@ -116,6 +119,7 @@ fn struct_body(fields: &syn::Fields, krate: &Krate) -> TokenStream {
 
 /// Writes the variant's index, then its fields in order.
 fn enum_body(data: &syn::DataEnum, krate: &Krate) -> TokenStream {
+    let hasher = local("hasher");
     let arms = data.variants.iter().enumerate().map(|(index, variant)| {
         let ident = &variant.ident;
         let (pattern, bindings) = destructure(&variant.fields);
@@ -123,7 +127,7 @@ fn enum_body(data: &syn::DataEnum, krate: &Krate) -> TokenStream {
         let index = index as u64;
         quote! {
             Self::#ident #pattern => {
-                #krate::StableHasher::write_word(hasher, #index);
+                #krate::StableHasher::write_word(#hasher, #index);
                 #(#writes)*
             }
         }
@@ -135,11 +139,11 @@ fn enum_body(data: &syn::DataEnum, krate: &Krate) -> TokenStream {
     }
 }
 
-/// A pattern binding every field (`{ x: __field_0, .. }`, `(__field_0, ..)`
+/// A pattern binding every field (`{ x: __ecs_field_0, .. }`, `(__ecs_field_0, ..)`
 /// or nothing for a unit), and the names it binds, in order.
 fn destructure(fields: &syn::Fields) -> (TokenStream, Vec<Ident>) {
     let bindings: Vec<Ident> = (0..fields.len())
-        .map(|i| format_ident!("__field_{}", i))
+        .map(|i| local(&format!("field_{i}")))
         .collect();
     let pattern = match fields {
         syn::Fields::Named(named) => {
@@ -152,9 +156,10 @@ fn destructure(fields: &syn::Fields) -> (TokenStream, Vec<Ident>) {
     (pattern, bindings)
 }
 
-/// `StableHash::stable_hash(__field_i, hasher);` for each field, at the
+/// `StableHash::stable_hash(__ecs_field_i, __ecs_hasher);` for each field, at the
 /// field's type, so that a field whose type is not `StableHash` is the error.
 fn writes(fields: &syn::Fields, bindings: &[Ident], krate: &Krate) -> Vec<TokenStream> {
+    let hasher = local("hasher");
     fields
         .iter()
         .zip(bindings)
@@ -162,7 +167,7 @@ fn writes(fields: &syn::Fields, bindings: &[Ident], krate: &Krate) -> Vec<TokenS
             let ty = &field.ty;
             let krate = krate.at(ty.span());
             let write = quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::stable_hash);
-            quote!(#write(#binding, hasher);)
+            quote!(#write(#binding, #hasher);)
         })
         .collect()
 }

@@ -242,7 +242,8 @@ impl<S: HashSchema<S>> ChecksumSchema for S {}
 
 /// `impl CloneSchema<W>` and `impl HashSchema<W>` for a schema, and `Clone`
 /// for its column enum, from the names `#[derive(Schema)]` passes: each
-/// component's variant and type, each resource's field and type, in order.
+/// component's variant and type, each resource's field and type, in order,
+/// and a name for the impls' parameter that no type of the schema has.
 /// Written here rather than in the derive so that the compiler, when a bound
 /// fails, does not suggest replacing a derived impl by hand; the types keep
 /// the spans of the user's fields, so its notes point at them.
@@ -251,6 +252,7 @@ impl<S: HashSchema<S>> ChecksumSchema for S {}
 macro_rules! __schema_snapshot_impls {
     (
         schema: $schema:ident,
+        param: $w:ident,
         column: $column:ident,
         resources: $resources:ident,
         components: [$($variant:ident: $component:ty),+ $(,)?],
@@ -259,42 +261,42 @@ macro_rules! __schema_snapshot_impls {
     ) => {
         #[automatically_derived]
         #[allow(unreachable_patterns)]
-        impl<__W> $crate::__private::CloneSchema<__W> for $schema
+        impl<$w> $crate::__private::CloneSchema<$w> for $schema
         where
-            $($component: $crate::__private::CloneComponent<__W>,)+
-            $($resource: $crate::__private::CloneResource<__W>,)*
+            $($component: $crate::__private::CloneComponent<$w>,)+
+            $($resource: $crate::__private::CloneResource<$w>,)*
             $($soa_bound)*
         {
             #[inline]
-            fn clone_column(column: &$column) -> $column {
-                match column {
-                    $($column::$variant(values) => $column::$variant(
-                        <$component as $crate::__private::CloneComponent<__W>>::clone_values(values),
+            fn clone_column(__ecs_column: &$column) -> $column {
+                match __ecs_column {
+                    $($column::$variant(__ecs_values) => $column::$variant(
+                        <$component as $crate::__private::CloneComponent<$w>>::clone_values(__ecs_values),
                     ),)+
                 }
             }
 
             #[inline]
-            fn clone_column_from(target: &mut $column, source: &$column) {
-                match (target, source) {
-                    $(($column::$variant(to), $column::$variant(from)) => {
-                        <$component as $crate::__private::CloneComponent<__W>>::clone_values_from(
-                            to, from,
+            fn clone_column_from(__ecs_target: &mut $column, __ecs_source: &$column) {
+                match (__ecs_target, __ecs_source) {
+                    $(($column::$variant(__ecs_to), $column::$variant(__ecs_from)) => {
+                        <$component as $crate::__private::CloneComponent<$w>>::clone_values_from(
+                            __ecs_to, __ecs_from,
                         )
                     })+
-                    (target, source) => {
-                        *target = <Self as $crate::__private::CloneSchema<__W>>::clone_column(source)
+                    (__ecs_target, __ecs_source) => {
+                        *__ecs_target = <Self as $crate::__private::CloneSchema<$w>>::clone_column(__ecs_source)
                     }
                 }
             }
 
             #[inline]
             fn clone_resources(
-                resources: &<Self as $crate::Schema>::Resources,
+                __ecs_resources: &<Self as $crate::Schema>::Resources,
             ) -> <Self as $crate::Schema>::Resources {
                 $resources {
-                    $($field: <$resource as $crate::__private::CloneResource<__W>>::clone_value(
-                        &resources.$field,
+                    $($field: <$resource as $crate::__private::CloneResource<$w>>::clone_value(
+                        &__ecs_resources.$field,
                     ),)*
                 }
             }
@@ -302,29 +304,29 @@ macro_rules! __schema_snapshot_impls {
             #[inline]
             #[allow(unused_variables)]
             fn clone_resources_from(
-                target: &mut <Self as $crate::Schema>::Resources,
-                source: &<Self as $crate::Schema>::Resources,
+                __ecs_target: &mut <Self as $crate::Schema>::Resources,
+                __ecs_source: &<Self as $crate::Schema>::Resources,
             ) {
-                $(<$resource as $crate::__private::CloneResource<__W>>::clone_value_from(
-                    &mut target.$field,
-                    &source.$field,
+                $(<$resource as $crate::__private::CloneResource<$w>>::clone_value_from(
+                    &mut __ecs_target.$field,
+                    &__ecs_source.$field,
                 );)*
             }
         }
 
         #[automatically_derived]
-        impl<__W> $crate::__private::HashSchema<__W> for $schema
+        impl<$w> $crate::__private::HashSchema<$w> for $schema
         where
-            $($component: $crate::__private::HashComponent<__W>,)+
-            $($resource: $crate::__private::HashResource<__W>,)*
+            $($component: $crate::__private::HashComponent<$w>,)+
+            $($resource: $crate::__private::HashResource<$w>,)*
             $($soa_bound)*
         {
             #[inline]
-            fn hash_column(column: &$column, hasher: &mut $crate::StableHasher) {
-                match column {
-                    $($column::$variant(values) => {
-                        <$component as $crate::__private::HashComponent<__W>>::hash_values(
-                            values, hasher,
+            fn hash_column(__ecs_column: &$column, __ecs_hasher: &mut $crate::StableHasher) {
+                match __ecs_column {
+                    $($column::$variant(__ecs_values) => {
+                        <$component as $crate::__private::HashComponent<$w>>::hash_values(
+                            __ecs_values, __ecs_hasher,
                         )
                     })+
                 }
@@ -333,12 +335,12 @@ macro_rules! __schema_snapshot_impls {
             #[inline]
             #[allow(unused_variables)]
             fn hash_resources(
-                resources: &<Self as $crate::Schema>::Resources,
-                hasher: &mut $crate::StableHasher,
+                __ecs_resources: &<Self as $crate::Schema>::Resources,
+                __ecs_hasher: &mut $crate::StableHasher,
             ) {
-                $(<$resource as $crate::__private::HashResource<__W>>::hash_value(
-                    &resources.$field,
-                    hasher,
+                $(<$resource as $crate::__private::HashResource<$w>>::hash_value(
+                    &__ecs_resources.$field,
+                    __ecs_hasher,
                 );)*
             }
         }
@@ -358,8 +360,8 @@ macro_rules! __schema_snapshot_impls {
             }
 
             #[inline]
-            fn clone_from(&mut self, source: &Self) {
-                <$schema as $crate::__private::CloneSchema<$schema>>::clone_column_from(self, source)
+            fn clone_from(&mut self, __ecs_source: &Self) {
+                <$schema as $crate::__private::CloneSchema<$schema>>::clone_column_from(self, __ecs_source)
             }
         }
     };

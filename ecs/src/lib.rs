@@ -261,7 +261,8 @@ pub mod __private {
     pub use crate::hook::HookKind;
     pub use crate::lend::{Lent, SplitWorld};
     pub use crate::misuse::{
-        ComponentIsNotAResource, IsAResource, Misuse, NotAComponent, RelationField, RequiredDefault,
+        ComponentIsNotAResource, IsAResource, Misuse, NotAComponent, RelationField,
+        RequiredDefault, StateIsNotAResource,
     };
     pub use crate::query::{MatchedTables, TableView};
     pub use crate::relation::RelationVisitor;

@@ -11,7 +11,9 @@
 //! a type the schema does not know at all is still reported as before.
 //!
 //! A component used as a resource (`ResMut<Pos>`) is the derive's: it emits
-//! `impl Resource<Physics> for Pos` bounded by [`ComponentIsNotAResource`].
+//! `impl Resource<Physics> for Pos` bounded by [`ComponentIsNotAResource`];
+//! likewise a state (`Res<Phase>`), bounded by [`StateIsNotAResource`],
+//! whose message names `State<Phase>` and `NextState<Phase>`.
 //! The impls never apply; their bodies are never run.
 
 use crate::schema::{Component, Schema};
@@ -100,6 +102,17 @@ pub trait EntityIsNotAComponent<S> {}
             `world.query::<&{T}>()`) or with `world.get::<{T}>(entity)`"
 )]
 pub trait ComponentIsNotAResource<S, T> {}
+
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{T}` is a state of schema `{S}`, not a resource",
+    label = "a state of `{S}`, kept in the resource `State<{T}>`",
+    note = "the world keeps state `{T}` in the resource `State<{T}>`: read it with \
+            `Res<State<{T}>>` in a system (or `world.state::<{T}>()`), and request a change \
+            with the system parameter `NextState<{T}>` (or `world.set_next_state(..)`), which \
+            the next run of a schedule that applies `{T}`'s transitions carries out"
+)]
+pub trait StateIsNotAResource<S, T> {}
 
 // Each reason satisfies the bounds of the other reasons, so that only its
 // own fails.

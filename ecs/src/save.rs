@@ -16,11 +16,12 @@
 /// With the feature: `Serialize` for the column enum (its values as a
 /// sequence, the component known from the table's mask) and `LoadColumn`,
 /// each bounded on every component type (see the `Clone` impl of the column).
+/// `deserializer` names `load`'s type parameter: one no component type has.
 #[cfg(feature = "serde")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __schema_serde_columns {
-    (column: $column:ident, components: [$($variant:ident: $ty:ty => $store:ty),* $(,)?] $(,)?) => {
+    (column: $column:ident, deserializer: $d:ident, components: [$($variant:ident: $ty:ty => $store:ty),* $(,)?] $(,)?) => {
         #[automatically_derived]
         impl $crate::__private::serde::Serialize for $column
         where
@@ -28,10 +29,10 @@ macro_rules! __schema_serde_columns {
         {
             fn serialize<__S: $crate::__private::serde::Serializer>(
                 &self,
-                serializer: __S,
+                __ecs_serializer: __S,
             ) -> ::core::result::Result<__S::Ok, __S::Error> {
                 match self {
-                    $(Self::$variant(values) => $crate::__private::SaveColumn::save(values, serializer),)*
+                    $(Self::$variant(__ecs_values) => $crate::__private::SaveColumn::save(__ecs_values, __ecs_serializer),)*
                 }
             }
         }
@@ -41,25 +42,25 @@ macro_rules! __schema_serde_columns {
         where
             $(for<'__de> $store: $crate::__private::LoadRows<'__de>,)*
         {
-            fn load<'__de, __D: $crate::__private::serde::Deserializer<'__de>>(
-                bit: u32,
-                rows: usize,
-                deserializer: __D,
-            ) -> ::core::result::Result<Self, __D::Error> {
-                let mut next = 0u32;
+            fn load<'__de, $d: $crate::__private::serde::Deserializer<'__de>>(
+                __ecs_bit: u32,
+                __ecs_rows: usize,
+                __ecs_deserializer: $d,
+            ) -> ::core::result::Result<Self, $d::Error> {
+                let mut __ecs_next = 0u32;
                 $(
-                    if bit == next {
-                        let what = ::core::concat!("values of `", ::core::stringify!($ty), "`");
+                    if __ecs_bit == __ecs_next {
+                        let __ecs_what = ::core::concat!("values of `", ::core::stringify!($ty), "`");
                         return <$store as $crate::__private::LoadRows<'__de>>::load(
-                            rows,
-                            what,
-                            deserializer,
+                            __ecs_rows,
+                            __ecs_what,
+                            __ecs_deserializer,
                         )
                             .map(Self::$variant);
                     }
-                    next += 1;
+                    __ecs_next += 1;
                 )*
-                let _ = next;
+                let _ = __ecs_next;
                 ::core::result::Result::Err($crate::__private::reject("no such component bit"))
             }
         }
@@ -91,13 +92,13 @@ macro_rules! __schema_serde_resources {
         {
             fn serialize<__S: $crate::__private::serde::Serializer>(
                 &self,
-                serializer: __S,
+                __ecs_serializer: __S,
             ) -> ::core::result::Result<__S::Ok, __S::Error> {
                 use $crate::__private::serde::ser::SerializeTuple;
                 #[allow(unused_mut)]
-                let mut tuple = serializer.serialize_tuple($count)?;
-                $(tuple.serialize_element(&self.$field)?;)*
-                tuple.end()
+                let mut __ecs_tuple = __ecs_serializer.serialize_tuple($count)?;
+                $(__ecs_tuple.serialize_element(&self.$field)?;)*
+                __ecs_tuple.end()
             }
         }
 
@@ -106,7 +107,7 @@ macro_rules! __schema_serde_resources {
             $crate::__private::serde::Deserialize<'__de> for $resources<$($param),*>
         {
             fn deserialize<__D: $crate::__private::serde::Deserializer<'__de>>(
-                deserializer: __D,
+                __ecs_deserializer: __D,
             ) -> ::core::result::Result<Self, __D::Error> {
                 struct Fields<$($param),*>(::core::marker::PhantomData<($($param,)*)>);
 
@@ -117,19 +118,19 @@ macro_rules! __schema_serde_resources {
 
                     fn expecting(
                         &self,
-                        f: &mut ::core::fmt::Formatter<'_>,
+                        __ecs_f: &mut ::core::fmt::Formatter<'_>,
                     ) -> ::core::fmt::Result {
-                        f.write_str(::core::concat!("the resources of a world (", ::core::stringify!($resources), ")"))
+                        __ecs_f.write_str(::core::concat!("the resources of a world (", ::core::stringify!($resources), ")"))
                     }
 
                     #[allow(unused_mut, unused_variables)]
                     fn visit_seq<__A: $crate::__private::serde::de::SeqAccess<'__de>>(
                         self,
-                        mut seq: __A,
+                        mut __ecs_seq: __A,
                     ) -> ::core::result::Result<Self::Value, __A::Error> {
                         ::core::result::Result::Ok($resources {
-                            $($field: match seq.next_element()? {
-                                ::core::option::Option::Some(value) => value,
+                            $($field: match __ecs_seq.next_element()? {
+                                ::core::option::Option::Some(__ecs_value) => __ecs_value,
                                 ::core::option::Option::None => {
                                     return ::core::result::Result::Err(
                                         $crate::__private::reject(::core::concat!(
@@ -144,7 +145,7 @@ macro_rules! __schema_serde_resources {
                     }
                 }
 
-                deserializer.deserialize_tuple($count, Fields(::core::marker::PhantomData))
+                __ecs_deserializer.deserialize_tuple($count, Fields(::core::marker::PhantomData))
             }
         }
     };

@@ -82,9 +82,11 @@ pub(super) fn column_conditional_impls(model: &SchemaModel, names: &Names) -> To
         .components()
         .map(|field| column_store(field, names.krate))
         .collect();
+    let deserializer = &names.params.deserializer;
     quote! {
         #krate::__private::schema_serde_columns! {
             column: #column,
+            deserializer: #deserializer,
             components: [#(#variants: #types => #stores),*],
         }
     }

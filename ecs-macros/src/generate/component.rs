@@ -3,7 +3,8 @@
 //! and says, when `Pos` is used as a resource, that it is a component.
 
 use super::{bit_literal, Names};
-use crate::model::{FieldModel, SchemaModel};
+use crate::fresh::local;
+use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
@@ -68,6 +69,7 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
         quote!()
     };
     let relation_target = super::lifecycle::relation_target(field, names);
+    let [column_arg, values_arg, tick_arg] = ["column", "values", "tick"].map(local);
     let values_ty = if field.soa && field.tracked {
         quote!(#krate::__private::TrackedVec<Self, #krate::__private::SoaVec<Self>>)
     } else if field.soa {
@@ -79,27 +81,27 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
     // holds no `Vec<Self>` (every caller's compile-time check refuses it).
     let (values, values_mut, as_vec, as_vec_mut, with_ticks) = if field.soa {
         (
-            quote!(values),
-            quote!(values),
+            quote!(#values_arg),
+            quote!(#values_arg),
             quote!(_ => #krate::__private::column_mismatch::<#schema>(#bit),),
             quote!(_ => #krate::__private::column_mismatch::<#schema>(#bit),),
             quote!(_ => #krate::__private::column_mismatch::<#schema>(#bit),),
         )
     } else {
         (
-            quote!(#krate::__private::AsVec::vec(values)),
-            quote!(#krate::__private::AsVec::vec_mut(values)),
+            quote!(#krate::__private::AsVec::vec(#values_arg)),
+            quote!(#krate::__private::AsVec::vec_mut(#values_arg)),
             quote! {
-                #column::#variant(values) => #krate::__private::AsVec::vec(values),
+                #column::#variant(#values_arg) => #krate::__private::AsVec::vec(#values_arg),
                 _ => #krate::__private::column_mismatch::<#schema>(#bit),
             },
             quote! {
-                #column::#variant(values) => #krate::__private::AsVec::vec_mut(values),
+                #column::#variant(#values_arg) => #krate::__private::AsVec::vec_mut(#values_arg),
                 _ => #krate::__private::column_mismatch::<#schema>(#bit),
             },
             quote! {
-                #column::#variant(values) => {
-                    #krate::__private::AsVec::values_and_changed(values, tick)
+                #column::#variant(#values_arg) => {
+                    #krate::__private::AsVec::values_and_changed(#values_arg, #tick_arg)
                 }
                 _ => #krate::__private::column_mismatch::<#schema>(#bit),
             },
@@ -115,42 +117,42 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
 
             #[allow(unreachable_patterns)]
             #[inline(always)]
-            fn values(column: &#column) -> &Self::Values {
-                match column {
-                    #column::#variant(values) => #values,
+            fn values(#column_arg: &#column) -> &Self::Values {
+                match #column_arg {
+                    #column::#variant(#values_arg) => #values,
                     _ => #krate::__private::column_mismatch::<#schema>(#bit),
                 }
             }
 
             #[allow(unreachable_patterns)]
             #[inline(always)]
-            fn values_mut(column: &mut #column) -> &mut Self::Values {
-                match column {
-                    #column::#variant(values) => #values_mut,
+            fn values_mut(#column_arg: &mut #column) -> &mut Self::Values {
+                match #column_arg {
+                    #column::#variant(#values_arg) => #values_mut,
                     _ => #krate::__private::column_mismatch::<#schema>(#bit),
                 }
             }
 
             #[allow(unreachable_patterns, unused_variables)]
             #[inline]
-            fn column(column: &#column) -> &::std::vec::Vec<Self> {
-                match column {
+            fn column(#column_arg: &#column) -> &::std::vec::Vec<Self> {
+                match #column_arg {
                     #as_vec
                 }
             }
 
             #[allow(unreachable_patterns, unused_variables)]
             #[inline]
-            fn column_mut(column: &mut #column) -> &mut ::std::vec::Vec<Self> {
-                match column {
+            fn column_mut(#column_arg: &mut #column) -> &mut ::std::vec::Vec<Self> {
+                match #column_arg {
                     #as_vec_mut
                 }
             }
 
             #[allow(unreachable_patterns, unused_variables)]
             #[inline]
-            fn values_and_changed(column: &mut #column, tick: u32) -> (&mut [Self], &mut [u32]) {
-                match column {
+            fn values_and_changed(#column_arg: &mut #column, #tick_arg: u32) -> (&mut [Self], &mut [u32]) {
+                match #column_arg {
                     #with_ticks
                 }
             }
@@ -204,21 +206,27 @@ pub(super) fn sparse_mutable_impls(model: &SchemaModel, names: &Names) -> TokenS
 
 /// The impl that makes `ResMut<Pos>` or `world.resource::<Pos>()` fail with
 /// "`Pos` is a component of schema `Physics`, not a resource" rather than
-/// with advice to make it a resource too. Its bound never holds (`for<'a>`
-/// keeps the compiler from rejecting a bound on concrete types that is
-/// always false), so the impl never applies. Spanned at the field's type, so
-/// that the compiler points there, not at the derive.
+/// with advice to make it a resource too; for a state field (`Res<Phase>`),
+/// with "`Phase` is a state ..., not a resource", naming `State<Phase>` and
+/// `NextState<Phase>`. Its bound never holds (`for<'a>` keeps the compiler
+/// from rejecting a bound on concrete types that is always false), so the
+/// impl never applies. Spanned at the field's type, so that the compiler
+/// points there, not at the derive.
 pub(super) fn not_a_resource_impl(names: &Names, field: &FieldModel) -> TokenStream {
     let (schema, resources_ty) = (names.schema, &names.resources_ty);
     let ty = field.ty;
     let span = syn::spanned::Spanned::span(ty);
     let krate = names.krate.at(span);
+    let misuse = if field.role == Role::State {
+        quote_spanned!(span=> StateIsNotAResource)
+    } else {
+        quote_spanned!(span=> ComponentIsNotAResource)
+    };
     quote_spanned! {span=>
         #[automatically_derived]
         impl #krate::Resource<#schema> for #ty
         where
-            for<'a> #krate::__private::Misuse:
-                #krate::__private::ComponentIsNotAResource<#schema, #ty>,
+            for<'a> #krate::__private::Misuse: #krate::__private::#misuse<#schema, #ty>,
         {
             const BIT: u32 = u32::MAX;
 

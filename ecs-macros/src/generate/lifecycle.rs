@@ -4,6 +4,7 @@
 //! relation type, and each relation component's `relation_target`.
 
 use super::{bit_literal, Names};
+use crate::fresh::local;
 use crate::model::{FieldModel, SchemaModel};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -84,6 +85,12 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
     }
     let krate = names.krate;
     let schema = names.schema;
+    let visitor_param = &names.params.visitor;
+    let [bit, visitor, bits, required, staged, kind_arg, world, entity, hook_local] = [
+        "bit", "visitor", "bits", "required", "staged", "kind", "world", "entity", "hook",
+    ]
+    .map(local);
+    let (world, entity, hook_local) = (&world, &entity, &hook_local);
     let relation_bits = bits_where(model, |field| field.lifecycle.relation.is_some());
     let inverse_idents: Vec<&syn::Ident> = model
         .components()
@@ -98,10 +105,10 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
     let visit_arms = model.components().enumerate().filter_map(|(bit, field)| {
         let relation = field.lifecycle.relation.as_ref()?;
         let inverse = bit_literal(bit_of(model, relation.inverse.as_ref()?));
-        let (ty, bit) = (field.ty, bit_literal(bit));
+        let (ty, bit_number) = (field.ty, bit_literal(bit));
         let krate = krate.at(ty.span());
         Some(quote_spanned! {ty.span()=>
-            #bit | #inverse => <#ty as #krate::__private::RelationField<#schema>>::visit(visitor),
+            #bit_number | #inverse => <#ty as #krate::__private::RelationField<#schema>>::visit(#visitor),
         })
     });
 
@@ -110,9 +117,9 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
         .iter()
         .enumerate()
         .filter(|(_, bits)| **bits != 0)
-        .map(|(bit, bits)| {
-            let (flag, bits) = (bits_literal(1 << bit), bits_literal(*bits));
-            quote! { if bits & #flag != 0 { required |= #bits; } }
+        .map(|(bit, closed)| {
+            let (flag, closed) = (bits_literal(1 << bit), bits_literal(*closed));
+            quote! { if #bits & #flag != 0 { #required |= #closed; } }
         });
 
     // Each required component's maker: the first requirement (in field
@@ -120,9 +127,9 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
     let components: Vec<&FieldModel> = model.components().collect();
     let all_required = closed.iter().fold(0u128, |all, bits| all | bits);
     let stage_arms = (0..components.len())
-        .filter(|bit| all_required & (1 << bit) != 0)
-        .map(|bit| {
-            let target = components[bit];
+        .filter(|number| all_required & (1 << number) != 0)
+        .map(|number| {
+            let target = components[number];
             let requirements = components
                 .iter()
                 .flat_map(|field| &field.lifecycle.requires);
@@ -142,12 +149,12 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
                     }
                 }
             };
-            let flag = bits_literal(1 << bit);
-            quote! { if bits & #flag != 0 { staged.push::<#ty>(#make); } }
+            let flag = bits_literal(1 << number);
+            quote! { if #bits & #flag != 0 { #staged.push::<#ty>(#make); } }
         });
 
-    let hook_arms = model.components().enumerate().flat_map(|(bit, field)| {
-        let bit = bit_literal(bit);
+    let hook_arms = model.components().enumerate().flat_map(|(number, field)| {
+        let number = bit_literal(number);
         let lifecycle = &field.lifecycle;
         let kinds = [
             (quote!(Add), &lifecycle.on_add),
@@ -164,10 +171,10 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
                 let span = hook.span();
                 let krate = krate.at(span);
                 let call = quote_spanned! {span=> {
-                    let hook: fn(&mut #krate::DeferredWorld<'_, #schema>, #krate::Entity) = #hook;
-                    hook(world, entity)
+                    let #hook_local: fn(&mut #krate::DeferredWorld<'_, #schema>, #krate::Entity) = #hook;
+                    #hook_local(#world, #entity)
                 }};
-                quote! { (#krate::__private::HookKind::#kind, #bit) => #call, }
+                quote! { (#krate::__private::HookKind::#kind, #number) => #call, }
             })
             .collect::<Vec<_>>()
     });
@@ -182,8 +189,11 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
 
         #[inline]
         #[allow(unused_variables)]
-        fn visit_relation<V: #krate::__private::RelationVisitor<Self>>(bit: u32, visitor: &mut V) {
-            match bit {
+        fn visit_relation<#visitor_param: #krate::__private::RelationVisitor<Self>>(
+            #bit: u32,
+            #visitor: &mut #visitor_param,
+        ) {
+            match #bit {
                 #(#visit_arms)*
                 _ => {}
             }
@@ -191,25 +201,25 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
 
         #[inline]
         #[allow(unused_mut)]
-        fn required_by(bits: u128) -> u128 {
-            let mut required = 0u128;
+        fn required_by(#bits: u128) -> u128 {
+            let mut #required = 0u128;
             #(#required_arms)*
-            required
+            #required
         }
 
         #[allow(unused_variables)]
-        fn stage_required(bits: u128, staged: &mut #krate::__private::Staged<Self>) {
+        fn stage_required(#bits: u128, #staged: &mut #krate::__private::Staged<Self>) {
             #(#stage_arms)*
         }
 
         #[allow(unused_variables)]
         fn run_hook(
-            kind: #krate::__private::HookKind,
-            bit: u32,
-            world: &mut #krate::DeferredWorld<'_, Self>,
-            entity: #krate::Entity,
+            #kind_arg: #krate::__private::HookKind,
+            #bit: u32,
+            #world: &mut #krate::DeferredWorld<'_, Self>,
+            #entity: #krate::Entity,
         ) {
-            match (kind, bit) {
+            match (#kind_arg, #bit) {
                 #(#hook_arms)*
                 _ => {}
             }

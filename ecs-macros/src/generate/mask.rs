@@ -1,6 +1,7 @@
 //! `PhysicsMask`: the archetype mask, one `bitflags` flag per component.
 
 use super::{bit_literal, Names};
+use crate::fresh::local;
 use crate::model::SchemaModel;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -60,11 +61,12 @@ pub(super) fn mask_struct(model: &SchemaModel, names: &Names) -> TokenStream {
 pub(super) fn mask_impls(names: &Names) -> TokenStream {
     let krate = names.krate;
     let (schema, mask, bits) = (names.schema, &names.mask, &names.bits);
+    let [f, value] = ["f", "value"].map(local);
     quote! {
         #[automatically_derived]
         impl ::core::fmt::Debug for #mask {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                #krate::__private::fmt_mask::<#schema>(*self, f)
+            fn fmt(&self, #f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #krate::__private::fmt_mask::<#schema>(*self, #f)
             }
         }
 
@@ -85,8 +87,8 @@ pub(super) fn mask_impls(names: &Names) -> TokenStream {
             }
 
             #[inline]
-            fn from_bits_retain(bits: #bits) -> Self {
-                <Self as #krate::__private::bitflags::Flags>::from_bits_retain(bits)
+            fn from_bits_retain(#value: #bits) -> Self {
+                <Self as #krate::__private::bitflags::Flags>::from_bits_retain(#value)
             }
         }
     }

@@ -31,6 +31,7 @@ mod schema;
 mod snapshot;
 mod stand_in;
 
+use crate::fresh::{local, Taken};
 use crate::model::SchemaModel;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -39,8 +40,8 @@ pub use krate::Krate;
 pub use stand_in::stand_in;
 
 /// All the items of a schema that passed every check.
-pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
-    let names = Names::new(model, krate);
+pub fn expand(model: &SchemaModel, krate: &Krate, taken: &Taken) -> TokenStream {
+    let names = Names::new(model, krate, taken);
     let column_enum = column::column_enum(model, &names);
     let mask_impls = mask::mask_impls(&names);
     let column_impl = column::column_impl(model, &names);
@@ -59,6 +60,7 @@ pub fn expand(model: &SchemaModel, krate: &Krate) -> TokenStream {
     let sparse_mutable_impls = component::sparse_mutable_impls(model, &names);
     let not_a_resource_impls = model
         .components()
+        .chain(model.states())
         .map(|field| component::not_a_resource_impl(&names, field));
     let fields_are_declarations = fields_are_declarations(model);
     let impls = quote! {
@@ -116,6 +118,10 @@ struct Names<'a> {
     resources_ty: TokenStream,
     /// The mask's backing integer: `u8` ... `u128`.
     bits: Ident,
+    /// The generic parameters of the resources struct (`R0`, `R1`, ...) and
+    /// of the impls that take one (`V`, `W`, `D`): each renamed if a
+    /// type of the schema has its name (see `fresh`).
+    params: Params,
     /// `for<'__soa> Pos: ::schemecs::Soa,` for each `#[ecs(soa)]` component:
     /// the where-clause of every impl whose bodies use those columns. A
     /// bound with a bound lifetime is not checked where it is written, only
@@ -126,9 +132,17 @@ struct Names<'a> {
 }
 
 impl<'a> Names<'a> {
-    fn new(model: &'a SchemaModel, krate: &'a Krate) -> Self {
+    fn new(model: &'a SchemaModel, krate: &'a Krate, taken: &Taken) -> Self {
         let schema = model.ident;
         let resources = format_ident!("{}Resources", schema, span = model.span());
+        let params = Params {
+            resources: (0..model.resources().count())
+                .map(|index| taken.generic(&format!("R{index}")))
+                .collect(),
+            visitor: taken.generic("V"),
+            world: taken.generic("W"),
+            deserializer: taken.generic("D"),
+        };
         Names {
             krate,
             schema,
@@ -138,8 +152,21 @@ impl<'a> Names<'a> {
             resources,
             bits: mask::bits_type(model.components().count()),
             soa_bounds: soa_bounds(model, krate),
+            params,
         }
     }
+}
+
+/// [`Names::params`].
+struct Params {
+    /// One per resource, in order.
+    resources: Vec<Ident>,
+    /// `visit_relation`'s visitor.
+    visitor: Ident,
+    /// The world of `CloneSchema<W>` and `HashSchema<W>`.
+    world: Ident,
+    /// The deserializer of `LoadColumn::load`.
+    deserializer: Ident,
 }
 
 /// [`Names::soa_bounds`].
@@ -161,10 +188,11 @@ fn bit_literal(bit: usize) -> Literal {
 fn fields_are_declarations(model: &SchemaModel) -> TokenStream {
     let schema = model.ident;
     let fields = model.fields.iter().map(|field| field.ident);
+    let declared = local("schema");
     quote! {
         #[allow(dead_code)]
-        fn __fields_are_declarations(schema: &#schema) {
-            let _ = (#(&schema.#fields,)*);
+        fn __fields_are_declarations(#declared: &#schema) {
+            let _ = (#(&#declared.#fields,)*);
         }
     }
 }

@@ -3,9 +3,10 @@
 //! it as no component (so that using it as one says it is a resource).
 
 use super::{bit_literal, Krate, Names};
+use crate::fresh::local;
 use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// The type the world stores for a resource field: the field's type, for an
 /// event its queue `Events<T>`, for a state `State<T>`.
@@ -23,9 +24,7 @@ pub(super) fn stored_ty(field: &FieldModel, krate: &Krate) -> TokenStream {
 /// exists exactly when every resource type implements `Default`.
 pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStream {
     let (vis, resources) = (model.vis, &names.resources);
-    let params: Vec<Ident> = (0..model.resources().count())
-        .map(|i| format_ident!("R{}", i))
-        .collect();
+    let params = &names.params.resources;
     let defaults = model.resources().map(|field| stored_ty(field, names.krate));
     let fields = model.resources().map(|field| field.ident);
     let doc = format!(
@@ -39,7 +38,7 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
     } else {
         quote!(<#(#params = #defaults),*>)
     };
-    let conditional_impls = resources_impls(model, names, &params);
+    let conditional_impls = resources_impls(model, names, params);
     quote! {
         #[doc = #doc]
         #[derive(::core::default::Default, ::core::fmt::Debug)]
@@ -66,6 +65,7 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
     let fields: Vec<_> = model.resources().map(|field| field.ident).collect();
     let indices = (0..fields.len()).map(bit_literal);
     let count = proc_macro2::Literal::usize_unsuffixed(fields.len());
+    let [source, hasher] = ["source", "hasher"].map(local);
     quote! {
         #[automatically_derived]
         impl<#(#params: ::core::clone::Clone),*> ::core::clone::Clone for #resources<#(#params),*> {
@@ -78,8 +78,8 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
 
             #[inline]
             #[allow(unused_variables)]
-            fn clone_from(&mut self, source: &Self) {
-                #(::core::clone::Clone::clone_from(&mut self.#fields, &source.#fields);)*
+            fn clone_from(&mut self, #source: &Self) {
+                #(::core::clone::Clone::clone_from(&mut self.#fields, &#source.#fields);)*
             }
         }
 
@@ -87,8 +87,8 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
         impl<#(#params: #krate::StableHash),*> #krate::StableHash for #resources<#(#params),*> {
             #[inline]
             #[allow(unused_variables)]
-            fn stable_hash(&self, hasher: &mut #krate::StableHasher) {
-                #(#krate::StableHash::stable_hash(&self.#fields, hasher);)*
+            fn stable_hash(&self, #hasher: &mut #krate::StableHasher) {
+                #(#krate::StableHash::stable_hash(&self.#fields, #hasher);)*
             }
         }
 
@@ -116,6 +116,7 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
     let (schema, resources_ty) = (names.schema, &names.resources_ty);
     let (ty, name) = (stored_ty(field, names.krate), field.ident);
     let (bit, slot) = (bit_literal(index), syn::Index::from(index));
+    let [slots, resources] = ["slots", "resources"].map(local);
     let event = if field.role == Role::Event {
         let event_ty = field.ty;
         quote! {
@@ -125,19 +126,19 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
 
                 #[inline]
                 fn slot<'s, 'a>(
-                    slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                    #slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
                 ) -> &'s mut #krate::__private::Lent<'a, #krate::Events<Self>> {
-                    &mut slots.#slot
+                    &mut #slots.#slot
                 }
 
                 #[inline]
-                fn queue(resources: &#resources_ty) -> &#krate::Events<Self> {
-                    &resources.#name
+                fn queue(#resources: &#resources_ty) -> &#krate::Events<Self> {
+                    &#resources.#name
                 }
 
                 #[inline]
-                fn queue_mut(resources: &mut #resources_ty) -> &mut #krate::Events<Self> {
-                    &mut resources.#name
+                fn queue_mut(#resources: &mut #resources_ty) -> &mut #krate::Events<Self> {
+                    &mut #resources.#name
                 }
             }
         }
@@ -154,19 +155,19 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
 
                 #[inline]
                 fn slot<'s, 'a>(
-                    slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                    #slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
                 ) -> &'s mut #krate::__private::Lent<'a, #krate::State<Self>> {
-                    &mut slots.#slot
+                    &mut #slots.#slot
                 }
 
                 #[inline]
-                fn cell(resources: &#resources_ty) -> &#krate::State<Self> {
-                    &resources.#name
+                fn cell(#resources: &#resources_ty) -> &#krate::State<Self> {
+                    &#resources.#name
                 }
 
                 #[inline]
-                fn cell_mut(resources: &mut #resources_ty) -> &mut #krate::State<Self> {
-                    &mut resources.#name
+                fn cell_mut(#resources: &mut #resources_ty) -> &mut #krate::State<Self> {
+                    &mut #resources.#name
                 }
             }
         };
@@ -185,19 +186,19 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
 
             #[inline]
             fn slot<'s, 'a>(
-                slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                #slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
             ) -> &'s mut #krate::__private::Lent<'a, Self> {
-                &mut slots.#slot
+                &mut #slots.#slot
             }
 
             #[inline]
-            fn get(resources: &#resources_ty) -> &Self {
-                &resources.#name
+            fn get(#resources: &#resources_ty) -> &Self {
+                &#resources.#name
             }
 
             #[inline]
-            fn get_mut(resources: &mut #resources_ty) -> &mut Self {
-                &mut resources.#name
+            fn get_mut(#resources: &mut #resources_ty) -> &mut Self {
+                &mut #resources.#name
             }
         }
     }

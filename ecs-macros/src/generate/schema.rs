@@ -3,6 +3,7 @@
 
 use super::resources::stored_ty;
 use super::{bit_literal, Krate, Names};
+use crate::fresh::local;
 use crate::model::SchemaModel;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -35,6 +36,8 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
     let event_fields: Vec<_> = model.events().map(|field| field.ident).collect();
     let event_types: Vec<_> = model.events().map(|field| field.ty).collect();
     let lifecycle = super::lifecycle::schema_items(model, names);
+    let [bits, resources, bit, retention, now] =
+        ["bits", "resources", "bit", "retention", "now"].map(local);
     let new_columns = model
         .components()
         .map(|field| super::column::column_store(field, names.krate));
@@ -48,13 +51,13 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 
             #schema_texts
             const DATA_BITS: u128 = {
-                let mut bits = 0u128;
+                let mut #bits = 0u128;
                 #(
                     if ::core::mem::size_of::<#component_types>() != 0 {
-                        bits |= 1u128 << #component_bits;
+                        #bits |= 1u128 << #component_bits;
                     }
                 )*
-                bits
+                #bits
             };
             const TRACKED_BITS: u128 = 0 #(| (1u128 << #tracked_bits))*;
             const SPARSE_BITS: u128 = 0 #(| (1u128 << #sparse_bits))*;
@@ -63,41 +66,41 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 
             #[inline]
             #[allow(unused_variables, clippy::unused_unit)]
-            fn resource_slots(resources: &mut #resources_ty) -> Self::ResourceSlots<'_> {
-                (#(#krate::__private::Lent::Free(&mut resources.#resource_fields),)*)
+            fn resource_slots(#resources: &mut #resources_ty) -> Self::ResourceSlots<'_> {
+                (#(#krate::__private::Lent::Free(&mut #resources.#resource_fields),)*)
             }
 
-            fn new_column(bit: u32) -> #column {
-                match bit {
+            fn new_column(#bit: u32) -> #column {
+                match #bit {
                     #(#component_bits => #column::#variants(<#new_columns as ::core::default::Default>::default()),)*
-                    _ => #krate::__private::column_mismatch::<#schema>(bit),
+                    _ => #krate::__private::column_mismatch::<#schema>(#bit),
                 }
             }
 
             #[inline]
             #[allow(unused_variables)]
             fn prune_events(
-                resources: &mut #resources_ty,
-                retention: &#krate::retention::Retention<'_>,
+                #resources: &mut #resources_ty,
+                #retention: &#krate::retention::Retention<'_>,
             ) {
                 #(#krate::Events::retain(
-                    &mut resources.#event_fields,
+                    &mut #resources.#event_fields,
                     <#event_types as #krate::Event<#schema>>::BIT,
-                    retention,
+                    #retention,
                 );)*
             }
 
             #[allow(unused_variables)]
-            fn clamp_event_ticks(resources: &mut #resources_ty, now: u32) {
-                #(#krate::Events::clamp_ticks(&mut resources.#event_fields, now);)*
+            fn clamp_event_ticks(#resources: &mut #resources_ty, #now: u32) {
+                #(#krate::Events::clamp_ticks(&mut #resources.#event_fields, #now);)*
             }
 
             #[allow(unused_variables)]
             fn check_event_ticks(
-                resources: &#resources_ty,
-                now: u32,
+                #resources: &#resources_ty,
+                #now: u32,
             ) -> ::core::result::Result<(), ::std::string::String> {
-                #(#krate::Events::check_ticks(&resources.#event_fields, now)?;)*
+                #(#krate::Events::check_ticks(&#resources.#event_fields, #now)?;)*
                 ::core::result::Result::Ok(())
             }
         }

@@ -19,9 +19,11 @@ pub(super) fn snapshot_impls(model: &SchemaModel, names: &Names) -> TokenStream 
     let fields = model.resources().map(|field| field.ident);
     let resource_types = model.resources().map(|field| field.ty);
     let soa_bounds = &names.soa_bounds;
+    let world = &names.params.world;
     quote! {
         #krate::__private::schema_snapshot_impls! {
             schema: #schema,
+            param: #world,
             column: #column,
             resources: #resources,
             components: [#(#variants: #components),*],

@@ -13,14 +13,15 @@
 
 use super::{bit_literal, items_and_impls, schema, Krate, Names};
 use crate::check::{same_type, MAX_COMPONENTS};
+use crate::fresh::Taken;
 use crate::model::{FieldModel, Role, SchemaModel};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 
 /// The items that keep the rest of the user's code quiet.
-pub fn stand_in(model: &SchemaModel, krate: &Krate) -> TokenStream {
+pub fn stand_in(model: &SchemaModel, krate: &Krate, taken: &Taken) -> TokenStream {
     let placed = placed_fields(model);
-    let names = Names::new(&placed, krate);
+    let names = Names::new(&placed, krate, taken);
     let target = Target::new(model);
     let column_enum = column_enum(&placed, &names);
     let mask_impls = mask_impls(&names);

@@ -104,15 +104,15 @@ macro_rules! __schema_column_impl {
             #[inline]
             fn len(&self) -> usize {
                 match self {
-                    $(Self::$variant(values) => $crate::__private::ColumnVec::len(values),)+
+                    $(Self::$variant(__ecs_values) => $crate::__private::ColumnVec::len(__ecs_values),)+
                 }
             }
 
             #[inline]
-            fn reserve(&mut self, additional: usize) {
+            fn reserve(&mut self, __ecs_additional: usize) {
                 match self {
-                    $(Self::$variant(values) => {
-                        $crate::__private::ColumnVec::reserve(values, additional)
+                    $(Self::$variant(__ecs_values) => {
+                        $crate::__private::ColumnVec::reserve(__ecs_values, __ecs_additional)
                     })+
                 }
             }
@@ -120,15 +120,15 @@ macro_rules! __schema_column_impl {
             #[inline]
             fn clear(&mut self) {
                 match self {
-                    $(Self::$variant(values) => $crate::__private::ColumnVec::clear(values),)+
+                    $(Self::$variant(__ecs_values) => $crate::__private::ColumnVec::clear(__ecs_values),)+
                 }
             }
 
             #[inline]
-            fn append(&mut self, other: &mut Self) {
-                match (self, other) {
-                    $((Self::$variant(to), Self::$variant(from)) => {
-                        $crate::__private::ColumnVec::append(to, from)
+            fn append(&mut self, __ecs_other: &mut Self) {
+                match (self, __ecs_other) {
+                    $((Self::$variant(__ecs_to), Self::$variant(__ecs_from)) => {
+                        $crate::__private::ColumnVec::append(__ecs_to, __ecs_from)
                     })+
                     _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
                 }
@@ -137,45 +137,45 @@ macro_rules! __schema_column_impl {
             #[inline]
             fn reverse(&mut self) {
                 match self {
-                    $(Self::$variant(values) => $crate::__private::ColumnVec::reverse(values),)+
+                    $(Self::$variant(__ecs_values) => $crate::__private::ColumnVec::reverse(__ecs_values),)+
                 }
             }
 
             #[inline(always)]
-            fn move_row(&mut self, row: usize, destination: &mut Self) {
-                match (self, destination) {
-                    $((Self::$variant(from), Self::$variant(to)) => {
-                        $crate::__private::ColumnVec::move_row(from, row, to)
+            fn move_row(&mut self, __ecs_row: usize, __ecs_destination: &mut Self) {
+                match (self, __ecs_destination) {
+                    $((Self::$variant(__ecs_from), Self::$variant(__ecs_to)) => {
+                        $crate::__private::ColumnVec::move_row(__ecs_from, __ecs_row, __ecs_to)
                     })+
                     _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
                 }
             }
 
             #[inline(always)]
-            fn discard_row(&mut self, row: usize, trash: &mut Self) {
-                match (self, trash) {
-                    $((Self::$variant(from), Self::$variant(to)) => {
-                        $crate::__private::ColumnVec::discard_row(from, row, to)
+            fn discard_row(&mut self, __ecs_row: usize, __ecs_trash: &mut Self) {
+                match (self, __ecs_trash) {
+                    $((Self::$variant(__ecs_from), Self::$variant(__ecs_to)) => {
+                        $crate::__private::ColumnVec::discard_row(__ecs_from, __ecs_row, __ecs_to)
                     })+
                     _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
                 }
             }
 
             #[inline]
-            fn discard_tail(&mut self, count: usize, trash: &mut Self) {
-                match (self, trash) {
-                    $((Self::$variant(from), Self::$variant(to)) => {
-                        $crate::__private::ColumnVec::discard_tail(from, count, to)
+            fn discard_tail(&mut self, __ecs_count: usize, __ecs_trash: &mut Self) {
+                match (self, __ecs_trash) {
+                    $((Self::$variant(__ecs_from), Self::$variant(__ecs_to)) => {
+                        $crate::__private::ColumnVec::discard_tail(__ecs_from, __ecs_count, __ecs_to)
                     })+
                     _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
                 }
             }
 
             #[inline(always)]
-            fn pop_into(&mut self, destination: &mut Self) {
-                match (self, destination) {
-                    $((Self::$variant(from), Self::$variant(to)) => {
-                        $crate::__private::ColumnVec::pop_into(from, to)
+            fn pop_into(&mut self, __ecs_destination: &mut Self) {
+                match (self, __ecs_destination) {
+                    $((Self::$variant(__ecs_from), Self::$variant(__ecs_to)) => {
+                        $crate::__private::ColumnVec::pop_into(__ecs_from, __ecs_to)
                     })+
                     _ => $crate::__private::column_mismatch::<$schema>(u32::MAX),
                 }
@@ -184,59 +184,59 @@ macro_rules! __schema_column_impl {
             #[inline]
             fn ticks(&self) -> ::core::option::Option<(&[u32], &[u32])> {
                 match self {
-                    $(Self::$variant(values) => $crate::__private::ColumnVec::ticks(values),)+
+                    $(Self::$variant(__ecs_values) => $crate::__private::ColumnVec::ticks(__ecs_values),)+
                 }
             }
 
             #[inline]
-            fn sync_ticks(&mut self, tick: u32) {
+            fn sync_ticks(&mut self, __ecs_tick: u32) {
                 match self {
-                    $(Self::$variant(values) => {
-                        $crate::__private::ColumnVec::sync_ticks(values, tick)
+                    $(Self::$variant(__ecs_values) => {
+                        $crate::__private::ColumnVec::sync_ticks(__ecs_values, __ecs_tick)
                     })+
                 }
             }
 
             #[inline]
-            fn mark_changed(&mut self, row: usize, tick: u32) {
+            fn mark_changed(&mut self, __ecs_row: usize, __ecs_tick: u32) {
                 match self {
-                    $(Self::$variant(values) => {
-                        $crate::__private::ColumnVec::mark_changed(values, row, tick)
+                    $(Self::$variant(__ecs_values) => {
+                        $crate::__private::ColumnVec::mark_changed(__ecs_values, __ecs_row, __ecs_tick)
                     })+
                 }
             }
 
             #[inline]
-            fn row_ticks(&self, row: usize) -> ::core::option::Option<(u32, u32)> {
+            fn row_ticks(&self, __ecs_row: usize) -> ::core::option::Option<(u32, u32)> {
                 match self {
-                    $(Self::$variant(values) => {
-                        $crate::__private::ColumnVec::row_ticks(values, row)
+                    $(Self::$variant(__ecs_values) => {
+                        $crate::__private::ColumnVec::row_ticks(__ecs_values, __ecs_row)
                     })+
                 }
             }
 
             #[inline]
-            fn set_row_ticks(&mut self, row: usize, ticks: (u32, u32)) {
+            fn set_row_ticks(&mut self, __ecs_row: usize, __ecs_ticks: (u32, u32)) {
                 match self {
-                    $(Self::$variant(values) => {
-                        $crate::__private::ColumnVec::set_row_ticks(values, row, ticks)
+                    $(Self::$variant(__ecs_values) => {
+                        $crate::__private::ColumnVec::set_row_ticks(__ecs_values, __ecs_row, __ecs_ticks)
                     })+
                 }
             }
 
             #[inline]
-            fn swap_remove_ticks(&mut self, row: usize) {
+            fn swap_remove_ticks(&mut self, __ecs_row: usize) {
                 match self {
-                    $(Self::$variant(values) => {
-                        $crate::__private::ColumnVec::swap_remove_ticks(values, row)
+                    $(Self::$variant(__ecs_values) => {
+                        $crate::__private::ColumnVec::swap_remove_ticks(__ecs_values, __ecs_row)
                     })+
                 }
             }
 
-            fn clamp_ticks(&mut self, now: u32) {
+            fn clamp_ticks(&mut self, __ecs_now: u32) {
                 match self {
-                    $(Self::$variant(values) => {
-                        $crate::__private::ColumnVec::clamp_ticks(values, now)
+                    $(Self::$variant(__ecs_values) => {
+                        $crate::__private::ColumnVec::clamp_ticks(__ecs_values, __ecs_now)
                     })+
                 }
             }
@@ -244,8 +244,8 @@ macro_rules! __schema_column_impl {
             #[inline]
             fn changed_and_latest(&self) -> ::core::option::Option<(&[u32], &[u32])> {
                 match self {
-                    $(Self::$variant(values) => {
-                        $crate::__private::ColumnVec::changed_and_latest(values)
+                    $(Self::$variant(__ecs_values) => {
+                        $crate::__private::ColumnVec::changed_and_latest(__ecs_values)
                     })+
                 }
             }
