@@ -224,7 +224,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                     if let ::core::option::Option::Some(__entity) =
                         <#ty as #component>::relation_target(&self.#member)
                     {
-                        __f(__entity);
+                        __f(<#ty as #component>::BIT, __entity);
                     }
                 }
             }
@@ -283,7 +283,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                 #[inline(always)]
                 fn relation_targets(
                     &self,
-                    __f: &mut impl ::core::ops::FnMut(#krate::Entity),
+                    __f: &mut impl ::core::ops::FnMut(u32, #krate::Entity),
                 ) {
                     #(#relation_targets)*
                 }
