@@ -688,6 +688,46 @@ mod save {
         let reason = refused(|list| list.clear());
         assert!(reason.contains("empty `Children`"), "{reason}");
     }
+
+    /// A save in which `ChildOf`, whose targets despawn their sources,
+    /// closes a cycle is refused: the world never makes one. (It is made by
+    /// a schema of the same name and components whose `ChildOf` only
+    /// removes.)
+    #[test]
+    fn a_save_with_a_cycle_in_a_hierarchy_is_refused() {
+        mod lax {
+            use super::{ChildOf, Children, Name, TargetedBy, Targets};
+            #[derive(ecs::Schema)]
+            pub struct Scene {
+                #[ecs(relation(inverse = children))]
+                child_of: ChildOf,
+                children: Children,
+                #[ecs(relation(inverse = targeted_by))]
+                targets: Targets,
+                targeted_by: TargetedBy,
+                name: Name,
+            }
+        }
+        let mut world = World::<lax::Scene>::new();
+        let a = world.spawn((Name(0),));
+        let b = world.spawn((ChildOf(a),));
+        let c = world.spawn((ChildOf(b),));
+        world.spawn((ChildOf(c),));
+        world.insert(a, (ChildOf(c),)).unwrap();
+        let save = serde_json::to_value(&world).unwrap();
+        match World::<Scene>::load(save) {
+            Err(LoadError::Invalid { reason, .. }) => assert!(
+                reason.ends_with(
+                    "`ChildOf` closes a cycle (its targets lead back to it); `ChildOf` \
+                     despawns its sources with their target (`on_target_despawn = despawn`), \
+                     so it must form a tree"
+                ),
+                "{reason}"
+            ),
+            Err(error) => panic!("refused without a reason: {error}"),
+            Ok(_) => panic!("a save with a cycle loaded"),
+        }
+    }
 }
 
 #[test]

@@ -318,7 +318,10 @@ impl<S: Schema> World<S> {
     /// If the entity is not alive, or lacks any component of `R`, nothing
     /// changes and the error hands `bundle` back
     /// ([`ExchangeError::into_bundle`]); so does a relation in `bundle`
-    /// whose target is not alive (the error names the target).
+    /// whose target is not alive (the error names the target), or which
+    /// would close a cycle in a relation declared
+    /// `on_target_despawn = despawn` ([`ExchangeError::Cycle`], judged on
+    /// the world before the exchange).
     ///
     /// Where `R` or `B` holds a component with a relation, a requirement
     /// or hooks, the exchange is a [`World::remove_bundle`] of `R` then a
