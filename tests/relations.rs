@@ -265,6 +265,17 @@ fn an_insert_closing_a_cycle_in_a_hierarchy_is_refused() {
     assert_eq!(world.insert(b, (ChildOf(d),)), cycle(b, d));
     assert_eq!(world.insert(b, (ChildOf(b),)), cycle(b, b));
     assert_eq!(world.insert(a, (ChildOf(a),)), cycle(a, a));
+    // A derived bundle names its relations alike.
+    #[derive(Bundle)]
+    struct Node {
+        name: Name,
+        child_of: ChildOf,
+    }
+    let node = Node {
+        name: Name(5),
+        child_of: ChildOf(c),
+    };
+    assert_eq!(world.insert(b, node), cycle(b, c));
     assert_eq!(world.checksum(), before);
     assert_eq!(world.get::<Name>(a), Some(&Name(0)));
     // Moving a subtree beside itself is no cycle; under itself is one.

@@ -283,7 +283,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                 #[inline(always)]
                 fn relation_targets(
                     &self,
-                    __f: &mut impl ::core::ops::FnMut(u32, #krate::Entity),
+                    __f: &mut impl ::core::ops::FnMut(::core::primitive::u32, #krate::Entity),
                 ) {
                     #(#relation_targets)*
                 }
