@@ -227,7 +227,7 @@ fn insert_and_remove_bundle_take_derived_bundles() {
     world.despawn(e).unwrap();
     assert_eq!(
         world.insert(e, unit(0)),
-        Err(NoSuchEntity(e)),
+        Err(InsertError::NoSuchEntity(e)),
         "a dead entity"
     );
 }

@@ -187,7 +187,7 @@ fn hooks_run_in_the_order_of_the_changes() {
     world.despawn(other).unwrap();
     assert_eq!(
         world.insert(other, (Collider(5),)),
-        Err(NoSuchEntity(other))
+        Err(InsertError::NoSuchEntity(other))
     );
     assert!(world.resource::<Journal>().take().is_empty());
 }

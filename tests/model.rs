@@ -129,7 +129,7 @@ fn churn_on_few_slots_never_lets_a_stale_handle_through() {
         let stale = *rng.pick(&recent);
         assert_eq!(
             world.insert(stale, (B(1),)),
-            Err(NoSuchEntity(stale)),
+            Err(InsertError::NoSuchEntity(stale)),
             "step {step}"
         );
         assert_eq!(

@@ -204,7 +204,10 @@ fn whole_values_come_back_out() {
     );
     let dead = world.spawn((pos(6),));
     world.despawn(dead).unwrap();
-    assert_eq!(world.insert(dead, (pos(7),)), Err(NoSuchEntity(dead)));
+    assert_eq!(
+        world.insert(dead, (pos(7),)),
+        Err(InsertError::NoSuchEntity(dead))
+    );
     assert!(world.get_soa::<Pos>(dead).is_none());
 }
 

@@ -126,7 +126,10 @@ fn stale_and_dead_entities_are_errors_that_change_nothing() {
     let reused = world.spawn((Pos(3),));
     assert_eq!(reused.index(), a.index());
     let checksum = world.checksum();
-    assert_eq!(world.insert(a, (Stun(5),)), Err(NoSuchEntity(a)));
+    assert_eq!(
+        world.insert(a, (Stun(5),)),
+        Err(InsertError::NoSuchEntity(a))
+    );
     assert_eq!(world.remove::<Stun>(a), Err(NoSuchEntity(a)));
     assert_eq!(world.remove_bundle::<(Pos, Stun)>(a), Err(NoSuchEntity(a)));
     assert_eq!(world.despawn(a), Err(NoSuchEntity(a)));

@@ -293,64 +293,64 @@ fn the_fixture_is_what_the_tests_assume() {
 #[test]
 fn insert_of_a_plain_component() {
     for_each_bad("insert (Pos,)", |w, _, e| {
-        w.insert(e, (Pos(5),)) == Err(NoSuchEntity(e))
+        w.insert(e, (Pos(5),)) == Err(InsertError::NoSuchEntity(e))
     });
     for_each_bad("insert (Frozen,)", |w, _, e| {
-        w.insert(e, (Frozen,)) == Err(NoSuchEntity(e))
+        w.insert(e, (Frozen,)) == Err(InsertError::NoSuchEntity(e))
     });
     for_each_bad("insert (Hp,)", |w, _, e| {
-        w.insert(e, (Hp(5),)) == Err(NoSuchEntity(e))
+        w.insert(e, (Hp(5),)) == Err(InsertError::NoSuchEntity(e))
     });
 }
 
 #[test]
 fn insert_of_a_sparse_component() {
     for_each_bad("insert (Stun,)", |w, _, e| {
-        w.insert(e, (Stun(5),)) == Err(NoSuchEntity(e))
+        w.insert(e, (Stun(5),)) == Err(InsertError::NoSuchEntity(e))
     });
     for_each_bad("insert (Stun, Pos)", |w, _, e| {
-        w.insert(e, (Stun(5), Pos(5))) == Err(NoSuchEntity(e))
+        w.insert(e, (Stun(5), Pos(5))) == Err(InsertError::NoSuchEntity(e))
     });
 }
 
 #[test]
 fn insert_of_a_hooked_component() {
     for_each_bad("insert (Collider,)", |w, _, e| {
-        w.insert(e, (Collider(5),)) == Err(NoSuchEntity(e))
+        w.insert(e, (Collider(5),)) == Err(InsertError::NoSuchEntity(e))
     });
     for_each_bad("insert (Cargo, Collider, Pos)", |w, _, e| {
-        w.insert(e, (Cargo(5), Collider(5), Pos(5))) == Err(NoSuchEntity(e))
+        w.insert(e, (Cargo(5), Collider(5), Pos(5))) == Err(InsertError::NoSuchEntity(e))
     });
 }
 
 #[test]
 fn insert_of_a_component_with_requirements() {
     for_each_bad("insert (Body,)", |w, _, e| {
-        w.insert(e, (Body,)) == Err(NoSuchEntity(e))
+        w.insert(e, (Body,)) == Err(InsertError::NoSuchEntity(e))
     });
 }
 
 #[test]
 fn insert_of_a_relation() {
     for_each_bad("insert (ChildOf(root),)", |w, ids, e| {
-        w.insert(e, (ChildOf(ids.root),)) == Err(NoSuchEntity(e))
+        w.insert(e, (ChildOf(ids.root),)) == Err(InsertError::NoSuchEntity(e))
     });
     for_each_bad("insert (ChildOf(reused),)", |w, ids, e| {
-        w.insert(e, (ChildOf(ids.reused),)) == Err(NoSuchEntity(e))
+        w.insert(e, (ChildOf(ids.reused),)) == Err(InsertError::NoSuchEntity(e))
     });
     // Both the source and the target are bad: either may be named.
     for_each_bad("insert (ChildOf(self),)", |w, _, e| {
-        w.insert(e, (ChildOf(e),)) == Err(NoSuchEntity(e))
+        w.insert(e, (ChildOf(e),)) == Err(InsertError::NoSuchEntity(e))
     });
 }
 
 #[test]
 fn insert_naming_a_stale_target_on_a_live_entity() {
     for_each_bad("insert on a live entity of (ChildOf(bad),)", |w, ids, e| {
-        w.insert(ids.a, (ChildOf(e), Pos(5))) == Err(NoSuchEntity(e))
+        w.insert(ids.a, (ChildOf(e), Pos(5))) == Err(InsertError::NoSuchEntity(e))
     });
     for_each_bad("insert on a live entity of (Targets(bad),)", |w, ids, e| {
-        w.insert(ids.grandchild, (Targets(e),)) == Err(NoSuchEntity(e))
+        w.insert(ids.grandchild, (Targets(e),)) == Err(InsertError::NoSuchEntity(e))
     });
 }
 

@@ -519,8 +519,11 @@ fn insert_on_a_dead_entity_fails_and_changes_nothing() {
     let b = world.spawn((Pos(2), Vel(2)));
     world.despawn(a).unwrap();
     let tables = table_sizes(&world);
-    assert_eq!(world.insert(a, (Hp(1),)), Err(NoSuchEntity(a)));
-    assert_eq!(world.insert(a, (Pos(9),)), Err(NoSuchEntity(a)));
+    assert_eq!(world.insert(a, (Hp(1),)), Err(InsertError::NoSuchEntity(a)));
+    assert_eq!(
+        world.insert(a, (Pos(9),)),
+        Err(InsertError::NoSuchEntity(a))
+    );
     assert_eq!(world.len(), 1);
     assert!(!world.is_alive(a));
     assert_eq!(snapshot(&world, b), Some(pv(2, 2)));
@@ -759,7 +762,7 @@ fn clear_despawns_everything_and_keeps_the_world_usable() {
         assert!(!world.is_alive(e), "{e:?}");
         assert_eq!(world.get::<Pos>(e), None);
         assert_eq!(world.despawn(e), Err(NoSuchEntity(e)));
-        assert_eq!(world.insert(e, (Hp(0),)), Err(NoSuchEntity(e)));
+        assert_eq!(world.insert(e, (Hp(0),)), Err(InsertError::NoSuchEntity(e)));
     }
     assert_eq!(world.query::<Entity>().count(), 0);
     assert_eq!(world.query_filtered::<Entity, With<Frozen>>().count(), 0);
@@ -946,9 +949,18 @@ fn every_operation_on_a_stale_handle_fails_and_changes_nothing() {
     let expected_other = snapshot(&world, other);
 
     assert_eq!(world.despawn(old), Err(NoSuchEntity(old)));
-    assert_eq!(world.insert(old, (Pos(99),)), Err(NoSuchEntity(old)));
-    assert_eq!(world.insert(old, (Hp(99),)), Err(NoSuchEntity(old)));
-    assert_eq!(world.insert(old, (Player,)), Err(NoSuchEntity(old)));
+    assert_eq!(
+        world.insert(old, (Pos(99),)),
+        Err(InsertError::NoSuchEntity(old))
+    );
+    assert_eq!(
+        world.insert(old, (Hp(99),)),
+        Err(InsertError::NoSuchEntity(old))
+    );
+    assert_eq!(
+        world.insert(old, (Player,)),
+        Err(InsertError::NoSuchEntity(old))
+    );
     assert_eq!(world.remove::<Pos>(old), Err(NoSuchEntity(old)));
     assert_eq!(world.remove::<Frozen>(old), Err(NoSuchEntity(old)));
     assert_eq!(world.remove::<Hp>(old), Err(NoSuchEntity(old)));
@@ -1006,7 +1018,10 @@ fn a_handle_from_another_world_index_is_not_alive() {
     assert!(!world.is_alive(beyond));
     assert_eq!(world.get::<Pos>(beyond), None);
     assert_eq!(world.despawn(beyond), Err(NoSuchEntity(beyond)));
-    assert_eq!(world.insert(beyond, (Pos(1),)), Err(NoSuchEntity(beyond)));
+    assert_eq!(
+        world.insert(beyond, (Pos(1),)),
+        Err(InsertError::NoSuchEntity(beyond))
+    );
     let wrong_generation =
         Entity::from_bits((u64::from(e.generation().get() + 1) << 32) | u64::from(e.index()))
             .unwrap();
@@ -1326,7 +1341,10 @@ fn one_component_migrations_stay_right_when_remembered_edges_collide() {
     }
     let stale = plain[0];
     world.despawn(stale).unwrap();
-    assert_eq!(world.insert(stale, (K::<0>(0),)), Err(NoSuchEntity(stale)));
+    assert_eq!(
+        world.insert(stale, (K::<0>(0),)),
+        Err(InsertError::NoSuchEntity(stale))
+    );
     assert_eq!(world.remove::<K<5>>(stale), Err(NoSuchEntity(stale)));
     assert_eq!(world.len(), 11);
 }
@@ -1427,7 +1445,10 @@ fn a_schema_of_more_than_64_components_spawns_inserts_removes_and_despawns() {
 
     world.despawn(low).unwrap();
     assert_eq!(world.despawn(low), Err(NoSuchEntity(low)));
-    assert_eq!(world.insert(low, (Far(0),)), Err(NoSuchEntity(low)));
+    assert_eq!(
+        world.insert(low, (Far(0),)),
+        Err(InsertError::NoSuchEntity(low))
+    );
     assert_eq!(world.get::<Farther>(high), Some(&Farther("two".into())));
     assert_eq!(world.query::<&Farther>().iter().count(), 1);
     assert_eq!(world.len(), 2);

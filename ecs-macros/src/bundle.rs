@@ -219,7 +219,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                     if let ::core::option::Option::Some(#entity) =
                         <#ty as #component>::relation_target(&self.#member)
                     {
-                        #f(#entity);
+                        #f(<#ty as #component>::BIT, #entity);
                     }
                 }
             }
@@ -278,7 +278,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                 #[inline(always)]
                 fn relation_targets(
                     &self,
-                    #f: &mut impl ::core::ops::FnMut(#krate::Entity),
+                    #f: &mut impl ::core::ops::FnMut(::core::primitive::u32, #krate::Entity),
                 ) {
                     #(#relation_targets)*
                 }

@@ -115,12 +115,13 @@ pub trait Bundle<S: Schema>: Sized + 'static {
     #[doc(hidden)]
     fn extend<I: Iterator<Item = Self>>(bundles: I, target: &mut SpawnRows<'_, S>);
 
-    /// Calls `f` with the target of each relation value in the bundle (see
-    /// [`Schema::RELATION_BITS`]), in the order of its fields: how an insert
-    /// checks that every target is alive before it changes anything.
+    /// Calls `f` with the bit and the target of each relation value in the
+    /// bundle (see [`Schema::RELATION_BITS`]), in the order of its fields:
+    /// how an insert checks that every target is alive, and that no relation
+    /// closes a cycle it must not, before it changes anything.
     #[doc(hidden)]
     #[inline(always)]
-    fn relation_targets(&self, f: &mut impl FnMut(Entity)) {
+    fn relation_targets(&self, f: &mut impl FnMut(u32, Entity)) {
         let _ = f;
     }
 
@@ -401,11 +402,11 @@ macro_rules! impl_bundle {
             }
 
             #[inline(always)]
-            fn relation_targets(&self, f: &mut impl FnMut(Entity)) {
+            fn relation_targets(&self, f: &mut impl FnMut(u32, Entity)) {
                 $(
                     if S::RELATION_BITS & (1u128 << $c::BIT) != 0 {
                         if let Some(target) = self.$i.relation_target() {
-                            f(target);
+                            f($c::BIT, target);
                         }
                     }
                 )+

@@ -19,7 +19,12 @@ use core::fmt;
 /// Commands are typed by the schema: a bundle naming a component of another
 /// schema fails to compile. A command whose entity is no longer alive when it
 /// is applied does nothing (its values are dropped), as the [`World`] method
-/// would return [`NoSuchEntity`](crate::NoSuchEntity).
+/// would return [`NoSuchEntity`](crate::NoSuchEntity). A relation in a
+/// spawn or insert whose target is not alive when the command is applied,
+/// or which would close a cycle in a relation declared
+/// `on_target_despawn = despawn` (see [`Relation`](crate::Relation)), is
+/// left out: the rest of the bundle goes in, and the entity keeps the
+/// relation it had, if any.
 ///
 /// [`World`]: crate::World
 ///

@@ -213,7 +213,7 @@ pub use storage::Soa;
 pub use misuse::KnownToSchema;
 #[cfg(feature = "serde")]
 pub use save::LoadError;
-pub use structure::{ExchangeError, Spawned, TakeError};
+pub use structure::{ExchangeError, InsertError, RelationCycle, Spawned, TakeError};
 pub use system::{
     not, on_event, resource_changed, Access, AndCondition, Condition, ConditionExt, ConditionFn,
     ConditionParam, IntoCondition, IntoSystem, Local, NotCondition, OnEvent, OrCondition, Res,
@@ -231,10 +231,10 @@ pub mod prelude {
     pub use crate::{
         in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
         Commands, Component, ConditionExt, DeferredWorld, Despawner, Entity, EntityMut, EntityRef,
-        EventCursor, EventReader, EventWriter, Events, Fields, FixedTime, GameLoop, Has, Inverse,
-        Local, Mask, Migrator, NextState, NoSuchEntity, Or, PreparedQuery, Query, Relation,
-        RelationOf, Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema, Soa, SparseMut,
-        Spawner, State, States, UnnamedSpawner, With, Without, World,
+        EventCursor, EventReader, EventWriter, Events, Fields, FixedTime, GameLoop, Has,
+        InsertError, Inverse, Local, Mask, Migrator, NextState, NoSuchEntity, Or, PreparedQuery,
+        Query, Relation, RelationOf, Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema,
+        Soa, SparseMut, Spawner, State, States, UnnamedSpawner, With, Without, World,
     };
     // The derive alone: the trait's hidden methods (`place`, `take`, ...)
     // stay out of the user's method namespace; generic code names

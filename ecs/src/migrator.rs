@@ -777,10 +777,14 @@ where
         // commands, applied before this parameter, can have despawned it
         // since; then, as a command, it does nothing.
         for (entity, value) in state.cold.drain(..) {
-            let _ = match value {
-                Some(value) => world.insert(entity, (value,)),
-                None => world.remove::<C>(entity).map(drop),
-            };
+            match value {
+                Some(value) => {
+                    let _ = world.insert(entity, (value,));
+                }
+                None => {
+                    let _ = world.remove::<C>(entity);
+                }
+            }
         }
     }
 

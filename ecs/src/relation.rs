@@ -3,7 +3,9 @@
 //! derive gives each relation field.
 //!
 //! The world keeps the two sides in step (see `world/lifecycle.rs`); this
-//! module only says what each side is.
+//! module only says what each side is, and the rules: a relation declared
+//! `on_target_despawn = despawn` has no cycle ([`Relation`]), and removing
+//! an inverse list unlinks its sources ([`Inverse`]).
 
 use crate::entity::Entity;
 use crate::schema::{Component, Schema};
@@ -20,6 +22,43 @@ use crate::schema::{Component, Schema};
 ///
 /// let parent = Entity::from_bits(1 << 32).unwrap();
 /// assert_eq!(ChildOf::to(parent).target(), parent);
+/// ```
+///
+/// A relation declared `on_target_despawn = despawn` (a hierarchy: the
+/// sources go with their target) forms trees. The world refuses a change
+/// that would close a cycle in it, an entity pointing at itself included:
+/// [`World::insert`](crate::World::insert) fails with
+/// [`InsertError::Cycle`](crate::InsertError::Cycle), naming the relation
+/// and both entities, and [`World::exchange`](crate::World::exchange) with
+/// [`ExchangeError::Cycle`](crate::ExchangeError::Cycle); a spawn or a
+/// command, which has no caller to fail, leaves that relation out (the
+/// rest of its bundle goes in, and the entity keeps the relation it had,
+/// if any), as it does for a target that is not alive. The check walks up
+/// from the new target, one step per ancestor. A relation with the other
+/// rule (`remove`) checks nothing and may form cycles; the walks along it,
+/// [`World::ancestors`](crate::World::ancestors) and
+/// [`World::descendants`](crate::World::descendants), stop at one.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Relation)] struct ChildOf(Entity);
+/// #[derive(Inverse)] struct Children(Vec<Entity>);
+/// #[derive(Schema)]
+/// struct Scene {
+///     #[ecs(relation(inverse = children, on_target_despawn = despawn))]
+///     child_of: ChildOf,
+///     children: Children,
+/// }
+///
+/// let mut world = World::<Scene>::new();
+/// let root = world.spawn(());
+/// let arm = world.spawn((ChildOf(root),));
+/// let error = world.insert(root, (ChildOf(arm),)).unwrap_err();
+/// assert!(matches!(
+///     error,
+///     InsertError::Cycle(cycle) if cycle.source == root && cycle.target == arm
+/// ));
+/// assert!(!world.has::<ChildOf>(root));
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` holds no target entity, so it cannot be a relation",
@@ -43,6 +82,12 @@ pub trait Relation: Sized + 'static {
 /// [`World::sources`](crate::World::sources)). Changing it by hand, or
 /// inserting it, would break the two sides apart: don't.
 ///
+/// Removing the list (`remove`, `remove_bundle`, `exchange`, or a command)
+/// removes the relation from each of its sources, whatever the relation's
+/// despawn rule: they live on, no longer pointing at the entity (as
+/// removing `Children` in bevy). The list removed holds those sources as
+/// it did, in order; so does one that `take` or a despawn moves out.
+///
 /// ```
 /// use schemecs::prelude::*;
 /// #[derive(Relation)] struct ChildOf(Entity);
@@ -64,6 +109,11 @@ pub trait Relation: Sized + 'static {
 /// assert_eq!(world.get::<Children>(root).unwrap().sources(), [a, b]);
 /// world.despawn(a).unwrap();
 /// assert_eq!(world.sources::<ChildOf>(root), [b]);
+///
+/// // Removing the list unlinks its sources, which live on.
+/// let list = world.remove::<Children>(root).unwrap().unwrap();
+/// assert_eq!(list.sources(), [b]);
+/// assert!(world.is_alive(b) && !world.has::<ChildOf>(b));
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a list of entities, so it cannot be the inverse of a relation",

@@ -1532,6 +1532,83 @@ fn write_names(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
     Ok(())
 }
 
+/// The error of [`World::insert`](crate::World::insert). The world is
+/// unchanged, and the bundle was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InsertError {
+    /// The entity, or the target of a relation in the bundle, is not alive
+    /// (despawned, or a stale handle); the variant holds that entity.
+    NoSuchEntity(Entity),
+    /// A relation in the bundle would close a cycle in a relation declared
+    /// `on_target_despawn = despawn`.
+    Cycle(RelationCycle),
+}
+
+impl From<NoSuchEntity> for InsertError {
+    fn from(NoSuchEntity(entity): NoSuchEntity) -> Self {
+        InsertError::NoSuchEntity(entity)
+    }
+}
+
+impl From<RelationCycle> for InsertError {
+    fn from(cycle: RelationCycle) -> Self {
+        InsertError::Cycle(cycle)
+    }
+}
+
+impl fmt::Display for InsertError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InsertError::NoSuchEntity(entity) => fmt::Display::fmt(&NoSuchEntity(*entity), f),
+            InsertError::Cycle(cycle) => write!(f, "cannot insert: {cycle}. Nothing changed"),
+        }
+    }
+}
+
+impl std::error::Error for InsertError {}
+
+/// A relation that would close a cycle: `source`'s relation would point at
+/// `target`, and `target` is `source` itself or lies below it (its
+/// relation, its target's, and so on lead up to `source`). A relation
+/// declared `on_target_despawn = despawn` is a hierarchy, a forest of
+/// trees, and the world refuses such a change to it (see
+/// [`Relation`](crate::Relation)); what refused it says how:
+/// [`InsertError::Cycle`], [`ExchangeError::Cycle`], or a command or spawn
+/// that leaves the relation out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RelationCycle {
+    /// The relation's type name (`ChildOf`).
+    pub relation: &'static str,
+    /// The entity that was to take the relation.
+    pub source: Entity,
+    /// The entity the relation was to point at.
+    pub target: Entity,
+}
+
+impl fmt::Display for RelationCycle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let RelationCycle {
+            relation,
+            source,
+            target,
+        } = self;
+        if source == target {
+            write!(f, "entity {source}'s `{relation}` would point at itself")?;
+        } else {
+            write!(
+                f,
+                "entity {source}'s `{relation}` would point at entity {target}, which is below \
+                 it (the `{relation}` of entity {target} leads up to entity {source})"
+            )?;
+        }
+        write!(
+            f,
+            ", closing a cycle; `{relation}` despawns its sources with their target \
+             (`on_target_despawn = despawn`), so it must form a tree"
+        )
+    }
+}
+
 /// The error of [`World::take`](crate::World::take). The world is
 /// unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -1630,6 +1707,15 @@ pub enum ExchangeError<B> {
         /// The bundle that was to be inserted.
         bundle: B,
     },
+    /// A relation in the bundle to insert would close a cycle in a relation
+    /// declared `on_target_despawn = despawn`, judged on the world before
+    /// the exchange.
+    Cycle {
+        /// The relation, its source (the entity) and its target.
+        cycle: RelationCycle,
+        /// The bundle that was to be inserted.
+        bundle: B,
+    },
 }
 
 impl<B> ExchangeError<B> {
@@ -1639,15 +1725,16 @@ impl<B> ExchangeError<B> {
             ExchangeError::NoSuchEntity { entity, .. } | ExchangeError::Missing { entity, .. } => {
                 *entity
             }
+            ExchangeError::Cycle { cycle, .. } => cycle.source,
         }
     }
 
     /// The bundle that was to be inserted, back.
     pub fn into_bundle(self) -> B {
         match self {
-            ExchangeError::NoSuchEntity { bundle, .. } | ExchangeError::Missing { bundle, .. } => {
-                bundle
-            }
+            ExchangeError::NoSuchEntity { bundle, .. }
+            | ExchangeError::Missing { bundle, .. }
+            | ExchangeError::Cycle { bundle, .. } => bundle,
         }
     }
 }
@@ -1675,6 +1762,13 @@ impl<B> fmt::Display for ExchangeError<B> {
                 f.write_str(
                     ", which the exchange was to remove; an exchange removes all of the \
                      components it names or none",
+                )?;
+            }
+            ExchangeError::Cycle { cycle, .. } => {
+                write!(
+                    f,
+                    "cannot exchange components of entity {}: {cycle}",
+                    cycle.source
                 )?;
             }
         }

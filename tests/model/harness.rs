@@ -294,6 +294,10 @@ impl Harness {
                 self.world.insert(e, (d, a, b, c))
             }
         };
+        let result = result.map_err(|error| match error {
+            InsertError::NoSuchEntity(dead) => NoSuchEntity(dead),
+            error => panic!("{error}"),
+        });
         if self.expect_alive(e, result).is_some() {
             assert!(alive);
             self.model.insert(e, ent);

@@ -7,6 +7,7 @@
 //! values and journal must agree.
 
 use ecs::prelude::*;
+use ecs::RelationCycle;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use support::Rng;
@@ -104,10 +105,23 @@ impl Model {
         }
     }
 
+    /// Whether `e` taking `Parent(target)` closes a cycle: `e` is `target`
+    /// or one of its ancestors.
+    fn closes_cycle(&self, e: Entity, target: Entity) -> bool {
+        let mut at = Some(target);
+        while let Some(up) = at {
+            if up == e {
+                return true;
+            }
+            at = self.parent.get(&up).copied();
+        }
+        false
+    }
+
     /// Links `e`'s relation to `target` (leaving `e` as it was if `target`
-    /// is dead).
+    /// is dead, or if `Parent` would close a cycle).
     fn relate(&mut self, watch: bool, e: Entity, target: Entity) {
-        if !self.live.contains(&target) {
+        if !self.live.contains(&target) || (!watch && self.closes_cycle(e, target)) {
             return;
         }
         let (map, lists) = if watch {
@@ -222,9 +236,15 @@ fn on_world(world: &mut World<Rel>, model: &mut Model, op: Op) -> Option<Entity>
                 world.insert(e, (Parent(target),))
             };
             let expected = if !model.alive(e) {
-                Err(NoSuchEntity(e))
+                Err(InsertError::NoSuchEntity(e))
             } else if !model.alive(target) {
-                Err(NoSuchEntity(target))
+                Err(InsertError::NoSuchEntity(target))
+            } else if !watch && model.closes_cycle(e, target) {
+                Err(InsertError::Cycle(RelationCycle {
+                    relation: "Parent",
+                    source: e,
+                    target,
+                }))
             } else {
                 model.relate(watch, e, target);
                 Ok(())
@@ -277,7 +297,8 @@ fn on_world(world: &mut World<Rel>, model: &mut Model, op: Op) -> Option<Entity>
 
 /// Records `op` into commands; the model applies it when the buffer is
 /// applied, with the commands' rules (a dead entity: nothing; a dead
-/// target: the relation is left out, the entity's own kept).
+/// target, or a `Parent` closing a cycle: the relation is left out, the
+/// entity's own kept).
 fn record(commands: &mut Commands<Rel>, op: Op) -> Option<Entity> {
     match op {
         Op::Spawn(v, Some(p), true) => return Some(commands.spawn((Val(v), Parent(p), Armor))),

@@ -23,7 +23,7 @@ use crate::mask::{Mask, MaskBits};
 use crate::relation::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
 use crate::schema::{Component, Schema};
 use crate::storage::Staged;
-use crate::structure::{ExchangeError, TakeError};
+use crate::structure::{ExchangeError, InsertError, RelationCycle, TakeError};
 use crate::Commands;
 
 /// The bits of `mask`.
@@ -118,32 +118,51 @@ impl<S: Schema> World<S> {
     }
 
     /// [`World::insert`] of a bundle with a lifecycle: every relation target
-    /// must be alive, or nothing changes.
+    /// must be alive, and no relation may close a cycle it must not, or
+    /// nothing changes.
     #[inline(never)]
     pub(crate) fn insert_lifecycle<B: Bundle<S>>(
         &mut self,
         entity: Entity,
         bundle: B,
-    ) -> Result<(), NoSuchEntity> {
+    ) -> Result<(), InsertError> {
         let previous = self.store.archetype(entity).ok_or(NoSuchEntity(entity))?;
-        if let Some(target) = self.dead_target(&bundle) {
-            return Err(NoSuchEntity(target));
-        }
+        self.refused_relation(entity, &bundle)?;
         let mut hooks = CommandQueue::default();
         self.insert_bundle(entity, previous, bundle, &mut hooks);
         self.apply_hooks(&mut hooks);
         Ok(())
     }
 
-    /// The first relation target in `bundle` that is not alive.
-    fn dead_target<B: Bundle<S>>(&self, bundle: &B) -> Option<Entity> {
-        let mut dead = None;
-        bundle.relation_targets(&mut |target| {
-            if dead.is_none() && !self.store.entities().contains(target) {
-                dead = Some(target);
+    /// Why `entity` (alive) cannot take the relations in `bundle`, if it
+    /// cannot: the first, in field order, whose target is not alive or
+    /// which would close a cycle (see [`closes_cycle`]).
+    fn refused_relation<B: Bundle<S>>(
+        &self,
+        entity: Entity,
+        bundle: &B,
+    ) -> Result<(), InsertError> {
+        let mut refused = Ok(());
+        bundle.relation_targets(&mut |bit, target| {
+            if refused.is_err() {
+                return;
+            }
+            if !self.store.entities().contains(target) {
+                refused = Err(InsertError::NoSuchEntity(target));
+                return;
+            }
+            let mut visitor = FindCycle {
+                world: self,
+                source: entity,
+                target,
+                cycle: None,
+            };
+            S::visit_relation(bit, &mut visitor);
+            if let Some(cycle) = visitor.cycle {
+                refused = Err(InsertError::Cycle(cycle));
             }
         });
-        dead
+        refused
     }
 
     /// Inserts `bundle` and what it requires into `entity` (alive, of
@@ -302,8 +321,8 @@ impl<S: Schema> World<S> {
 
     /// Before `removed` is taken from `entity` (which has all of it): runs
     /// the `on_remove` hooks, unlinks the relations from their targets, and
-    /// takes out the sources of the inverse lists, whose relations the
-    /// caller then removes with [`World::orphan`].
+    /// copies out the sources of the inverse lists (which leave whole),
+    /// whose relations the caller then removes with [`World::orphan`].
     fn before_remove(
         &mut self,
         entity: Entity,
@@ -448,11 +467,15 @@ impl<S: Schema> World<S> {
             // The store's own errors, the bundle handed back.
             _ => return self.store.exchange(entity, bundle),
         };
-        if let Some(target) = self.dead_target(&bundle) {
-            return Err(ExchangeError::NoSuchEntity {
-                entity: target,
-                bundle,
-            });
+        match self.refused_relation(entity, &bundle) {
+            Ok(()) => {}
+            Err(InsertError::NoSuchEntity(target)) => {
+                return Err(ExchangeError::NoSuchEntity {
+                    entity: target,
+                    bundle,
+                })
+            }
+            Err(InsertError::Cycle(cycle)) => return Err(ExchangeError::Cycle { cycle, bundle }),
         }
         let before = bits::<S>(previous);
         // What `B` requires beyond itself and what the entity keeps of its own.
@@ -511,7 +534,8 @@ impl<S: Schema> RelationVisitor<S> for ReadTarget<'_, S> {
 }
 
 /// Links `entity`'s new relation to its target (after unlinking it from
-/// the `old` one); removes it again if the target is not alive.
+/// the `old` one); removes it again if the target is not alive, or if it
+/// closes a cycle in a relation declared `on_target_despawn = despawn`.
 struct Link<'w, S: Schema> {
     world: &'w mut World<S>,
     entity: Entity,
@@ -528,9 +552,12 @@ impl<S: Schema> RelationVisitor<S> for Link<'_, S> {
         if self.old == Some(target) {
             return;
         }
-        if !world.store.entities().contains(target) {
-            // A dead target: the relation is dropped, and the one the
-            // entity had before, if any, stays as it was.
+        let cycle = R::ON_TARGET_DESPAWN == OnTargetDespawn::Despawn
+            && closes_cycle::<S, R>(world, self.entity, target);
+        if cycle || !world.store.entities().contains(target) {
+            // A dead target, or a cycle the relation must not have: the
+            // relation is dropped, and the one the entity had before, if
+            // any, stays as it was.
             match self.old {
                 Some(old) => {
                     if let Some(value) = world.store.get_mut::<R>(self.entity) {
@@ -578,7 +605,7 @@ fn unlink<S: Schema, R: RelationOf<S>>(world: &mut World<S>, target: Entity, sou
 }
 
 /// Before `entity` loses the component of `bit`: unlinks it from its target
-/// if it is a relation; takes the list's sources out if it is an inverse.
+/// if it is a relation; copies the list's sources out if it is an inverse.
 struct Unlink<'w, S: Schema> {
     world: &'w mut World<S>,
     entity: Entity,
@@ -596,19 +623,17 @@ impl<S: Schema> RelationVisitor<S> for Unlink<'_, S> {
                 return;
             };
             let inverse = <R::Inverse as Component<S>>::BIT;
-            if target == self.entity && self.removed & (1 << inverse) != 0 {
-                // Its own target, losing its list too: it leaves the list,
-                // which goes with the rest of what it loses.
-                if let Some(list) = world.store.get_mut::<R::Inverse>(target) {
-                    list.sources_mut().retain(|&source| source != target);
-                }
-            } else {
+            // Its own target, losing its list too: the list goes whole with
+            // the rest of what it loses, itself still listed.
+            if target != self.entity || self.removed & (1 << inverse) == 0 {
                 unlink::<S, R>(world, target, self.entity);
             }
-        } else if let Some(list) = world.store.get_mut::<R::Inverse>(self.entity) {
+        } else if let Some(list) = world.store.get::<R::Inverse>(self.entity) {
+            // The list goes out as it is (what `remove` returns); its
+            // sources lose their relation once it is gone.
             self.orphans = Some(Orphans {
                 relation: R::BIT,
-                sources: core::mem::take(list.sources_mut()),
+                sources: list.sources().to_vec(),
             });
         }
     }
@@ -622,5 +647,55 @@ struct Rule {
 impl<S: Schema> RelationVisitor<S> for Rule {
     fn visit<R: RelationOf<S>>(&mut self) {
         self.despawn = R::ON_TARGET_DESPAWN == OnTargetDespawn::Despawn;
+    }
+}
+
+/// Whether `source` pointing its relation `R` at `target` closes a cycle:
+/// `target` is `source`, or `source` is up `target`'s chain of `R`. Walks
+/// up from `target`, one step per ancestor: the cost of the check is the
+/// depth of `target` in its tree. Whether `source` already points at
+/// `target` makes no difference (the walk stops at `source`).
+fn closes_cycle<S: Schema, R: RelationOf<S>>(
+    world: &World<S>,
+    source: Entity,
+    target: Entity,
+) -> bool {
+    let mut at = target;
+    // Every path that sets a relation checks this, so the chain ends at a
+    // root; the bound only keeps the walk finite were it not so.
+    for _ in 0..=world.len() {
+        if at == source {
+            return true;
+        }
+        match world.store.get::<R>(at) {
+            Some(relation) => at = relation.target(),
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Finds whether `source` taking the relation of the bit visited, to
+/// `target`, would close a cycle that the relation must not have: a
+/// relation declared `on_target_despawn = despawn` only (for the others,
+/// nothing is walked).
+struct FindCycle<'w, S: Schema> {
+    world: &'w World<S>,
+    source: Entity,
+    target: Entity,
+    cycle: Option<RelationCycle>,
+}
+
+impl<S: Schema> RelationVisitor<S> for FindCycle<'_, S> {
+    fn visit<R: RelationOf<S>>(&mut self) {
+        if R::ON_TARGET_DESPAWN == OnTargetDespawn::Despawn
+            && closes_cycle::<S, R>(self.world, self.source, self.target)
+        {
+            self.cycle = Some(RelationCycle {
+                relation: S::COMPONENT_NAMES[R::BIT as usize],
+                source: self.source,
+                target: self.target,
+            });
+        }
     }
 }

@@ -14,7 +14,7 @@ use crate::query::{
 use crate::retention::LogReads;
 use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{Bins, EntityIndex, SparseSets, Staged, Table, TableId, Tables};
-use crate::structure::{DespawnBatch, EntityStore, ExchangeError, Spawned, TakeError};
+use crate::structure::{DespawnBatch, EntityStore, ExchangeError, InsertError, Spawned, TakeError};
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
@@ -46,7 +46,7 @@ pub use locals::{LocalSlots, LocalState};
 /// #[derive(Schema)]
 /// struct Physics { pos: Pos, vel: Vel, frozen: Frozen, #[ecs(resource)] tick: Tick }
 ///
-/// # fn main() -> Result<(), NoSuchEntity> {
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let mut world = World::<Physics>::new();
 /// let a = world.spawn((Pos(1), Vel(6)));
 /// world.insert(a, (Frozen,))?;
@@ -188,16 +188,20 @@ impl<S: Schema> World<S> {
     /// is overwritten in place (the old value is dropped); otherwise the entity
     /// moves to the table of its new archetype.
     ///
-    /// Fails with [`NoSuchEntity`], dropping `bundle` and changing nothing, if
-    /// `entity` is not alive.
+    /// Fails, dropping `bundle` and changing nothing, with
+    /// [`InsertError::NoSuchEntity`] if `entity` is not alive or a relation
+    /// in `bundle` names a target that is not, and with
+    /// [`InsertError::Cycle`] if a relation in `bundle` declared
+    /// `on_target_despawn = despawn` would close a cycle (see
+    /// [`Relation`](crate::Relation)).
     // Always inlined, as the migration it calls (see `EntityStore::insert`).
     #[inline(always)]
-    pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
+    pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), InsertError> {
         const { B::INSERT_CHECK };
         if Self::has_lifecycle(B::BITS) {
             return self.insert_lifecycle(entity, bundle);
         }
-        self.store.insert(entity, bundle)
+        self.store.insert(entity, bundle).map_err(InsertError::from)
     }
 
     /// Removes component `C` from `entity` and returns it: `Ok(None)` if the
@@ -290,8 +294,8 @@ impl<S: Schema> World<S> {
     /// In a schema with relations or hooks, taking runs them as
     /// [`World::despawn`] does: `on_remove` hooks, the relations unlinked,
     /// the sources pointing at the entity despawned or orphaned as their
-    /// relation declares (its inverse lists come out empty: the sources
-    /// stay here).
+    /// relation declares (its inverse lists come out holding the sources
+    /// they had, as when they are removed).
     pub fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
         const { B::CHECK };
         if S::LIFECYCLE_BITS != 0 {
@@ -331,7 +335,10 @@ impl<S: Schema> World<S> {
     /// If the entity is not alive, or lacks any component of `R`, nothing
     /// changes, no hook runs, nothing is recorded and the error hands
     /// `bundle` back ([`ExchangeError::into_bundle`]); so does a relation
-    /// in `bundle` whose target is not alive (the error names the target).
+    /// in `bundle` whose target is not alive (the error names the target),
+    /// or which would close a cycle in a relation declared
+    /// `on_target_despawn = despawn` ([`ExchangeError::Cycle`], judged on
+    /// the world before the exchange).
     ///
     /// ```
     /// use schemecs::prelude::*;
