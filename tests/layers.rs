@@ -13,8 +13,19 @@ use std::path::{Path, PathBuf};
 const LAYERS: [&[&str]; 4] = [
     // The data.
     &[
-        "mask", "schema", "misuse", "lend", "storage", "entity", "change", "checksum", "save",
-        "pool", "relation",
+        "mask",
+        "schema",
+        "misuse",
+        "lend",
+        "storage",
+        "entity",
+        "tick",
+        "change",
+        "retention",
+        "checksum",
+        "save",
+        "pool",
+        "relation",
     ],
     // Structural change.
     &["structure", "bundle", "entity_ref"],

@@ -171,6 +171,7 @@ mod state;
 mod storage;
 mod structure;
 mod system;
+mod tick;
 mod world;
 
 pub use bundle::Bundle;

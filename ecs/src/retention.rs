@@ -2,9 +2,10 @@
 //! whom: the one home of their retention rule.
 //!
 //! Both are logs of values stamped with the tick they were sent or logged
-//! at, oldest first ([`TickLog`]). A reader reads what was stamped within
-//! its change window (see [`crate::change`]). A log entry is kept while a
-//! reader may still have to read it:
+//! at, oldest first. A reader reads what was stamped within its change
+//! window: after its previous run, up to its current one (see
+//! [`Tick`](crate::Tick)). A log entry is kept while a reader may still
+//! have to read it:
 //!
 //! * every entry lives through two schedule runs (or
 //!   [`World::clear_trackers`](crate::World::clear_trackers) marks), for
@@ -32,8 +33,8 @@
 //! everything here, are world state: clones, checksums and saves carry
 //! them.
 
-use crate::change::ChangeWindow;
 use crate::checksum::{StableHash, StableHasher};
+use crate::tick::{clamp, is_after, ChangeWindow};
 
 /// How many runs (schedule runs and `clear_trackers` marks) of a world a
 /// reader that has not run holds events and removal records back for. A
@@ -313,11 +314,11 @@ impl<T> TickLog<T> {
     /// Clamps the ticks (see [`crate::change`]).
     pub(crate) fn clamp_ticks(&mut self, now: u32) {
         for (tick, _) in &mut self.entries {
-            crate::change::clamp(tick, now);
+            clamp(tick, now);
         }
-        crate::change::clamp(&mut self.dropped_through, now);
+        clamp(&mut self.dropped_through, now);
         for (tick, _) in &mut self.marks {
-            crate::change::clamp(tick, now);
+            clamp(tick, now);
         }
     }
 
@@ -325,7 +326,6 @@ impl<T> TickLog<T> {
     /// before, as ticks that wrap go), none after tick `now`, and the marks
     /// in order and within the numbers logged. `what` names the log.
     pub(crate) fn check(&self, now: u32, what: &dyn Fn() -> String) -> Result<(), String> {
-        use crate::change::is_after;
         if let Some(at) = self
             .entries
             .windows(2)
