@@ -46,12 +46,13 @@ use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
-/// this layout. 6: the change state ends with the systems skipped by their
+/// this layout. 7: a fixed-step clock holds its frame time cap, and a
+/// state whether it was entered. 6: the change state ends with the systems skipped by their
 /// run conditions. 5: the systems' locals follow the sparse sets. 4: the header holds the sparse bits, and the sparse sets
 /// follow the change state (3 had neither). 3: the entity part holds one
 /// generation per slot and the free list as a sequence (2 saved each slot as
 /// a `(kind, generation, next)` triple, and 1 had no change state).
-const FORMAT: u32 = 0xec5_0006;
+const FORMAT: u32 = 0xec5_0007;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
