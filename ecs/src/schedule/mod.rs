@@ -223,6 +223,14 @@ impl<S: Schema> Schedule<S> {
     /// added (as a schedule of their own, in parallel where that cannot
     /// change the result).
     ///
+    /// The state a world starts in is entered too, once: the world's first
+    /// run of a schedule that applies `T`'s transitions runs the enter
+    /// systems of the initial state (and no exit systems), then applies the
+    /// transition requested, if any. Whether the state was entered is
+    /// world state ([`State::entered`](crate::State::entered)), so a world
+    /// restored or loaded from a copy taken after that run does not enter
+    /// it again.
+    ///
     /// The schedule then applies `T`'s transitions (see
     /// [`Schedule::apply_transitions`]). `T` must be a state of `S` (an
     /// `#[ecs(state)]` field).
@@ -236,6 +244,7 @@ impl<S: Schema> Schedule<S> {
     /// #[derive(Schema)]
     /// struct Game { pos: Pos, #[ecs(resource)] log: Log, #[ecs(state)] phase: Phase }
     ///
+    /// fn show_menu(mut log: ResMut<Log>) { log.0.push("show menu"); }
     /// fn hide_menu(mut log: ResMut<Log>) { log.0.push("hide menu"); }
     /// fn spawn_level(mut log: ResMut<Log>) { log.0.push("spawn level"); }
     /// fn play(mut log: ResMut<Log>) { log.0.push("play"); }
@@ -244,13 +253,17 @@ impl<S: Schema> Schedule<S> {
     /// let mut schedule = Schedule::<Game>::new();
     /// schedule
     ///     .add(play.run_if(in_state(Phase::Playing)))
+    ///     .on_enter(Phase::Menu, show_menu)
     ///     .on_enter(Phase::Playing, spawn_level)
     ///     .on_exit(Phase::Menu, hide_menu);
-    /// schedule.run(&mut world);
+    /// schedule.run(&mut world); // enters the initial state, Menu
     /// world.set_next_state(Phase::Playing);
     /// schedule.run(&mut world);
     /// schedule.run(&mut world);
-    /// assert_eq!(world.resource::<Log>().0, ["hide menu", "spawn level", "play", "play"]);
+    /// assert_eq!(
+    ///     world.resource::<Log>().0,
+    ///     ["show menu", "hide menu", "spawn level", "play", "play"]
+    /// );
     /// ```
     pub fn on_enter<T, M, F>(&mut self, state: T, system: F) -> &mut Self
     where
@@ -278,8 +291,10 @@ impl<S: Schema> Schedule<S> {
         self
     }
 
-    /// Makes this schedule apply state `T`'s transitions: at the start of
-    /// each run, a transition requested before (by a
+    /// Makes this schedule apply state `T`'s transitions: at the world's
+    /// first such run, the initial state is entered (see
+    /// [`Schedule::on_enter`]); at the start of each run, a transition
+    /// requested before (by a
     /// [`NextState`](crate::NextState) or
     /// [`World::set_next_state`](crate::World::set_next_state)) is applied,
     /// running the exit systems of the state left, then switching, then

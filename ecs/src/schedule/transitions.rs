@@ -1,5 +1,6 @@
 //! The transitions a schedule applies at the start of its runs: per state
-//! type, the pending transition, with its exit and enter systems.
+//! type, the initial state's entry (at the world's first such run) and the
+//! pending transition, with their exit and enter systems.
 //!
 //! Each state's exit systems form a schedule of their own, and so do its
 //! enter systems, each system guarded by the condition `in_state(..)` of the
@@ -96,13 +97,6 @@ where
     }
 
     fn apply(&mut self, world: &mut World<S>, sequential: bool) {
-        let cell = world.resource_mut::<State<T>>();
-        let Some(next) = cell.take_next() else {
-            return;
-        };
-        if next == *cell.get() {
-            return;
-        }
         let run = |schedule: &mut Schedule<S>, world: &mut World<S>| {
             if schedule.is_empty() {
                 return;
@@ -113,6 +107,20 @@ where
                 schedule.run(world);
             }
         };
+        // The initial state is entered at the first run, before a
+        // transition requested before it (or by one of these enter
+        // systems) is applied. If an enter system panics, the state counts
+        // as entered, as after a transition's.
+        if world.resource_mut::<State<T>>().enter() {
+            run(&mut self.enters, world);
+        }
+        let cell = world.resource_mut::<State<T>>();
+        let Some(next) = cell.take_next() else {
+            return;
+        };
+        if next == *cell.get() {
+            return;
+        }
         // If an exit system panics, the switch has not happened: the
         // request stays pending, for the next run to make.
         let exits = catch_unwind(AssertUnwindSafe(|| run(&mut self.exits, world)));
