@@ -211,10 +211,8 @@ fn the_frame_time_cap_is_world_state() {
     assert_eq!(other.run_frame(&mut copy, ms(500)), 3);
     assert_eq!(copy.checksum(), world.checksum());
     let mut wider = world.clone();
-    *wider.resource_mut::<FixedTime>() = world
-        .resource::<FixedTime>()
-        .clone()
-        .with_max_delta(ms(61));
+    *wider.resource_mut::<FixedTime>() =
+        world.resource::<FixedTime>().clone().with_max_delta(ms(61));
     assert_ne!(wider.checksum(), world.checksum());
 }
 
@@ -388,8 +386,11 @@ fn a_saved_clock_that_cannot_be_is_refused() {
             error.contains("fixed-step clock"),
             "{step}, {accumulated}: {error}"
         );
-    }    let text = serde_json::to_string(&(20u64, 0u64, u32::MAX, 0u64, 4u64, 90u64)).unwrap();
-    let error = serde_json::from_str::<FixedTime>(&text).unwrap_err().to_string();
+    }
+    let text = serde_json::to_string(&(20u64, 0u64, u32::MAX, 0u64, 4u64, 90u64)).unwrap();
+    let error = serde_json::from_str::<FixedTime>(&text)
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("fixed-step clock accepts 0 ns of a frame's time"),
         "{error}"

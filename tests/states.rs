@@ -6,6 +6,7 @@
 
 use ecs::prelude::*;
 use ecs::StableHash;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 #[derive(Clone, Debug, PartialEq, StableHash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -487,7 +488,10 @@ fn whether_the_initial_state_was_entered_survives_a_save_and_load() {
     let mut fresh = menu_schedule();
     fresh.run(&mut before);
     fresh.run(&mut before);
-    assert_eq!(log_of(&before), ["enter Menu", "run in Menu", "run in Menu"]);
+    assert_eq!(
+        log_of(&before),
+        ["enter Menu", "run in Menu", "run in Menu"]
+    );
     assert_eq!(before.checksum(), world.checksum());
     let mut fresh = menu_schedule();
     fresh.run(&mut after);
@@ -502,4 +506,62 @@ fn whether_the_initial_state_was_entered_survives_a_save_and_load() {
         (&Phase::Paused, Some(&Phase::Over), true)
     );
     assert!(serde_json::from_str::<State<Phase>>(r#"["Paused", null]"#).is_err());
+}
+
+/// The enter systems of two schedules are a schedule each, told apart by
+/// the state and the label of the schedule they belong to: two live
+/// schedules with the same enter systems would share their locals, and
+/// are refused when they take turns; labelled (before or after the enter systems are added),
+/// each keeps its own.
+#[test]
+fn two_schedules_with_the_same_enter_systems_are_told_apart_by_their_labels() {
+    let build = |label: Option<&str>, system: &'static str| {
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(note(system))
+            .on_enter(Phase::Playing, count_enters);
+        if let Some(label) = label {
+            schedule.label(label);
+        }
+        schedule
+    };
+    let mut world = World::<Game>::new();
+    let (mut menu, mut level) = (build(None, "menu"), build(None, "level"));
+    level.add(direct);
+    world.set_next_state(Phase::Playing);
+    menu.run(&mut world);
+    world.set_next_state(Phase::Paused);
+    level.run(&mut world);
+    world.set_next_state(Phase::Playing);
+    let before = world.checksum();
+    let panic = catch_unwind(AssertUnwindSafe(|| menu.run(&mut world))).unwrap_err();
+    let text = panic.downcast_ref::<String>().unwrap();
+    assert!(
+        text.starts_with(
+            "two live schedules labelled \"on_enter of states::Phase\" with the same systems \
+             (count_enters) take turns on one World<Game>"
+        ),
+        "{text}"
+    );
+    assert_eq!(world.checksum(), before);
+
+    let mut world = World::<Game>::new();
+    let mut menu = build(Some("menu"), "menu");
+    let mut level = Schedule::<Game>::new();
+    level
+        .label("level")
+        .add(note("level"))
+        .add(direct)
+        .on_enter(Phase::Playing, count_enters);
+    for schedule in [&mut menu, &mut level] {
+        world.set_next_state(Phase::Playing);
+        schedule.run(&mut world);
+        world.set_next_state(Phase::Menu);
+        schedule.run(&mut world);
+    }
+    let entered: Vec<String> = log_of(&world)
+        .into_iter()
+        .filter(|line| line.starts_with("entered"))
+        .collect();
+    assert_eq!(entered, ["entered 1 times", "entered 1 times"]);
 }

@@ -301,6 +301,7 @@ where
             resources,
             locals,
             spawned: Vec::new(),
+            owners: Default::default(),
         };
         if S::RELATION_BITS != 0 {
             world.check_relations().map_err(reject::<A::Error>)?;
