@@ -118,8 +118,10 @@ use std::sync::Arc;
 /// menu.label("menu").add(drift);
 /// let mut level = Schedule::<Game>::new();
 /// level.label("level").add(drift);
-/// menu.run(&mut world);
-/// level.run(&mut world);
+/// for _ in 0..3 {
+///     menu.run(&mut world);
+///     level.run(&mut world);
+/// }
 /// ```
 ///
 /// A system may run only when a condition holds
@@ -191,13 +193,13 @@ pub struct Schedule<S: Schema> {
     /// Per state type whose transitions this schedule applies: its exit
     /// and enter systems, in the order the state types were first named.
     transitions: Vec<Box<dyn Transitions<S>>>,
-    /// Mixed into the fingerprint: set for the schedules of exit and enter
-    /// systems, so that they are not taken for a schedule of the same
-    /// systems.
+    /// Mixed into the fingerprint: set by [`Schedule::label`], by
+    /// [`GameLoop::new`], and for the schedules of exit and enter systems,
+    /// so that they are not taken for a schedule of the same systems.
     label: Option<String>,
     /// This schedule's identity in the worlds it runs on (see "Schedule
-    /// identity" above): a world refuses another live schedule of the
-    /// same fingerprint.
+    /// identity" above): a world refuses a schedule that takes turns with
+    /// another live one of the same fingerprint.
     owner: Arc<ScheduleOwner>,
     /// The entities the systems' [`Despawner`](crate::Despawner)s despawn
     /// when a run ends, and the memory of that batch despawn.
@@ -307,18 +309,23 @@ impl<S: Schema> Schedule<S> {
     /// use schemecs::prelude::*;
     /// struct Pos(i32);
     /// struct Hit(u32);
-    /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(event)] hit: Hit }
+    /// #[derive(Default)] struct Seen(usize);
+    /// #[derive(Schema)]
+    /// struct Game { pos: Pos, #[ecs(event)] hit: Hit, #[ecs(resource)] seen: Seen }
     ///
-    /// fn listen(hits: EventReader<Hit>, mut seen: Local<usize>) { *seen += hits.len(); }
+    /// fn listen(hits: EventReader<Hit>, mut seen: ResMut<Seen>) { seen.0 += hits.len(); }
     ///
     /// let mut world = World::<Game>::new();
     /// let (mut menu, mut level) = (Schedule::<Game>::new(), Schedule::<Game>::new());
     /// menu.label("menu").add(listen);
     /// level.label("level").add(listen);
     /// world.send_event(Hit(1));
-    /// menu.run(&mut world);
-    /// level.run(&mut world); // reads the hit too: its reader is its own
-    /// assert!(menu.describe().starts_with("Schedule<Game>: 1 system"));
+    /// for _ in 0..3 {
+    ///     menu.run(&mut world);
+    ///     level.run(&mut world);
+    /// }
+    /// // Each reader read the hit once.
+    /// assert_eq!(world.resource::<Seen>().0, 2);
     /// ```
     pub fn label(&mut self, label: impl Into<String>) -> &mut Self {
         self.set_label(label.into());
