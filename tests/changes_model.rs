@@ -446,6 +446,8 @@ struct Model {
     gates: u64,
     phase: Phase,
     next: Option<Phase>,
+    /// Whether the initial phase was entered (at the first frame).
+    entered: bool,
     acc_ms: u64,
     event: u32,
 }
@@ -833,6 +835,7 @@ fn play(seed: u64, mode: Mode, ops: usize) {
             gates: 0,
             phase: Phase::One,
             next: None,
+            entered: false,
             acc_ms: 0,
             event: 0,
         };
@@ -976,6 +979,16 @@ fn play(seed: u64, mode: Mode, ops: usize) {
                     for _ in 0..fixed_runs {
                         for spec in layout.fixed.iter().filter(|s| on(s)) {
                             steps.push(plan(spec, &mut alive, &mut rng, &mut model.event));
+                        }
+                    }
+                    // The first frame enters the initial phase, before
+                    // the transition requested.
+                    if !model.entered {
+                        model.entered = true;
+                        for (state, spec) in &layout.enters {
+                            if *state == model.phase {
+                                steps.push(plan(spec, &mut alive, &mut rng, &mut model.event));
+                            }
                         }
                     }
                     if let Some(next) = model.next.take() {

@@ -162,6 +162,60 @@ fn steps_past_the_limit_are_dropped() {
     assert_eq!(game.run_frame(&mut world, ms(10)), 1);
 }
 
+/// A stall of 10 s at 50 Hz counts as 250 ms: 12 steps (250 / 20 = 12.5),
+/// the 10 ms left kept in the accumulator, only 250 ms counted as elapsed.
+#[test]
+fn a_long_frame_counts_as_250_ms_by_default() {
+    let mut world = world();
+    assert_eq!(world.resource::<FixedTime>().max_delta(), ms(250));
+    let mut game = game();
+    assert_eq!(game.run_frame(&mut world, Duration::from_secs(10)), 12);
+    let time = world.resource::<FixedTime>();
+    assert_eq!((time.overstep(), time.elapsed()), (ms(10), ms(250)));
+    assert_eq!(time.steps(), 12);
+    // The kept 10 ms count: 10 more complete a step.
+    assert_eq!(game.run_frame(&mut world, ms(10)), 1);
+}
+
+#[test]
+fn a_frame_time_cap_of_ones_own_limits_a_frame() {
+    let mut world = world();
+    *world.resource_mut::<FixedTime>() = FixedTime::new(ms(20)).with_max_delta(ms(110));
+    let mut game = game();
+    assert_eq!(game.run_frame(&mut world, Duration::from_secs(10)), 5);
+    assert_eq!(world.resource::<FixedTime>().overstep(), ms(10));
+    // A frame under the cap is taken whole.
+    assert_eq!(game.run_frame(&mut world, ms(50)), 3);
+    assert_eq!(world.resource::<FixedTime>().overstep(), ms(0));
+}
+
+#[test]
+fn without_a_cap_a_frame_runs_every_step_due() {
+    let mut world = world();
+    *world.resource_mut::<FixedTime>() = FixedTime::new(ms(20)).with_max_delta(Duration::MAX);
+    let mut game = game();
+    assert_eq!(game.run_frame(&mut world, Duration::from_secs(10)), 500);
+    let time = world.resource::<FixedTime>();
+    assert_eq!((time.overstep(), time.elapsed()), (ms(0), ms(10_000)));
+}
+
+/// The cap is the world's: a copy caps as the original, and two clocks
+/// that differ only in their caps differ in the checksum.
+#[test]
+fn the_frame_time_cap_is_world_state() {
+    let mut world = world();
+    *world.resource_mut::<FixedTime>() = FixedTime::new(ms(20)).with_max_delta(ms(60));
+    let mut copy = world.clone();
+    let (mut game, mut other) = (game(), self::game());
+    assert_eq!(game.run_frame(&mut world, ms(500)), 3);
+    assert_eq!(other.run_frame(&mut copy, ms(500)), 3);
+    assert_eq!(copy.checksum(), world.checksum());
+    let mut wider = world.clone();
+    *wider.resource_mut::<FixedTime>() =
+        world.resource::<FixedTime>().clone().with_max_delta(ms(61));
+    assert_ne!(wider.checksum(), world.checksum());
+}
+
 #[test]
 fn the_accumulator_is_world_state() {
     let frames = [7, 13, 29, 3, 55, 18, 2, 40, 9, 21, 60, 1];
@@ -217,6 +271,7 @@ fn the_accumulator_is_world_state() {
 #[test]
 fn the_accumulator_survives_a_save_and_load() {
     let mut world = world();
+    *world.resource_mut::<FixedTime>() = FixedTime::new(ms(20)).with_max_delta(ms(90));
     let mut game = game();
     for t in [7, 13, 29] {
         game.run_frame(&mut world, ms(t));
@@ -228,7 +283,7 @@ fn the_accumulator_survives_a_save_and_load() {
         world.resource::<FixedTime>()
     );
     let mut fresh = self::game();
-    for t in [3, 55, 18] {
+    for t in [3, 55, 18, 400] {
         game.run_frame(&mut world, ms(t));
         fresh.run_frame(&mut loaded, ms(t));
     }
@@ -275,8 +330,9 @@ fn a_clock_made_from_a_rate_steps_in_whole_nanoseconds() {
     );
     // A rate of 0 would be no step at all: it is taken as 1 Hz.
     assert_eq!(FixedTime::from_hz(0).step(), Duration::from_secs(1));
-    // A second at 3 Hz is three steps and the nanosecond the rounding left.
-    let mut time = FixedTime::from_hz(3);
+    // A second at 3 Hz is three steps and the nanosecond the rounding left
+    // (a frame of a whole second, past the default cap of 250 ms).
+    let mut time = FixedTime::from_hz(3).with_max_delta(Duration::from_secs(1));
     assert_eq!(time.advance(Duration::from_secs(1)), 3);
     assert_eq!(time.overstep(), Duration::from_nanos(1));
 }
@@ -311,7 +367,8 @@ fn systems_added_through_the_loop_run_in_their_schedule() {
 #[test]
 fn a_saved_clock_that_cannot_be_is_refused() {
     let load = |step: u64, accumulated: u64| {
-        let text = serde_json::to_string(&(step, accumulated, u32::MAX, 4u64, 90u64)).unwrap();
+        let text =
+            serde_json::to_string(&(step, accumulated, u32::MAX, 250u64, 4u64, 90u64)).unwrap();
         serde_json::from_str::<FixedTime>(&text).map_err(|error| error.to_string())
     };
     let loaded = load(20, 19).unwrap();
@@ -330,4 +387,12 @@ fn a_saved_clock_that_cannot_be_is_refused() {
             "{step}, {accumulated}: {error}"
         );
     }
+    let text = serde_json::to_string(&(20u64, 0u64, u32::MAX, 0u64, 4u64, 90u64)).unwrap();
+    let error = serde_json::from_str::<FixedTime>(&text)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("fixed-step clock accepts 0 ns of a frame's time"),
+        "{error}"
+    );
 }

@@ -304,10 +304,15 @@ fn a_world_holding_another_type_in_a_locals_place_is_a_clear_panic() {
         *runs += 1;
         counted.0 = u64::from(*runs);
     }
+    let first = || {
+        let mut first = Schedule::<Small>::new();
+        first.add_named("count", count);
+        first
+    };
     let mut world = World::<Small>::new();
-    let mut first = Schedule::<Small>::new();
-    first.add_named("count", count);
-    first.run(&mut world);
+    first().run(&mut world);
+    // A schedule built after the first was dropped (by code that changed
+    // the system's local): the world takes it for the first.
     let mut second = Schedule::<Small>::new();
     second.add_named("count", count_small);
     let panic = catch_unwind(AssertUnwindSafe(|| second.run(&mut world))).unwrap_err();
@@ -319,7 +324,8 @@ fn a_world_holding_another_type_in_a_locals_place_is_a_clear_panic() {
         "{message}"
     );
     // The first schedule's value is where it was.
-    first.run(&mut world);
+    drop(second);
+    first().run(&mut world);
     assert_eq!(world.resource::<Counted>().0, 2);
 }
 
@@ -427,4 +433,106 @@ mod save {
         let message = panic.downcast_ref::<String>().unwrap();
         assert!(message.contains("bytes that are not one"), "{message}");
     }
+}
+
+// Schedule identity: a world keys what a schedule's systems keep by the
+// schedule's label and its systems' names, so two live schedules of the
+// same systems on one world are refused, and a rebuilt one goes on.
+
+fn mark_a(mut fired: EventWriter<Fired>, mut shots: Local<u32>) {
+    *shots += 1;
+    fired.send(Fired(*shots));
+}
+
+fn reader(fired: EventReader<Fired>, mut log: ResMut<Log>) {
+    let shots: Vec<u32> = fired.read().map(|shot| shot.0).collect();
+    log.0.push(format!("read {shots:?}"));
+}
+
+fn a_schedule() -> Schedule<Game> {
+    let mut schedule = Schedule::new();
+    schedule.add(mark_a).add(reader);
+    schedule
+}
+
+fn panic_text(panic: Box<dyn std::any::Any + Send>) -> String {
+    match panic.downcast::<String>() {
+        Ok(text) => *text,
+        Err(panic) => panic.downcast_ref::<&str>().unwrap_or(&"").to_string(),
+    }
+}
+
+/// Schedules `a` and `a2`, both `[mark_a, reader]`, share the reader's
+/// cursor (and `mark_a`'s local): `a2` consumed the event `a` then never
+/// saw. `a2`'s first run may be a replacement's; `a`'s next run is refused,
+/// naming where each was made, and leaves the world as it was.
+#[test]
+fn two_live_schedules_of_the_same_systems_taking_turns_are_refused() {
+    let mut world = World::<Game>::new();
+    let mut a = a_schedule();
+    let mut a2 = a_schedule();
+    a.run(&mut world);
+    a2.run(&mut world);
+    let before = world.checksum();
+    let panic = catch_unwind(AssertUnwindSafe(|| a.run(&mut world))).unwrap_err();
+    let text = panic_text(panic);
+    assert!(
+        text.starts_with(
+            "two live schedules with the same systems (mark_a, reader) take turns on one \
+             World<Game>, both created at tests/locals.rs:"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("`Schedule::label`"), "{text}");
+    assert_eq!(world.checksum(), before, "the refused run changed nothing");
+    assert!(catch_unwind(AssertUnwindSafe(|| a.run_sequential(&mut world))).is_err());
+    // The one that ran last runs on; once the world forgets it, `a` may
+    // run again (starting afresh).
+    a2.run(&mut world);
+    assert!(a2.forget(&mut world));
+    a.run(&mut world);
+
+    // Labelled, each keeps its own state: each `mark_a` counts from 1,
+    // each reader reads every event once.
+    let mut world = World::<Game>::new();
+    let mut labelled = a_schedule();
+    labelled.label("a2");
+    for _ in 0..2 {
+        a.run(&mut world);
+        labelled.run(&mut world);
+    }
+    assert_eq!(
+        world.resource::<Log>().0,
+        ["read [1]", "read [1, 1]", "read [1, 2]", "read [2, 2]"]
+    );
+}
+
+/// A schedule built anew each frame, the old one dropped first, runs on as
+/// one schedule; so does one built anew over a restored world while the
+/// old one lives (a rollback's), and the old one over the world restored
+/// again.
+#[test]
+fn a_rebuilt_schedule_goes_on_where_the_old_one_was() {
+    let (expected_log, expected_sum) = straight();
+    let mut world = World::<Game>::new();
+    for _ in 0..N {
+        schedule().run(&mut world);
+    }
+    let mut old = schedule();
+    let log = run(&mut old, &mut world, M);
+    assert_eq!(log, expected_log);
+    assert_eq!(world.checksum(), expected_sum);
+
+    let mut world = World::<Game>::new();
+    run(&mut old, &mut world, N);
+    let snapshot = world.clone();
+    run(&mut old, &mut world, 3);
+    world.clone_from(&snapshot);
+    let mut fresh = schedule();
+    assert_eq!(run(&mut fresh, &mut world, M), expected_log);
+    assert_eq!(world.checksum(), expected_sum);
+    // Restored again, the world may be run by the old one again: a
+    // restored world has no past schedules.
+    world.clone_from(&snapshot);
+    assert_eq!(run(&mut old, &mut world, M), expected_log);
 }

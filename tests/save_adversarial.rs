@@ -723,13 +723,23 @@ fn a_state_or_clock_the_schema_cannot_have_is_refused() {
     expect_refused("unknown pending state", |s, _| {
         state(s)[1] = json!("Bogus");
     });
-    expect_refused("a whole step not run", |s, _| {
-        let clock = resources(s)
-            .iter_mut()
-            .find(|r| r.as_array().is_some_and(|a| a.len() == 5))
-            .unwrap();
-        clock[1] = clock[0].clone();
+    expect_refused("whether the state was entered not a bool", |s, _| {
+        state(s)[2] = json!(1);
     });
+    expect_refused("a whole step not run", |s, _| {
+        clock(s)[1] = clock(s)[0].clone();
+    });
+    expect_refused("a frame time cap of 0 ns", |s, _| {
+        clock(s)[3] = json!(0);
+    });
+}
+
+/// The fixed-step clock: six integers.
+fn clock(save: &mut Value) -> &mut Value {
+    resources(save)
+        .iter_mut()
+        .find(|r| r.as_array().is_some_and(|a| a.len() == 6))
+        .expect("the clock")
 }
 
 #[test]
@@ -801,11 +811,7 @@ fn a_local_whose_bytes_are_not_its_value_stops_its_systems_first_run_by_name() {
 fn a_fixed_step_count_that_cannot_grow_is_refused() {
     // u64::MAX steps run: the next step cannot be counted.
     expect_refused("steps = u64::MAX", |s, _| {
-        let clock = resources(s)
-            .iter_mut()
-            .find(|r| r.as_array().is_some_and(|a| a.len() == 5))
-            .unwrap();
-        clock[3] = json!(u64::MAX);
+        clock(s)[4] = json!(u64::MAX);
     });
 }
 

@@ -6,6 +6,7 @@
 
 use ecs::prelude::*;
 use ecs::StableHash;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 #[derive(Clone, Debug, PartialEq, StableHash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -343,4 +344,224 @@ fn forgetting_a_schedule_with_transitions_says_whether_the_world_knew_it() {
     schedule.run(&mut world);
     assert!(schedule.forget(&mut world));
     assert!(!schedule.forget(&mut world));
+}
+
+/// The game's schedule, with enter and exit systems for the initial
+/// state, Menu, too.
+fn menu_schedule() -> Schedule<Game> {
+    let mut schedule = game_schedule();
+    schedule.on_enter(Phase::Menu, note("enter Menu"));
+    schedule
+}
+
+#[test]
+fn the_initial_state_is_entered_at_the_first_run_and_never_again() {
+    let mut world = World::<Game>::new();
+    assert!(!world.resource::<State<Phase>>().entered());
+    let mut schedule = menu_schedule();
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    assert!(world.resource::<State<Phase>>().entered());
+    // No exit system runs for it, and the enter systems of other states
+    // do not run.
+    assert_eq!(
+        log_of(&world),
+        ["enter Menu", "run in Menu", "run in Menu", "run in Menu"]
+    );
+}
+
+/// As bevy: the initial state is entered before a transition requested
+/// before the first run, which then leaves it.
+#[test]
+fn a_transition_requested_before_the_first_run_follows_the_initial_states_entry() {
+    let mut world = World::<Game>::new();
+    world.set_next_state(Phase::Playing);
+    menu_schedule().run_sequential(&mut world);
+    assert_eq!(
+        log_of(&world),
+        [
+            "enter Menu",
+            "exit Menu",
+            "enter Playing",
+            "enter Playing again",
+            "run in Playing",
+            "playing"
+        ]
+    );
+}
+
+/// A world that starts in a state other than the type's default enters
+/// that state.
+#[test]
+fn the_initial_state_is_the_one_the_world_starts_in() {
+    let mut world = World::<Game>::new();
+    *world.resource_mut::<State<Phase>>() = State::new(Phase::Playing);
+    menu_schedule().run(&mut world);
+    assert_eq!(
+        log_of(&world),
+        [
+            "enter Playing",
+            "enter Playing again",
+            "run in Playing",
+            "playing"
+        ]
+    );
+}
+
+/// The first schedule that applies a state's transitions enters it, with
+/// its own enter systems; one that does not apply them leaves it.
+#[test]
+fn only_a_schedule_that_applies_the_states_transitions_enters_it() {
+    let mut world = World::<Game>::new();
+    let mut other = Schedule::<Game>::new();
+    other.add(note("other"));
+    other.run(&mut world);
+    assert!(!world.resource::<State<Phase>>().entered());
+    let mut music = Schedule::<Game>::new();
+    music.on_enter(Music::Quiet, note("enter Quiet"));
+    music.run(&mut world);
+    assert!(world.resource::<State<Music>>().entered());
+    assert!(!world.resource::<State<Phase>>().entered());
+    menu_schedule().run(&mut world);
+    assert_eq!(
+        log_of(&world),
+        ["other", "enter Quiet", "enter Menu", "run in Menu"]
+    );
+}
+
+/// Whether the state was entered is world state: a copy taken before the
+/// first run enters it when run by a new schedule, one taken after does
+/// not; and the checksum tells the two apart.
+#[test]
+fn whether_the_initial_state_was_entered_is_world_state() {
+    let mut world = World::<Game>::new();
+    let before = world.clone();
+    let mut schedule = menu_schedule();
+    schedule.run(&mut world);
+    let after = world.clone();
+    schedule.run(&mut world);
+
+    let mut copy = before.clone();
+    let mut fresh = menu_schedule();
+    fresh.run(&mut copy);
+    fresh.run(&mut copy);
+    assert_eq!(log_of(&copy), log_of(&world));
+    assert_eq!(copy.checksum(), world.checksum());
+
+    let mut copy = World::<Game>::new();
+    copy.clone_from(&after);
+    let mut fresh = menu_schedule();
+    fresh.run(&mut copy);
+    assert_eq!(log_of(&copy), log_of(&world));
+    assert_eq!(copy.checksum(), world.checksum());
+
+    // Two worlds that differ only in whether Music was entered (a
+    // schedule of the same systems runs on each; one applies Music's
+    // transitions, without enter systems).
+    let (mut quiet, mut entered) = (World::<Game>::new(), World::<Game>::new());
+    let mut plain = Schedule::<Game>::new();
+    plain.add(note("run"));
+    let mut applying = Schedule::<Game>::new();
+    applying.add(note("run")).apply_transitions::<Music>();
+    plain.run(&mut quiet);
+    applying.run(&mut entered);
+    assert_eq!(log_of(&quiet), log_of(&entered));
+    assert_ne!(quiet.checksum(), entered.checksum());
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn whether_the_initial_state_was_entered_survives_a_save_and_load() {
+    let load = |world: &World<Game>| -> World<Game> {
+        let bytes = postcard::to_allocvec(world).unwrap();
+        postcard::from_bytes(&bytes).unwrap()
+    };
+    let mut world = World::<Game>::new();
+    let mut before = load(&world);
+    let mut schedule = menu_schedule();
+    schedule.run(&mut world);
+    let mut after = load(&world);
+    assert_eq!(after.checksum(), world.checksum());
+    schedule.run(&mut world);
+
+    let mut fresh = menu_schedule();
+    fresh.run(&mut before);
+    fresh.run(&mut before);
+    assert_eq!(
+        log_of(&before),
+        ["enter Menu", "run in Menu", "run in Menu"]
+    );
+    assert_eq!(before.checksum(), world.checksum());
+    let mut fresh = menu_schedule();
+    fresh.run(&mut after);
+    assert_eq!(log_of(&after), log_of(&world));
+    assert_eq!(after.checksum(), world.checksum());
+
+    // A cell saves as (current, requested, entered); one without the flag
+    // (an older save) is refused.
+    let cell: State<Phase> = serde_json::from_str(r#"["Paused", "Over", true]"#).unwrap();
+    assert_eq!(
+        (cell.get(), cell.pending(), cell.entered()),
+        (&Phase::Paused, Some(&Phase::Over), true)
+    );
+    assert!(serde_json::from_str::<State<Phase>>(r#"["Paused", null]"#).is_err());
+}
+
+/// The enter systems of two schedules are a schedule each, told apart by
+/// the state and the label of the schedule they belong to: two live
+/// schedules with the same enter systems would share their locals, and
+/// are refused when they take turns; labelled (before or after the enter systems are added),
+/// each keeps its own.
+#[test]
+fn two_schedules_with_the_same_enter_systems_are_told_apart_by_their_labels() {
+    let build = |label: Option<&str>, system: &'static str| {
+        let mut schedule = Schedule::<Game>::new();
+        schedule
+            .add(note(system))
+            .on_enter(Phase::Playing, count_enters);
+        if let Some(label) = label {
+            schedule.label(label);
+        }
+        schedule
+    };
+    let mut world = World::<Game>::new();
+    let (mut menu, mut level) = (build(None, "menu"), build(None, "level"));
+    level.add(direct);
+    world.set_next_state(Phase::Playing);
+    menu.run(&mut world);
+    world.set_next_state(Phase::Paused);
+    level.run(&mut world);
+    world.set_next_state(Phase::Playing);
+    let before = world.checksum();
+    let panic = catch_unwind(AssertUnwindSafe(|| menu.run(&mut world))).unwrap_err();
+    let text = panic.downcast_ref::<String>().unwrap();
+    assert!(
+        text.starts_with(
+            "two live schedules labelled \"on_enter of states::Phase\" with the same systems \
+             (count_enters) take turns on one World<Game>"
+        ),
+        "{text}"
+    );
+    assert_eq!(world.checksum(), before);
+
+    let mut world = World::<Game>::new();
+    let mut menu = build(Some("menu"), "menu");
+    let mut level = Schedule::<Game>::new();
+    level
+        .label("level")
+        .add(note("level"))
+        .add(direct)
+        .on_enter(Phase::Playing, count_enters);
+    for schedule in [&mut menu, &mut level] {
+        world.set_next_state(Phase::Playing);
+        schedule.run(&mut world);
+        world.set_next_state(Phase::Menu);
+        schedule.run(&mut world);
+    }
+    let entered: Vec<String> = log_of(&world)
+        .into_iter()
+        .filter(|line| line.starts_with("entered"))
+        .collect();
+    assert_eq!(entered, ["entered 1 times", "entered 1 times"]);
 }

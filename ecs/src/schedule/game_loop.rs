@@ -19,6 +19,17 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// nanosecond, and the number of steps a frame runs depends on nothing but
 /// the frame times fed in (no wall clock is read).
 ///
+/// **A frame adds at most 250 ms.** A longer frame time (a stall: the
+/// window dragged, a breakpoint, a slow load) counts as 250 ms, so that a
+/// 10-second hitch of a 50 Hz game runs 12 steps in its frame, not 500,
+/// and the game slows down for that frame instead of freezing to catch
+/// up (bevy's `Time<Virtual>::max_delta` does the same, with the same
+/// default). [`FixedTime::with_max_delta`] changes the cap;
+/// `with_max_delta(Duration::MAX)` accepts any frame time.
+/// [`FixedTime::with_max_steps`] limits the steps of a frame as well. The
+/// cap is part of the clock, so it is world state as the rest: the same
+/// frame times give the same steps after a rollback or a load.
+///
 /// ```
 /// use core::time::Duration;
 /// use schemecs::FixedTime;
@@ -29,6 +40,9 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// assert_eq!(time.overstep(), Duration::from_millis(5));
 /// assert_eq!(time.advance(Duration::from_millis(15)), 1);
 /// assert_eq!(time.overstep(), Duration::ZERO);
+/// // A 10 s stall counts as 250 ms: 12 steps, 10 ms left over.
+/// assert_eq!(time.advance(Duration::from_secs(10)), 12);
+/// assert_eq!(time.overstep(), Duration::from_millis(10));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FixedTime {
@@ -39,27 +53,37 @@ pub struct FixedTime {
     accumulated_ns: u64,
     /// At most this many steps per frame; the time of any more is dropped.
     max_steps: u32,
+    /// At most this much of a frame's time is fed in (at least 1).
+    max_delta_ns: u64,
     /// Steps run, in all.
     steps: u64,
-    /// Frame time fed in, in all (saturating).
+    /// Frame time fed in, in all, each frame's capped at `max_delta_ns`
+    /// (saturating).
     elapsed_ns: u64,
 }
 
 impl Default for FixedTime {
-    /// 64 steps a second (15.625 ms, exact in nanoseconds), with no limit
-    /// on the steps a frame runs.
+    /// 64 steps a second (15.625 ms, exact in nanoseconds), a frame
+    /// counting for at most 250 ms, with no other limit on the steps a
+    /// frame runs.
     fn default() -> Self {
         FixedTime::new(Duration::from_nanos(15_625_000))
     }
 }
 
 impl FixedTime {
-    /// A clock of steps of `step` (at least 1 ns), nothing accumulated.
+    /// The frame time a clock accepts by default: 250 ms (see
+    /// [`FixedTime::with_max_delta`]).
+    pub const DEFAULT_MAX_DELTA: Duration = Duration::from_millis(250);
+
+    /// A clock of steps of `step` (at least 1 ns), nothing accumulated, a
+    /// frame counting for at most [`FixedTime::DEFAULT_MAX_DELTA`].
     pub fn new(step: Duration) -> Self {
         FixedTime {
             step_ns: nanos(step).max(1),
             accumulated_ns: 0,
             max_steps: u32::MAX,
+            max_delta_ns: nanos(Self::DEFAULT_MAX_DELTA),
             steps: 0,
             elapsed_ns: 0,
         }
@@ -80,6 +104,39 @@ impl FixedTime {
         self
     }
 
+    /// Caps the time one frame adds at `max_delta` (at least 1 ns; by
+    /// default [`FixedTime::DEFAULT_MAX_DELTA`], 250 ms): a longer frame
+    /// counts as `max_delta`, and the rest of its time is dropped, so that
+    /// after a stall the game slows down for a frame rather than running
+    /// every step it missed. `Duration::MAX` accepts any frame time (then
+    /// only [`FixedTime::with_max_steps`] limits a frame's steps).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use schemecs::FixedTime;
+    ///
+    /// let stall = Duration::from_secs(10);
+    /// let mut capped = FixedTime::from_hz(50).with_max_delta(Duration::from_millis(100));
+    /// assert_eq!(capped.advance(stall), 5);
+    /// let mut uncapped = FixedTime::from_hz(50).with_max_delta(Duration::MAX);
+    /// assert_eq!(uncapped.advance(stall), 500);
+    /// ```
+    pub fn with_max_delta(mut self, max_delta: Duration) -> Self {
+        self.max_delta_ns = nanos(max_delta).max(1);
+        self
+    }
+
+    /// The most steps one frame runs (`u32::MAX` unless set with
+    /// [`FixedTime::with_max_steps`]).
+    pub fn max_steps(&self) -> u32 {
+        self.max_steps
+    }
+
+    /// The most time one frame adds (see [`FixedTime::with_max_delta`]).
+    pub fn max_delta(&self) -> Duration {
+        Duration::from_nanos(self.max_delta_ns)
+    }
+
     /// The length of a step.
     pub fn step(&self) -> Duration {
         Duration::from_nanos(self.step_ns)
@@ -98,16 +155,19 @@ impl FixedTime {
         self.steps
     }
 
-    /// The frame time fed in so far, in all.
+    /// The frame time fed in so far, in all, each frame's capped as
+    /// [`FixedTime::with_max_delta`] says: the time the game has advanced
+    /// by, not the wall-clock time of its frames.
     pub fn elapsed(&self) -> Duration {
         Duration::from_nanos(self.elapsed_ns)
     }
 
-    /// Adds a frame's `elapsed` time and takes out the whole steps it
+    /// Adds a frame's `elapsed` time (at most the cap, see
+    /// [`FixedTime::with_max_delta`]) and takes out the whole steps it
     /// completes (at most the limit, see [`FixedTime::with_max_steps`]):
     /// returns how many steps to run. [`GameLoop::run_frame`] calls it.
     pub fn advance(&mut self, elapsed: Duration) -> u32 {
-        let elapsed = nanos(elapsed);
+        let elapsed = nanos(elapsed).min(self.max_delta_ns);
         self.elapsed_ns = self.elapsed_ns.saturating_add(elapsed);
         let total = self.accumulated_ns.saturating_add(elapsed);
         let due = total / self.step_ns;
@@ -142,12 +202,14 @@ impl StableHash for FixedTime {
         self.step_ns.stable_hash(hasher);
         self.accumulated_ns.stable_hash(hasher);
         self.max_steps.stable_hash(hasher);
+        self.max_delta_ns.stable_hash(hasher);
         self.steps.stable_hash(hasher);
         self.elapsed_ns.stable_hash(hasher);
     }
 }
 
-/// With feature `serde`: a clock saves as its five integers.
+/// With feature `serde`: a clock saves as its six integers: step,
+/// accumulator, step limit, frame time cap, steps run, time fed in.
 #[cfg(feature = "serde")]
 impl serde::Serialize for FixedTime {
     fn serialize<Ser: serde::Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
@@ -155,6 +217,7 @@ impl serde::Serialize for FixedTime {
             self.step_ns,
             self.accumulated_ns,
             self.max_steps,
+            self.max_delta_ns,
             self.steps,
             self.elapsed_ns,
         )
@@ -165,11 +228,16 @@ impl serde::Serialize for FixedTime {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for FixedTime {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let (step_ns, accumulated_ns, max_steps, steps, elapsed_ns) =
-            <(u64, u64, u32, u64, u64)>::deserialize(deserializer)?;
+        let (step_ns, accumulated_ns, max_steps, max_delta_ns, steps, elapsed_ns) =
+            <(u64, u64, u32, u64, u64, u64)>::deserialize(deserializer)?;
         if step_ns == 0 || accumulated_ns >= step_ns {
             return Err(crate::save::reject::<D::Error>(
                 "the save's fixed-step clock has a step of 0 ns, or a whole step not run",
+            ));
+        }
+        if max_delta_ns == 0 {
+            return Err(crate::save::reject::<D::Error>(
+                "the save's fixed-step clock accepts 0 ns of a frame's time: it could never step",
             ));
         }
         // No world runs 2^63 steps: a count past that is no save's.
@@ -182,6 +250,7 @@ impl<'de> serde::Deserialize<'de> for FixedTime {
             step_ns,
             accumulated_ns,
             max_steps,
+            max_delta_ns,
             steps,
             elapsed_ns,
         })
@@ -264,7 +333,8 @@ impl<S: Schema> GameLoop<S> {
     }
 
     /// Runs one frame of `elapsed` time: adds it to the world's
-    /// [`FixedTime`], runs the fixed schedule once per whole step completed
+    /// [`FixedTime`] (at most its cap, 250 ms unless
+    /// [`FixedTime::with_max_delta`] says otherwise), runs the fixed schedule once per whole step completed
     /// (0, 1 or several times), then the frame schedule once. Returns the
     /// number of fixed steps run.
     pub fn run_frame(&mut self, world: &mut World<S>, elapsed: Duration) -> u32

@@ -16,7 +16,7 @@ use crate::schema::Schema;
 use crate::state::States;
 use crate::structure::DespawnBatch;
 use crate::system::{IntoSystem, SystemFn, SystemKind, SystemNode};
-use crate::world::World;
+use crate::world::{ScheduleOwner, World};
 use core::fmt;
 use executor::{admit, apply, check_in, run_alone, Executor, StageRun, Why};
 use transitions::{StateTransitions, Transitions};
@@ -24,7 +24,8 @@ use transitions::{StateTransitions, Transitions};
 pub use game_loop::{FixedTime, GameLoop};
 use plan::{Plan, Reason};
 use std::borrow::Cow;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
+use std::sync::Arc;
 
 /// An ordered list of systems for worlds of schema `S`.
 ///
@@ -51,6 +52,77 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// [`Schedule::describe`] shows which systems may run together, why the
 /// others wait, and how each stage ran the last time;
 /// [`Schedule::to_dot`] draws the same as a Graphviz graph.
+///
+/// # Schedule identity
+///
+/// What a schedule's systems keep between runs is world state: where each
+/// reader is in the event queues, the window its `Changed` and `Removed`
+/// see, its `Local`s. The world keys it by the schedule's *fingerprint*, a
+/// stable hash of its label ([`Schedule::label`], if it has one) and its
+/// systems' names in order, the same in every process. So a world that is
+/// copied, restored or loaded and then run by a *new* schedule built the
+/// same way continues exactly where the old one was, which rollback needs.
+///
+/// Two schedules with the same fingerprint are therefore one schedule to a
+/// world. Two live schedules that take turns on one world would share
+/// their systems' state: a reader in one would consume the events the
+/// other's reader has yet to see. **That is refused:** when a schedule has
+/// run on a world, then another live schedule of the same fingerprint has,
+/// the first one's next run there panics, before it changes anything, with
+/// a message that says where each was created. (The second one's first run
+/// is allowed: it may be the first one's replacement, built while the old
+/// one is still in scope. Once the first runs again, they take turns.)
+/// Give one of them a label of its own ([`Schedule::label`]), or name one of
+/// its systems differently ([`Schedule::add_named`]). A schedule's label is
+/// its exit and enter systems' too (see [`Schedule::on_enter`]), and
+/// [`GameLoop`] labels its two schedules.
+///
+/// What is allowed: a schedule rebuilt (each frame, say) runs on as the
+/// old one, whether or not the old one was dropped, as long as the old one
+/// does not run again; a copy of a world ([`Clone::clone`]), a world
+/// restored with [`Clone::clone_from`] and a loaded world may be run by
+/// any schedule, the one that ran the original or a new one (the world
+/// remembers which schedules ran it only since it was made, copied,
+/// restored or loaded, and no snapshot, save or checksum holds it); one
+/// schedule runs on any number of worlds; [`Schedule::forget`] forgets who
+/// ran it. A schedule without systems is never refused.
+///
+/// ```should_panic
+/// use schemecs::prelude::*;
+/// struct Pos(i32);
+/// #[derive(Schema)] struct Game { pos: Pos }
+///
+/// fn drift(mut q: Query<&mut Pos>) { q.for_each_mut(|p| p.0 += 1); }
+///
+/// let mut world = World::<Game>::new();
+/// let mut menu = Schedule::<Game>::new();
+/// menu.add(drift);
+/// let mut level = Schedule::<Game>::new();
+/// level.add(drift);
+/// menu.run(&mut world);
+/// level.run(&mut world); // taken for menu's replacement
+/// menu.run(&mut world); // panics: the two take turns
+/// ```
+///
+/// With a label, each keeps its own state:
+///
+/// ```
+/// use schemecs::prelude::*;
+/// struct Pos(i32);
+/// #[derive(Schema)] struct Game { pos: Pos }
+///
+/// fn drift(mut q: Query<&mut Pos>) { q.for_each_mut(|p| p.0 += 1); }
+///
+/// let mut world = World::<Game>::new();
+/// let mut menu = Schedule::<Game>::new();
+/// menu.label("menu").add(drift);
+/// let mut level = Schedule::<Game>::new();
+/// level.label("level").add(drift);
+/// for _ in 0..3 {
+///     menu.run(&mut world);
+///     level.run(&mut world);
+/// }
+/// ```
 ///
 /// A system may run only when a condition holds
 /// ([`RunIfExt::run_if`](crate::RunIfExt::run_if)); a schedule may apply
@@ -121,10 +193,14 @@ pub struct Schedule<S: Schema> {
     /// Per state type whose transitions this schedule applies: its exit
     /// and enter systems, in the order the state types were first named.
     transitions: Vec<Box<dyn Transitions<S>>>,
-    /// Mixed into the fingerprint: set for the schedules of exit and enter
-    /// systems, so that they are not taken for a schedule of the same
-    /// systems.
+    /// Mixed into the fingerprint: set by [`Schedule::label`], by
+    /// [`GameLoop::new`], and for the schedules of exit and enter systems,
+    /// so that they are not taken for a schedule of the same systems.
     label: Option<String>,
+    /// This schedule's identity in the worlds it runs on (see "Schedule
+    /// identity" above): a world refuses a schedule that takes turns with
+    /// another live one of the same fingerprint.
+    owner: Arc<ScheduleOwner>,
     /// The entities the systems' [`Despawner`](crate::Despawner)s despawn
     /// when a run ends, and the memory of that batch despawn.
     doomed: Vec<Entity>,
@@ -132,6 +208,7 @@ pub struct Schedule<S: Schema> {
 }
 
 impl<S: Schema> Default for Schedule<S> {
+    #[track_caller]
     fn default() -> Self {
         Schedule {
             systems: Vec::new(),
@@ -141,6 +218,9 @@ impl<S: Schema> Default for Schedule<S> {
             ran_as: Vec::new(),
             transitions: Vec::new(),
             label: None,
+            owner: Arc::new(ScheduleOwner {
+                created: Location::caller(),
+            }),
             doomed: Vec::new(),
             batch: DespawnBatch::default(),
         }
@@ -154,6 +234,7 @@ impl<S: Schema> Schedule<S> {
     ///
     /// Running systems in parallel needs every component and resource of `S`
     /// to be `Send + Sync`; a schema with an `Rc` in it fails to compile here.
+    #[track_caller]
     pub fn new() -> Self
     where
         S::Column: Send + Sync,
@@ -216,12 +297,55 @@ impl<S: Schema> Schedule<S> {
         self
     }
 
+    /// Gives the schedule `label` (replacing a label it had), mixed into its
+    /// fingerprint: two schedules with the same systems and different
+    /// labels keep their systems' state apart on a world (see "Schedule
+    /// identity" on [`Schedule`]). The label is its exit and enter
+    /// systems' too. A world or save that a schedule ran on is run on by
+    /// a schedule of the same label and systems; labelling a schedule that
+    /// ran makes it another schedule, as adding a system does.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// struct Pos(i32);
+    /// struct Hit(u32);
+    /// #[derive(Default)] struct Seen(usize);
+    /// #[derive(Schema)]
+    /// struct Game { pos: Pos, #[ecs(event)] hit: Hit, #[ecs(resource)] seen: Seen }
+    ///
+    /// fn listen(hits: EventReader<Hit>, mut seen: ResMut<Seen>) { seen.0 += hits.len(); }
+    ///
+    /// let mut world = World::<Game>::new();
+    /// let (mut menu, mut level) = (Schedule::<Game>::new(), Schedule::<Game>::new());
+    /// menu.label("menu").add(listen);
+    /// level.label("level").add(listen);
+    /// world.send_event(Hit(1));
+    /// for _ in 0..3 {
+    ///     menu.run(&mut world);
+    ///     level.run(&mut world);
+    /// }
+    /// // Each reader read the hit once.
+    /// assert_eq!(world.resource::<Seen>().0, 2);
+    /// ```
+    pub fn label(&mut self, label: impl Into<String>) -> &mut Self {
+        self.set_label(label.into());
+        self
+    }
+
     /// Adds `system` to run when state `T` enters `state`: at the start of
     /// a run of this schedule that applies a transition to `state`, after
     /// the exit systems of the state left and the switch, before the
     /// schedule's other systems. Enter systems run in the order they were
     /// added (as a schedule of their own, in parallel where that cannot
     /// change the result).
+    ///
+    /// The state a world starts in is entered too, once: the world's first
+    /// run of a schedule that applies `T`'s transitions runs the enter
+    /// systems of the initial state (and no exit systems), then applies the
+    /// transition requested, if any. Whether the state was entered is
+    /// world state ([`State::entered`](crate::State::entered)), so a world
+    /// restored or loaded from a copy taken after that run does not enter
+    /// it again.
     ///
     /// The schedule then applies `T`'s transitions (see
     /// [`Schedule::apply_transitions`]). `T` must be a state of `S` (an
@@ -236,6 +360,7 @@ impl<S: Schema> Schedule<S> {
     /// #[derive(Schema)]
     /// struct Game { pos: Pos, #[ecs(resource)] log: Log, #[ecs(state)] phase: Phase }
     ///
+    /// fn show_menu(mut log: ResMut<Log>) { log.0.push("show menu"); }
     /// fn hide_menu(mut log: ResMut<Log>) { log.0.push("hide menu"); }
     /// fn spawn_level(mut log: ResMut<Log>) { log.0.push("spawn level"); }
     /// fn play(mut log: ResMut<Log>) { log.0.push("play"); }
@@ -244,13 +369,17 @@ impl<S: Schema> Schedule<S> {
     /// let mut schedule = Schedule::<Game>::new();
     /// schedule
     ///     .add(play.run_if(in_state(Phase::Playing)))
+    ///     .on_enter(Phase::Menu, show_menu)
     ///     .on_enter(Phase::Playing, spawn_level)
     ///     .on_exit(Phase::Menu, hide_menu);
-    /// schedule.run(&mut world);
+    /// schedule.run(&mut world); // enters the initial state, Menu
     /// world.set_next_state(Phase::Playing);
     /// schedule.run(&mut world);
     /// schedule.run(&mut world);
-    /// assert_eq!(world.resource::<Log>().0, ["hide menu", "spawn level", "play", "play"]);
+    /// assert_eq!(
+    ///     world.resource::<Log>().0,
+    ///     ["show menu", "hide menu", "spawn level", "play", "play"]
+    /// );
     /// ```
     pub fn on_enter<T, M, F>(&mut self, state: T, system: F) -> &mut Self
     where
@@ -278,8 +407,10 @@ impl<S: Schema> Schedule<S> {
         self
     }
 
-    /// Makes this schedule apply state `T`'s transitions: at the start of
-    /// each run, a transition requested before (by a
+    /// Makes this schedule apply state `T`'s transitions: at the world's
+    /// first such run, the initial state is entered (see
+    /// [`Schedule::on_enter`]); at the start of each run, a transition
+    /// requested before (by a
     /// [`NextState`](crate::NextState) or
     /// [`World::set_next_state`](crate::World::set_next_state)) is applied,
     /// running the exit systems of the state left, then switching, then
@@ -320,8 +451,9 @@ impl<S: Schema> Schedule<S> {
         let at = match self.transitions.iter().position(|t| t.state() == name) {
             Some(at) => at,
             None => {
-                self.transitions
-                    .push(Box::new(StateTransitions::<S, T>::new()));
+                let parent = self.label.as_deref();
+                let transitions = StateTransitions::<S, T>::new(parent, self.owner.created);
+                self.transitions.push(Box::new(transitions));
                 self.transitions.len() - 1
             }
         };
@@ -356,6 +488,7 @@ impl<S: Schema> Schedule<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
+        self.claim(world);
         self.apply_pending(world, false);
         let plan = match self.plan.take() {
             Some(plan) => plan,
@@ -408,8 +541,7 @@ impl<S: Schema> Schedule<S> {
     /// that systems were added to).
     pub(super) fn label_unless_labelled(&mut self, label: &str) {
         if self.label.is_none() {
-            self.label = Some(label.to_string());
-            self.fingerprint = None;
+            self.set_label(label.to_string());
         }
     }
 
@@ -421,6 +553,91 @@ impl<S: Schema> Schedule<S> {
             .fold(crate::retention::LogReads::NONE, |all, system| {
                 all.union(system.logs_read)
             })
+    }
+
+    /// Makes `label` the schedule's label, and its exit and enter
+    /// systems' (see `StateTransitions::new`).
+    pub(super) fn set_label(&mut self, label: String) {
+        if self.label.as_deref() == Some(label.as_str()) {
+            return;
+        }
+        for transitions in &mut self.transitions {
+            transitions.relabel(Some(&label));
+        }
+        self.label = Some(label);
+        self.fingerprint = None;
+    }
+
+    /// Refuses to run on `world` (a panic, before anything changes) if
+    /// this schedule, or the schedule of its exit or enter systems, ran on
+    /// it and another live schedule of the same fingerprint ran there
+    /// since; then records that this one runs them (see "Schedule
+    /// identity" on [`Schedule`]).
+    fn claim(&mut self, world: &mut World<S>) {
+        self.each_part(&mut |schedule| {
+            if schedule.systems.is_empty() {
+                return;
+            }
+            let fingerprint = schedule.fingerprint();
+            if let Some(rival) = world
+                .schedule_owners_mut()
+                .rival(fingerprint, &schedule.owner)
+            {
+                panic!("{}", schedule.shared_text(&rival));
+            }
+        });
+        self.each_part(&mut |schedule| {
+            if !schedule.systems.is_empty() {
+                let fingerprint = schedule.fingerprint();
+                world
+                    .schedule_owners_mut()
+                    .claim(fingerprint, &schedule.owner);
+            }
+        });
+    }
+
+    /// Calls `f` with this schedule, then with each schedule of its exit
+    /// and enter systems.
+    fn each_part(&mut self, f: &mut dyn FnMut(&mut Schedule<S>)) {
+        f(self);
+        for transitions in &mut self.transitions {
+            for schedule in transitions.schedules_mut() {
+                f(schedule);
+            }
+        }
+    }
+
+    /// The message of [`Schedule::claim`]'s panic: `rival`, of the same
+    /// fingerprint, ran on the world after this schedule, and this one
+    /// was to run again.
+    fn shared_text(&self, rival: &ScheduleOwner) -> String {
+        let names: Vec<&str> = self.systems.iter().map(|system| &*system.name).collect();
+        let label = match &self.label {
+            Some(label) => format!(" labelled \"{label}\""),
+            None => String::new(),
+        };
+        let (mine, theirs) = (self.owner.created, rival.created);
+        let turns = if mine == theirs {
+            format!(
+                "both created at {mine} (by code that ran twice): the first ran, then the \
+                 second, and the first was to run again"
+            )
+        } else {
+            format!(
+                "the one created at {mine} ran, then the one created at {theirs}, and the first \
+                 was to run again"
+            )
+        };
+        format!(
+            "two live schedules{label} with the same systems ({}) take turns on one World<{}>, \
+             {turns}. A world tells schedules apart by their labels and their systems' names, \
+             so these two share their systems' event cursors, change windows and `Local`s: \
+             each would read what the other had consumed. Give one of them a label of its own \
+             with `Schedule::label` (a schedule's label is also its exit and enter systems'), \
+             or drop the schedule that the other replaces",
+            names.join(", "),
+            S::NAME,
+        )
     }
 
     /// What identifies this schedule's systems in a world's change state:
@@ -516,6 +733,7 @@ impl<S: Schema> Schedule<S> {
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
+        self.claim(world);
         self.apply_pending(world, true);
         let fingerprint = self.start(world);
         let (base, previous) =

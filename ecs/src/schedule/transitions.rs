@@ -1,20 +1,23 @@
 //! The transitions a schedule applies at the start of its runs: per state
-//! type, the pending transition, with its exit and enter systems.
+//! type, the initial state's entry (at the world's first such run) and the
+//! pending transition, with their exit and enter systems.
 //!
 //! Each state's exit systems form a schedule of their own, and so do its
 //! enter systems, each system guarded by the condition `in_state(..)` of the
 //! state it is for: they have change windows, ticks and `Local`s like any
 //! schedule's (told apart from other schedules by a label mixed into their
-//! fingerprint), and they run only when a transition is applied.
+//! fingerprint: the state's name, and the label of the schedule they belong
+//! to, if it has one), and they run only when a transition is applied.
 
 use super::Schedule;
 use crate::schema::Schema;
 use crate::state::in_state;
 use crate::state::{state_text, State, States};
 use crate::system::{IntoSystem, RunIfExt, SystemFn};
-use crate::world::World;
+use crate::world::{ScheduleOwner, World};
 use core::marker::PhantomData;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
+use std::sync::Arc;
 
 /// The transitions of one state type, its type erased.
 pub(super) trait Transitions<S: Schema>: Send {
@@ -27,6 +30,11 @@ pub(super) trait Transitions<S: Schema>: Send {
     fn systems(&self) -> [(&Schedule<S>, &[String]); 2];
     /// Makes `world` forget both schedules.
     fn forget(&mut self, world: &mut World<S>) -> bool;
+    /// The exit and enter systems' schedules.
+    fn schedules_mut(&mut self) -> [&mut Schedule<S>; 2];
+    /// Labels both schedules after `parent`, the label of the schedule
+    /// they belong to (see [`StateTransitions::new`]).
+    fn relabel(&mut self, parent: Option<&str>);
     /// For adding systems: the entry of a state type is found by name, and
     /// its exit and enter systems are added through its own type.
     fn as_any_mut(&mut self) -> &mut dyn core::any::Any;
@@ -42,23 +50,36 @@ pub(super) struct StateTransitions<S: Schema, T> {
 }
 
 impl<S: Schema, T: States<S>> StateTransitions<S, T> {
-    pub(super) fn new() -> Self {
-        let name = core::any::type_name::<T>();
-        let exits = Schedule {
-            label: Some(format!("on_exit of {name}")),
+    /// The transitions of `T` of a schedule labelled `parent` (if it is),
+    /// created at `created`: their schedules are labelled `on_exit of T`
+    /// and `on_enter of T`, followed by ` in {parent}`, so that the exit
+    /// and enter systems of two schedules told apart by their labels are
+    /// told apart too.
+    pub(super) fn new(parent: Option<&str>, created: &'static Location<'static>) -> Self {
+        let part = |label: Option<String>| Schedule {
+            label,
+            owner: Arc::new(ScheduleOwner { created }),
             ..Schedule::default()
         };
-        let enters = Schedule {
-            label: Some(format!("on_enter of {name}")),
-            ..Schedule::default()
-        };
-        StateTransitions {
-            exits,
+        let mut transitions = StateTransitions {
+            exits: part(None),
             exit_labels: Vec::new(),
-            enters,
+            enters: part(None),
             enter_labels: Vec::new(),
             state: PhantomData,
-        }
+        };
+        transitions.label_after(parent);
+        transitions
+    }
+
+    fn label_after(&mut self, parent: Option<&str>) {
+        let name = core::any::type_name::<T>();
+        let label = |part: &str| match parent {
+            Some(parent) => format!("{part} of {name} in {parent}"),
+            None => format!("{part} of {name}"),
+        };
+        self.exits.set_label(label("on_exit"));
+        self.enters.set_label(label("on_enter"));
     }
 
     pub(super) fn add_exit<M, F>(&mut self, state: T, system: F)
@@ -96,13 +117,6 @@ where
     }
 
     fn apply(&mut self, world: &mut World<S>, sequential: bool) {
-        let cell = world.resource_mut::<State<T>>();
-        let Some(next) = cell.take_next() else {
-            return;
-        };
-        if next == *cell.get() {
-            return;
-        }
         let run = |schedule: &mut Schedule<S>, world: &mut World<S>| {
             if schedule.is_empty() {
                 return;
@@ -113,6 +127,20 @@ where
                 schedule.run(world);
             }
         };
+        // The initial state is entered at the first run, before a
+        // transition requested before it (or by one of these enter
+        // systems) is applied. If an enter system panics, the state counts
+        // as entered, as after a transition's.
+        if world.resource_mut::<State<T>>().enter() {
+            run(&mut self.enters, world);
+        }
+        let cell = world.resource_mut::<State<T>>();
+        let Some(next) = cell.take_next() else {
+            return;
+        };
+        if next == *cell.get() {
+            return;
+        }
         // If an exit system panics, the switch has not happened: the
         // request stays pending, for the next run to make.
         let exits = catch_unwind(AssertUnwindSafe(|| run(&mut self.exits, world)));
@@ -135,6 +163,14 @@ where
         let exits = self.exits.forget(world);
         let enters = self.enters.forget(world);
         exits || enters
+    }
+
+    fn schedules_mut(&mut self) -> [&mut Schedule<S>; 2] {
+        [&mut self.exits, &mut self.enters]
+    }
+
+    fn relabel(&mut self, parent: Option<&str>) {
+        self.label_after(parent);
     }
 
     fn as_any_mut(&mut self) -> &mut dyn core::any::Any {

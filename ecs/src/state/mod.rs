@@ -17,6 +17,16 @@
 //! state, runs the enter systems of the state it enters, and only then its
 //! own systems: so every system of a run sees one state throughout, and the
 //! conditions [`in_state`] of one run agree.
+//!
+//! **The initial state is entered too.** The state a world starts in is
+//! entered once, at the world's first run of a schedule that applies the
+//! state's transitions: that run runs the enter systems of the initial
+//! state (no exit systems: no state was left), before it applies a
+//! transition requested before it, as bevy runs `OnEnter` of the initial
+//! state at startup before any transition. Whether the state was entered
+//! is world state, kept in [`State<T>`] with the value: a snapshot or save
+//! taken before that first run enters the initial state when it runs, one
+//! taken after does not enter it again.
 
 mod next;
 
@@ -79,9 +89,16 @@ impl<S: Schema, T: States<S>> Resource<S> for State<T> {
     }
 }
 
-/// What the world keeps of state `T`: its current value and the transition
+/// What the world keeps of state `T`: its current value, the transition
 /// requested, if any (applied at the start of the next run of a schedule
-/// that applies `T`'s transitions).
+/// that applies `T`'s transitions), and whether the state was entered.
+///
+/// A new world's state has not been entered: the first run of a schedule
+/// that applies `T`'s transitions runs the enter systems of the current
+/// state ([`Schedule::on_enter`](crate::Schedule::on_enter)), then applies
+/// the transition requested, if any; no later run enters it again. The
+/// flag is world state like the value: `clone`, the checksum and saves
+/// carry it.
 ///
 /// A system reads it as `Res<State<T>>`; it requests a transition with
 /// [`NextState<T>`]. Outside systems: [`World::state`](crate::World::state),
@@ -112,16 +129,28 @@ impl<S: Schema, T: States<S>> Resource<S> for State<T> {
 pub struct State<T> {
     current: T,
     next: Option<T>,
+    /// Whether `current` was entered (see [`State::entered`]).
+    entered: bool,
 }
 
 impl<T> State<T> {
-    /// A state that starts as `current`, with no transition requested (for
+    /// A state that starts as `current`, not entered yet, with no
+    /// transition requested (for
     /// [`World::with_resources`](crate::World::with_resources) when `T` has no `Default`).
     pub fn new(current: T) -> Self {
         State {
             current,
             next: None,
+            entered: false,
         }
+    }
+
+    /// Whether the state was entered: `false` in a new world, until the
+    /// first run of a schedule that applies `T`'s transitions, which runs
+    /// the enter systems of the initial state; `true` from then on.
+    #[inline]
+    pub fn entered(&self) -> bool {
+        self.entered
     }
 
     /// The current state.
@@ -152,29 +181,41 @@ impl<T> State<T> {
     pub(crate) fn switch(&mut self, state: T) {
         self.current = state;
     }
+
+    /// Marks the current state entered; whether it was not yet, for the
+    /// schedule that runs its enter systems.
+    pub(crate) fn enter(&mut self) -> bool {
+        !core::mem::replace(&mut self.entered, true)
+    }
 }
 
-/// Current value, then the request: a `0` for none or a `1` and the value.
+/// Current value, then the request (a `0` for none or a `1` and the
+/// value), then whether it was entered.
 impl<T: StableHash> StableHash for State<T> {
     fn stable_hash(&self, hasher: &mut StableHasher) {
         self.current.stable_hash(hasher);
         self.next.stable_hash(hasher);
+        self.entered.stable_hash(hasher);
     }
 }
 
-/// With feature `serde`: a cell saves as `(current, requested)`.
+/// With feature `serde`: a cell saves as `(current, requested, entered)`.
 #[cfg(feature = "serde")]
 impl<T: serde::Serialize> serde::Serialize for State<T> {
     fn serialize<Ser: serde::Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
-        (&self.current, &self.next).serialize(serializer)
+        (&self.current, &self.next, self.entered).serialize(serializer)
     }
 }
 
 #[cfg(feature = "serde")]
 impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for State<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let (current, next) = <(T, Option<T>)>::deserialize(deserializer)?;
-        Ok(State { current, next })
+        let (current, next, entered) = <(T, Option<T>, bool)>::deserialize(deserializer)?;
+        Ok(State {
+            current,
+            next,
+            entered,
+        })
     }
 }
 

@@ -21,6 +21,7 @@ use std::sync::{PoisonError, RwLock};
 mod hierarchy;
 mod lifecycle;
 mod locals;
+mod owners;
 #[cfg(feature = "serde")]
 mod save;
 mod snapshot;
@@ -28,6 +29,7 @@ mod snapshot;
 pub use hierarchy::{Ancestors, Descendants};
 pub(crate) use locals::Locals;
 pub use locals::{LocalSlots, LocalState};
+pub(crate) use owners::{ScheduleOwner, ScheduleOwners};
 
 /// All entities and resources of schema `S`.
 ///
@@ -73,6 +75,10 @@ pub struct World<S: Schema> {
     /// The entities of the last [`World::spawn_batch`] of a bundle with a
     /// lifecycle (which moves them as it goes): scratch, not state.
     spawned: Vec<Entity>,
+    /// Which live schedule runs each schedule fingerprint here: not state
+    /// (a copy starts without), only for refusing two schedules that would
+    /// share their systems' state.
+    owners: ScheduleOwners,
 }
 
 impl<S: Schema> World<S>
@@ -117,6 +123,7 @@ impl<S: Schema> World<S> {
             resources,
             locals: Locals::default(),
             spawned: Vec::new(),
+            owners: ScheduleOwners::default(),
         }
     }
 
@@ -991,8 +998,15 @@ impl<S: Schema> World<S> {
     /// Forgets what this world keeps for schedule `fingerprint` (see
     /// [`Schedule::forget`](crate::Schedule::forget)). Whether it had run here.
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
+        self.owners.release(fingerprint);
         self.locals.forget_schedule(fingerprint);
         self.store.changes_mut().forget_schedule(fingerprint)
+    }
+
+    /// Which live schedule runs each schedule fingerprint here.
+    #[inline]
+    pub(crate) fn schedule_owners_mut(&mut self) -> &mut ScheduleOwners {
+        &mut self.owners
     }
 
     /// The values of the systems' locals.

@@ -47,9 +47,11 @@ use std::sync::RwLock;
 
 /// The first part of every save: marks the data as a world of this crate, in
 /// this layout. 7: event queues and removal logs carry what readers whose
-/// hold ended missed, and the change state counts runs and records what
-/// each schedule and skipped system reads (see [`crate::retention`]). 6:
-/// the change state ends with the systems skipped by their run conditions. 5: the systems' locals follow the sparse sets. 4: the header holds the sparse bits, and the sparse sets
+/// hold ended missed, the change state counts runs and records what each
+/// schedule and skipped system reads (see [`crate::retention`]), a
+/// fixed-step clock holds its frame time cap, and a state whether it was
+/// entered. 6: the change state ends with the systems skipped by their
+/// run conditions. 5: the systems' locals follow the sparse sets. 4: the header holds the sparse bits, and the sparse sets
 /// follow the change state (3 had neither). 3: the entity part holds one
 /// generation per slot and the free list as a sequence (2 saved each slot as
 /// a `(kind, generation, next)` triple, and 1 had no change state).
@@ -302,6 +304,7 @@ where
             resources,
             locals,
             spawned: Vec::new(),
+            owners: Default::default(),
         };
         if S::RELATION_BITS != 0 {
             world.check_relations().map_err(reject::<A::Error>)?;

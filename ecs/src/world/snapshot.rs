@@ -62,6 +62,8 @@ where
             resources: S::clone_resources(&self.resources),
             locals: self.locals.clone(),
             spawned: Vec::new(),
+            // A copy is run by whichever schedule runs it.
+            owners: Default::default(),
         }
     }
 
@@ -79,6 +81,9 @@ where
         cache.relabel(source.store.tables().layout(), self.store.tables().layout());
         S::clone_resources_from(&mut self.resources, &source.resources);
         self.locals.clone_from(&source.locals);
+        // A restored world may be run by a new schedule built as the one
+        // that ran it (a rollback's): what ran it before is past.
+        self.owners.clear();
     }
 }
 
