@@ -33,7 +33,7 @@ use crate::checksum::{StableHash, StableHasher};
 use crate::entity::Entity;
 use crate::retention::{Hold, HoldState, LogId, LogReads, Retention, TickLog, HOLD_RUNS};
 pub use crate::tick::ChangeWindow;
-pub(crate) use crate::tick::{clamp, is_after, later, MAX_AGE, SWEEP_INTERVAL};
+pub(crate) use crate::tick::{clamp, later, MAX_AGE, SWEEP_INTERVAL};
 
 /// A point in a world's history: the value of its change tick
 /// ([`World::change_tick`](crate::World::change_tick)).

@@ -178,7 +178,7 @@ impl<S: Schema> EntityStore<S> {
             if let Some(&tick) = added
                 .iter()
                 .chain(changed)
-                .find(|&&tick| crate::change::is_after(tick, now))
+                .find(|&&tick| crate::tick::is_after(tick, now))
             {
                 return Err(format!(
                     "a tracked component was changed at tick {tick}, after the world's tick {now}"
