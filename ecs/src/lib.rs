@@ -275,6 +275,7 @@ pub mod __private {
     };
     pub use crate::system::{
         Exclusive, IntoSystems, RunIfGroupParts, RunIfParts, RunIfShape, SystemFn, SystemNode,
+        Tuple, TupleParts, TupleShape,
     };
     pub use bitflags;
     #[cfg(feature = "serde")]

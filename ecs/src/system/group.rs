@@ -147,17 +147,46 @@ pub(crate) fn guard<S: Schema>(
     });
 }
 
+/// Marker of a tuple of systems, for [`SystemFn`] and [`IntoSystems`].
+#[doc(hidden)]
+pub struct Tuple<M>(core::marker::PhantomData<fn() -> M>);
+
+/// What makes a tuple of systems a [`SystemFn`]. The impls of [`SystemFn`]
+/// and [`IntoSystems`] for tuples are written over any type with these
+/// parts (as those of `RunIf` are), so that the compiler does not list
+/// every tuple among the "other types" that are systems when a function
+/// is not one.
+#[doc(hidden)]
+pub trait TupleShape<M> {}
+
+/// What makes a tuple of systems [`IntoSystems`] (see [`TupleShape`]).
+#[doc(hidden)]
+pub trait TupleParts<S: Schema, M>: Sized {
+    const CHECK: ();
+    fn add_all(self, systems: &mut Vec<SystemNode<S>>, groups: &mut Vec<Group<S>>);
+}
+
+impl<T: TupleShape<M>, M> SystemFn<Tuple<M>> for T {}
+
+impl<S: Schema, T: TupleParts<S, M>, M> IntoSystems<S, Tuple<M>> for T {
+    const CHECK: () = T::CHECK;
+
+    fn add_to(self, systems: &mut Vec<SystemNode<S>>, groups: &mut Vec<Group<S>>) {
+        self.add_all(systems, groups);
+    }
+}
+
 macro_rules! impl_tuple {
     ($(($t:ident, $m:ident)),*) => {
-        impl<$($t: SystemFn<$m>, $m),*> SystemFn<($($m,)*)> for ($($t,)*) {}
+        impl<$($t: SystemFn<$m>, $m),*> TupleShape<($($m,)*)> for ($($t,)*) {}
 
         #[allow(non_snake_case)]
-        impl<S: Schema, $($t: IntoSystems<S, $m>, $m),*> IntoSystems<S, ($($m,)*)> for ($($t,)*) {
+        impl<S: Schema, $($t: IntoSystems<S, $m>, $m),*> TupleParts<S, ($($m,)*)> for ($($t,)*) {
             const CHECK: () = {
                 $(let () = $t::CHECK;)*
             };
 
-            fn add_to(self, systems: &mut Vec<SystemNode<S>>, groups: &mut Vec<Group<S>>) {
+            fn add_all(self, systems: &mut Vec<SystemNode<S>>, groups: &mut Vec<Group<S>>) {
                 let ($($t,)*) = self;
                 $($t.add_to(systems, groups);)*
             }

@@ -21,8 +21,8 @@ pub use condition::{
 };
 use conflict::conflict;
 pub(crate) use conflict::Message;
-pub use group::IntoSystems;
 pub(crate) use group::{add_one, guard, Group};
+pub use group::{IntoSystems, Tuple, TupleParts, TupleShape};
 pub use local::Local;
 
 use crate::change::ChangeWindow;
@@ -578,9 +578,15 @@ macro_rules! impl_system {
         impl<S, Func, $($p),*> IntoSystems<S, fn($($p,)*)> for Func
         where
             S: Schema,
+            $($p: SystemParam<S> + 'static,)*
             Func: IntoSystem<S, fn($($p,)*)>,
         {
-            const CHECK: () = <Func as IntoSystem<S, fn($($p,)*)>>::CHECK;
+            // The checks themselves, not `IntoSystem::CHECK`: one constant
+            // fewer between the user's `add` and a conflict's message.
+            const CHECK: () = {
+                $(let () = $p::CHECK;)*
+                check_pairs!(S; $($p),*);
+            };
 
             fn add_to(self, systems: &mut Vec<SystemNode<S>>, _: &mut Vec<Group<S>>) {
                 add_one(self, systems);
