@@ -3,10 +3,12 @@
 //! ready-made conditions; a skipped system's windows accumulate, so its next
 //! run sees everything since its last run; a condition's reads order it in
 //! the schedule and its locals are world state; parallel and sequential runs
-//! agree on any number of threads.
+//! agree on any number of threads. Groups: `(a, b, c).run_if(condition)`
+//! decides once per run, at `a`'s turn, for all three.
 
 use ecs::prelude::*;
 use ecs::StableHash;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Debug, PartialEq, StableHash)]
 struct Pos(i32);
@@ -642,4 +644,322 @@ fn conditional_schedules_give_the_sequential_result_on_1_and_4_threads() {
     assert_eq!(play(1, true), sequential);
     assert_eq!(play(4, true), sequential);
     assert_eq!(play(4, false), sequential);
+}
+
+// Groups: `(a, b, c).run_if(condition)`.
+
+static GROUP_EVALUATIONS: AtomicUsize = AtomicUsize::new(0);
+
+fn counted_go(flags: Res<Flags>) -> bool {
+    GROUP_EVALUATIONS.fetch_add(1, Ordering::Relaxed);
+    flags.go
+}
+
+#[test]
+fn a_tuple_adds_its_systems_in_order() {
+    let mut world = World::<Game>::new();
+    let mut grouped = Schedule::<Game>::new();
+    grouped
+        .add((note("x"), (note("y"), note("z"))))
+        .add(note("w"));
+    let mut one_by_one = Schedule::<Game>::new();
+    one_by_one
+        .add(note("x"))
+        .add(note("y"))
+        .add(note("z"))
+        .add(note("w"));
+    assert_eq!(grouped.describe(), one_by_one.describe());
+    grouped.run(&mut world);
+    assert_eq!(log_of(&world), ["x", "y", "z", "w"]);
+}
+
+#[test]
+fn a_group_runs_when_its_condition_holds_and_evaluates_it_once() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(note("before"))
+        .add((note("x"), note("y"), note("z")).run_if(counted_go))
+        .add(note("after"));
+    GROUP_EVALUATIONS.store(0, Ordering::Relaxed);
+    schedule.run(&mut world);
+    assert_eq!(GROUP_EVALUATIONS.load(Ordering::Relaxed), 1);
+    assert_eq!(log_of(&world), ["before", "after"]);
+    world.resource_mut::<Flags>().go = true;
+    schedule.run_sequential(&mut world);
+    assert_eq!(GROUP_EVALUATIONS.load(Ordering::Relaxed), 2);
+    assert_eq!(
+        log_of(&world),
+        ["before", "after", "before", "x", "y", "z", "after"]
+    );
+}
+
+fn stop(mut flags: ResMut<Flags>, mut log: ResMut<Log>) {
+    flags.go = false;
+    log.0.push("stop".to_owned());
+}
+
+#[test]
+fn a_group_follows_the_decision_made_at_its_first_systems_turn() {
+    // `stop` turns the condition off: the rest of the group runs all the
+    // same, since the group was decided at `stop`'s turn; the next run
+    // skips it all.
+    for sequential in [false, true] {
+        let mut world = World::<Game>::new();
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add((stop, note("y")).run_if(go));
+        world.resource_mut::<Flags>().go = true;
+        for _ in 0..2 {
+            if sequential {
+                schedule.run_sequential(&mut world);
+            } else {
+                schedule.run(&mut world);
+            }
+        }
+        assert_eq!(log_of(&world), ["stop", "y"]);
+    }
+}
+
+#[test]
+fn nested_groups_and_a_systems_own_condition_must_all_hold() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add((note("x"), (note("y").run_if(a), note("z")).run_if(b)).run_if(go));
+    let mut runs = Vec::new();
+    for (a, b, go) in [
+        (true, true, false),
+        (true, true, true),
+        (false, true, true),
+        (true, false, true),
+    ] {
+        *world.resource_mut::<Flags>() = Flags { a, b, go };
+        world.resource_mut::<Log>().0.clear();
+        schedule.run(&mut world);
+        runs.push(log_of(&world).join(" "));
+    }
+    assert_eq!(runs, ["", "x y z", "x z", "x"]);
+    let described = schedule.describe();
+    assert!(
+        described.contains(
+            "  groups, each condition decided once per run at its first system's turn:\n\
+             \x20   closure in note, closure in note, closure in note if go\n\
+             \x20   closure in note, closure in note if b\n"
+        ),
+        "{described}"
+    );
+    assert!(described.contains("closure in note if a"), "{described}");
+}
+
+#[test]
+fn a_second_run_if_on_a_group_is_a_second_condition() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add((note("x"), note("y")).run_if(a).run_if(never_evaluated));
+    schedule.run(&mut world);
+    assert_eq!(log_of(&world), Vec::<String>::new());
+    assert!(schedule.describe().contains("if a and never_evaluated"));
+}
+
+fn read_group(hits: EventReader<Hit>, moved: Query<&Pos, Changed<Pos>>, mut log: ResMut<Log>) {
+    let hits: Vec<u32> = hits.read().map(|hit| hit.0).collect();
+    log.0
+        .push(format!("hits {hits:?} moved {}", moved.iter().count()));
+}
+
+#[test]
+fn each_system_of_a_skipped_group_sees_everything_when_the_group_runs_again() {
+    let mut world = World::<Game>::new();
+    world.spawn((Pos(0),));
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(send_hit)
+        .add((read_group, move_all, read_group).run_if(go));
+    world.resource_mut::<Flags>().go = true;
+    schedule.run(&mut world);
+    world.resource_mut::<Flags>().go = false;
+    for _ in 0..3 {
+        schedule.run(&mut world);
+    }
+    world.resource_mut::<Flags>().go = true;
+    schedule.run(&mut world);
+    assert_eq!(
+        log_of(&world),
+        [
+            "hits [1] moved 1",
+            "hits [1] moved 1",
+            // Hits 2..=5: the three skipped turns' and this one's, once
+            // each, for both readers; the second sees its own group's move
+            // and the first the move of the group's last run.
+            "hits [2, 3, 4, 5] moved 1",
+            "hits [2, 3, 4, 5] moved 1",
+        ]
+    );
+}
+
+/// A group whose first system must wait (for the first system, over
+/// `Score`) and whose second need not: the second runs in the first's stage
+/// or later, and the group is decided at the first's turn. The group's
+/// condition sees the entities added since the group's previous turn,
+/// which include the one its second system spawned in the previous run.
+fn spawn_one(mut commands: Commands<Game>) {
+    commands.spawn((Pos(7),));
+}
+
+fn keep_score(mut score: ResMut<Score>, mut log: ResMut<Log>) {
+    log.0.push(format!("score {}", score.0));
+    score.0 += 1;
+}
+
+fn anything_added(added: Query<Entity, Added<Pos>>) -> bool {
+    added.count() > 0
+}
+
+fn staged_group_schedule() -> Schedule<Game> {
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(|mut score: ResMut<Score>| score.0 += 10)
+        .add((keep_score, spawn_one).run_if(anything_added));
+    schedule
+}
+
+#[test]
+fn a_groups_later_system_never_runs_before_the_groups_first() {
+    let described = staged_group_schedule().describe();
+    assert!(
+        described.contains(
+            "spawn_one waits for keep_score: the run condition of their group is decided at \
+             keep_score's turn, so spawn_one runs in keep_score's stage or later"
+        ),
+        "{described}"
+    );
+    let play = |parallel: bool| {
+        let mut world = World::<Game>::new();
+        world.spawn((Pos(0),));
+        let mut schedule = staged_group_schedule();
+        for _ in 0..4 {
+            if parallel {
+                schedule.force_parallel(Some(true)).run(&mut world);
+            } else {
+                schedule.run_sequential(&mut world);
+            }
+        }
+        (log_of(&world), world.checksum())
+    };
+    let sequential = play(false);
+    assert_eq!(
+        sequential.0,
+        ["score 10", "score 21", "score 32", "score 43"]
+    );
+    for threads in [1, 2, 4] {
+        assert_eq!(support::on_threads(threads, || play(true)), sequential);
+    }
+}
+
+fn every_other_turn(mut turns: Local<u32>) -> bool {
+    *turns += 1;
+    *turns % 2 == 1
+}
+
+fn grouped_schedule() -> Schedule<Game> {
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .apply_transitions::<Mode>()
+        .add(send_hit.run_if(not(b)))
+        .add(flip)
+        // Its first system reads nothing of the world: the condition's
+        // reads alone order the group after `flip`.
+        .add((count_runs, note("h")).run_if(a))
+        .add((spread, tally, move_all).run_if(in_state(Mode::Alert).or(a)))
+        .add(alarm)
+        .add((read_all, (note("g"), count_runs).run_if(b)).run_if(every_other_turn));
+    schedule
+}
+
+fn play_groups(threads: usize, parallel: bool, cut: Option<usize>) -> (u128, Vec<String>) {
+    support::on_threads(threads, || {
+        let mut world = World::<Game>::new();
+        world.spawn_batch((0..64).map(|i| (Pos(i),))).for_each(drop);
+        let mut schedule = grouped_schedule();
+        for round in 0..30 {
+            if cut == Some(round) {
+                // A copy, run on by a new schedule, continues exactly.
+                world = world.clone();
+                schedule = grouped_schedule();
+            }
+            // Keeps `flip` flipping (`send_hit` stops once `b` holds).
+            world.resource_mut::<Score>().0 += 1;
+            if parallel {
+                schedule.force_parallel(Some(true)).run(&mut world);
+            } else {
+                schedule.run_sequential(&mut world);
+            }
+        }
+        (world.checksum(), log_of(&world))
+    })
+}
+
+#[test]
+fn grouped_schedules_give_the_sequential_result_on_1_2_and_4_threads() {
+    let sequential = play_groups(1, false, None);
+    assert!(sequential.1.len() > 10, "{:?}", sequential.1);
+    for threads in [1, 2, 4] {
+        assert_eq!(play_groups(threads, true, None), sequential, "{threads}");
+    }
+    assert_eq!(play_groups(4, false, None), sequential);
+    for cut in [1, 2, 7] {
+        assert_eq!(play_groups(2, true, Some(cut)), sequential, "cut {cut}");
+    }
+}
+
+#[test]
+fn a_groups_condition_locals_are_world_state() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add((note("x"), note("y")).run_if(every_other_turn));
+    schedule.run(&mut world);
+    let mut copy = world.clone();
+    assert_eq!(copy.checksum(), world.checksum());
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    let mut fresh = Schedule::<Game>::new();
+    fresh.add((note("x"), note("y")).run_if(every_other_turn));
+    fresh.run(&mut copy);
+    fresh.run(&mut copy);
+    assert_eq!(log_of(&copy), log_of(&world));
+    assert_eq!(log_of(&world), ["x", "y", "x", "y"]);
+    assert_eq!(copy.checksum(), world.checksum());
+    assert!(fresh.forget(&mut copy));
+    fresh.run(&mut copy);
+    assert_eq!(log_of(&copy).len(), 6, "forgotten: the local starts afresh");
+}
+
+#[test]
+fn a_tuple_of_enter_systems_runs_in_order() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.on_enter(Mode::Alert, (note("x"), note("y")));
+    schedule.run(&mut world);
+    world.set_next_state(Mode::Alert);
+    schedule.run(&mut world);
+    assert_eq!(log_of(&world), ["x", "y"]);
+    assert!(schedule.describe().contains(
+        "on_enter(Mode::Alert): closure in note\n    on_enter(Mode::Alert): closure in note\n"
+    ));
+}
+
+#[test]
+fn a_group_that_does_not_hold_evaluates_no_condition_inside_it() {
+    let mut world = World::<Game>::new();
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(
+        (
+            note("x"),
+            (note("y"), note("z")).run_if(never_evaluated),
+            note("w").run_if(never_evaluated),
+        )
+            .run_if(go),
+    );
+    schedule.run(&mut world);
+    schedule.run_sequential(&mut world);
+    assert!(log_of(&world).is_empty());
 }

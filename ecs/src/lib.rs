@@ -273,7 +273,10 @@ pub mod __private {
     pub use crate::storage::{
         AsVec, Column, ColumnVec, SoaComponent, SoaField, SoaVec, TrackedVec, Values,
     };
-    pub use crate::system::{Exclusive, RunIfParts, RunIfShape, SystemFn, SystemNode};
+    pub use crate::system::{
+        Exclusive, IntoSystems, RunIfGroupParts, RunIfParts, RunIfShape, SystemFn, SystemNode,
+        Tuple, TupleParts, TupleShape,
+    };
     pub use bitflags;
     #[cfg(feature = "serde")]
     pub use serde;

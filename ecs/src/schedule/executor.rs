@@ -22,7 +22,7 @@ use crate::change::ChangeWindow;
 use crate::lend::{recycle, SplitBuffers, SplitWorld};
 use crate::pool;
 use crate::schema::Schema;
-use crate::system::{ParamSystem, SystemKind, SystemNode};
+use crate::system::{Group, ParamSystem, SystemKind, SystemNode};
 use crate::world::World;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -153,7 +153,7 @@ impl<S: Schema> Executor<S> {
     /// schedule's previous run on this world started ([`crate::change`]).
     pub(super) fn run(
         &mut self,
-        systems: &mut [SystemNode<S>],
+        (systems, groups): (&mut [SystemNode<S>], &mut [Group<S>]),
         plan: &Plan,
         world: &mut World<S>,
         (base, previous): (u32, Option<u32>),
@@ -171,8 +171,9 @@ impl<S: Schema> Executor<S> {
             let run = if let [only] = stage[..] {
                 let place = (fingerprint, only);
                 let system = &mut systems[only];
-                if let Some(window) = admit(system, world, &mut self.buffers, window(only), place) {
-                    run_alone(system, world, &mut self.buffers, window, place);
+                let buffers = &mut self.buffers;
+                if let Some(window) = admit(system, groups, world, buffers, window(only), place) {
+                    run_alone(system, world, buffers, window, place);
                 }
                 StageRun {
                     parallel: false,
@@ -183,7 +184,7 @@ impl<S: Schema> Executor<S> {
                 // Staggered, so that resampling costs every run the same.
                 let sample = (self.runs_since_reset + number) % RESAMPLE == 0;
                 self.run_stage(
-                    systems,
+                    (systems, groups),
                     stage,
                     world,
                     (threads, sample),
@@ -270,7 +271,7 @@ impl<S: Schema> Executor<S> {
     /// the pool if that pays.
     fn run_stage(
         &mut self,
-        systems: &mut [SystemNode<S>],
+        (systems, groups): (&mut [SystemNode<S>], &mut [Group<S>]),
         stage: &[usize],
         world: &mut World<S>,
         (threads, sample): (usize, bool),
@@ -296,7 +297,8 @@ impl<S: Schema> Executor<S> {
         let mut any_locals = false;
         for (i, system) in stage_systems(systems, stage) {
             let place = (fingerprint, i);
-            let Some(window) = admit(system, world, &mut self.buffers, window(i), place) else {
+            let buffers = &mut self.buffers;
+            let Some(window) = admit(system, groups, world, buffers, window(i), place) else {
                 continue;
             };
             match &mut system.kind {
@@ -489,25 +491,35 @@ fn stage_systems<'s, S: Schema>(
 }
 
 /// The window system `place.1` runs with this turn, given the turn's
-/// `window`; `None` if its run condition skips it, which the world records
+/// `window`; `None` if a run condition skips it, which the world records
 /// (its next run reads from its last run).
+///
+/// The conditions of its groups come first, outermost first: each is
+/// decided once per run, at the turn of the group's first system (`window`
+/// is that turn's when the decision is made), and a group that does not
+/// hold skips its systems without evaluating anything else. Then the
+/// system's own condition, if every group holds.
 pub(super) fn admit<S: Schema>(
     system: &mut SystemNode<S>,
+    groups: &mut [Group<S>],
     world: &mut World<S>,
     buffers: &mut SplitBuffers<S>,
     window: ChangeWindow,
     place: (u64, usize),
 ) -> Option<ChangeWindow> {
-    if system.condition.is_none() {
+    if system.condition.is_none() && system.groups.is_empty() {
         return Some(window);
     }
-    let runs = system.condition_holds(world, buffers, window, place);
-    let logs_read = system.logs_read;
-    let hint = system.skip_hint();
+    let (fingerprint, _) = place;
+    let runs = system.groups.iter().all(|&group| {
+        let group_place = (fingerprint, group as usize);
+        groups[group as usize].holds(world, buffers, window, group_place)
+    }) && system.condition_holds(world, buffers, window, place);
+    let hint = &mut system.skip_hint;
     if runs {
         Some(world.resume_system(place, window, hint))
     } else {
-        world.skip_system(place, (window, logs_read), hint);
+        world.skip_system(place, (window, system.logs_read), hint);
         None
     }
 }

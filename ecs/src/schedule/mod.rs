@@ -15,7 +15,7 @@ use crate::entity::Entity;
 use crate::schema::Schema;
 use crate::state::States;
 use crate::structure::DespawnBatch;
-use crate::system::{IntoSystem, SystemFn, SystemKind, SystemNode};
+use crate::system::{Group, IntoSystem, IntoSystems, SystemFn, SystemKind, SystemNode};
 use crate::world::{ScheduleOwner, World};
 use core::fmt;
 use executor::{admit, apply, check_in, run_alone, Executor, StageRun, Why};
@@ -178,6 +178,9 @@ use std::sync::Arc;
 /// ```
 pub struct Schedule<S: Schema> {
     systems: Vec<SystemNode<S>>,
+    /// The groups of systems with a run condition (`(a, b).run_if(c)`),
+    /// inner groups before the groups around them.
+    groups: Vec<Group<S>>,
     /// Computed at the first run after a change.
     plan: Option<Plan>,
     /// Measurements and reusable memory of the runs.
@@ -212,6 +215,7 @@ impl<S: Schema> Default for Schedule<S> {
     fn default() -> Self {
         Schedule {
             systems: Vec::new(),
+            groups: Vec::new(),
             plan: None,
             executor: Executor::default(),
             fingerprint: None,
@@ -244,19 +248,42 @@ impl<S: Schema> Schedule<S> {
     }
 
     /// Appends `system`: it runs after every system added before it, as far
-    /// as anyone can tell.
+    /// as anyone can tell. A tuple of systems appends each in order, as one
+    /// `add` each would (a group; with `.run_if(condition)` the condition
+    /// guards them all and is evaluated once per run: see
+    /// [`RunIfExt`](crate::RunIfExt)).
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// #[derive(Default)] struct Log(Vec<&'static str>);
+    /// #[derive(Default)] struct Paused(bool);
+    /// #[derive(Schema)]
+    /// struct Game { #[ecs(resource)] log: Log, #[ecs(resource)] paused: Paused }
+    ///
+    /// fn input(mut log: ResMut<Log>) { log.0.push("input"); }
+    /// fn physics(mut log: ResMut<Log>) { log.0.push("physics"); }
+    /// fn render(mut log: ResMut<Log>) { log.0.push("render"); }
+    /// fn running(paused: Res<Paused>) -> bool { !paused.0 }
+    ///
+    /// let mut world = World::<Game>::new();
+    /// let mut schedule = Schedule::<Game>::new();
+    /// schedule.add((input, physics.run_if(running), render));
+    /// world.resource_mut::<Paused>().0 = true;
+    /// schedule.run(&mut world);
+    /// assert_eq!(world.resource::<Log>().0, ["input", "render"]);
+    /// ```
     ///
     /// A system whose parameters conflict with each other (two queries that
     /// can reach the same component with a write, unless their filters are
     /// disjoint; `Res<T>` with `ResMut<T>`) fails to compile here.
     pub fn add<M, T>(&mut self, system: T) -> &mut Self
     where
-        T: SystemFn<M> + IntoSystem<S, M>,
+        T: SystemFn<M> + IntoSystems<S, M>,
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
         const { T::CHECK };
-        self.systems.push(system.into_system());
+        system.add_to(&mut self.systems, &mut self.groups);
         self.plan = None;
         self.fingerprint = None;
         self
@@ -332,7 +359,8 @@ impl<S: Schema> Schedule<S> {
         self
     }
 
-    /// Adds `system` to run when state `T` enters `state`: at the start of
+    /// Adds `system` (or a tuple of systems) to run when state `T` enters
+    /// `state`: at the start of
     /// a run of this schedule that applies a transition to `state`, after
     /// the exit systems of the state left and the switch, before the
     /// schedule's other systems. Enter systems run in the order they were
@@ -384,7 +412,7 @@ impl<S: Schema> Schedule<S> {
     pub fn on_enter<T, M, F>(&mut self, state: T, system: F) -> &mut Self
     where
         T: States<S>,
-        F: SystemFn<M> + IntoSystem<S, M>,
+        F: SystemFn<M> + IntoSystems<S, M>,
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
@@ -399,7 +427,7 @@ impl<S: Schema> Schedule<S> {
     pub fn on_exit<T, M, F>(&mut self, state: T, system: F) -> &mut Self
     where
         T: States<S>,
-        F: SystemFn<M> + IntoSystem<S, M>,
+        F: SystemFn<M> + IntoSystems<S, M>,
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
@@ -493,7 +521,7 @@ impl<S: Schema> Schedule<S> {
         let plan = match self.plan.take() {
             Some(plan) => plan,
             None => {
-                let plan = Plan::new::<S>(&self.systems);
+                let plan = Plan::new::<S>(&self.systems, &self.groups);
                 self.executor.reset(self.systems.len(), plan.stages.len());
                 plan
             }
@@ -501,9 +529,10 @@ impl<S: Schema> Schedule<S> {
         let fingerprint = self.start(world);
         let (base, previous) =
             world.begin_schedule_run(fingerprint, self.systems.len() as u32, self.logs_read());
+        self.undecide_groups();
         let result = catch_unwind(AssertUnwindSafe(|| {
             self.executor.run(
-                &mut self.systems,
+                (&mut self.systems, &mut self.groups),
                 &plan,
                 world,
                 (base, previous),
@@ -738,12 +767,14 @@ impl<S: Schema> Schedule<S> {
         let fingerprint = self.start(world);
         let (base, previous) =
             world.begin_schedule_run(fingerprint, self.systems.len() as u32, self.logs_read());
+        self.undecide_groups();
         let result = catch_unwind(AssertUnwindSafe(|| {
             let buffers = self.executor.buffers();
+            let groups = &mut self.groups;
             for (i, system) in self.systems.iter_mut().enumerate() {
                 let window = World::<S>::system_window(base, previous, i);
                 let place = (fingerprint, i);
-                let Some(window) = admit(system, world, buffers, window, place) else {
+                let Some(window) = admit(system, groups, world, buffers, window, place) else {
                     continue;
                 };
                 run_alone(system, world, buffers, window, place);
@@ -753,6 +784,14 @@ impl<S: Schema> Schedule<S> {
         }));
         world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
         self.finish(result, world, fingerprint);
+    }
+
+    /// Forgets the groups' decisions of the last run: a run decides each
+    /// group anew, at its first system's turn.
+    fn undecide_groups(&mut self) {
+        for group in &mut self.groups {
+            group.decided = None;
+        }
     }
 
     /// After a panic, puts the locals still out back into the world (a
@@ -768,6 +807,9 @@ impl<S: Schema> Schedule<S> {
                 if let SystemKind::Params(system) = &mut system.kind {
                     system.discard(world);
                 }
+            }
+            for (g, group) in self.groups.iter_mut().enumerate() {
+                group.check_in_after_panic(world, (fingerprint, g));
             }
             // The despawns of the systems applied stand, as their commands.
             self.despawn_at_end(world);
@@ -819,7 +861,11 @@ impl<S: Schema> Schedule<S> {
     ///
     /// A system with a run condition is shown with it (`physics if
     /// in_state(Phase::Playing)`); the condition's reads count among the
-    /// system's in the waits. Last come the state transitions the schedule
+    /// system's in the waits. Groups with a run condition (`(physics,
+    /// collide).run_if(..)`, see [`RunIfExt`](crate::RunIfExt)) follow the
+    /// stages, one per line, in program order (`physics, collide if
+    /// in_state(Phase::Playing)`); their conditions' reads count among each
+    /// of their systems'. Last come the state transitions the schedule
     /// applies at the start of a run, per state, with their exit and enter
     /// systems in the order they run (`on_exit(Phase::Menu): hide_menu`).
     ///
@@ -867,6 +913,21 @@ impl<S: Schema> Schedule<S> {
                         let why = WaitText::new::<S>(earlier, later, wait.reason).why;
                         out += &format!("    {later} waits for {earlier}: {why}\n");
                     }
+                }
+            }
+            if !self.groups.is_empty() {
+                out +=
+                    "  groups, each condition decided once per run at its first system's turn:\n";
+                // In program order, a group before the groups inside it.
+                let mut groups: Vec<&Group<S>> = self.groups.iter().collect();
+                groups.sort_by_key(|g| (g.systems.start, core::cmp::Reverse(g.systems.end)));
+                for group in groups {
+                    let names: Vec<&str> = self.systems[group.systems.clone()]
+                        .iter()
+                        .map(|system| &*system.name)
+                        .collect();
+                    let condition = group.condition.name();
+                    out += &format!("    {} if {condition}\n", names.join(", "));
                 }
             }
             for (state, systems) in self.transition_systems() {
@@ -919,7 +980,7 @@ impl<S: Schema> Schedule<S> {
     fn with_plan<R>(&self, f: impl FnOnce(&Plan, &[Option<StageRun>]) -> R) -> R {
         match &self.plan {
             Some(plan) => f(plan, self.executor.runs()),
-            None => f(&Plan::new::<S>(&self.systems), &[]),
+            None => f(&Plan::new::<S>(&self.systems, &self.groups), &[]),
         }
     }
 }
@@ -996,6 +1057,13 @@ impl WaitText {
                      {earlier} is applied (spawned ids follow program order)"
                 ),
                 what: "commands (spawned ids)".to_owned(),
+            },
+            Reason::Group => WaitText {
+                why: format!(
+                    "the run condition of their group is decided at {earlier}'s turn, so \
+                     {later} runs in {earlier}'s stage or later"
+                ),
+                what: "group condition".to_owned(),
             },
             Reason::World { earlier_exclusive } => {
                 let exclusive = if earlier_exclusive { earlier } else { later };

@@ -2,7 +2,8 @@
 //! the others wait.
 
 use crate::schema::Schema;
-use crate::system::{Access, SystemNode};
+use crate::system::{Access, Group, SystemNode};
+use std::borrow::Cow;
 
 /// Which systems run in which stage, and why each waits.
 pub(super) struct Plan {
@@ -21,14 +22,32 @@ pub(super) struct Wait {
 
 #[derive(Clone, Copy)]
 pub(super) enum Reason {
-    Component { bit: u32, earlier_writes: bool },
-    Resource { bit: u32, earlier_writes: bool },
-    Removals { bit: u32, earlier_logs: bool },
-    Spawns { earlier_spawns: bool },
-    Moves { earlier_moves: bool },
+    Component {
+        bit: u32,
+        earlier_writes: bool,
+    },
+    Resource {
+        bit: u32,
+        earlier_writes: bool,
+    },
+    Removals {
+        bit: u32,
+        earlier_logs: bool,
+    },
+    Spawns {
+        earlier_spawns: bool,
+    },
+    Moves {
+        earlier_moves: bool,
+    },
     Commands,
     Reservations,
-    World { earlier_exclusive: bool },
+    World {
+        earlier_exclusive: bool,
+    },
+    /// The earlier system is the first of a group the later one is in:
+    /// the group's run condition is decided at its turn.
+    Group,
 }
 
 impl Reason {
@@ -60,11 +79,28 @@ impl Plan {
     ///   applied in program order, so that is once every system up to that
     ///   one has run;
     /// * an exclusive system, after everything before it (and everything
-    ///   after it conflicts with it).
-    pub(super) fn new<S: Schema>(systems: &[SystemNode<S>]) -> Plan {
+    ///   after it conflicts with it);
+    /// * a system in a group with a run condition, in the stage of the
+    ///   group's first system or later: the executor decides the group at
+    ///   that system's turn, and the others follow.
+    pub(super) fn new<S: Schema>(systems: &[SystemNode<S>], groups: &[Group<S>]) -> Plan {
         let n = systems.len();
-        // A run condition's reads count as its system's.
-        let accesses: Vec<_> = systems.iter().map(SystemNode::accesses).collect();
+        // A run condition's reads count as its system's, and a group's
+        // condition's as each of its systems'.
+        let accesses: Vec<_> = systems
+            .iter()
+            .map(|system| {
+                let own = system.accesses();
+                if system.groups.is_empty() {
+                    return own;
+                }
+                let mut all = own.into_owned();
+                for &group in &system.groups {
+                    all.extend_from_slice(&groups[group as usize].condition.access);
+                }
+                Cow::Owned(all)
+            })
+            .collect();
         let mut stage_of = vec![0usize; n];
         // The stage after which the commands of systems ..=i are applied.
         let mut applied_after = vec![0usize; n];
@@ -129,6 +165,12 @@ impl Plan {
                         continue;
                     };
                     wait(applied_after[j] + 1, j, reason, &mut stage);
+                }
+            }
+            for &group in &systems[i].groups {
+                let first = groups[group as usize].systems.start;
+                if first < i {
+                    wait(stage_of[first], first, Reason::Group, &mut stage);
                 }
             }
             stage_of[i] = stage;

@@ -13,7 +13,7 @@ use super::Schedule;
 use crate::schema::Schema;
 use crate::state::in_state;
 use crate::state::{state_text, State, States};
-use crate::system::{IntoSystem, RunIfExt, SystemFn};
+use crate::system::{IntoSystems, RunIfExt, SystemFn};
 use crate::world::{ScheduleOwner, World};
 use core::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
@@ -84,24 +84,28 @@ impl<S: Schema, T: States<S>> StateTransitions<S, T> {
 
     pub(super) fn add_exit<M, F>(&mut self, state: T, system: F)
     where
-        F: SystemFn<M> + IntoSystem<S, M>,
+        F: SystemFn<M> + IntoSystems<S, M>,
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
-        self.exit_labels
-            .push(format!("on_exit({})", state_text(&state)));
+        let label = format!("on_exit({})", state_text(&state));
+        let before = self.exits.len();
         self.exits.add(system.run_if(in_state(state)));
+        let added = self.exits.len() - before;
+        self.exit_labels.extend(core::iter::repeat_n(label, added));
     }
 
     pub(super) fn add_enter<M, F>(&mut self, state: T, system: F)
     where
-        F: SystemFn<M> + IntoSystem<S, M>,
+        F: SystemFn<M> + IntoSystems<S, M>,
         S::Column: Send + Sync,
         for<'a> S::ResourceSlots<'a>: Send,
     {
-        self.enter_labels
-            .push(format!("on_enter({})", state_text(&state)));
+        let label = format!("on_enter({})", state_text(&state));
+        let before = self.enters.len();
         self.enters.add(system.run_if(in_state(state)));
+        let added = self.enters.len() - before;
+        self.enter_labels.extend(core::iter::repeat_n(label, added));
     }
 }
 

@@ -7,8 +7,8 @@
 //! condition_holds`), before the system's stage lends the world out, and
 //! records a skip in the world's change state (`Changes::skip`).
 
+use super::{guard, Group, IntoSystems, Res, SystemNode, SystemParam};
 use super::{system_name, Access, IntoSystem, Local, LocalSlots, Param, ParamStates, SystemFn};
-use super::{Res, SystemNode, SystemParam};
 use crate::change::ChangeWindow;
 use crate::checksum::{StableHash, StableHasher};
 use crate::event::{Event, EventReader};
@@ -16,7 +16,7 @@ use crate::lend::SplitBuffers;
 use crate::query::{Query, QueryFilter, ReadOnlyQueryData, SchemaQuery};
 use crate::removed::Removed;
 use crate::schema::{Resource, Schema, Tracked};
-use crate::world::{LocalState, World};
+use crate::world::{LocalState, Locals, World};
 use core::fmt;
 use core::marker::PhantomData;
 use std::borrow::Cow;
@@ -123,10 +123,6 @@ pub struct Condition<S: Schema> {
     pub(crate) has_locals: bool,
     /// Whether it is a combination (its name is bracketed inside another).
     compound: bool,
-    /// Where the world's record of the system's skips was last found: a
-    /// guess, right while the system is skipped turn after turn on one
-    /// world, and harmless when wrong.
-    skip_hint: usize,
     pub(crate) system: Box<dyn ConditionSystem<S>>,
 }
 
@@ -170,8 +166,47 @@ impl<S: Schema> Condition<S> {
             access,
             has_locals: a.has_locals || b.has_locals,
             compound: true,
-            skip_hint: 0,
             system: system(a.system, b.system),
+        }
+    }
+
+    /// Evaluates the condition with `window` (the turn's), its locals
+    /// checked out of the world at `place` for the evaluation: `place.0`
+    /// finds the places (`Locals::condition` for a system's condition,
+    /// `Locals::group_condition` for a group's), `place.1` is the
+    /// schedule's fingerprint and `place.2` the system's or group's index;
+    /// `owner` names it in a message about a local.
+    pub(crate) fn holds(
+        &mut self,
+        world: &mut World<S>,
+        buffers: &mut SplitBuffers<S>,
+        window: ChangeWindow,
+        (places, fingerprint, index): (LocalPlaces, u64, usize),
+        owner: &str,
+    ) -> bool {
+        if self.has_locals {
+            self.system
+                .check_out(&mut places(world.locals_mut(), fingerprint, index, owner));
+        }
+        let holds = self.system.evaluate(world, buffers, window);
+        if self.has_locals {
+            self.system
+                .check_in(&mut places(world.locals_mut(), fingerprint, index, owner));
+        }
+        holds
+    }
+
+    /// Puts the locals still out back into the world, after a panic (see
+    /// [`Condition::holds`] for `place`).
+    pub(crate) fn check_in_after_panic(
+        &mut self,
+        world: &mut World<S>,
+        (places, fingerprint, index): (LocalPlaces, u64, usize),
+        owner: &str,
+    ) {
+        if self.has_locals {
+            self.system
+                .check_in(&mut places(world.locals_mut(), fingerprint, index, owner));
         }
     }
 
@@ -190,6 +225,10 @@ impl<S: Schema> fmt::Debug for Condition<S> {
         f.debug_tuple("Condition").field(&self.name).finish()
     }
 }
+
+/// Where the locals of a condition are kept in the world: `Locals::condition`
+/// or `Locals::group_condition`.
+pub(crate) type LocalPlaces = for<'a> fn(&'a mut Locals, u64, usize, &'a str) -> LocalSlots<'a>;
 
 /// A condition, its parameter types erased (see `ParamSystem`).
 pub(crate) trait ConditionSystem<S: Schema>: Send {
@@ -270,7 +309,6 @@ macro_rules! impl_condition {
                     access: vec![$($p::ACCESS),*],
                     has_locals: 0 $(+ $p::LOCALS)* > 0,
                     compound: false,
-                    skip_hint: 0,
                     system: Box::new(FunctionCondition::<Func, ($(Param<S, $p>,)*)> {
                         func: self,
                         state: ($($p::init(),)*),
@@ -474,7 +512,6 @@ where
             access: inner.access,
             has_locals: inner.has_locals,
             compound: false,
-            skip_hint: 0,
             system: Box::new(Opposite(inner.system)),
         }
     }
@@ -636,9 +673,63 @@ pub struct RunIf<T, C, M, CM> {
 /// [`EventReader::missed`](crate::EventReader::missed) and
 /// [`Removed::missed`](crate::Removed::missed). A skipped system that reads
 /// neither holds nothing back.
+///
+/// # Groups: one condition for several systems
+///
+/// A tuple of systems (up to 16; tuples nest) is added as its systems one
+/// after another, in order, as one [`Schedule::add`](crate::Schedule::add)
+/// each would: `schedule.add((a, b, c))`. `(a, b, c).run_if(condition)`
+/// guards all three with one condition, evaluated **once per run, at the
+/// turn of the group's first system** (`a`), as bevy evaluates a system
+/// set's condition: it sees the world as `a` would, with `a`'s windows (what
+/// happened since `a`'s previous turn), and `b` and `c` follow that
+/// decision even if `a` changes what the condition reads. A group that
+/// does not hold costs one evaluation, whatever its size: its systems are
+/// skipped as a skipped single system is, each recording its skip, so that
+/// each one's next run sees everything since its last run.
+///
+/// The condition's reads count in the access of each system of the group,
+/// and no system of the group runs in a stage before the first one's (see
+/// [`Schedule::describe`](crate::Schedule::describe)), so parallel and
+/// sequential runs agree. Its [`Local`]s are world state, kept per
+/// schedule and group.
+///
+/// Conditions stack from the outside in: a group's condition is decided
+/// before those of the groups inside it, and a system's own condition
+/// last; a group that does not hold evaluates none of them. A second
+/// `run_if` on a group is a second condition of the same group, evaluated
+/// after the first and only if it holds.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// enum Phase { #[default] Menu, Playing }
+/// struct Pos(i32);
+/// #[derive(Default)] struct Log(Vec<&'static str>);
+/// #[derive(Schema)]
+/// struct Game { pos: Pos, #[ecs(resource)] log: Log, #[ecs(state)] phase: Phase }
+///
+/// fn walk(mut log: ResMut<Log>) { log.0.push("walk"); }
+/// fn collide(mut log: ResMut<Log>) { log.0.push("collide"); }
+/// fn score(mut log: ResMut<Log>) { log.0.push("score"); }
+/// fn draw(mut log: ResMut<Log>) { log.0.push("draw"); }
+///
+/// let mut world = World::<Game>::new();
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule
+///     .apply_transitions::<Phase>()
+///     .add((walk, collide, score).run_if(in_state(Phase::Playing)))
+///     .add(draw);
+/// schedule.run(&mut world); // in the menu: the group is skipped
+/// world.set_next_state(Phase::Playing);
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Log>().0, ["draw", "walk", "collide", "score", "draw"]);
+/// ```
 pub trait RunIfExt<Marker>: SystemFn<Marker> + Sized {
-    /// The system, run only when `condition` holds. A second `run_if` adds
-    /// a condition: both must hold.
+    /// The system, run only when `condition` holds; on a tuple of systems,
+    /// the systems, run only when `condition` holds at the first one's
+    /// turn (see "Groups" above). A second `run_if` adds a condition: both
+    /// must hold.
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -708,6 +799,42 @@ where
     }
 }
 
+/// What makes a [`RunIf`] something [`Schedule::add`](crate::Schedule::add)
+/// takes, whether it guards one system or a tuple of them (see
+/// [`RunIfParts`] for why the impl is written this way).
+#[doc(hidden)]
+pub trait RunIfGroupParts<S: Schema, M, CM>: Sized {
+    const CHECK: ();
+    fn add_guarded(self, systems: &mut Vec<SystemNode<S>>, groups: &mut Vec<Group<S>>);
+}
+
+impl<S, T, C, M, CM> RunIfGroupParts<S, M, CM> for RunIf<T, C, M, CM>
+where
+    S: Schema,
+    T: IntoSystems<S, M>,
+    C: IntoCondition<S, CM>,
+{
+    const CHECK: () = T::CHECK;
+
+    fn add_guarded(self, systems: &mut Vec<SystemNode<S>>, groups: &mut Vec<Group<S>>) {
+        let start = (systems.len(), groups.len());
+        self.system.add_to(systems, groups);
+        guard(start, self.condition.into_condition(), systems, groups);
+    }
+}
+
+impl<S, R, M, CM> IntoSystems<S, RunIf<(), (), M, CM>> for R
+where
+    S: Schema,
+    R: RunIfGroupParts<S, M, CM>,
+{
+    const CHECK: () = R::CHECK;
+
+    fn add_to(self, systems: &mut Vec<SystemNode<S>>, groups: &mut Vec<Group<S>>) {
+        self.add_guarded(systems, groups);
+    }
+}
+
 impl<S, R, M, CM> IntoSystem<S, RunIf<(), (), M, CM>> for R
 where
     S: Schema,
@@ -740,7 +867,7 @@ impl<S: Schema> SystemNode<S> {
         }
     }
 
-    /// Whether the system runs this turn: its condition, evaluated with
+    /// Whether the system's own condition holds this turn, evaluated with
     /// `window` (the turn's), or `true` without one. `place` is the
     /// schedule's fingerprint and the system's index, where the
     /// condition's locals are kept.
@@ -751,27 +878,15 @@ impl<S: Schema> SystemNode<S> {
         window: ChangeWindow,
         (fingerprint, index): (u64, usize),
     ) -> bool {
-        let Some(condition) = &mut self.condition else {
-            return true;
-        };
-        if condition.has_locals {
-            let slots = &mut world.locals_mut().condition(fingerprint, index, &self.name);
-            condition.system.check_out(slots);
-        }
-        let holds = condition.system.evaluate(world, buffers, window);
-        if condition.has_locals {
-            let slots = &mut world.locals_mut().condition(fingerprint, index, &self.name);
-            condition.system.check_in(slots);
-        }
-        holds
-    }
-
-    /// The guess where the world records the system's skips (see
-    /// `Changes::skip`).
-    pub(crate) fn skip_hint(&mut self) -> &mut usize {
         match &mut self.condition {
-            Some(condition) => &mut condition.skip_hint,
-            None => unreachable!("only a system with a condition is skipped"),
+            Some(condition) => condition.holds(
+                world,
+                buffers,
+                window,
+                (Locals::condition, fingerprint, index),
+                &self.name,
+            ),
+            None => true,
         }
     }
 
@@ -782,10 +897,8 @@ impl<S: Schema> SystemNode<S> {
         (fingerprint, index): (u64, usize),
     ) {
         if let Some(condition) = &mut self.condition {
-            if condition.has_locals {
-                let slots = &mut world.locals_mut().condition(fingerprint, index, &self.name);
-                condition.system.check_in(slots);
-            }
+            let place = (Locals::condition as LocalPlaces, fingerprint, index);
+            condition.check_in_after_panic(world, place, &self.name);
         }
     }
 }

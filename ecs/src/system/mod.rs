@@ -9,6 +9,7 @@
 mod access;
 mod condition;
 mod conflict;
+mod group;
 mod local;
 
 pub use access::Access;
@@ -16,10 +17,12 @@ pub(crate) use condition::Condition as ConditionNode;
 pub use condition::{
     not, on_event, resource_changed, AndCondition, Condition, ConditionExt, ConditionFn,
     ConditionParam, IntoCondition, NotCondition, OnEvent, OrCondition, ResourceChanged, RunIf,
-    RunIfExt, RunIfParts, RunIfShape,
+    RunIfExt, RunIfGroupParts, RunIfParts, RunIfShape,
 };
 use conflict::conflict;
 pub(crate) use conflict::Message;
+pub(crate) use group::{add_one, guard, Group};
+pub use group::{IntoSystems, Tuple, TupleParts, TupleShape};
 pub use local::Local;
 
 use crate::change::ChangeWindow;
@@ -377,6 +380,13 @@ pub struct SystemNode<S: Schema> {
     /// The system's run condition, if it has one (see [`RunIfExt::run_if`]);
     /// boxed, so that a system without one stays small.
     pub(crate) condition: Option<Box<ConditionNode<S>>>,
+    /// The groups it is in (`(a, b).run_if(condition)`), outermost first:
+    /// indices into its schedule's groups.
+    pub(crate) groups: Vec<u32>,
+    /// Where the world's record of the system's skips was last found: a
+    /// guess, right while the system is skipped turn after turn on one
+    /// world, and harmless when wrong (see `Changes::skip`).
+    pub(crate) skip_hint: usize,
 }
 
 pub(crate) enum SystemKind<S: Schema> {
@@ -439,7 +449,21 @@ where
             logs_read: crate::retention::LogReads::NONE,
             despawns_at_end: false,
             condition: None,
+            groups: Vec::new(),
+            skip_hint: 0,
         }
+    }
+}
+
+impl<S, Func> IntoSystems<S, Exclusive<S>> for Func
+where
+    S: Schema,
+    Func: IntoSystem<S, Exclusive<S>>,
+{
+    const CHECK: () = ();
+
+    fn add_to(self, systems: &mut Vec<SystemNode<S>>, _: &mut Vec<Group<S>>) {
+        add_one(self, systems);
     }
 }
 
@@ -545,7 +569,27 @@ macro_rules! impl_system {
                     },
                     despawns_at_end: false $(|| $p::DESPAWNS_AT_END)*,
                     condition: None,
+                    groups: Vec::new(),
+                    skip_hint: 0,
                 }
+            }
+        }
+
+        impl<S, Func, $($p),*> IntoSystems<S, fn($($p,)*)> for Func
+        where
+            S: Schema,
+            $($p: SystemParam<S> + 'static,)*
+            Func: IntoSystem<S, fn($($p,)*)>,
+        {
+            // The checks themselves, not `IntoSystem::CHECK`: one constant
+            // fewer between the user's `add` and a conflict's message.
+            const CHECK: () = {
+                $(let () = $p::CHECK;)*
+                check_pairs!(S; $($p),*);
+            };
+
+            fn add_to(self, systems: &mut Vec<SystemNode<S>>, _: &mut Vec<Group<S>>) {
+                add_one(self, systems);
             }
         }
 

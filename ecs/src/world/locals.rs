@@ -199,6 +199,10 @@ impl Clone for ScheduleLocals {
 /// its systems (see [`Locals::condition`]).
 const CONDITIONS: u64 = 0x636f_6e64_6974_696f;
 
+/// Mixed into a schedule's fingerprint for the places of its groups' run
+/// conditions' locals (see [`Locals::group_condition`]).
+const GROUP_CONDITIONS: u64 = 0x6772_6f75_7063_6f6e;
+
 /// The values of the [`Local`](crate::Local)s of every schedule that ran on a world, per
 /// schedule (by fingerprint, in the order they first ran) and per system
 /// (by place). Part of the world: cloned, hashed and saved with it.
@@ -269,11 +273,27 @@ impl Locals {
         self.system(fingerprint ^ CONDITIONS, index, name)
     }
 
-    /// Drops the locals of schedule `fingerprint` (its systems' and their
-    /// conditions').
+    /// The places of the locals of the run condition of group `index` of
+    /// schedule `fingerprint` (its groups numbered in the order their
+    /// tuples were converted, inner before outer): kept as if of another
+    /// schedule again, so that neither the systems' places nor the save
+    /// format change.
+    pub(crate) fn group_condition<'a>(
+        &'a mut self,
+        fingerprint: u64,
+        index: usize,
+        name: &'a str,
+    ) -> LocalSlots<'a> {
+        self.system(fingerprint ^ GROUP_CONDITIONS, index, name)
+    }
+
+    /// Drops the locals of schedule `fingerprint` (its systems', their
+    /// conditions' and its groups' conditions').
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) {
         self.schedules.retain(|schedule| {
-            schedule.fingerprint != fingerprint && schedule.fingerprint != fingerprint ^ CONDITIONS
+            schedule.fingerprint != fingerprint
+                && schedule.fingerprint != fingerprint ^ CONDITIONS
+                && schedule.fingerprint != fingerprint ^ GROUP_CONDITIONS
         });
     }
 
