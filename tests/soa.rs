@@ -438,6 +438,23 @@ fn commands_from_parallel_chunks_carry_whole_values() {
     }
 }
 
+#[test]
+fn a_cleared_command_buffer_keeps_no_soa_value() {
+    // The values of the cleared commands go with them: the next insert
+    // recorded gives the entity its own value, not a cleared one.
+    let mut world = World::<Particles>::new();
+    let e = world.spawn((pos(0),));
+    let mut buffer = CommandBuffer::<Particles>::new();
+    buffer.insert(e, (pos(1), vel(1)));
+    buffer.spawn((pos(3),));
+    buffer.clear();
+    buffer.insert(e, (pos(2), vel(2)));
+    buffer.apply(&mut world);
+    assert_eq!(world.len(), 1);
+    assert_eq!(world.get_soa::<Pos>(e).map(|p| p.get()), Some(pos(2)));
+    assert_eq!(world.get_soa::<Vel>(e).map(|v| v.get()), Some(vel(2)));
+}
+
 /// One frame of a population that repeats every 7 frames: SoA entities
 /// spawned and despawned last in first out, a component inserted, removed
 /// and overwritten (whose old values go to the trash), through the world

@@ -59,6 +59,12 @@ fn insert_remove_get_and_contains_act_at_once() {
         assert!(!stun.contains(b));
         assert_eq!(stun.get(b), None);
         assert_eq!(stun.len(), 1);
+        assert!(!stun.is_empty());
+        // The set empties and fills again within the run.
+        assert_eq!(stun.remove(a), Ok(Some(Stun(2))));
+        assert!(stun.is_empty());
+        assert_eq!(stun.insert(a, Stun(2)), Ok(None));
+        assert!(!stun.is_empty());
         log.0.push(format!("{stun:?}"));
     };
     run_once!(&mut world, probe);
@@ -220,6 +226,35 @@ fn tracked_values_are_added_changed_and_their_removals_logged() {
     assert_eq!(world.query_filtered::<Entity, Added<Glow>>().count(), 0);
     assert_eq!(world.resource::<Log>().0.len(), 2);
     assert_eq!(world.resource::<Log>().0[1], "glow gone []");
+}
+
+#[test]
+fn removing_an_untracked_component_logs_nothing() {
+    // The same world, `Stun` (untracked) removed through the `SparseMut`
+    // or by hand after the same run: the same checksum, which hashes every
+    // removal log.
+    let build = || {
+        let mut world = World::<Game>::new();
+        world.spawn((Pos(0), Stun(1)));
+        let stunned = world.spawn((Pos(1), Stun(2)));
+        (world, stunned)
+    };
+    let schedule = |targets: Vec<Entity>| {
+        let mut schedule = Schedule::<Game>::new();
+        schedule.add(move |mut stun: SparseMut<Game, Stun>| {
+            for &entity in &targets {
+                assert_eq!(stun.remove(entity), Ok(Some(Stun(2))));
+            }
+        });
+        schedule
+    };
+    let (mut by_sparse_mut, stunned) = build();
+    schedule(vec![stunned]).run(&mut by_sparse_mut);
+    let (mut by_hand, stunned) = build();
+    schedule(Vec::new()).run(&mut by_hand);
+    assert_eq!(by_hand.remove::<Stun>(stunned), Ok(Some(Stun(2))));
+    assert!(!by_sparse_mut.has::<Stun>(stunned));
+    assert_eq!(by_sparse_mut.checksum(), by_hand.checksum());
 }
 
 /// Runs a frame of the systems above on `threads` threads, forced parallel

@@ -159,6 +159,41 @@ fn ids_rows_and_values_are_those_of_program_order() {
     }
 }
 
+/// Spawns through a spawner and, between its spawns, entities with no
+/// components through commands, which are made alive with them.
+fn sparks_between_empties(mut spawner: Spawner<Game, (Spark,)>, mut commands: Commands<Game>) {
+    for i in 0..3 {
+        commands.spawn(());
+        spawner.spawn((Spark(i),));
+    }
+    commands.spawn(());
+}
+
+#[test]
+fn entities_reserved_beside_a_spawner_keep_their_rows_of_program_order() {
+    // Commands reserve ids between the spawner's: once alive, those left
+    // without components sit in the empty table in the order they were
+    // reserved, as in program order. The [Spark] table exists before the
+    // first run, so that every run pushes rows straight into it. (The
+    // first run on a world without the table stages the values instead,
+    // and does not keep this order yet.)
+    let mut by_hand = world();
+    let mut scheduled = world();
+    by_hand.spawn((Spark(9),));
+    scheduled.spawn((Spark(9),));
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(sparks_between_empties);
+    for frame in 0..3 {
+        for i in 0..3 {
+            by_hand.spawn(());
+            by_hand.spawn((Spark(i),));
+        }
+        by_hand.spawn(());
+        schedule.run(&mut scheduled);
+        assert_eq!(contents(&scheduled), contents(&by_hand), "frame {frame}");
+    }
+}
+
 fn drift_by_hand(world: &mut World<Game>) {
     world
         .query_mut::<(&mut Pos, &Vel)>()
@@ -659,6 +694,51 @@ fn run_once_spawning(world: &mut World<Game>) {
         },
     );
     schedule.run(world);
+}
+
+/// Each run counts its own spawns, from none; `Debug` shows the schema,
+/// the bundle and the count.
+#[test]
+fn spawners_count_and_show_what_they_spawned() {
+    let mut world = world();
+    let mut schedule = Schedule::<Game>::new();
+    schedule
+        .add(|mut spawner: Spawner<Game, (Shell,)>| {
+            assert!(spawner.is_empty());
+            assert_eq!(spawner.len(), 0);
+            spawner.spawn((Shell(1),));
+            assert!(!spawner.is_empty());
+            spawner.spawn((Shell(2),));
+            assert_eq!(spawner.len(), 2);
+            let shown = format!("{spawner:?}");
+            assert!(
+                shown.starts_with("Spawner {")
+                    && shown.contains("schema: \"Game\"")
+                    && shown.contains("Shell")
+                    && shown.contains("spawned: 2"),
+                "{shown}"
+            );
+        })
+        .add(|mut spawner: UnnamedSpawner<Game, (Spark,)>| {
+            assert!(spawner.is_empty());
+            assert_eq!(spawner.len(), 0);
+            spawner.spawn((Spark(1),));
+            assert!(!spawner.is_empty());
+            assert_eq!(spawner.len(), 1);
+            let shown = format!("{spawner:?}");
+            assert!(
+                shown.starts_with("UnnamedSpawner {")
+                    && shown.contains("schema: \"Game\"")
+                    && shown.contains("Spark")
+                    && shown.contains("spawned: 1"),
+                "{shown}"
+            );
+        });
+    // Twice: the staged path, then the table's.
+    schedule.run(&mut world);
+    schedule.run(&mut world);
+    assert_eq!(world.query::<&Shell>().count(), 4);
+    assert_eq!(world.query::<&Spark>().count(), 2);
 }
 
 #[test]

@@ -606,6 +606,20 @@ mod tests {
     }
 
     #[test]
+    fn a_word_that_does_not_fit_the_room_left_flushes_the_buffer_first() {
+        // The length word (8 bytes) and 2,036 bytes leave 4 bytes of the
+        // buffer's 2,048: the next word must flush it before it is written.
+        for count in [2_036usize, 2_040, 2_041] {
+            let value = (vec![5u8; count], 7u64);
+            let mut bytes = Vec::new();
+            bytes.extend_from_slice(&(count as u64).to_le_bytes());
+            bytes.resize(8 + count, 5);
+            bytes.extend_from_slice(&7u64.to_le_bytes());
+            assert_eq!(hash(&value), xxh3_128(&bytes), "{count} bytes");
+        }
+    }
+
+    #[test]
     fn values_are_told_apart_by_bits_and_by_order() {
         assert_eq!(hash(&1.5f32), hash(&1.5f32));
         assert_ne!(hash(&0.0f64), hash(&-0.0f64));
