@@ -975,8 +975,8 @@ fn every_operation_on_a_stale_handle_fails_and_changes_nothing() {
     assert!(!world.has::<Frozen>(old));
     assert!(!world.is_alive(old));
     assert_eq!(world.archetype(old), None);
-    assert!(world.query::<&Pos>().get(old).is_none());
-    assert!(world.query_mut::<&mut Pos>().get_mut(old).is_none());
+    assert!(world.query::<&Pos>().get(old).is_err());
+    assert!(world.query_mut::<&mut Pos>().get_mut(old).is_err());
     assert!(!world.query::<Entity>().contains(old));
 
     assert_eq!(world.len(), 2);
@@ -1066,7 +1066,7 @@ fn despawn_from_the_middle_keeps_the_last_entity_reachable() {
     check_five(&world, &es, &[1, 4]);
     world.despawn(es[0]).unwrap();
     check_five(&world, &es, &[0, 1, 4]);
-    assert_eq!(world.query::<&Pos>().get(es[3]), Some(&Pos(3)));
+    assert_eq!(world.query::<&Pos>().get(es[3]), Ok(&Pos(3)));
     assert_eq!(world.len(), 2);
 }
 
