@@ -246,14 +246,14 @@ fn collide(world: &mut World<Physics>) {
     for &mover in &movers {
         for &still in &stationary {
             // Re-evaluate both queries on the state as it is now.
-            let Some((p_mover, v_mover)) = world
+            let Ok((p_mover, v_mover)) = world
                 .query::<(&Pos, &Vel)>()
                 .get(mover)
                 .map(|(pos, vel)| (pos.0, vel.0))
             else {
                 continue;
             };
-            let Some(p_still) = world
+            let Ok(p_still) = world
                 .query_filtered::<&Pos, Without<Vel>>()
                 .get(still)
                 .map(|pos| pos.0)

@@ -224,8 +224,8 @@ fn a_query_may_filter_on_changes_of_what_it_writes() {
     }
     let mut query = world.query_filtered_mut::<(Entity, &mut Pos), Changed<Pos>>();
     assert_eq!(query.count(), 5);
-    assert!(query.get_mut(ids[4]).is_none());
-    assert!(query.get_mut(ids[64]).is_some());
+    assert!(query.get_mut(ids[4]).is_err());
+    assert!(query.get_mut(ids[64]).is_ok());
     let mut visited = Vec::new();
     query.for_each_mut(|(entity, pos)| {
         pos.0 = 1000;
@@ -685,7 +685,7 @@ fn every_form_finds(
     for &e in model.keys() {
         let changed = expected.binary_search(&e).is_ok();
         assert_eq!(query.contains(e), changed, "step {step}: contains");
-        assert_eq!(query.get(e), changed.then_some(e), "step {step}: get");
+        assert_eq!(query.get(e).ok(), changed.then_some(e), "step {step}: get");
     }
 }
 
@@ -700,8 +700,11 @@ fn get_on_a_row_filtered_query_finds_no_entity_of_a_table_without_passing_rows()
     let query = world.query_filtered::<Entity, Changed<Pos>>();
     // `later` sits at row 0 of a table after the one whose passing rows
     // start at row 1.
-    assert_eq!(query.get(later), None);
-    assert_eq!(query.get(changed), Some(changed));
+    assert_eq!(
+        query.get(later),
+        Err(ecs::QueryEntityError::DoesNotMatch(later))
+    );
+    assert_eq!(query.get(changed), Ok(changed));
 }
 
 #[test]

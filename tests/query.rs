@@ -881,13 +881,14 @@ fn exact_size_len_counts_down_across_tables() {
 fn get_returns_the_item_of_a_matching_entity() {
     let f = Fixture::new();
     let query = f.world.query::<(Entity, &Pos, Has<Frozen>)>();
-    assert_eq!(query.get(f.e1), Some((f.e1, &Pos(10), true)));
-    assert_eq!(query.get(f.e7), Some((f.e7, &Pos(70), false)));
+    assert_eq!(query.get(f.e1), Ok((f.e1, &Pos(10), true)));
+    assert_eq!(query.get(f.e7), Ok((f.e7, &Pos(70), false)));
     assert!(query.contains(f.e1));
 }
 
 #[test]
-fn get_is_none_for_entities_that_do_not_match_or_are_dead() {
+fn get_says_whether_an_entity_does_not_match_or_is_dead() {
+    use ecs::QueryEntityError::{DoesNotMatch, NoSuchEntity};
     let mut f = Fixture::new();
     let (e1, e2, e4, e6) = (f.e1, f.e2, f.e4, f.e6);
     f.world.despawn(e2).unwrap();
@@ -896,24 +897,29 @@ fn get_is_none_for_entities_that_do_not_match_or_are_dead() {
     assert_eq!(reused.index(), stale.index());
 
     let query = f.world.query::<&Pos>();
-    assert_eq!(query.get(e4), None, "lacks Pos");
-    assert_eq!(query.get(e6), None, "no components");
-    assert_eq!(query.get(stale), None, "stale handle");
+    assert_eq!(query.get(e4), Err(DoesNotMatch(e4)), "lacks Pos");
+    assert_eq!(query.get(e6), Err(DoesNotMatch(e6)), "no components");
+    assert_eq!(query.get(stale), Err(NoSuchEntity(stale)), "stale handle");
     assert!(!query.contains(stale));
-    assert_eq!(query.get(reused), Some(&Pos(99)));
+    assert_eq!(query.get(reused), Ok(&Pos(99)));
     drop(query);
 
     let query = f.world.query_filtered::<&Pos, Without<Frozen>>();
-    assert_eq!(query.get(e1), None, "filtered out");
+    assert_eq!(query.get(e1), Err(DoesNotMatch(e1)), "filtered out");
     assert!(!query.contains(e1));
     drop(query);
 
     f.world.despawn(e1).unwrap();
-    assert_eq!(f.world.query::<&Pos>().get(e1), None, "despawned");
+    assert_eq!(
+        f.world.query::<&Pos>().get(e1),
+        Err(NoSuchEntity(e1)),
+        "despawned"
+    );
 }
 
 #[test]
-fn get_mut_writes_to_the_entity_and_is_none_for_non_matching() {
+fn get_mut_writes_to_the_entity_and_says_why_it_cannot() {
+    use ecs::QueryEntityError::{DoesNotMatch, NoSuchEntity};
     let mut f = Fixture::new();
     let (e0, e3, e4) = (f.e0, f.e3, f.e4);
     let mut query = f.world.query_mut::<(&mut Pos, Option<&Acc>)>();
@@ -927,17 +933,19 @@ fn get_mut_writes_to_the_entity_and_is_none_for_non_matching() {
         assert_eq!(acc, None);
         pos.0 = -100;
     }
-    assert!(query.get_mut(e4).is_none());
+    assert_eq!(query.get_mut(e4).err(), Some(DoesNotMatch(e4)));
     drop(query);
     assert_eq!(f.world.get::<Pos>(e3), Some(&Pos(-3)));
     assert_eq!(f.world.get::<Pos>(e0), Some(&Pos(-100)));
     assert_eq!(f.world.get::<Pos>(f.e7), Some(&Pos(70)));
     f.world.despawn(e3).unwrap();
-    assert!(f
-        .world
-        .query_mut::<(&mut Pos, Option<&Acc>)>()
-        .get_mut(e3)
-        .is_none());
+    assert_eq!(
+        f.world
+            .query_mut::<(&mut Pos, Option<&Acc>)>()
+            .get_mut(e3)
+            .err(),
+        Some(NoSuchEntity(e3))
+    );
 }
 
 #[test]
@@ -1184,7 +1192,7 @@ fn a_cached_table_that_empties_and_refills_is_seen_again() {
     world.despawn(a).unwrap();
     assert_eq!(world.query::<&Vel>().count(), 0);
     let b = world.spawn((Pos(2), Vel(2)));
-    assert_eq!(world.query::<&Vel>().get(b), Some(&Vel(2)));
+    assert_eq!(world.query::<&Vel>().get(b), Ok(&Vel(2)));
     assert_eq!(world.query::<&Vel>().count(), 1);
     world.clear();
     assert!(world.query::<&Vel>().is_empty());
@@ -1331,7 +1339,7 @@ fn read_only_queries_of_a_shared_world_are_alive_at_once() {
         [1, 31, 41, 71]
     );
     assert_eq!(world.get::<Pos>(f.e2), Some(&Pos(20)));
-    assert_eq!(positions.get(f.e7).map(|(_, pos)| pos.0), Some(70));
+    assert_eq!(positions.get(f.e7).map(|(_, pos)| pos.0), Ok(70));
 }
 
 #[test]
@@ -1454,7 +1462,7 @@ fn a_read_only_prepared_query_runs_on_a_shared_world() {
     let shared = world.query::<&Pos>();
     // The prepared query's `Query` lives beside another query of the world.
     let query = names.query(world);
-    assert_eq!(query.get(f.e5).map(|(e, _)| e), Some(f.e5));
+    assert_eq!(query.get(f.e5).map(|(e, _)| e), Ok(f.e5));
     assert_eq!(shared.count(), 6);
 }
 

@@ -318,6 +318,36 @@ fn an_insert_closing_a_cycle_in_a_hierarchy_is_refused() {
     assert_consistent(&world);
 }
 
+/// A refused cycle's error says the cycle in its text, once: it is not
+/// also the error's source.
+#[test]
+fn a_cycle_error_says_the_cycle_once() {
+    let mut world = World::<Scene>::new();
+    let a = world.spawn((Name(0),));
+    let b = world.spawn((ChildOf(a),));
+    let cycle = RelationCycle {
+        relation: "ChildOf",
+        source: a,
+        target: b,
+    };
+    let inserted = world.insert(a, (ChildOf(b),)).unwrap_err();
+    assert_eq!(
+        support::each_message_once(&inserted),
+        [format!("cannot insert: {cycle}. Nothing changed")]
+    );
+    let exchanged = world.exchange::<(Name,), _>(a, (ChildOf(b),)).unwrap_err();
+    assert_eq!(
+        support::each_message_once(&exchanged),
+        [format!(
+            "cannot exchange components of entity {a}: {cycle}. Nothing changed; the bundle to \
+             insert is in the error"
+        )]
+    );
+    // The cycle alone is an error too, to pass on with `?`.
+    let boxed: Box<dyn std::error::Error> = cycle.into();
+    assert_eq!(support::each_message_once(&*boxed), [cycle.to_string()]);
+}
+
 /// Commands have no caller to refuse: a relation that would close a cycle
 /// in a hierarchy is left out, as one naming a dead target (the rest of the
 /// bundle goes in; the entity keeps the relation it had, if any).

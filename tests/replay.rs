@@ -1453,7 +1453,7 @@ mod ids {
         let alive: Vec<bool> = handles.0.iter().map(|&e| all.contains(e)).collect();
         let links: Vec<(Entity, Option<u64>)> = q
             .iter()
-            .map(|(e, l)| (e, all.get(l.0).map(|t| t.0)))
+            .map(|(e, l)| (e, all.get(l.0).ok().map(|t| t.0)))
             .collect();
         log.0.push(format!("{alive:?} {links:?}"));
     }

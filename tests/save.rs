@@ -992,16 +992,73 @@ fn a_tracked_column_of_the_wrong_shape_says_what_it_must_hold() {
 }
 
 #[test]
-fn a_refusal_keeps_the_formats_error_as_its_source() {
+fn a_refusal_says_the_formats_error_once_and_its_source_goes_on_below_it() {
     use std::error::Error as _;
+    use std::io;
     let world = churned(6, 100);
+    // Refused with a reason: the text is the reason, which is also what
+    // the format's error says (serde_json adds where).
     let mut value = serde_json::to_value(&world).unwrap();
     value[0] = json!(7); // the format tag
     let refused = World::<Game>::load(value).err().unwrap();
     assert!(matches!(refused, LoadError::Invalid { .. }), "{refused}");
-    let source = refused.source().expect("the format's error");
-    assert!(source.to_string().contains("format tag"), "{source}");
+    let messages = support::each_message_once(&refused);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].contains("format tag"), "{messages:?}");
+    // postcard's error says nothing of the reason; the text still does.
+    let mut bytes = postcard::to_stdvec(&world).unwrap();
+    bytes[0] ^= 1;
+    let refused = World::<Game>::load(&mut postcard::Deserializer::from_bytes(&bytes))
+        .err()
+        .unwrap();
+    let messages = support::each_message_once(&refused);
+    assert!(messages[0].contains("format tag"), "{messages:?}");
+    // Unreadable: the text holds the format's error.
     let unreadable = World::<Game>::load(json!("not a save")).err().unwrap();
-    assert!(matches!(unreadable, LoadError::Format(_)), "{unreadable}");
-    assert!(unreadable.source().is_some());
+    let LoadError::Format(format) = &unreadable else {
+        panic!("{unreadable}");
+    };
+    let messages = support::each_message_once(&unreadable);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].contains(&format.to_string()), "{messages:?}");
+    // A reader that fails: the chain goes on with what the format's error
+    // wraps (an I/O error, and the error below it), each said once.
+    #[derive(Debug)]
+    struct Sector;
+    impl std::fmt::Display for Sector {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("sector 7 is unreadable")
+        }
+    }
+    impl std::error::Error for Sector {}
+    #[derive(Debug)]
+    struct Disk(Sector);
+    impl std::fmt::Display for Disk {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the disk failed")
+        }
+    }
+    impl std::error::Error for Disk {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+    struct Failing;
+    impl io::Read for Failing {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::other(Disk(Sector)))
+        }
+    }
+    let failed = World::<Game>::load(&mut serde_json::Deserializer::from_reader(Failing))
+        .err()
+        .unwrap();
+    assert!(matches!(failed, LoadError::Format(_)), "{failed}");
+    assert_eq!(
+        support::each_message_once(&failed),
+        [
+            "the save could not be read: the disk failed",
+            "sector 7 is unreadable"
+        ]
+    );
+    assert!(failed.source().unwrap().is::<Sector>());
 }

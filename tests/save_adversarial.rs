@@ -483,6 +483,7 @@ fn refused(save: Value) -> Result<String, String> {
         }
         Ok(Err(LoadError::Invalid { reason, .. })) => reason,
         Ok(Err(LoadError::Format(error))) => error.to_string(),
+        Ok(Err(other)) => other.to_string(),
     };
     // In place over an existing world: refused, and that world untouched.
     let mut target = small().world;

@@ -306,10 +306,7 @@ fn per_entity_items_read_and_write_fields() {
     assert!(entity.get_soa::<Body>().is_none());
     let mut query = world.query_mut::<Fields<&mut Pos>>();
     *query.get_mut(a).unwrap().x = 8.0;
-    assert_eq!(
-        world.query::<Fields<&Pos>>().get(a).map(|p| *p.x),
-        Some(8.0)
-    );
+    assert_eq!(world.query::<Fields<&Pos>>().get(a).map(|p| *p.x), Ok(8.0));
 }
 
 #[test]
@@ -570,7 +567,7 @@ macro_rules! tracked_frames {
         fn write_some(mut movers: Query<(Entity, $write)>, all: Query<Entity, With<Vel>>) {
             let picked: Vec<Entity> = all.iter().filter(|e| e.index() % 3 == 0).collect();
             for entity in picked {
-                if let Some((_, $one)) = movers.get_mut(entity) {
+                if let Ok((_, $one)) = movers.get_mut(entity) {
                     $write_one
                 }
             }
@@ -728,7 +725,7 @@ fn a_tracked_soa_column_saves_its_ticks() {
     fn nudge(mut q: Query<(Entity, Fields<&mut Pos>)>, all: Query<Entity, With<Vel>>) {
         let picked: Vec<Entity> = all.iter().filter(|e| e.index() % 2 == 0).collect();
         for entity in picked {
-            if let Some((_, p)) = q.get_mut(entity) {
+            if let Ok((_, p)) = q.get_mut(entity) {
                 *p.y += 1.0;
             }
         }

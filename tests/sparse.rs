@@ -548,8 +548,8 @@ fn filters_on_sparse_components_select_entities() {
 fn a_query_gets_entities_by_id_through_sparse_items() {
     let (mut world, ids) = mixed();
     let q = world.query::<(&Pos, &Stun)>();
-    assert_eq!(q.get(ids[7]).map(|(p, s)| (p.0, s.0)), Some((7, 7)));
-    assert!(q.get(ids[5]).is_none());
+    assert_eq!(q.get(ids[7]).map(|(p, s)| (p.0, s.0)), Ok((7, 7)));
+    assert!(q.get(ids[5]).is_err());
     assert!(q.contains(ids[0]) && !q.contains(ids[6]));
     let mut q = world.query_mut::<&mut Stun>();
     q.get_mut(ids[9]).unwrap().0 = 90;
@@ -1111,7 +1111,7 @@ fn queries_agree_with_each_entity_at_every_density() {
             let query = w.query_filtered::<&Pos, (With<Vel>, Without<Stun>)>();
             for e in w.iter() {
                 let want = w.has::<Vel>(e) && !w.has::<Stun>(e);
-                assert_eq!(query.get(e).is_some(), want, "get {e:?}: {case}");
+                assert_eq!(query.get(e).is_ok(), want, "get {e:?}: {case}");
             }
 
             // Writes through an exclusive world and a prepared query reach

@@ -222,7 +222,7 @@ fn the_new_entities_are_not_alive_until_the_run_is_applied() {
                  mut spawner: Spawner<Game, (Shell,)>,
                  mut seen: ResMut<Seen>| {
         let shell = spawner.spawn((Shell(1),));
-        seen.0.push(u64::from(movers.get(shell).is_none()));
+        seen.0.push(u64::from(movers.get(shell).is_err()));
         seen.0.push(spawner.len() as u64);
     };
     // Twice: the staged path, then the table's.
@@ -308,7 +308,7 @@ fn record_shells(mut spawner: Spawner<Game, (Shell,)>, mut made: ResMut<Made>) {
 
 fn look_up(made: Res<Made>, shells: Query<&Shell>, mut seen: ResMut<Seen>) {
     for &entity in &made.0 {
-        seen.0.push(u64::from(shells.get(entity).is_some()));
+        seen.0.push(u64::from(shells.get(entity).is_ok()));
     }
 }
 

@@ -454,16 +454,16 @@ fn reads_of_a_bad_entity_see_nothing() {
             && w.target::<Targets>(e).is_none()
             && w.ancestors::<ChildOf>(e).next().is_none()
             && w.descendants::<ChildOf>(e).next().is_none()
-            && w.query::<&Pos>().get(e).is_none()
-            && w.query::<(&Pos, &Stun)>().get(e).is_none()
-            && w.query::<(Entity, Option<&Cargo>)>().get(e).is_none()
+            && w.query::<&Pos>().get(e).is_err()
+            && w.query::<(&Pos, &Stun)>().get(e).is_err()
+            && w.query::<(Entity, Option<&Cargo>)>().get(e).is_err()
             && !w.query::<Entity>().contains(e);
         nothing &= w.get_mut::<Pos>(e).is_none();
         nothing &= w.get_mut::<Hp>(e).is_none();
         nothing &= w.get_mut::<Stun>(e).is_none();
         nothing &= w.entity_mut(e).is_none();
-        nothing &= w.query_mut::<&mut Hp>().get_mut(e).is_none();
-        nothing &= w.query_mut::<(&mut Pos, &mut Stun)>().get_mut(e).is_none();
+        nothing &= w.query_mut::<&mut Hp>().get_mut(e).is_err();
+        nothing &= w.query_mut::<(&mut Pos, &mut Stun)>().get_mut(e).is_err();
         nothing &= w.query_mut::<&mut Hp>().get_many_mut([ids.a, e]).is_err();
         nothing
     });
@@ -875,8 +875,8 @@ fn query_get_in_a_system_with_a_stale_id_is_an_error() {
     let bad = ids.bad();
     let probe = move |mut q: Query<(&mut Pos, Option<&mut Stun>)>, r: Query<&Hp>| {
         for e in bad {
-            let a = q.get_mut(e).is_none();
-            let c = r.get(e).is_none();
+            let a = q.get_mut(e).is_err();
+            let c = r.get(e).is_err();
             out.lock().unwrap().push(a && c);
         }
     };

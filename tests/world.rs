@@ -3,7 +3,7 @@
 //! swap-remove fix-up of the entity moved into a vacated row.
 
 use ecs::prelude::*;
-use ecs::{Description, EntitiesExhausted, TableDescription};
+use ecs::{Description, EntitiesExhausted, QueryEntityError, TableDescription, TakeError};
 use std::collections::HashSet;
 use std::num::NonZeroU32;
 
@@ -975,8 +975,8 @@ fn every_operation_on_a_stale_handle_fails_and_changes_nothing() {
     assert!(!world.has::<Frozen>(old));
     assert!(!world.is_alive(old));
     assert_eq!(world.archetype(old), None);
-    assert!(world.query::<&Pos>().get(old).is_none());
-    assert!(world.query_mut::<&mut Pos>().get_mut(old).is_none());
+    assert!(world.query::<&Pos>().get(old).is_err());
+    assert!(world.query_mut::<&mut Pos>().get_mut(old).is_err());
     assert!(!world.query::<Entity>().contains(old));
 
     assert_eq!(world.len(), 2);
@@ -1066,7 +1066,7 @@ fn despawn_from_the_middle_keeps_the_last_entity_reachable() {
     check_five(&world, &es, &[1, 4]);
     world.despawn(es[0]).unwrap();
     check_five(&world, &es, &[0, 1, 4]);
-    assert_eq!(world.query::<&Pos>().get(es[3]), Some(&Pos(3)));
+    assert_eq!(world.query::<&Pos>().get(es[3]), Ok(&Pos(3)));
     assert_eq!(world.len(), 2);
 }
 
@@ -1636,4 +1636,72 @@ fn a_schema_without_resources_has_an_empty_resources_struct() {
     let _: &mut BareResources = world.resources_mut();
     let other = World::<Bare>::new();
     assert!(other.is_empty());
+}
+
+// ------------------------------------------------- errors compose with `?`
+
+/// Gives `to` the velocity of `from` and despawns `from`, returning the
+/// speed handed over: `?` turns each step's `NoSuchEntity` into an
+/// `InsertError`.
+fn hand_over(world: &mut World<Game>, from: Entity, to: Entity) -> Result<i64, InsertError> {
+    let Some(vel) = world.remove::<Vel>(from)? else {
+        return Ok(0);
+    };
+    let speed = vel.0;
+    world.insert(to, (vel,))?;
+    world.despawn(from)?;
+    Ok(speed)
+}
+
+/// Moves a mover one step, then takes its position out: inside, `?` turns
+/// a `NoSuchEntity` into a `QueryEntityError` or a `TakeError`; outside,
+/// either into a `Box<dyn Error>`.
+fn step_and_take(world: &mut World<Game>, e: Entity) -> Result<i64, Box<dyn std::error::Error>> {
+    fn step(world: &mut World<Game>, e: Entity) -> Result<(), QueryEntityError> {
+        world.remove::<Hp>(e)?;
+        let mut movers = world.query_mut::<(&mut Pos, &Vel)>();
+        let (pos, vel) = movers.get_mut(e)?;
+        pos.0 += vel.0;
+        Ok(())
+    }
+    fn take(world: &mut World<Game>, e: Entity) -> Result<Pos, TakeError> {
+        world.remove::<Vel>(e)?;
+        let (pos,) = world.take::<(Pos,)>(e)?;
+        Ok(pos)
+    }
+    step(world, e)?;
+    Ok(take(world, e)?.0)
+}
+
+#[test]
+fn errors_compose_with_the_question_mark() {
+    use ecs::MigrateError;
+    let mut world = World::<Game>::new();
+    let a = world.spawn((Pos(0), Vel(3)));
+    let b = world.spawn((Pos(10), Hp(1)));
+    assert_eq!(hand_over(&mut world, a, b), Ok(3));
+    assert_eq!(world.get::<Vel>(b), Some(&Vel(3)));
+    assert_eq!(
+        hand_over(&mut world, a, b),
+        Err(InsertError::NoSuchEntity(a))
+    );
+
+    let error = step_and_take(&mut world, a).unwrap_err();
+    assert_eq!(
+        error.downcast_ref(),
+        Some(&QueryEntityError::NoSuchEntity(a))
+    );
+    let c = world.spawn((Pos(5),));
+    let error = step_and_take(&mut world, c).unwrap_err();
+    assert_eq!(
+        error.downcast_ref(),
+        Some(&QueryEntityError::DoesNotMatch(c))
+    );
+    assert_eq!(step_and_take(&mut world, b).unwrap(), 13);
+    assert!(!world.is_alive(b));
+
+    // A migrator's error takes a `NoSuchEntity` too (of a `SparseMut`,
+    // say, beside it in a system).
+    let dead: Result<(), MigrateError> = (|| Err(NoSuchEntity(a))?)();
+    assert_eq!(dead, Err(MigrateError::NoSuchEntity(a)));
 }

@@ -4,7 +4,7 @@
 
 use crate::bundle::Placement;
 use crate::change::ChangeWindow;
-use crate::entity::{Entities, Entity, EntityLocation};
+use crate::entity::{Entities, Entity, EntityLocation, NoSuchEntity};
 use crate::lend::{recycle, SplitWorld};
 use crate::mask::{Mask, MaskBits};
 use crate::query::{ChunkRecorder, QueryFilter, Sealed};
@@ -145,6 +145,7 @@ struct Recorded<C> {
 
 /// Why a [`Migrator`] refused a change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MigrateError {
     /// The entity is not alive: despawned, not spawned yet (its commands
     /// are not applied), or a stale handle.
@@ -173,12 +174,22 @@ impl fmt::Display for MigrateError {
 
 impl std::error::Error for MigrateError {}
 
+impl From<NoSuchEntity> for MigrateError {
+    fn from(NoSuchEntity(entity): NoSuchEntity) -> Self {
+        MigrateError::NoSuchEntity(entity)
+    }
+}
+
 impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
     /// Gives `entity` the value `value` of `C` once the system's stage has
     /// run, as [`World::insert`](crate::World::insert) would (over a value
-    /// it has, in place). `Err` if the entity is not alive or out of reach;
-    /// then nothing is recorded (`value` is dropped). The system's queries
-    /// see no change before then.
+    /// it has, in place). The system's queries see no change before then.
+    ///
+    /// # Errors
+    ///
+    /// [`MigrateError::NoSuchEntity`] if `entity` is not alive, and
+    /// [`MigrateError::OutOfReach`] if the migrator's filter does not match
+    /// it; then nothing is recorded (`value` is dropped).
     #[inline]
     pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), MigrateError> {
         record(
@@ -192,8 +203,13 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
 
     /// Removes `entity`'s `C` once the system's stage has run, if it has one
     /// then, as [`World::remove`](crate::World::remove) would (the value is
-    /// dropped). `Err` if the entity is not alive or out of reach; then
-    /// nothing is recorded.
+    /// dropped).
+    ///
+    /// # Errors
+    ///
+    /// [`MigrateError::NoSuchEntity`] if `entity` is not alive, and
+    /// [`MigrateError::OutOfReach`] if the migrator's filter does not match
+    /// it; then nothing is recorded.
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Result<(), MigrateError> {
         record(self.entities, self.routes, self.recorded, entity, None)
@@ -320,6 +336,10 @@ pub struct ChunkMigrator<'w, S: Schema, C: Migratable<S>, F: QueryFilter<S> = ()
 
 impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> ChunkMigrator<'_, S, C, F> {
     /// [`Migrator::insert`], from this chunk.
+    ///
+    /// # Errors
+    ///
+    /// As [`Migrator::insert`]: the entity is not alive or out of reach.
     #[inline]
     pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), MigrateError> {
         record(
@@ -332,6 +352,10 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> ChunkMigrator<'_, S, C, F> 
     }
 
     /// [`Migrator::remove`], from this chunk.
+    ///
+    /// # Errors
+    ///
+    /// As [`Migrator::remove`]: the entity is not alive or out of reach.
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Result<(), MigrateError> {
         record(self.entities, self.routes, &mut self.recorded, entity, None)

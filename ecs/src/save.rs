@@ -177,7 +177,13 @@ mod with_serde {
     /// A format reports a refusal as its own error type, and some formats
     /// keep no message in it: postcard's says only "Serde Deserialization
     /// Error" however the save was wrong. `load` keeps the reason beside it.
+    ///
+    /// Its text includes the format's error (the reason, for
+    /// [`Invalid`](Self::Invalid)), so [`source`](std::error::Error::source)
+    /// goes on below it, with the format's error's own source: a reporter
+    /// that prints the chain prints each message once.
     #[derive(Debug)]
+    #[non_exhaustive]
     pub enum LoadError<E> {
         /// The format could not read the input as a save: it is cut short,
         /// or holds a value of the wrong type or one a component's own
@@ -205,10 +211,14 @@ mod with_serde {
         }
     }
 
+    /// The format's error is in the text (for `Invalid`, as the reason it
+    /// was made from), so the chain goes on with its source.
     impl<E: std::error::Error + 'static> std::error::Error for LoadError<E> {
         fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
             match self {
-                LoadError::Format(error) | LoadError::Invalid { format: error, .. } => Some(error),
+                LoadError::Format(error) | LoadError::Invalid { format: error, .. } => {
+                    error.source()
+                }
             }
         }
     }

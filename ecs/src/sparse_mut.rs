@@ -101,8 +101,12 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
 
     /// Gives `entity` the value `value` of `C`, as
     /// [`World::insert`](crate::World::insert) would: returns the value it
-    /// replaces, if the entity had one. `Err(NoSuchEntity)` if the entity
-    /// is not alive; then nothing changes (`value` is dropped).
+    /// replaces, if the entity had one.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if `entity` is not alive; then nothing changes
+    /// (`value` is dropped).
     #[inline]
     pub fn insert(&mut self, entity: Entity, value: C) -> Result<Option<C>, NoSuchEntity> {
         if self.entities.location(entity).is_none() {
@@ -134,7 +138,11 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
 
     /// Takes `entity`'s value of `C` out, as
     /// [`World::remove`](crate::World::remove) would: `Ok(None)` if it had
-    /// none, `Err(NoSuchEntity)` if the entity is not alive.
+    /// none.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if `entity` is not alive; then nothing changes.
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Result<Option<C>, NoSuchEntity> {
         if self.entities.location(entity).is_none() {
@@ -276,16 +284,23 @@ pub struct ChunkSparseMut<'w, S: Schema, C> {
 impl<S: Schema, C: SparseMutable<S>> ChunkSparseMut<'_, S, C> {
     /// Records that `entity` gets the value `value` of `C`, as
     /// [`SparseMut::insert`] would give it (over the value it has, if
-    /// any). `Err(NoSuchEntity)` if the entity is not alive; then nothing
-    /// is recorded (`value` is dropped).
+    /// any).
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if `entity` is not alive; then nothing is recorded
+    /// (`value` is dropped).
     #[inline]
     pub fn insert(&mut self, entity: Entity, value: C) -> Result<(), NoSuchEntity> {
         self.record(entity, Some(value))
     }
 
     /// Records that `entity` loses its value of `C`, if it has one then, as
-    /// [`SparseMut::remove`] would take it. `Err(NoSuchEntity)` if the
-    /// entity is not alive; then nothing is recorded.
+    /// [`SparseMut::remove`] would take it.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if `entity` is not alive; then nothing is recorded.
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
         self.record(entity, None)

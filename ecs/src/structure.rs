@@ -1535,6 +1535,7 @@ fn write_names(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
 /// The error of [`World::insert`](crate::World::insert). The world is
 /// unchanged, and the bundle was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum InsertError {
     /// The entity, or the target of a relation in the bundle, is not alive
     /// (despawned, or a stale handle); the variant holds that entity.
@@ -1609,9 +1610,12 @@ impl fmt::Display for RelationCycle {
     }
 }
 
+impl std::error::Error for RelationCycle {}
+
 /// The error of [`World::take`](crate::World::take). The world is
 /// unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TakeError {
     /// The entity is not alive (despawned, or a stale handle).
     NoSuchEntity(Entity),
@@ -1683,10 +1687,17 @@ impl fmt::Display for TakeError {
 
 impl std::error::Error for TakeError {}
 
+impl From<NoSuchEntity> for TakeError {
+    fn from(NoSuchEntity(entity): NoSuchEntity) -> Self {
+        TakeError::NoSuchEntity(entity)
+    }
+}
+
 /// The error of [`World::exchange`](crate::World::exchange), which hands
 /// back the bundle that was to be inserted
 /// ([`ExchangeError::into_bundle`]). The world is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ExchangeError<B> {
     /// The entity is not alive (despawned, or a stale handle).
     NoSuchEntity {

@@ -183,6 +183,7 @@ impl SnapshotSlot {
 /// did not come, in order, from one session driving this runner; the world
 /// is left as it was after the last request fulfilled.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RollbackError {
     /// A save for `requested` came while the world was at frame `at`
     /// (requests were skipped, or came from another session).

@@ -5,6 +5,7 @@
 use super::{Model, ModelMask};
 use crate::{Tag, A, B, C, D};
 use ecs::prelude::*;
+use ecs::QueryEntityError;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use support::Rng;
 
@@ -561,9 +562,10 @@ impl Harness {
                         ..
                     }) => {
                         *c = c.wrapping_neg();
-                        assert_eq!(got, Some((*c, d.clone())), "{ctx}");
+                        assert_eq!(got, Ok((*c, d.clone())), "{ctx}");
                     }
-                    _ => assert_eq!(got, None, "{ctx}"),
+                    Some(_) => assert_eq!(got, Err(QueryEntityError::DoesNotMatch(e)), "{ctx}"),
+                    None => assert_eq!(got, Err(QueryEntityError::NoSuchEntity(e)), "{ctx}"),
                 }
                 self.check_entity(e);
             }
@@ -746,11 +748,19 @@ impl Harness {
         for (&e, m) in model.iter().take(20) {
             let got = query.get(e).map(|(a, b)| (a.0, b.map(|b| b.0)));
             let expected = m.a.map(|a| (a, m.b));
-            assert_eq!(got, expected, "{ctx}: query get {e:?}");
+            assert_eq!(
+                got,
+                expected.ok_or(QueryEntityError::DoesNotMatch(e)),
+                "{ctx}: query get {e:?}"
+            );
             assert_eq!(query.contains(e), expected.is_some(), "{ctx}");
         }
         for &e in self.dead.iter().rev().take(20) {
-            assert!(query.get(e).is_none(), "{ctx}: query get stale {e:?}");
+            assert_eq!(
+                query.get(e).err(),
+                Some(QueryEntityError::NoSuchEntity(e)),
+                "{ctx}: query get stale {e:?}"
+            );
         }
     }
 }

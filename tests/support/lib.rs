@@ -60,6 +60,28 @@ pub fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
         .install(f)
 }
 
+/// The messages of `error` and of each error below it (its
+/// [`source`](std::error::Error::source), that one's, ...), top first;
+/// panics, naming both, if one message holds one below it: an error's text
+/// includes its source's or returns it from `source`, never both (or an
+/// error reporter prints it twice).
+pub fn each_message_once(error: &dyn std::error::Error) -> Vec<String> {
+    let mut messages: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(error) = next {
+        let message = error.to_string();
+        for above in &messages {
+            assert!(
+                !above.contains(&message),
+                "{message:?} is printed twice: in {above:?}, and as its source"
+            );
+        }
+        messages.push(message);
+        next = error.source();
+    }
+    messages
+}
+
 /// A shared record of which [`Tracked`] values have been dropped, by id.
 ///
 /// Every `Tracked` made by [`DropLog::track`] appends its id here when it is

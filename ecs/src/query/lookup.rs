@@ -3,13 +3,15 @@
 //! [`Query::single_mut`]), with their errors.
 
 use super::{Query, QueryData, ReadOnlyQueryData};
-use crate::entity::Entity;
+use crate::entity::{Entity, NoSuchEntity};
 use core::fmt;
 
-/// Why [`Query::get_many`] or [`Query::get_many_mut`] could not hand out the
-/// items of the entities asked for. Each names the first entity, in the
-/// order given, that is at fault.
+/// Why [`Query::get`], [`Query::get_mut`], [`Query::get_many`] or
+/// [`Query::get_many_mut`] could not hand out the item of an entity asked
+/// for. Each names the entity at fault (for `get_many` and `get_many_mut`,
+/// the first in the order given).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum QueryEntityError {
     /// The entity is not alive: despawned, or a stale handle.
     NoSuchEntity(Entity),
@@ -44,10 +46,17 @@ impl fmt::Display for QueryEntityError {
 
 impl std::error::Error for QueryEntityError {}
 
+impl From<NoSuchEntity> for QueryEntityError {
+    fn from(NoSuchEntity(entity): NoSuchEntity) -> Self {
+        QueryEntityError::NoSuchEntity(entity)
+    }
+}
+
 /// Why [`Query::single`] or [`Query::single_mut`] found no item to return.
 /// Each names the query type, which its `Display` writes without module
 /// paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum QuerySingleError {
     /// No entity matches the query.
     NoEntities {
@@ -133,6 +142,13 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// assert_eq!(movers.get_many_mut([a, a]).err(), Some(QueryEntityError::Repeated(a)));
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// For the first entity at fault, in the order given:
+    /// [`QueryEntityError::NoSuchEntity`] if it is not alive,
+    /// [`QueryEntityError::DoesNotMatch`] if the query does not match it,
+    /// and [`QueryEntityError::Repeated`] if it is given twice.
     pub fn get_many_mut<const N: usize>(
         &mut self,
         entities: [Entity; N],
@@ -197,6 +213,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// let scores: Vec<u32> = world.query::<&Score>().iter().map(|s| s.0).collect();
     /// assert_eq!(scores.iter().sum::<u32>(), 10);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`QuerySingleError::NoEntities`] if no entity matches, and
+    /// [`QuerySingleError::MultipleEntities`] if more than one does.
     pub fn single_mut(&mut self) -> Result<Q::Item<'_>, QuerySingleError> {
         self.check_single()?;
         Ok(Q::get(Q::reborrow(&mut self.tables[0].fetch), 0))
@@ -211,15 +232,29 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     ) -> Result<[(usize, usize); N], QueryEntityError> {
         let mut located = [(0, 0); N];
         for (place, &entity) in located.iter_mut().zip(entities) {
-            *place = match self.locate(entity) {
-                Some(place) => place,
-                None if self.entities.contains(entity) => {
-                    return Err(QueryEntityError::DoesNotMatch(entity))
-                }
-                None => return Err(QueryEntityError::NoSuchEntity(entity)),
-            };
+            *place = self.locate_or_err(entity)?;
         }
         Ok(located)
+    }
+
+    /// The place of `entity` in the query: (index in `self.tables`, row);
+    /// the error says whether it is dead or does not match.
+    #[inline]
+    pub(super) fn locate_or_err(&self, entity: Entity) -> Result<(usize, usize), QueryEntityError> {
+        match self.locate(entity) {
+            Some(place) => Ok(place),
+            None => Err(self.not_found(entity)),
+        }
+    }
+
+    /// Why `entity`, which the query does not reach, is not found.
+    #[cold]
+    fn not_found(&self, entity: Entity) -> QueryEntityError {
+        if self.entities.contains(entity) {
+            QueryEntityError::DoesNotMatch(entity)
+        } else {
+            QueryEntityError::NoSuchEntity(entity)
+        }
     }
 
     /// `Ok` if exactly one entity matches: then it is row 0 of the one
@@ -257,6 +292,12 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// let movers = world.query::<(&Pos, &Vel)>();
     /// assert_eq!(movers.get_many([b, a]).err(), Some(QueryEntityError::DoesNotMatch(a)));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// For the first entity at fault, in the order given:
+    /// [`QueryEntityError::NoSuchEntity`] if it is not alive, and
+    /// [`QueryEntityError::DoesNotMatch`] if the query does not match it.
     pub fn get_many<const N: usize>(
         &self,
         entities: [Entity; N],
@@ -294,6 +335,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// ));
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`QuerySingleError::NoEntities`] if no entity matches, and
+    /// [`QuerySingleError::MultipleEntities`] if more than one does.
     pub fn single(&self) -> Result<Q::Item<'_>, QuerySingleError>
     where
         Q: ReadOnlyQueryData,

@@ -93,7 +93,7 @@ use std::borrow::Cow;
 /// assert_eq!(world.get::<Pos>(b).unwrap().0, 0);
 /// let mut query = world.query::<(Entity, &Pos)>();
 /// assert_eq!(query.count(), 2);
-/// assert_eq!(query.get(a).map(|(e, p)| (e, p.0)), Some((a, 2)));
+/// assert_eq!(query.get(a).map(|(e, p)| (e, p.0)), Ok((a, 2)));
 /// ```
 pub struct Query<'w, Q: QueryData, F = ()> {
     entities: &'w Entities,
@@ -242,11 +242,17 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         }
     }
 
-    /// The item of `entity`, mutably; `None` if it is not alive or does not match.
+    /// The item of `entity`, mutably.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryEntityError::NoSuchEntity`] if `entity` is not alive, and
+    /// [`QueryEntityError::DoesNotMatch`] if it is alive but the query does
+    /// not match it.
     #[inline]
-    pub fn get_mut(&mut self, entity: Entity) -> Option<Q::Item<'_>> {
-        let (table, row) = self.locate(entity)?;
-        Some(Q::get(Q::reborrow(&mut self.tables[table].fetch), row))
+    pub fn get_mut(&mut self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError> {
+        let (table, row) = self.locate_or_err(entity)?;
+        Ok(Q::get(Q::reborrow(&mut self.tables[table].fetch), row))
     }
 
     /// Number of matching entities.
@@ -317,14 +323,39 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         }
     }
 
-    /// The item of `entity`; `None` if it is not alive or does not match.
+    /// The item of `entity`.
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// use schemecs::QueryEntityError;
+    /// #[derive(Debug, PartialEq)] struct Pos(i64);
+    /// #[derive(Debug, PartialEq)] struct Vel(i64);
+    /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
+    ///
+    /// let mut world = World::<S>::new();
+    /// let mover = world.spawn((Pos(1), Vel(2)));
+    /// let rock = world.spawn((Pos(5),));
+    /// let gone = world.spawn((Pos(9), Vel(0)));
+    /// world.despawn(gone).unwrap();
+    ///
+    /// let movers = world.query::<(&Pos, &Vel)>();
+    /// assert_eq!(movers.get(mover), Ok((&Pos(1), &Vel(2))));
+    /// assert_eq!(movers.get(rock), Err(QueryEntityError::DoesNotMatch(rock)));
+    /// assert_eq!(movers.get(gone), Err(QueryEntityError::NoSuchEntity(gone)));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`QueryEntityError::NoSuchEntity`] if `entity` is not alive, and
+    /// [`QueryEntityError::DoesNotMatch`] if it is alive but the query does
+    /// not match it.
     #[inline]
-    pub fn get(&self, entity: Entity) -> Option<Q::Item<'_>>
+    pub fn get(&self, entity: Entity) -> Result<Q::Item<'_>, QueryEntityError>
     where
         Q: ReadOnlyQueryData,
     {
-        let (table, row) = self.locate(entity)?;
-        Some(Q::get(Q::shared(&self.tables[table].fetch), row))
+        let (table, row) = self.locate_or_err(entity)?;
+        Ok(Q::get(Q::shared(&self.tables[table].fetch), row))
     }
 }
 

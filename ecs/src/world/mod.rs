@@ -148,6 +148,11 @@ impl<S: Schema> World<S> {
 
     /// Creates an entity with the components of `bundle`, or fails (dropping
     /// the bundle) when no entity index is left.
+    ///
+    /// # Errors
+    ///
+    /// [`EntitiesExhausted`] if all 2³² − 1 entity indices are in use; then
+    /// nothing changes.
     pub fn try_spawn<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
         const { B::INSERT_CHECK };
         if Self::has_lifecycle(B::BITS) {
@@ -195,6 +200,8 @@ impl<S: Schema> World<S> {
     /// is overwritten in place (the old value is dropped); otherwise the entity
     /// moves to the table of its new archetype.
     ///
+    /// # Errors
+    ///
     /// Fails, dropping `bundle` and changing nothing, with
     /// [`InsertError::NoSuchEntity`] if `entity` is not alive or a relation
     /// in `bundle` names a target that is not, and with
@@ -212,8 +219,11 @@ impl<S: Schema> World<S> {
     }
 
     /// Removes component `C` from `entity` and returns it: `Ok(None)` if the
-    /// entity does not have it, `Err(NoSuchEntity)` (changing nothing) if the
-    /// entity is not alive.
+    /// entity does not have it.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if `entity` is not alive; then nothing changes.
     // Always inlined, as `remove_bundle`: LLVM left this wrapper out of line,
     // which kept the migration out of the caller's loop.
     #[inline(always)]
@@ -224,8 +234,11 @@ impl<S: Schema> World<S> {
 
     /// Removes every component of bundle `B` from `entity` and returns them,
     /// if the entity has all of them; if it lacks any, removes nothing and
-    /// returns `Ok(None)`. `Err(NoSuchEntity)` (changing nothing) if the entity
-    /// is not alive.
+    /// returns `Ok(None)`.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if `entity` is not alive; then nothing changes.
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -255,10 +268,13 @@ impl<S: Schema> World<S> {
     /// Moves `entity` out of the world: returns its components as the bundle
     /// `B` and despawns it (its id is freed, as by [`World::despawn`]; a
     /// tracked component is logged as removed). Nothing is lost: this
-    /// succeeds only when the entity's components are exactly `B`'s;
-    /// otherwise it fails with [`TakeError::Mismatch`], naming the
-    /// difference, and changes nothing. A dead entity is
-    /// [`TakeError::NoSuchEntity`].
+    /// succeeds only when the entity's components are exactly `B`'s.
+    ///
+    /// # Errors
+    ///
+    /// [`TakeError::NoSuchEntity`] if `entity` is not alive, and
+    /// [`TakeError::Mismatch`], naming the difference, if its components
+    /// are not exactly `B`'s; then nothing changes.
     ///
     /// The bundle can then be spawned into another world of the same
     /// schema (or of another schema with those components):
@@ -339,13 +355,16 @@ impl<S: Schema> World<S> {
     /// values are still there, then the `on_add` hooks, then the
     /// `on_insert` hooks; the commands they record are applied after.
     ///
-    /// If the entity is not alive, or lacks any component of `R`, nothing
-    /// changes, no hook runs, nothing is recorded and the error hands
-    /// `bundle` back ([`ExchangeError::into_bundle`]); so does a relation
-    /// in `bundle` whose target is not alive (the error names the target),
-    /// or which would close a cycle in a relation declared
-    /// `on_target_despawn = despawn` ([`ExchangeError::Cycle`], judged on
-    /// the world before the exchange).
+    /// # Errors
+    ///
+    /// [`ExchangeError::NoSuchEntity`] if the entity is not alive, or a
+    /// relation in `bundle` names a target that is not (the error names the
+    /// target); [`ExchangeError::Missing`] if the entity lacks any component
+    /// of `R`; [`ExchangeError::Cycle`] if a relation in `bundle` would close
+    /// a cycle in a relation declared `on_target_despawn = despawn` (judged
+    /// on the world before the exchange). Then nothing changes, no hook
+    /// runs, nothing is recorded and the error hands `bundle` back
+    /// ([`ExchangeError::into_bundle`]).
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -486,8 +505,12 @@ impl<S: Schema> World<S> {
         });
     }
 
-    /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is
-    /// not alive (a second despawn, or a stale handle): nothing changes.
+    /// Destroys `entity`, dropping its components.
+    ///
+    /// # Errors
+    ///
+    /// [`NoSuchEntity`] if `entity` is not alive (a second despawn, or a
+    /// stale handle); then nothing changes.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
         if S::LIFECYCLE_BITS != 0 {
             let mut hooks = CommandQueue::default();

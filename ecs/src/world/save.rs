@@ -202,8 +202,14 @@ impl<S: Schema> World<S> {
     /// save is refused: a save of another schema, or one that would break
     /// the world, is [`LoadError::Invalid`] with a `reason` that says what is
     /// wrong, also through a format whose errors keep no message (postcard
-    /// reports every such refusal as "Serde Deserialization Error"). Input
-    /// the format itself cannot read is [`LoadError::Format`].
+    /// reports every such refusal as "Serde Deserialization Error").
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::Invalid`], with the reason, if the input reads as a save
+    /// but not as one of a world of this schema, or one that would break an
+    /// invariant of the world; [`LoadError::Format`] if the format cannot
+    /// read the input as a save. No world is built.
     ///
     /// ```
     /// use schemecs::prelude::*;

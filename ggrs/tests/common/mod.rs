@@ -227,7 +227,7 @@ fn wound(
     mut commands: Commands<Arena>,
 ) {
     for hit in hits.read() {
-        if let Some(hp) = mobs.get_mut(hit.mob) {
+        if let Ok(hp) = mobs.get_mut(hit.mob) {
             hp.0 -= hit.damage;
             commands.insert(hit.mob, (Stun(4),));
         }
