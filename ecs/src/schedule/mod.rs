@@ -255,10 +255,11 @@ impl<S: Schema> Schedule<S> {
     ///
     /// ```
     /// use schemecs::prelude::*;
+    /// struct Pos(f32);
     /// #[derive(Default)] struct Log(Vec<&'static str>);
     /// #[derive(Default)] struct Paused(bool);
     /// #[derive(Schema)]
-    /// struct Game { #[ecs(resource)] log: Log, #[ecs(resource)] paused: Paused }
+    /// struct Game { pos: Pos, #[ecs(resource)] log: Log, #[ecs(resource)] paused: Paused }
     ///
     /// fn input(mut log: ResMut<Log>) { log.0.push("input"); }
     /// fn physics(mut log: ResMut<Log>) { log.0.push("physics"); }
