@@ -5,7 +5,7 @@
 //! through the same calls measures beside it: saves and loads nothing, and
 //! an advance one block per `Query` parameter that reaches a table (the
 //! query's list of its tables' columns, which the system's function takes
-//! by value and drops; see tests/allocations.rs of the core), plus what the
+//! by value and drops; see tests/world/allocations.rs of the core), plus what the
 //! game's own systems allocate.
 //!
 //! A counting allocator counts the current thread's allocations. Only

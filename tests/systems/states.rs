@@ -538,8 +538,8 @@ fn two_schedules_with_the_same_enter_systems_are_told_apart_by_their_labels() {
     let text = panic.downcast_ref::<String>().unwrap();
     assert!(
         text.starts_with(
-            "two live schedules labelled \"on_enter of states::Phase\" with the same systems \
-             (count_enters) take turns on one World<Game>"
+            "two live schedules labelled \"on_enter of systems::states::Phase\" with the same \
+             systems (count_enters) take turns on one World<Game>"
         ),
         "{text}"
     );

@@ -4,7 +4,7 @@
 //! refused with an error: never a panic, never a world that breaks an
 //! invariant, and a failed load in place leaves the target as it was.
 //!
-//! `cargo test -p ecs-tests --features serde --test save_adversarial`
+//! `cargo test -p ecs-tests --features serde --test saves -- save_adversarial::`
 
 use core::time::Duration;
 use ecs::prelude::*;

@@ -14,17 +14,15 @@
 //! * `World::clone_from` into a snapshot that has held a world of the same
 //!   shape before (a rollback ring): every vector is refilled in place.
 //!
-//! A counting allocator counts the allocations of the current thread; each
-//! measurement runs the schedule on a one-thread rayon pool, from inside it,
-//! so that everything the run does happens on the counted thread. (On more
-//! threads, a parallel stage also allocates one rayon job per helper
-//! thread: a cost per thread, not per table or system.)
+//! A counting allocator (installed in `main.rs`) counts the allocations of
+//! the current thread; each measurement runs the schedule on a one-thread
+//! rayon pool, from inside it, so that everything the run does happens on
+//! the counted thread. (On more threads, a parallel stage also allocates one
+//! rayon job per helper thread: a cost per thread, not per table or
+//! system.)
 
 use ecs::prelude::*;
-use support::{allocations, Counting};
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+use support::allocations;
 
 #[derive(Clone, Copy)]
 struct A(u32);

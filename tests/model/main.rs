@@ -15,9 +15,17 @@
 //! in parallel (`SparseMut`, `Spawner`), against a model that runs each
 //! frame in program order.
 //!
+//! The other model-based and adversarial tests share this binary, each a
+//! module of its own with its own schema: `changes_model` (change
+//! detection, events and removal logs against a model) and
+//! `soa_adversarial` (struct-of-arrays components under hostile use).
+//!
 //! On failure the seed is printed; replay one seed with
 //! `ECS_MODEL_SEED=<seed> cargo test --test model`, and change the number of
 //! operations per seed with `ECS_MODEL_OPS=<n>`.
+
+mod changes_model;
+mod soa_adversarial;
 
 use ecs::prelude::*;
 use std::collections::HashSet;
@@ -50,21 +58,17 @@ struct Model {
     clippy::duplicate_mod,
     reason = "the harness is compiled once per schema"
 )]
-#[path = "model/harness.rs"]
 mod harness;
 
 /// The same five components at bits 64 to 68, after 64 others: `u128` masks.
-#[path = "model/wide.rs"]
 mod wide;
 
 /// Relations, a requirement and hooks, against a model that keeps the
 /// inverse lists and the hooks' journal by hand.
-#[path = "model/relations.rs"]
 mod relations;
 
 /// Structural changes made at once inside parallel systems (`SparseMut`,
 /// `Spawner`), against a model that runs the frame in program order.
-#[path = "model/owned.rs"]
 mod owned;
 
 #[test]

@@ -111,8 +111,8 @@ fn changes_are_made_in_order_when_the_run_is_applied() {
     assert_eq!(
         world.resource::<Log>().0,
         [String::from(
-            "Migrator { schema: \"Game\", component: \"migrator::Burning\", filter: \
-             \"schemecs::query::filter::With<migrator::Red>\", recorded: 5 }"
+            "Migrator { schema: \"Game\", component: \"world::migrator::Burning\", filter: \
+             \"schemecs::query::filter::With<world::migrator::Red>\", recorded: 5 }"
         )]
     );
 }

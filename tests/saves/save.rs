@@ -3,7 +3,7 @@
 //! differs; a truncated, corrupted or made-up save is an error, never a panic
 //! and never a world that breaks an invariant (fuzzed below).
 //!
-//! `cargo test -p ecs-tests --features serde --test save`
+//! `cargo test -p ecs-tests --features serde --test saves -- save::`
 
 use ecs::prelude::*;
 use ecs::{LoadError, StableHash};

@@ -2,7 +2,7 @@
 //! target's inverse list in step with its sources' relations through every
 //! path (world methods, commands, systems run in parallel), despawns or
 //! orphans sources as declared, and reads the hierarchy in a deterministic
-//! order. Requirements and hooks are in tests/lifecycle.rs.
+//! order. Requirements and hooks are in tests/world/lifecycle.rs.
 
 use ecs::prelude::*;
 use ecs::{ExchangeError, RelationCycle, StableHash};

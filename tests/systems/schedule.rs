@@ -1,7 +1,7 @@
 //! Systems, commands and the schedule: what `Schedule::run` computes is the
 //! systems run one after another in the order added, each system's commands
 //! applied right after it; these tests pin that down operation by operation.
-//! (`tests/determinism.rs` compares whole random runs across thread counts.)
+//! (`tests/systems/determinism.rs` compares whole random runs across thread counts.)
 
 use ecs::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -807,7 +807,7 @@ fn describe_names_functions_closures_and_named_systems() {
         .add(step::<Frozen>);
     let plan = schedule.describe();
     assert!(plan.contains("stage 1: inertia, closure in describe_names_functions_closures_and_named_systems, spawn wave\n"), "{plan}");
-    assert!(plan.contains("step<schedule::Frozen>"), "{plan}");
+    assert!(plan.contains("step<systems::schedule::Frozen>"), "{plan}");
 }
 
 #[test]

@@ -206,7 +206,7 @@ fn chunks_and_their_entities_say_their_size_and_debug_as_schema_mask_rows() {
     assert_eq!(
         seen,
         [(
-            "TableChunk { schema: \"tables::Sim\", mask: 0b11, rows: 0..2, .. }".to_string(),
+            "TableChunk { schema: \"world::tables::Sim\", mask: 0b11, rows: 0..2, .. }".to_string(),
             format!("[{e0:?}, {e4:?}]"),
         )]
     );

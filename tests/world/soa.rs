@@ -6,10 +6,7 @@
 
 use ecs::prelude::*;
 use ecs::StableHash;
-use support::{allocations, Counting, Rng};
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+use support::{allocations, Rng};
 
 #[derive(Soa, Clone, Copy, Debug, PartialEq, StableHash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

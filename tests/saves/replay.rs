@@ -11,8 +11,8 @@
 //! same is done with `run_sequential` and with `run` on pools of 1, 2 and 4
 //! threads, and all of those must agree too.
 //!
-//! `cargo test -p ecs-tests --test replay`
-//! `cargo test -p ecs-tests --features serde --test replay`
+//! `cargo test -p ecs-tests --test saves -- replay::`
+//! `cargo test -p ecs-tests --features serde --test saves -- replay::`
 
 use core::time::Duration;
 use ecs::prelude::*;

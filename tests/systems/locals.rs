@@ -479,7 +479,7 @@ fn two_live_schedules_of_the_same_systems_taking_turns_are_refused() {
     assert!(
         text.starts_with(
             "two live schedules with the same systems (mark_a, reader) take turns on one \
-             World<Game>, both created at tests/locals.rs:"
+             World<Game>, both created at tests/systems/locals.rs:"
         ),
         "{text}"
     );
