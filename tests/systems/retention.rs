@@ -274,6 +274,30 @@ fn an_enter_system_that_reads_no_event_holds_no_event_back() {
     assert!(world.events::<Ping>().len() <= 2);
 }
 
+/// A reader holds only the logs it reads: an enter system that reads pings
+/// holds the pings back while it waits, and neither the other queues nor
+/// the removal log.
+#[test]
+fn a_reader_of_one_queue_holds_no_other_log_back() {
+    fn enter(pings: EventReader<Ping>) {
+        let _ = pings.len();
+    }
+    let mut world = World::<Colony>::new();
+    let mut schedule = Schedule::<Colony>::new();
+    schedule.on_enter(Phase::Playing, enter).add(mine).add(haul);
+    world.set_next_state(Phase::Playing);
+    let runs = HOLD_RUNS as usize / 2;
+    for _ in 0..runs {
+        schedule.run(&mut world);
+    }
+    assert!(world.events::<Ping>().len() >= runs - 1, "pings held");
+    assert!(world.events::<Mined>().len() <= 2);
+    assert!(world.events::<Delivered>().len() <= 2);
+    // One cart despawned a run: two runs' worth are kept.
+    assert!(world.removed::<Cargo>().count() <= 2);
+    assert!(world.removed::<Cargo>().count() >= 1);
+}
+
 /// A system skipped by its run condition holds the queues it reads, and
 /// only those: every one of them for up to HOLD_RUNS runs, reading all of
 /// them when it runs again.
@@ -338,6 +362,149 @@ fn a_reader_skipped_past_hold_runs_is_told_exactly_what_it_missed() {
     assert_eq!(restored.checksum(), world.checksum());
 }
 
+/// Once a reader whose hold ended has run again, the marks kept for it are
+/// gone: the world then has the checksum of one whose reader never
+/// waited. In both worlds a reader of the same queue next to it stays
+/// skipped (its hold ended, its marks stay), and a schedule that ran once
+/// reads `Mined` (its hold ends and stays ended).
+#[test]
+fn the_marks_of_a_reader_go_when_it_runs_again() {
+    fn peek(pings: EventReader<Ping>) {
+        let _ = pings.len();
+    }
+    fn glance(pings: EventReader<Ping>) {
+        let _ = pings.len();
+    }
+    fn open(tally: Res<Tally>) -> bool {
+        tally.mined == 0
+    }
+    fn first_frame(tally: Res<Tally>) -> bool {
+        tally.frames <= 1
+    }
+    fn census(mined: EventReader<Mined>) {
+        let _ = mined.len();
+    }
+    let world = |waits: bool| {
+        let mut world = World::<Colony>::new();
+        let mut ledger = Schedule::<Colony>::new();
+        ledger.add(census);
+        ledger.run(&mut world);
+        let mut schedule = Schedule::<Colony>::new();
+        schedule
+            .add(mine)
+            .add(glance.run_if(first_frame))
+            .add(peek.run_if(open));
+        schedule.run(&mut world);
+        world.resource_mut::<Tally>().mined = u64::from(waits);
+        for _ in 0..HOLD_RUNS + 10 {
+            schedule.run(&mut world);
+        }
+        world.resource_mut::<Tally>().mined = 0;
+        for _ in 0..3 {
+            schedule.run(&mut world);
+        }
+        world
+    };
+    assert_eq!(world(true).checksum(), world(false).checksum());
+}
+
+/// A schedule whose second system sends what its third reads: when the
+/// schedule runs again after its hold ended, the reader is told exactly
+/// what it missed, not the event it read at its last run (sent after the
+/// schedule's first tick).
+#[test]
+fn a_reader_after_a_sender_in_its_schedule_misses_only_what_it_did_not_read() {
+    fn idle(_: Res<Tally>) {}
+    fn ring(mut pings: EventWriter<Ping>) {
+        pings.send(Ping);
+    }
+    let mut world = World::<Colony>::new();
+    let mut play = Schedule::<Colony>::new();
+    play.add(mine);
+    let mut ledger = Schedule::<Colony>::new();
+    ledger.add(idle).add(ring).add(menu_pings);
+    ledger.run(&mut world);
+    assert_eq!(world.resource::<Tally>().pings_read, 1);
+    for _ in 0..2 * HOLD_RUNS {
+        play.run(&mut world);
+    }
+    ledger.run(&mut world);
+    let tally = world.resource::<Tally>();
+    assert!(tally.pings_missed > 0, "{tally:?}");
+    assert_eq!(tally.pings_read + tally.pings_missed, 1 + 2 * HOLD_RUNS + 1);
+}
+
+/// What a queue dropped is part of the checksum only where a reader's hold
+/// ended (it decides what that reader missed): two worlds whose one ping,
+/// long dropped, was sent by different systems have the same checksum,
+/// unless a reader of pings stopped running and its hold ended.
+#[test]
+fn what_was_dropped_counts_in_the_checksum_only_after_a_hold_ended() {
+    fn ring_a(tally: Res<Tally>, mut pings: EventWriter<Ping>) {
+        if tally.mined == 1 {
+            pings.send(Ping);
+        }
+    }
+    fn ring_b(tally: Res<Tally>, mut pings: EventWriter<Ping>) {
+        if tally.mined == 2 {
+            pings.send(Ping);
+        }
+    }
+    fn peek(pings: EventReader<Ping>) {
+        let _ = pings.len();
+    }
+    let world = |sender: u64, reader_waits: bool| {
+        let mut world = World::<Colony>::new();
+        if reader_waits {
+            let mut ledger = Schedule::<Colony>::new();
+            ledger.add(peek);
+            ledger.run(&mut world);
+        }
+        let mut schedule = Schedule::<Colony>::new();
+        schedule.add(ring_a).add(ring_b);
+        world.resource_mut::<Tally>().mined = sender;
+        schedule.run(&mut world);
+        world.resource_mut::<Tally>().mined = 0;
+        for _ in 0..HOLD_RUNS + 10 {
+            schedule.run(&mut world);
+        }
+        assert_eq!(world.events::<Ping>().sent(), 1);
+        assert_eq!(world.events::<Ping>().len(), 0);
+        world.checksum()
+    };
+    assert_eq!(world(1, false), world(2, false));
+    assert_ne!(world(1, true), world(2, true));
+}
+
+/// Held entries are clamped like every stored tick: a reader skipped while
+/// the tick goes around twice still holds every event sent since it last
+/// ran, and when it runs reads those sent within `MAX_AGE` (2^30) ticks of
+/// its run, none twice.
+#[test]
+fn a_skipped_reader_holds_its_events_while_the_tick_wraps() {
+    let mut world = World::<Colony>::new();
+    let mut schedule = Schedule::<Colony>::new();
+    schedule
+        .add(mine)
+        .add(menu_pings.run_if(in_state(Phase::Menu)));
+    schedule.apply_transitions::<Phase>();
+    schedule.run(&mut world);
+    world.set_next_state(Phase::Playing);
+    for _ in 0..8 {
+        schedule.run(&mut world);
+        world.advance_change_tick_for_tests(1 << 30);
+    }
+    assert_eq!(world.events::<Ping>().len(), 8, "held");
+    world.set_next_state(Phase::Menu);
+    schedule.run(&mut world);
+    // Its first run's ping and this run's: the eight sent while it waited
+    // are over 2^30 ticks old.
+    assert_eq!(world.resource::<Tally>().pings_read, 2);
+    schedule.run(&mut world);
+    let tally = world.resource::<Tally>();
+    assert_eq!((tally.pings_read, tally.pings_missed), (3, 0));
+}
+
 fn colony_reader_schedule(schedule: &mut Schedule<Colony>) {
     *schedule = Schedule::<Colony>::new();
     schedule
@@ -375,6 +542,31 @@ fn a_schedule_that_stops_running_lets_go_after_hold_runs() {
     // Each run but the first despawns the carts of the run before.
     assert_eq!(tally.removals_read + tally.removals_missed, runs - 1);
     assert!(tally.removals_missed > 0);
+}
+
+/// A schedule holds every log any of its systems reads, also when two of
+/// them read the same logs.
+#[test]
+fn a_schedule_holds_the_logs_two_of_its_systems_both_read() {
+    fn peek(delivered: EventReader<Delivered>, gone: Removed<Cargo>) {
+        let _ = (delivered.len(), gone.len());
+    }
+    let mut world = World::<Colony>::new();
+    let mut play = Schedule::<Colony>::new();
+    play.add(mine).add(haul);
+    let mut ledger = Schedule::<Colony>::new();
+    ledger.add(close_mine).add(peek);
+    ledger.run(&mut world);
+    let runs = HOLD_RUNS - 1;
+    for _ in 0..runs {
+        play.run(&mut world);
+    }
+    assert_eq!(world.events::<Delivered>().len() as u64, runs);
+    ledger.run(&mut world);
+    let tally = world.resource::<Tally>();
+    assert_eq!((tally.delivered_read, tally.delivered_missed), (runs, 0));
+    // Each run but the first despawns the carts of the run before.
+    assert_eq!((tally.removals_read, tally.removals_missed), (runs - 1, 0));
 }
 
 /// A save made while a reader's hold has ended loads to a world whose
