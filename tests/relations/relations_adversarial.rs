@@ -460,6 +460,31 @@ fn a_ring_in_a_hierarchy_cannot_be_closed() {
     }
 }
 
+/// The walk up finds where a cycle starts however far above the entity it
+/// is: each ancestor once, the cycle's last.
+#[test]
+fn a_walk_up_ends_at_a_cycle_that_starts_far_above() {
+    for tail in 1..6 {
+        let chain = within_time(move || {
+            let mut world = World::<Scene>::new();
+            let chain: Vec<Entity> = (0..tail + 3)
+                .map(|i| world.spawn((Name(i as u32), Act::Nothing)))
+                .collect();
+            for i in 0..tail + 2 {
+                world.insert(chain[i], (Targets(chain[i + 1]),)).unwrap();
+            }
+            // A cycle of three, `tail` steps above the first.
+            world
+                .insert(chain[tail + 2], (Targets(chain[tail]),))
+                .unwrap();
+            let up: Vec<Entity> = world.ancestors::<Targets>(chain[0]).collect();
+            assert_eq!(up, chain[1..]);
+            chain
+        });
+        assert_eq!(chain.len(), tail + 3);
+    }
+}
+
 /// A ring of a relation whose sources outlive their target may be closed;
 /// despawning one of it despawns no other, each hook once.
 #[test]
