@@ -194,144 +194,17 @@ macro_rules! impl_tuple {
     };
 }
 
-impl_tuple!((T0, M0));
-impl_tuple!((T0, M0), (T1, M1));
-impl_tuple!((T0, M0), (T1, M1), (T2, M2));
-impl_tuple!((T0, M0), (T1, M1), (T2, M2), (T3, M3));
-impl_tuple!((T0, M0), (T1, M1), (T2, M2), (T3, M3), (T4, M4));
-impl_tuple!((T0, M0), (T1, M1), (T2, M2), (T3, M3), (T4, M4), (T5, M5));
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7),
-    (T8, M8)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7),
-    (T8, M8),
-    (T9, M9)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7),
-    (T8, M8),
-    (T9, M9),
-    (T10, M10)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7),
-    (T8, M8),
-    (T9, M9),
-    (T10, M10),
-    (T11, M11)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7),
-    (T8, M8),
-    (T9, M9),
-    (T10, M10),
-    (T11, M11),
-    (T12, M12)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7),
-    (T8, M8),
-    (T9, M9),
-    (T10, M10),
-    (T11, M11),
-    (T12, M12),
-    (T13, M13)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7),
-    (T8, M8),
-    (T9, M9),
-    (T10, M10),
-    (T11, M11),
-    (T12, M12),
-    (T13, M13),
-    (T14, M14)
-);
-impl_tuple!(
-    (T0, M0),
-    (T1, M1),
-    (T2, M2),
-    (T3, M3),
-    (T4, M4),
-    (T5, M5),
-    (T6, M6),
-    (T7, M7),
-    (T8, M8),
-    (T9, M9),
-    (T10, M10),
-    (T11, M11),
-    (T12, M12),
-    (T13, M13),
-    (T14, M14),
-    (T15, M15)
+/// Implements the tuple traits for every prefix of the list: tuples of 1
+/// to 16 systems.
+macro_rules! impl_tuple_prefixes {
+    ([$($done:tt),*];) => {};
+    ([$($done:tt),*]; $next:tt $(, $rest:tt)*) => {
+        impl_tuple!($($done,)* $next);
+        impl_tuple_prefixes!([$($done,)* $next]; $($rest),*);
+    };
+}
+
+impl_tuple_prefixes!([];
+    (T0, M0), (T1, M1), (T2, M2), (T3, M3), (T4, M4), (T5, M5), (T6, M6), (T7, M7),
+    (T8, M8), (T9, M9), (T10, M10), (T11, M11), (T12, M12), (T13, M13), (T14, M14), (T15, M15)
 );
