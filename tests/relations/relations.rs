@@ -809,6 +809,26 @@ fn take_and_exchange_keep_relations_in_step() {
     assert_eq!(error.into_bundle(), (ChildOf(gone),));
     assert_eq!(world.target::<Targets>(c), Some(root));
     assert_consistent(&world);
+    // Exchanging an entity's list of sources for a new target of the same
+    // relation: the sources lose their relation, and the entity moves from
+    // its old target's list to the new one's.
+    let d = world.spawn((Targets(c), Name(6)));
+    let (TargetedBy(list),) = world
+        .exchange::<(TargetedBy,), _>(c, (Targets(d),))
+        .unwrap();
+    assert_eq!(list, [d]);
+    assert!(!world.has::<Targets>(d));
+    assert!(!world.has::<TargetedBy>(root));
+    assert_eq!(world.sources::<Targets>(d), [c]);
+    assert_consistent(&world);
+    // Exchanging the list of an entity that targets itself for another
+    // component: it is its own source, and loses its relation with it.
+    let e = world.spawn((Name(7),));
+    world.insert(e, (Targets(e),)).unwrap();
+    let (TargetedBy(list),) = world.exchange::<(TargetedBy,), _>(e, (Name(8),)).unwrap();
+    assert_eq!(list, [e]);
+    assert!(!world.has::<Targets>(e));
+    assert_consistent(&world);
 }
 
 #[test]
