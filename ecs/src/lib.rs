@@ -139,6 +139,7 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 extern crate self as schemecs;
 

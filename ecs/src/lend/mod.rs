@@ -10,7 +10,8 @@
 mod split;
 
 pub(crate) use split::recycle;
-pub use split::{SplitBuffers, SplitWorld};
+pub use split::SplitWorld;
+pub(crate) use split::SplitBuffers;
 
 /// One column or resource being lent out: free, lent to readers, or lent to
 /// one writer.

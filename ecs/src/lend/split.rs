@@ -68,7 +68,7 @@ pub(crate) struct TableSlots<'s, 'w, S: Schema> {
 /// The vectors of a [`SplitWorld`], kept empty between splits so that the
 /// next split reuses their memory.
 #[doc(hidden)]
-pub struct SplitBuffers<S: Schema> {
+pub(crate) struct SplitBuffers<S: Schema> {
     unlent: Vec<Unlent<'static, S>>,
     lent: Vec<LentTable<'static, S>>,
     columns: Vec<Lent<'static, S::Column>>,

@@ -183,7 +183,7 @@ pub struct Has<T>(PhantomData<fn() -> T>);
 
 /// [`SchemaQuery::FIRST_COLUMN`] of an item that takes no column.
 #[doc(hidden)]
-pub const NO_COLUMN: u32 = u32::MAX;
+pub(crate) const NO_COLUMN: u32 = u32::MAX;
 
 /// `panic!` message of a query that aliases at run time, which the `CHECK`
 /// consts make impossible; kept as a last line of defence.

@@ -529,11 +529,11 @@ impl Conditions {
 /// required components joined with the filter's conditions.
 #[doc(hidden)]
 #[allow(clippy::type_complexity)]
-pub struct QueryReach<S, Q, F>(PhantomData<fn() -> (S, Q, F)>);
+pub(crate) struct QueryReach<S, Q, F>(PhantomData<fn() -> (S, Q, F)>);
 
 impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
     /// The conditions any one of which admits a table.
-    pub const CONDITIONS: &'static Conditions = &Conditions::one(TableCondition {
+    pub(crate) const CONDITIONS: &'static Conditions = &Conditions::one(TableCondition {
         required: Q::REQUIRED,
         excluded: 0,
     })
@@ -543,12 +543,12 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
     /// components, which no table holds (the rows are then filtered one by
     /// one, see [`QueryReach::SPARSE`]). The same conditions in a schema
     /// without sparse components.
-    pub const TABLE_CONDITIONS: &'static Conditions =
+    pub(crate) const TABLE_CONDITIONS: &'static Conditions =
         &Self::CONDITIONS.without_bits(S::SPARSE_BITS);
 
     /// Whether the query reaches a sparse component, in an item or in its
     /// filter: its rows are then judged one by one (see `query/sparse.rs`).
-    pub const SPARSE: bool = Q::SPARSE != 0 || Self::CONDITIONS.mentions() & S::SPARSE_BITS != 0;
+    pub(crate) const SPARSE: bool = Q::SPARSE != 0 || Self::CONDITIONS.mentions() & S::SPARSE_BITS != 0;
 
     /// Whether the query reaches sparse components only through the
     /// `With`/`Without` conditions of its filter: no item reads a sparse
@@ -556,21 +556,21 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
     /// [`Changed`]). Its passing rows are then found as bits, by the
     /// presence of each entity's sparse components, and the query is built
     /// as one with a row filter is, whole tables and their bits.
-    pub const SPARSE_FILTER: bool = Self::SPARSE && Q::SPARSE == 0 && !F::ROWS;
+    pub(crate) const SPARSE_FILTER: bool = Self::SPARSE && Q::SPARSE == 0 && !F::ROWS;
 
     /// Whether the query is built run by run (see `query/sparse.rs`): it
     /// reaches sparse components other than through its filter's
     /// conditions alone.
-    pub const SPARSE_RUNS: bool = Self::SPARSE && !Self::SPARSE_FILTER;
+    pub(crate) const SPARSE_RUNS: bool = Self::SPARSE && !Self::SPARSE_FILTER;
 
     /// Whether the query keeps the rows that pass, as bits, beside its
     /// tables: a row filter's, or a sparse filter's
     /// ([`QueryReach::SPARSE_FILTER`]).
-    pub const ROWS: bool = F::ROWS || Self::SPARSE_FILTER;
+    pub(crate) const ROWS: bool = F::ROWS || Self::SPARSE_FILTER;
 
     /// The table conditions as a list, empty when there is only one (see
     /// [`Access::any_of`](crate::Access::any_of)).
-    pub const ANY_OF: &'static [TableCondition] = if Self::TABLE_CONDITIONS.len() > 1 {
+    pub(crate) const ANY_OF: &'static [TableCondition] = if Self::TABLE_CONDITIONS.len() > 1 {
         Self::TABLE_CONDITIONS.as_slice()
     } else {
         &[]
@@ -578,7 +578,7 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
 
     /// Fails to evaluate (a compile error naming the component) if no table
     /// can ever match: the query requires a component it also excludes.
-    pub const CHECK: () = {
+    pub(crate) const CHECK: () = {
         if Self::CONDITIONS.is_empty() {
             let bit = Self::CONDITIONS.contradicted().trailing_zeros();
             panic!("{}", S::NEVER_MATCHES_MESSAGES[bit as usize]);

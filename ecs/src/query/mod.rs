@@ -55,7 +55,7 @@ pub use prepared::PreparedQuery;
 pub(crate) use rows::PassingRows;
 use rows::{fold_runs, for_each_reached};
 pub(crate) use sparse::SparseRuns;
-pub use state::QueryState;
+pub(crate) use state::QueryState;
 pub(crate) use state::Reach;
 pub use table::TableChunk;
 

@@ -130,7 +130,7 @@ impl RowSet {
 /// start. Tables none of whose rows pass are left out.
 #[derive(Clone, Debug, Default)]
 #[doc(hidden)]
-pub struct PassingRows {
+pub(crate) struct PassingRows {
     words: Vec<u64>,
     tables: Vec<TableRows>,
 }

@@ -69,7 +69,7 @@ use crate::storage::{EntityIndex, SparseSet, SparseSets, Table, TableId};
 /// The runs of a query that reaches sparse components: see the module docs.
 #[derive(Default)]
 #[doc(hidden)]
-pub struct SparseRuns {
+pub(crate) struct SparseRuns {
     runs: Vec<RowRun>,
     /// By run: the query's sparse components its rows have.
     present: Vec<u128>,

@@ -28,7 +28,8 @@ mod snapshot;
 
 pub use hierarchy::{Ancestors, Descendants};
 pub(crate) use locals::Locals;
-pub use locals::{LocalSlots, LocalState};
+pub use locals::LocalState;
+pub(crate) use locals::LocalSlots;
 pub(crate) use owners::{ScheduleOwner, ScheduleOwners};
 
 /// All entities and resources of schema `S`.
