@@ -1,8 +1,8 @@
 //! [`CommandBuffer`]: commands recorded outside systems.
 
-use crate::command::{recording_methods, CommandQueue, Commands};
+use crate::commands::{recording_methods, CommandQueue, Commands};
 use crate::schema::Schema;
-use crate::world::World;
+use crate::world_impl::World;
 use core::fmt;
 
 /// Commands recorded outside any system, applied to a world with one call,

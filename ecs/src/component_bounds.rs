@@ -18,9 +18,9 @@
 //! impl is written, while one that names a parameter only makes the impl not
 //! apply, so a schema with a component that is not `Clone` still compiles.
 
-use crate::checksum::{StableHash, StableHasher};
 use crate::event::Events;
 use crate::schema::Schema;
+use crate::stable_hash::{StableHash, StableHasher};
 use crate::storage::{Soa, SoaVec, TrackedVec};
 
 /// How a world keeps values of `T`: a component's column (`Vec<T>`, or

@@ -6,7 +6,7 @@ use crate::lend::SplitWorld;
 use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::Schema;
 use crate::system::{Access, SystemParam};
-use crate::world::World;
+use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;
 

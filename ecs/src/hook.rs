@@ -2,11 +2,11 @@
 //! (`#[ecs(on_add = f, on_insert = g, on_remove = h)]`), run by the world
 //! when that component is added to, written into or taken from an entity.
 
-use crate::command::Commands;
+use crate::commands::Commands;
 use crate::entity::Entity;
 use crate::entity_ref::EntityRef;
 use crate::schema::{Component, Resource, Schema};
-use crate::world::World;
+use crate::world_impl::World;
 
 /// Which change a hook runs on.
 #[doc(hidden)]

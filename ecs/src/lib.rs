@@ -144,10 +144,9 @@
 extern crate self as schemecs;
 
 mod bundle;
-mod change;
-mod checksum;
-mod command;
+mod changes;
 mod command_buffer;
+mod commands;
 mod component_bounds;
 mod despawner;
 mod entity;
@@ -160,7 +159,7 @@ mod migrator;
 mod misuse;
 mod pool;
 mod query;
-mod relation;
+mod relations;
 mod removed;
 pub mod retention;
 mod save;
@@ -168,18 +167,18 @@ mod schedule;
 mod schema;
 mod sparse_mut;
 mod spawner;
+mod stable_hash;
 mod state;
 mod storage;
 mod structure;
 mod system;
 mod tick;
-mod world;
+mod world_impl;
 
 pub use bundle::Bundle;
-pub use change::Tick;
-pub use checksum::{StableHash, StableHasher};
-pub use command::{ChunkCommands, Commands};
+pub use changes::Tick;
 pub use command_buffer::CommandBuffer;
+pub use commands::{ChunkCommands, Commands};
 pub use component_bounds::ChecksumSchema;
 pub use despawner::{ChunkDespawner, Despawner};
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
@@ -193,7 +192,7 @@ pub use query::{
     QueryEntityError, QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery,
     TableChunk, TableCondition, TableEntities, TableEntitiesIter, With, Without,
 };
-pub use relation::{Inverse, OnTargetDespawn, Relation, RelationOf};
+pub use relations::{Inverse, OnTargetDespawn, Relation, RelationOf};
 pub use removed::Removed;
 pub use schedule::{FixedTime, GameLoop, Schedule};
 pub use schema::{Component, Migratable, Resource, Schema, SparseMutable, Tracked};
@@ -208,6 +207,7 @@ pub use schemecs_macros::StableHash;
 pub use schemecs_macros::{Inverse, Relation};
 pub use sparse_mut::{ChunkSparseMut, SparseMut};
 pub use spawner::{ChunkSpawner, Spawner, UnnamedSpawner};
+pub use stable_hash::{StableHash, StableHasher};
 pub use state::{in_state, InState, NextState, State, States};
 pub use storage::Soa;
 // Named in the compiler's messages about a type that is not a component.
@@ -221,7 +221,7 @@ pub use system::{
     ConditionParam, IntoCondition, IntoSystem, Local, NotCondition, OnEvent, OrCondition, Res,
     ResMut, ResourceChanged, RunIf, RunIfExt, SystemParam,
 };
-pub use world::{Ancestors, Descendants, Description, LocalState, TableDescription, World};
+pub use world_impl::{Ancestors, Descendants, Description, LocalState, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]
@@ -254,9 +254,8 @@ pub mod __private {
     pub use crate::__schema_snapshot_impls as schema_snapshot_impls;
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::{extend_row_by_row, stage_component, Placement, SpawnRows};
-    pub use crate::change::ChangeWindow;
-    pub use crate::checksum::fixed_size;
-    pub use crate::command::CommandQueue;
+    pub use crate::changes::ChangeWindow;
+    pub use crate::commands::CommandQueue;
     pub use crate::component_bounds::{
         CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
     };
@@ -267,9 +266,10 @@ pub mod __private {
         RequiredDefault, StateIsNotAResource,
     };
     pub use crate::query::{MatchedTables, TableView};
-    pub use crate::relation::RelationVisitor;
+    pub use crate::relations::RelationVisitor;
     #[cfg(feature = "serde")]
     pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
+    pub use crate::stable_hash::fixed_size;
     pub use crate::storage::Staged;
     pub use crate::storage::{
         AsVec, Column, ColumnVec, SoaComponent, SoaField, SoaVec, TrackedVec, Values,

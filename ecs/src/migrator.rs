@@ -3,7 +3,7 @@
 //! that cannot reach those tables run.
 
 use crate::bundle::Placement;
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::entity::{Entities, Entity, EntityLocation, NoSuchEntity};
 use crate::lend::{recycle, SplitWorld};
 use crate::mask::{Mask, MaskBits};
@@ -11,7 +11,7 @@ use crate::query::{ChunkRecorder, QueryFilter, Sealed};
 use crate::schema::{Component, Migratable, Schema};
 use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow, Tables};
 use crate::system::{Access, Message, SystemParam};
-use crate::world::World;
+use crate::world_impl::World;
 use core::cmp::Reverse;
 use core::fmt;
 use core::marker::PhantomData;

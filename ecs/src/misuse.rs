@@ -200,18 +200,18 @@ pub trait RelationField<S: crate::Schema> {
     /// The target.
     fn relation_target(&self) -> crate::Entity;
     /// Hands `visitor` this relation.
-    fn visit<V: crate::relation::RelationVisitor<S>>(visitor: &mut V);
+    fn visit<V: crate::relations::RelationVisitor<S>>(visitor: &mut V);
 }
 
 #[diagnostic::do_not_recommend]
-impl<S: crate::Schema, T: crate::relation::RelationOf<S>> RelationField<S> for T {
+impl<S: crate::Schema, T: crate::relations::RelationOf<S>> RelationField<S> for T {
     #[inline(always)]
     fn relation_target(&self) -> crate::Entity {
         self.target()
     }
 
     #[inline(always)]
-    fn visit<V: crate::relation::RelationVisitor<S>>(visitor: &mut V) {
+    fn visit<V: crate::relations::RelationVisitor<S>>(visitor: &mut V) {
         visitor.visit::<T>();
     }
 }

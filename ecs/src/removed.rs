@@ -2,12 +2,12 @@
 //! entities that lost a tracked component, read from the world's removal
 //! log through the system's change window.
 
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::entity::Entity;
 use crate::lend::SplitWorld;
 use crate::schema::{Schema, Tracked};
 use crate::system::{Access, SystemParam};
-use crate::world::World;
+use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;
 

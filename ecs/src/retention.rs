@@ -33,7 +33,7 @@
 //! everything here, are world state: clones, checksums and saves carry
 //! them.
 
-use crate::checksum::{StableHash, StableHasher};
+use crate::stable_hash::{StableHash, StableHasher};
 use crate::tick::{clamp, is_after, ChangeWindow};
 
 /// How many runs (schedule runs and `clear_trackers` marks) of a world a

@@ -6,7 +6,7 @@
 use crate::entity::Entity;
 use crate::hook::{DeferredWorld, HookKind};
 use crate::mask::Mask;
-use crate::relation::RelationVisitor;
+use crate::relations::RelationVisitor;
 use crate::storage::{Column, Staged};
 
 /// A world's complete list of component and resource types, fixed at compile

@@ -1,14 +1,14 @@
 //! [`SparseMut`]: a system parameter that inserts and removes one sparse
 //! component at once, while other systems run.
 
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::entity::{Entities, Entity, NoSuchEntity};
 use crate::lend::SplitWorld;
 use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::{Schema, SparseMutable};
 use crate::storage::{sparse_position, Column, EntityIndex, SparseIndex};
 use crate::system::{Access, SystemParam};
-use crate::world::World;
+use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;
 

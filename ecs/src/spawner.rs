@@ -2,7 +2,7 @@
 //! at once, while other systems run.
 
 use crate::bundle::{Bundle, Placement};
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::entity::{Entities, Entity};
 use crate::lend::SplitWorld;
 use crate::mask::Mask;
@@ -10,7 +10,7 @@ use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::Schema;
 use crate::storage::{Bins, EntityIndex, Staged, TableId};
 use crate::system::{Access, SystemParam};
-use crate::world::World;
+use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;
 

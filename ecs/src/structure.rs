@@ -18,7 +18,7 @@
 //! from the trash. A `Drop` that panics then finds the world consistent.
 
 use crate::bundle::{Bundle, NewRows, Placement, SpawnRows};
-use crate::change::Changes;
+use crate::changes::Changes;
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity, SlotsMut};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::mask::{Mask, MaskBits};

@@ -1,6 +1,6 @@
 //! What a schema's relations, requirements and hooks generate: the
 //! lifecycle bits and dispatch functions of `impl Schema` (the runtime's
-//! `world/lifecycle.rs` calls them), `impl RelationOf<Schema>` for each
+//! `world_impl/lifecycle.rs` calls them), `impl RelationOf<Schema>` for each
 //! relation type, and each relation component's `relation_target`.
 
 use super::{bit_literal, Names};

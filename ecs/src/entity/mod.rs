@@ -1,6 +1,6 @@
 //! Entities: generational handles and the allocator that maps them to rows.
 
-use crate::checksum::{StableHash, StableHasher};
+use crate::stable_hash::{StableHash, StableHasher};
 use crate::storage::{EntityIndex, TableId, TableRow};
 use core::fmt;
 use core::num::NonZeroU32;

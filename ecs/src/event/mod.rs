@@ -35,11 +35,11 @@ mod read;
 
 pub use read::{ChunkEvents, EventCursor, EventReader, EventWriter};
 
-use crate::change::ChangeWindow;
-use crate::checksum::{StableHash, StableHasher};
+use crate::changes::ChangeWindow;
 use crate::lend::Lent;
 use crate::retention::{LogId, Retention, TickLog};
 use crate::schema::Schema;
+use crate::stable_hash::{StableHash, StableHasher};
 use core::fmt;
 
 /// An event type of schema `S`, declared by a field marked `#[ecs(event)]`.

@@ -3,12 +3,12 @@
 //! events form of parallel iteration ([`ChunkEvents`]).
 
 use super::{Event, Events};
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::lend::SplitWorld;
 use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::Schema;
 use crate::system::{Access, SystemParam};
-use crate::world::World;
+use crate::world_impl::World;
 use core::fmt;
 
 /// Where a reader outside systems is in one event queue: [`EventCursor::read`]

@@ -7,7 +7,7 @@ use super::filter::QueryFilter;
 use super::rows::{PassingRows, RowSet};
 use super::sparse::{self, SparseRuns};
 use super::{FetchedTable, Query};
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::entity::Entities;
 use crate::lend::{Lent, SplitWorld};
 use crate::mask::{Mask, MaskBits};

@@ -10,7 +10,7 @@
 
 use super::fetch::SchemaQuery;
 use super::rows::RowSet;
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::mask::{Mask, MaskBits};
 use crate::schema::{Component, Schema, Tracked};
 use crate::storage::{Column, EntityIndex, SparseSets, Table};
@@ -548,7 +548,8 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
 
     /// Whether the query reaches a sparse component, in an item or in its
     /// filter: its rows are then judged one by one (see `query/sparse.rs`).
-    pub(crate) const SPARSE: bool = Q::SPARSE != 0 || Self::CONDITIONS.mentions() & S::SPARSE_BITS != 0;
+    pub(crate) const SPARSE: bool =
+        Q::SPARSE != 0 || Self::CONDITIONS.mentions() & S::SPARSE_BITS != 0;
 
     /// Whether the query reaches sparse components only through the
     /// `With`/`Without` conditions of its filter: no item reads a sparse

@@ -3,7 +3,7 @@
 //! thread without the `parallel` feature). The forms that only call a
 //! function cut the ranges as rayon cuts a slice, adaptively; the form that
 //! records changes ([`Query::par_for_each_mut_with`], through a
-//! [`ChunkRecorder`], implemented beside each recorder: `command.rs`,
+//! [`ChunkRecorder`], implemented beside each recorder: `commands.rs`,
 //! `event/read.rs`, `migrator.rs`, `sparse_mut.rs`, `spawner.rs`) cuts them
 //! into fixed chunks ([`Query::exclusive_chunks`]), one buffer each, put
 //! back in chunk order.

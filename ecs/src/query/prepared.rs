@@ -7,7 +7,7 @@ use super::state::QueryState;
 use super::{fetch_table, Query};
 use crate::lend::Lent;
 use crate::schema::Schema;
-use crate::world::World;
+use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;
 

@@ -9,7 +9,7 @@
 //! ([`BitRuns`]). A query without one never gets here.
 
 use super::QueryData;
-use crate::change::{ChangeWindow, GROUP, MAX_AGE, SWEEP_INTERVAL};
+use crate::changes::{ChangeWindow, GROUP, MAX_AGE, SWEEP_INTERVAL};
 use crate::storage::TableId;
 
 /// A set of rows of one table, as bits.

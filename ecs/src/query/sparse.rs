@@ -59,7 +59,7 @@ use super::fetch::{Donor, RowSplit, SchemaQuery, TableView, NO_COLUMN};
 use super::filter::{QueryFilter, QueryReach, RowView, TableCondition};
 use super::rows::{PassingRows, RowRun, RowSet};
 use super::FetchedTable;
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::entity::Entities;
 use crate::lend::{recycle, Lent};
 use crate::mask::{Mask, MaskBits};

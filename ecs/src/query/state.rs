@@ -25,7 +25,7 @@ use super::filter::{QueryFilter, QueryReach};
 use super::rows::{PassingRows, RowSet};
 use super::sparse::{filter_rows_by_presence, Presence};
 use super::{filter_rows, MatchedTables, Query, QueryData, SchemaQuery, SparseRuns};
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::entity::Entities;
 use crate::lend::SplitWorld;
 use crate::schema::Schema;

@@ -18,12 +18,12 @@
 //! cannot do without a second split, that is, a barrier.
 
 use super::plan::Plan;
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::lend::{recycle, SplitBuffers, SplitWorld};
 use crate::pool;
 use crate::schema::Schema;
 use crate::system::{Group, ParamSystem, SystemKind, SystemNode};
-use crate::world::World;
+use crate::world_impl::World;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};

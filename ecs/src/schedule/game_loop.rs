@@ -2,9 +2,9 @@
 //! world, with the fixed step's clock ([`FixedTime`]) kept in the world.
 
 use super::Schedule;
-use crate::checksum::{StableHash, StableHasher};
 use crate::schema::{Resource, Schema};
-use crate::world::World;
+use crate::stable_hash::{StableHash, StableHasher};
+use crate::world_impl::World;
 use core::time::Duration;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 

@@ -16,7 +16,7 @@ use crate::schema::Schema;
 use crate::state::States;
 use crate::structure::DespawnBatch;
 use crate::system::{Group, IntoSystem, IntoSystems, SystemFn, SystemKind, SystemNode};
-use crate::world::{ScheduleOwner, World};
+use crate::world_impl::{ScheduleOwner, World};
 use core::fmt;
 use executor::{admit, apply, check_in, run_alone, Executor, StageRun, Why};
 use transitions::{StateTransitions, Transitions};
@@ -675,12 +675,12 @@ impl<S: Schema> Schedule<S> {
     fn fingerprint(&mut self) -> u64 {
         let (systems, label) = (&self.systems, &self.label);
         *self.fingerprint.get_or_insert_with(|| {
-            let mut hasher = crate::checksum::StableHasher::new();
+            let mut hasher = crate::stable_hash::StableHasher::new();
             if let Some(label) = label {
-                crate::checksum::StableHash::stable_hash(label.as_str(), &mut hasher);
+                crate::stable_hash::StableHash::stable_hash(label.as_str(), &mut hasher);
             }
             for system in systems {
-                crate::checksum::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
+                crate::stable_hash::StableHash::stable_hash(system.name.as_ref(), &mut hasher);
             }
             hasher.finish() as u64
         })

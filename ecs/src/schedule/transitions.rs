@@ -14,7 +14,7 @@ use crate::schema::Schema;
 use crate::state::in_state;
 use crate::state::{state_text, State, States};
 use crate::system::{IntoSystems, RunIfExt, SystemFn};
-use crate::world::{ScheduleOwner, World};
+use crate::world_impl::{ScheduleOwner, World};
 use core::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};
 use std::sync::Arc;

@@ -32,8 +32,8 @@ mod next;
 
 pub use next::{in_state, InState, NextState};
 
-use crate::checksum::{StableHash, StableHasher};
 use crate::schema::{Resource, Schema};
+use crate::stable_hash::{StableHash, StableHasher};
 use core::fmt;
 
 /// A state type of schema `S`: the type of an `#[ecs(state)]` field.

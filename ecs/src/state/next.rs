@@ -3,11 +3,11 @@
 //! own access to its states.
 
 use super::{state_text, State, States};
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::lend::SplitWorld;
 use crate::schema::Schema;
 use crate::system::{Access, SystemParam};
-use crate::world::World;
+use crate::world_impl::World;
 use core::fmt;
 
 /// A system parameter that requests a transition of state `T`: it is

@@ -9,8 +9,8 @@
 //! [`crate::change`].
 
 use super::Soa;
-use crate::change::{clamp, later, GROUP};
-use crate::checksum::{StableHash, StableHasher};
+use crate::changes::{clamp, later, GROUP};
+use crate::stable_hash::{StableHash, StableHasher};
 use core::marker::PhantomData;
 
 /// Operations every column supports whatever its component type; implemented
@@ -468,7 +468,7 @@ pub trait ColumnVec: Default {
     /// [`AsVec::vec_mut`].
     #[inline(always)]
     fn swap_remove_ticks(&mut self, _row: usize) {}
-    /// Clamps the ticks to at most [`MAX_AGE`](crate::change::MAX_AGE) older
+    /// Clamps the ticks to at most [`MAX_AGE`](crate::changes::MAX_AGE) older
     /// than `now`.
     #[inline(always)]
     fn clamp_ticks(&mut self, _now: u32) {}

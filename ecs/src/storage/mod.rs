@@ -61,11 +61,11 @@ impl TableRow {
 pub(crate) struct EntityIndex(pub(crate) u32);
 
 /// Its `u32`, in a checksum.
-impl crate::checksum::StableHash for EntityIndex {
+impl crate::stable_hash::StableHash for EntityIndex {
     const __FIXED_SIZE: Option<usize> = Some(4);
 
     #[inline]
-    fn stable_hash(&self, hasher: &mut crate::checksum::StableHasher) {
+    fn stable_hash(&self, hasher: &mut crate::stable_hash::StableHasher) {
         self.0.stable_hash(hasher);
     }
 

@@ -13,7 +13,7 @@
 
 use super::column::ColumnVec;
 use super::{TrackedVec, Values};
-use crate::checksum::{StableHash, StableHasher};
+use crate::stable_hash::{StableHash, StableHasher};
 
 /// A component stored field by field: each named field in an array of its
 /// own. Derived with `#[derive(Soa)]` on a struct with named fields, each of

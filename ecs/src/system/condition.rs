@@ -9,14 +9,14 @@
 
 use super::{guard, Group, IntoSystems, Res, SystemNode, SystemParam};
 use super::{system_name, Access, IntoSystem, Local, LocalSlots, Param, ParamStates, SystemFn};
-use crate::change::ChangeWindow;
-use crate::checksum::{StableHash, StableHasher};
+use crate::changes::ChangeWindow;
 use crate::event::{Event, EventReader};
 use crate::lend::SplitBuffers;
 use crate::query::{Query, QueryFilter, ReadOnlyQueryData, SchemaQuery};
 use crate::removed::Removed;
 use crate::schema::{Resource, Schema, Tracked};
-use crate::world::{LocalState, Locals, World};
+use crate::stable_hash::{StableHash, StableHasher};
+use crate::world_impl::{LocalState, Locals, World};
 use core::fmt;
 use core::marker::PhantomData;
 use std::borrow::Cow;

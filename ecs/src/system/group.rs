@@ -14,10 +14,10 @@
 
 use super::condition::LocalPlaces;
 use super::{Condition, IntoSystem, SystemFn, SystemNode};
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::lend::SplitBuffers;
 use crate::schema::Schema;
-use crate::world::{Locals, World};
+use crate::world_impl::{Locals, World};
 use core::ops::Range;
 use std::borrow::Cow;
 

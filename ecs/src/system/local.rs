@@ -7,7 +7,7 @@
 //! snapshot (`clone_from`, a rollback) or loaded from a save would go on with
 //! the schedule's values from the future, and two peers of a rollback session
 //! would drift apart without a word. Here a world holds the values of every
-//! `Local` of every schedule that ran on it, in a [`Locals`](crate::world::Locals) store keyed the
+//! `Local` of every schedule that ran on it, in a [`Locals`](crate::world_impl::Locals) store keyed the
 //! way its change windows are: by the schedule's fingerprint (a stable hash
 //! of its systems' names, in order) and the system's place. `clone`,
 //! `clone_from`, [`World::checksum`](crate::World::checksum) and saves carry
@@ -22,16 +22,16 @@
 //!
 //! The store cannot know the types of the values: they are whatever types
 //! the systems' signatures name, unknown to the schema. So it keeps each
-//! value behind a small object-safe trait (`LocalValue`, in `world/locals.rs`) that clones,
+//! value behind a small object-safe trait (`LocalValue`, in `world_impl/locals.rs`) that clones,
 //! hashes and saves it, and a system gets its value back by downcasting.
 //! This is the crate's one use of `Any`: once per `Local` per run, never per
 //! entity, and nothing in a system without a `Local` pays for it.
 
 use super::{Access, SystemParam};
-use crate::change::ChangeWindow;
+use crate::changes::ChangeWindow;
 use crate::lend::SplitWorld;
 use crate::schema::Schema;
-use crate::world::{LocalSlots, LocalState, World};
+use crate::world_impl::{LocalSlots, LocalState, World};
 use core::fmt;
 use core::ops::{Deref, DerefMut};
 

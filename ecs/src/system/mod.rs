@@ -25,12 +25,12 @@ pub(crate) use group::{add_one, guard, Group};
 pub use group::{IntoSystems, Tuple, TupleParts, TupleShape};
 pub use local::Local;
 
-use crate::change::ChangeWindow;
-use crate::command::{CommandQueue, Commands};
+use crate::changes::ChangeWindow;
+use crate::commands::{CommandQueue, Commands};
 use crate::lend::SplitWorld;
 use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery};
 use crate::schema::{Resource, Schema};
-use crate::world::{LocalSlots, World};
+use crate::world_impl::{LocalSlots, World};
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};

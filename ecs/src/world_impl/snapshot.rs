@@ -12,10 +12,10 @@
 //! [`Entity`]: crate::Entity
 
 use super::World;
-use crate::checksum::{StableHash, StableHasher};
 use crate::component_bounds::{CloneSchema, HashSchema};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
+use crate::stable_hash::{StableHash, StableHasher};
 use std::sync::{PoisonError, RwLock};
 
 /// An exact copy: same entities, generations, free-slot order, tables, row

@@ -29,7 +29,7 @@
 
 use super::Locals;
 use super::World;
-use crate::change::Changes;
+use crate::changes::Changes;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
 use crate::save::{bounded, reject, take_reason, Bounded, LoadColumn, LoadError};

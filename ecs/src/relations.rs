@@ -2,7 +2,7 @@
 //! relation value and its inverse list implement, and the one a schema's
 //! derive gives each relation field.
 //!
-//! The world keeps the two sides in step (see `world/lifecycle.rs`); this
+//! The world keeps the two sides in step (see `world_impl/lifecycle.rs`); this
 //! module only says what each side is, and the rules: a relation declared
 //! `on_target_despawn = despawn` has no cycle ([`Relation`]), and removing
 //! an inverse list unlinks its sources ([`Inverse`]).

@@ -5,7 +5,7 @@
 //! back in ([`LocalSlots`]). See `system/local.rs` for why a system's local
 //! state is world state and how a value travels.
 
-use crate::checksum::{StableHash, StableHasher};
+use crate::stable_hash::{StableHash, StableHasher};
 use core::any::Any;
 
 /// What a [`Local`](crate::Local) can hold: a value the world can make (`Default`), copy

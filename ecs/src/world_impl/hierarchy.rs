@@ -3,7 +3,7 @@
 
 use super::World;
 use crate::entity::Entity;
-use crate::relation::{Inverse, OnTargetDespawn, Relation, RelationOf};
+use crate::relations::{Inverse, OnTargetDespawn, Relation, RelationOf};
 use crate::schema::Schema;
 use core::marker::PhantomData;
 
@@ -234,7 +234,7 @@ struct CheckRelations<'w, S: Schema> {
 }
 
 #[cfg(feature = "serde")]
-impl<S: Schema> crate::relation::RelationVisitor<S> for CheckRelations<'_, S> {
+impl<S: Schema> crate::relations::RelationVisitor<S> for CheckRelations<'_, S> {
     fn visit<R: RelationOf<S>>(&mut self) {
         let world = self.world;
         let relation = S::COMPONENT_NAMES[<R as crate::Component<S>>::BIT as usize];

@@ -16,11 +16,11 @@
 
 use super::World;
 use crate::bundle::Bundle;
-use crate::command::CommandQueue;
+use crate::commands::CommandQueue;
 use crate::entity::{Entity, NoSuchEntity};
 use crate::hook::{DeferredWorld, HookKind};
 use crate::mask::{Mask, MaskBits};
-use crate::relation::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
+use crate::relations::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
 use crate::schema::{Component, Schema};
 use crate::storage::Staged;
 use crate::structure::{ExchangeError, InsertError, RelationCycle, TakeError};

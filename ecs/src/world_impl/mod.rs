@@ -1,8 +1,8 @@
 //! [`World`]: the entities, tables and resources of one schema.
 
 use crate::bundle::Bundle;
-use crate::change::{ChangeWindow, Tick};
-use crate::command::{Command, CommandQueue};
+use crate::changes::{ChangeWindow, Tick};
+use crate::commands::{Command, CommandQueue};
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::event::{Event, Events};
@@ -27,9 +27,9 @@ mod save;
 mod snapshot;
 
 pub use hierarchy::{Ancestors, Descendants};
-pub(crate) use locals::Locals;
-pub use locals::LocalState;
 pub(crate) use locals::LocalSlots;
+pub use locals::LocalState;
+pub(crate) use locals::Locals;
 pub(crate) use owners::{ScheduleOwner, ScheduleOwners};
 
 /// All entities and resources of schema `S`.
@@ -1108,7 +1108,7 @@ impl<S: Schema> World<S> {
     /// The window of the `index`-th system of a schedule run; see
     /// [`crate::change`].
     pub(crate) fn system_window(base: u32, previous: Option<u32>, index: usize) -> ChangeWindow {
-        crate::change::system_window(base, previous, index as u32)
+        crate::changes::system_window(base, previous, index as u32)
     }
 
     /// Clamps every stored tick if the change tick moved far enough since

@@ -29,9 +29,9 @@
 //! frames a second, over three days); older changes are forgotten, never
 //! reported twice.
 
-use crate::checksum::{StableHash, StableHasher};
 use crate::entity::Entity;
 use crate::retention::{Hold, HoldState, LogId, LogReads, Retention, TickLog, HOLD_RUNS};
+use crate::stable_hash::{StableHash, StableHasher};
 pub use crate::tick::ChangeWindow;
 pub(crate) use crate::tick::{clamp, later, MAX_AGE, SWEEP_INTERVAL};
 
