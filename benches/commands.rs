@@ -19,6 +19,7 @@
 //! a despawn looks in each set.
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
+use ecs::command::Despawner;
 use ecs::prelude::*;
 use std::hint::black_box;
 

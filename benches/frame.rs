@@ -49,6 +49,7 @@
 //! bevy_ecs.
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
+use ecs::command::{Despawner, Migrator, SparseMut, Spawner, UnnamedSpawner};
 use ecs::prelude::*;
 use rayon::prelude::*;
 use std::hint::black_box;

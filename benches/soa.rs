@@ -18,6 +18,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ecs::prelude::*;
+use ecs::query::Fields;
 use std::hint::black_box;
 
 const DT: f32 = 1.0 / 60.0;

@@ -22,8 +22,8 @@
 //! ```
 
 use core::time::Duration;
+use schemecs::checksum::StableHash;
 use schemecs::prelude::*;
-use schemecs::StableHash;
 
 /// A position, in thousandths of a unit: integers, so replays are exact on
 /// every machine.

@@ -26,8 +26,8 @@
 //! cargo run --release --example hierarchy
 //! ```
 
+use schemecs::checksum::StableHash;
 use schemecs::prelude::*;
-use schemecs::StableHash;
 use std::time::Instant;
 
 /// A 2D affine map: a 2x2 linear part `m` (rows first: rotation and scale)

@@ -27,7 +27,7 @@
 //! ```
 
 use schemecs::prelude::*;
-use schemecs::{StableHash, StableHasher};
+use schemecs::{checksum::StableHash, checksum::StableHasher};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(f32, f32);

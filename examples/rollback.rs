@@ -18,7 +18,7 @@
 //!     cargo run --release --example rollback --features serde
 
 use schemecs::prelude::*;
-use schemecs::{LoadError, StableHash};
+use schemecs::{checksum::StableHash, world::LoadError};
 use serde::{Deserialize, Serialize};
 
 /// Frames between sending an input and the other peer receiving it.

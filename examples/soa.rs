@@ -21,6 +21,8 @@
 //! ```
 
 use schemecs::prelude::*;
+
+use schemecs::query::Fields;
 use std::time::{Duration, Instant};
 
 const PARTICLES: usize = 1_000_000;

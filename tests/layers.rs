@@ -1,4 +1,4 @@
-//! The runtime's files form four layers (README, "Workspace layout"): a
+//! The runtime's files form five layers (README, "Workspace layout"): a
 //! file may import from its own layer and the ones before it, never from a
 //! later one. That rules out import circles between layers, and keeps the
 //! data (storage, entities, masks, ticks) from knowing the queries, systems
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The layers, first to last: a top-level module (`storage`, `mask`) or a
 /// file (`event/read.rs`), which takes precedence over its folder.
-const LAYERS: [&[&str]; 4] = [
+const LAYERS: [&[&str]; 5] = [
     // The data.
     &[
         "mask",
@@ -51,6 +51,17 @@ const LAYERS: [&[&str]; 4] = [
         "spawner",
         "migrator",
         "despawner",
+    ],
+    // The public modules that gather items of several files: re-exports
+    // only, named by no other file.
+    &[
+        "world",
+        "relation",
+        "change",
+        "command",
+        "checksum",
+        "condition",
+        "soa",
     ],
 ];
 

@@ -165,8 +165,8 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
     .map(local);
     let name = &input.ident;
     let (impl_generics, ty_generics, where_clause) = split_generics(input, fields, krate, &s);
-    let bundle = quote!(#krate::Bundle<#s>);
-    let component = quote!(#krate::Component<#s>);
+    let bundle = quote!(#krate::bundle::Bundle<#s>);
+    let component = quote!(#krate::schema::Component<#s>);
     let u128 = quote!(::core::primitive::u128);
 
     // Per field: its bits, and its part of each method.
@@ -215,7 +215,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
             quote!(<#ty as #bundle>::relation_targets(&self.#member, #f);)
         } else {
             quote! {
-                if <#s as #krate::Schema>::RELATION_BITS & (1 << <#ty as #component>::BIT) != 0 {
+                if <#s as #krate::schema::Schema>::RELATION_BITS & (1 << <#ty as #component>::BIT) != 0 {
                     if let ::core::option::Option::Some(#entity) =
                         <#ty as #component>::relation_target(&self.#member)
                     {
@@ -246,7 +246,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                     if #repeated != 0 {
                         ::core::panic!(
                             "{}",
-                            <#s as #krate::Schema>::BUNDLE_DUPLICATE_MESSAGES
+                            <#s as #krate::schema::Schema>::BUNDLE_DUPLICATE_MESSAGES
                                 [#repeated.trailing_zeros() as ::core::primitive::usize]
                         );
                     }
@@ -263,7 +263,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                 }
 
                 #[inline]
-                fn stage(self, #columns: &mut [<#s as #krate::Schema>::Column]) {
+                fn stage(self, #columns: &mut [<#s as #krate::schema::Schema>::Column]) {
                     #(#stages)*
                 }
 
@@ -278,7 +278,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                 #[inline(always)]
                 fn relation_targets(
                     &self,
-                    #f: &mut impl ::core::ops::FnMut(::core::primitive::u32, #krate::Entity),
+                    #f: &mut impl ::core::ops::FnMut(::core::primitive::u32, #krate::entity::Entity),
                 ) {
                     #(#relation_targets)*
                 }
@@ -300,7 +300,7 @@ fn split_generics(
     let mut generics = input.generics.clone();
     generics
         .params
-        .insert(0, syn::parse_quote!(#s: #krate::Schema));
+        .insert(0, syn::parse_quote!(#s: #krate::schema::Schema));
     let (impl_generics, _, _) = generics.split_for_impl();
     let (_, ty_generics, where_clause) = input.generics.split_for_impl();
     let own = where_clause.map(|clause| &clause.predicates);
@@ -313,9 +313,9 @@ fn split_generics(
         let span = ty.span();
         let krate = krate.at(span);
         if field.nested {
-            quote_spanned!(span=> #ty: #krate::Bundle<#s>)
+            quote_spanned!(span=> #ty: #krate::bundle::Bundle<#s>)
         } else {
-            quote_spanned!(span=> #ty: #krate::Component<#s>)
+            quote_spanned!(span=> #ty: #krate::schema::Component<#s>)
         }
     });
     let where_clause = quote! {
@@ -336,7 +336,7 @@ fn stand_in(input: &syn::DeriveInput, krate: &Krate) -> TokenStream {
     let mut generics = input.generics.clone();
     generics
         .params
-        .insert(0, syn::parse_quote!(#s: #krate::Schema));
+        .insert(0, syn::parse_quote!(#s: #krate::schema::Schema));
     for param in generics.type_params_mut().skip(1) {
         param.bounds.push(syn::parse_quote!('static));
     }
@@ -344,7 +344,7 @@ fn stand_in(input: &syn::DeriveInput, krate: &Krate) -> TokenStream {
     let (_, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
         const _: () = {
-            impl #impl_generics #krate::Bundle<#s> for #name #ty_generics #where_clause {
+            impl #impl_generics #krate::bundle::Bundle<#s> for #name #ty_generics #where_clause {
                 const BITS: ::core::primitive::u128 = 0;
                 const CHECK: () = ();
 
@@ -356,7 +356,7 @@ fn stand_in(input: &syn::DeriveInput, krate: &Krate) -> TokenStream {
                     ::core::unreachable!()
                 }
 
-                fn stage(self, _: &mut [<#s as #krate::Schema>::Column]) {
+                fn stage(self, _: &mut [<#s as #krate::schema::Schema>::Column]) {
                     ::core::unreachable!()
                 }
 

@@ -50,14 +50,14 @@ pub fn expand_relation(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<T
     let target = local("target");
     Ok(quote! {
         #[automatically_derived]
-        impl #krate::Relation for #name {
+        impl #krate::relation::Relation for #name {
             #[inline]
-            fn target(&self) -> #krate::Entity {
+            fn target(&self) -> #krate::entity::Entity {
                 self.#field
             }
 
             #[inline]
-            fn to(#target: #krate::Entity) -> Self {
+            fn to(#target: #krate::entity::Entity) -> Self {
                 #name { #field: #target }
             }
         }
@@ -70,19 +70,19 @@ pub fn expand_inverse(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<To
     let sources = local("sources");
     Ok(quote! {
         #[automatically_derived]
-        impl #krate::Inverse for #name {
+        impl #krate::relation::Inverse for #name {
             #[inline]
-            fn sources(&self) -> &[#krate::Entity] {
+            fn sources(&self) -> &[#krate::entity::Entity] {
                 &self.#field
             }
 
             #[inline]
-            fn from_sources(#sources: ::std::vec::Vec<#krate::Entity>) -> Self {
+            fn from_sources(#sources: ::std::vec::Vec<#krate::entity::Entity>) -> Self {
                 #name { #field: #sources }
             }
 
             #[inline]
-            fn sources_mut(&mut self) -> &mut ::std::vec::Vec<#krate::Entity> {
+            fn sources_mut(&mut self) -> &mut ::std::vec::Vec<#krate::entity::Entity> {
                 &mut self.#field
             }
         }

@@ -284,7 +284,7 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
         }
 
         #[automatically_derived]
-        impl #krate::Soa for #ident {
+        impl #krate::soa::Soa for #ident {
             type Columns = #columns;
             type Ref<'a> = #reference<'a>;
             type Mut<'a> = #mutable<'a>;

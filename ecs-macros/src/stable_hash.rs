@@ -35,15 +35,17 @@ pub fn expand(input: &syn::DeriveInput, krate: &Krate) -> syn::Result<TokenStrea
     let hasher = local("hasher");
     let mut generics = input.generics.clone();
     for param in generics.type_params_mut() {
-        param.bounds.push(syn::parse_quote!(#krate::StableHash));
+        param
+            .bounds
+            .push(syn::parse_quote!(#krate::checksum::StableHash));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     Ok(quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::StableHash for #ident #ty_generics #where_clause {
+        impl #impl_generics #krate::checksum::StableHash for #ident #ty_generics #where_clause {
             #[inline]
             #[allow(unused_variables)]
-            fn stable_hash(&self, #hasher: &mut #krate::StableHasher) {
+            fn stable_hash(&self, #hasher: &mut #krate::checksum::StableHasher) {
                 #body
             }
 
@@ -62,7 +64,7 @@ fn struct_fixed(fields: &syn::Fields, krate: &Krate) -> TokenStream {
         .map(|field| {
             let ty = &field.ty;
             let krate = krate.at(ty.span());
-            quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::__FIXED_SIZE)
+            quote_spanned!(ty.span()=> <#ty as #krate::checksum::StableHash>::__FIXED_SIZE)
         })
         .collect();
     let (pattern, bindings) = destructure(fields);
@@ -73,7 +75,8 @@ fn struct_fixed(fields: &syn::Fields, krate: &Krate) -> TokenStream {
         .map(|((field, binding), size)| {
             let ty = &field.ty;
             let krate = krate.at(ty.span());
-            let write = quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::__write_fixed);
+            let write =
+                quote_spanned!(ty.span()=> <#ty as #krate::checksum::StableHash>::__write_fixed);
             quote! {
                 let #size_local = match #size {
                     ::core::option::Option::Some(#size_local) => #size_local,
@@ -127,7 +130,7 @@ fn enum_body(data: &syn::DataEnum, krate: &Krate) -> TokenStream {
         let index = index as u64;
         quote! {
             Self::#ident #pattern => {
-                #krate::StableHasher::write_word(#hasher, #index);
+                #krate::checksum::StableHasher::write_word(#hasher, #index);
                 #(#writes)*
             }
         }
@@ -166,7 +169,8 @@ fn writes(fields: &syn::Fields, bindings: &[Ident], krate: &Krate) -> Vec<TokenS
         .map(|(field, binding)| {
             let ty = &field.ty;
             let krate = krate.at(ty.span());
-            let write = quote_spanned!(ty.span()=> <#ty as #krate::StableHash>::stable_hash);
+            let write =
+                quote_spanned!(ty.span()=> <#ty as #krate::checksum::StableHash>::stable_hash);
             quote!(#write(#binding, #hasher);)
         })
         .collect()

@@ -1,4 +1,5 @@
-//! Bundles: tuples of components inserted or removed together.
+//! Bundles: components spawned, inserted or removed together: a tuple of
+//! up to 12, or a struct with `#[derive(Bundle)]`.
 
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::mask::Mask;
@@ -7,6 +8,8 @@ use crate::schema::{Component, Schema};
 use crate::storage::{
     is_sparse, table_part, Bins, Column, EntityIndex, Table, TableId, TableRow, Values,
 };
+/// The derive of the trait of the same name.
+pub use schemecs_macros::Bundle;
 
 /// Distinct components of schema `S` inserted or removed together: what
 /// [`World::spawn`], [`World::insert`], [`World::remove_bundle`],
@@ -57,11 +60,11 @@ use crate::storage::{
 /// assert_eq!(world.archetype(ship), Some(SpaceMask::BODY | SpaceMask::SHIELD));
 /// ```
 ///
-/// [`World::spawn`]: crate::World::spawn
-/// [`World::insert`]: crate::World::insert
-/// [`World::remove_bundle`]: crate::World::remove_bundle
-/// [`World::take`]: crate::World::take
-/// [`World::exchange`]: crate::World::exchange
+/// [`World::spawn`]: crate::world::World::spawn
+/// [`World::insert`]: crate::world::World::insert
+/// [`World::remove_bundle`]: crate::world::World::remove_bundle
+/// [`World::take`]: crate::world::World::take
+/// [`World::exchange`]: crate::world::World::exchange
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a bundle of schema `{S}`",
     label = "not a bundle of `{S}`",
@@ -242,7 +245,7 @@ impl<S: Schema> Placement<'_, S> {
     }
 }
 
-/// The end of one table, where [`World::spawn_batch`](crate::World::spawn_batch)
+/// The end of one table, where [`World::spawn_batch`](crate::world::World::spawn_batch)
 /// appends rows: its columns, the world's tag bags, and what adds each row's
 /// entity.
 #[doc(hidden)]
@@ -279,7 +282,7 @@ impl NewRows<'_> {
     ///
     /// # Panics
     ///
-    /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
+    /// If the entity indices run out, as [`World::spawn`](crate::world::World::spawn).
     #[inline(always)]
     pub(crate) fn push(&mut self) -> TableRow {
         if self.ahead != 0 {

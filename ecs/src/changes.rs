@@ -5,7 +5,7 @@
 //! Only components marked `#[ecs(track)]` keep ticks (in a
 //! [`TrackedVec`](crate::storage::TrackedVec) column instead of a `Vec`);
 //! every other code path asks
-//! [`Schema::TRACKED_BITS`](crate::Schema::TRACKED_BITS), a constant, so a
+//! [`Schema::TRACKED_BITS`](crate::schema::Schema::TRACKED_BITS), a constant, so a
 //! schema without tracked components compiles to the code it had before.
 //!
 //! # Ticks
@@ -36,16 +36,16 @@ pub use crate::tick::ChangeWindow;
 pub(crate) use crate::tick::{clamp, later, MAX_AGE, SWEEP_INTERVAL};
 
 /// A point in a world's history: the value of its change tick
-/// ([`World::change_tick`](crate::World::change_tick)).
+/// ([`World::change_tick`](crate::world::World::change_tick)).
 ///
 /// The tick advances once per system run, in program order, whatever the
 /// executor does (a schedule of `n` systems advances it by `n` per run), and
-/// once per [`World::clear_trackers`](crate::World::clear_trackers). Changes
+/// once per [`World::clear_trackers`](crate::world::World::clear_trackers). Changes
 /// are stamped with the tick of the system that made them; a system sees
 /// the changes stamped after its previous run. Ticks are 32-bit and wrap;
 /// they are compared by age, and every 2²⁹ ticks the world clamps every
-/// stored tick to at most 2³⁰ old. So [`Added`](crate::Added),
-/// [`Changed`](crate::Changed), [`Removed`](crate::Removed) and events are
+/// stored tick to at most 2³⁰ old. So [`Added`](crate::query::Added),
+/// [`Changed`](crate::query::Changed), [`Removed`](crate::change::Removed) and events are
 /// exact for a reader that runs at least once every 2³⁰ ticks (at 64
 /// systems a frame and 60 frames a second: over three days); changes older
 /// than that are forgotten, never reported twice or out of order.
@@ -100,7 +100,7 @@ pub(crate) struct SkipRecord {
 /// each schedule's last run started, the point [`World::clear_trackers`]
 /// marked, and the log of tracked components removed (by bit).
 ///
-/// [`World::clear_trackers`]: crate::World::clear_trackers
+/// [`World::clear_trackers`]: crate::world::World::clear_trackers
 #[derive(Debug)]
 pub(crate) struct Changes {
     /// The tick the next change outside systems is stamped with.

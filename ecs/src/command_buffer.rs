@@ -15,6 +15,7 @@ use core::fmt;
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::CommandBuffer;
 /// #[derive(Debug, PartialEq)] struct Health(i32);
 /// #[derive(Debug, PartialEq)] struct Dead;
 /// #[derive(Debug, PartialEq)] struct Grave(Entity);

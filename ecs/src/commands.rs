@@ -19,14 +19,14 @@ use core::fmt;
 /// Commands are typed by the schema: a bundle naming a component of another
 /// schema fails to compile. A command whose entity is no longer alive when it
 /// is applied does nothing (its values are dropped), as the [`World`] method
-/// would return [`NoSuchEntity`](crate::NoSuchEntity). A relation in a
+/// would return [`NoSuchEntity`](crate::entity::NoSuchEntity). A relation in a
 /// spawn or insert whose target is not alive when the command is applied,
 /// or which would close a cycle in a relation declared
-/// `on_target_despawn = despawn` (see [`Relation`](crate::Relation)), is
+/// `on_target_despawn = despawn` (see [`Relation`](crate::relation::Relation)), is
 /// left out: the rest of the bundle goes in, and the entity keeps the
 /// relation it had, if any.
 ///
-/// [`World`]: crate::World
+/// [`World`]: crate::world::World
 ///
 /// ```
 /// use schemecs::prelude::*;
@@ -64,33 +64,40 @@ pub struct Commands<'w, S: Schema> {
 /// its own `spawn`. The recorder has a `queue` field (a `CommandQueue`).
 macro_rules! recording_methods {
     () => {
-        /// Records [`World::insert`](crate::World::insert) of `bundle` on
+        /// Records [`World::insert`](crate::world::World::insert) of `bundle` on
         /// `entity`.
         #[inline]
-        pub fn insert<B: $crate::Bundle<S>>(&mut self, entity: $crate::Entity, bundle: B) {
+        pub fn insert<B: $crate::bundle::Bundle<S>>(
+            &mut self,
+            entity: $crate::entity::Entity,
+            bundle: B,
+        ) {
             const { B::INSERT_CHECK };
             self.queue.record_insert(entity, bundle);
         }
 
-        /// Records [`World::remove`](crate::World::remove) of component `C`
+        /// Records [`World::remove`](crate::world::World::remove) of component `C`
         /// from `entity`; the removed value is dropped.
         #[inline]
-        pub fn remove<C: $crate::Component<S>>(&mut self, entity: $crate::Entity) {
+        pub fn remove<C: $crate::schema::Component<S>>(&mut self, entity: $crate::entity::Entity) {
             self.queue.record_remove::<(C,)>(entity);
         }
 
-        /// Records [`World::remove_bundle`](crate::World::remove_bundle) of `B`
+        /// Records [`World::remove_bundle`](crate::world::World::remove_bundle) of `B`
         /// from `entity` (all of its components, or none if the entity lacks
         /// one); the values are dropped.
         #[inline]
-        pub fn remove_bundle<B: $crate::Bundle<S>>(&mut self, entity: $crate::Entity) {
+        pub fn remove_bundle<B: $crate::bundle::Bundle<S>>(
+            &mut self,
+            entity: $crate::entity::Entity,
+        ) {
             const { B::CHECK };
             self.queue.record_remove::<B>(entity);
         }
 
-        /// Records [`World::despawn`](crate::World::despawn) of `entity`.
+        /// Records [`World::despawn`](crate::world::World::despawn) of `entity`.
         #[inline]
-        pub fn despawn(&mut self, entity: $crate::Entity) {
+        pub fn despawn(&mut self, entity: $crate::entity::Entity) {
             self.queue.record_despawn(entity);
         }
 
@@ -120,7 +127,7 @@ impl<'w, S: Schema> Commands<'w, S> {
     /// get, the same whatever the number of threads: the schedule runs
     /// systems that record commands one after another, each once every
     /// earlier system's commands are applied. Until then the entity is not
-    /// alive ([`World::is_alive`](crate::World::is_alive) is `false`).
+    /// alive ([`World::is_alive`](crate::world::World::is_alive) is `false`).
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -148,7 +155,7 @@ impl<'w, S: Schema> Commands<'w, S> {
     ///
     /// # Panics
     ///
-    /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
+    /// If the entity indices run out, as [`World::spawn`](crate::world::World::spawn).
     #[inline]
     pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Entity {
         const { B::INSERT_CHECK };
@@ -170,7 +177,7 @@ impl<S: Schema> fmt::Debug for Commands<'_, S> {
 }
 
 /// The commands of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// the methods of [`Commands`], except that [`ChunkCommands::spawn`] cannot
 /// tell the new entity's id. Chunks run in any order on any thread, so an id
 /// handed out while recording would depend on their timing; the id is
@@ -201,7 +208,7 @@ impl<S: Schema> fmt::Debug for ChunkCommands<S> {
 impl<S: Schema> Sealed for &mut Commands<'_, S> {}
 
 /// Commands recorded in the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through [`ChunkCommands`].
 ///
 /// ```

@@ -164,8 +164,8 @@ pub trait CloneSchema<W>: Schema {
 #[diagnostic::on_unimplemented(
     message = "`World<{S}>` has no checksum: its component `{Self}` is not `StableHash`",
     label = "`{Self}` is not `StableHash`",
-    note = "add `#[derive(schemecs::StableHash)]` to `{Self}`, or implement \
-            `schemecs::StableHash` for it: a world has a checksum when every component, \
+    note = "add `#[derive(schemecs::checksum::StableHash)]` to `{Self}`, or implement \
+            `schemecs::checksum::StableHash` for it: a world has a checksum when every component, \
             resource and event of its schema is `StableHash`"
 )]
 pub trait HashComponent<S>: Sized {
@@ -187,8 +187,8 @@ impl<T: StableHash, S> HashComponent<S> for T {
 #[diagnostic::on_unimplemented(
     message = "`World<{S}>` has no checksum: its resource or event `{Self}` is not `StableHash`",
     label = "`{Self}` is not `StableHash`",
-    note = "add `#[derive(schemecs::StableHash)]` to `{Self}`, or implement \
-            `schemecs::StableHash` for it: a world has a checksum when every component, \
+    note = "add `#[derive(schemecs::checksum::StableHash)]` to `{Self}`, or implement \
+            `schemecs::checksum::StableHash` for it: a world has a checksum when every component, \
             resource and event of its schema is `StableHash`"
 )]
 pub trait HashResource<S>: Sized {
@@ -215,14 +215,14 @@ pub trait HashSchema<W>: Schema {
     fn hash_resources(resources: &Self::Resources, hasher: &mut StableHasher);
 }
 
-/// A schema whose worlds have a [`World::checksum`](crate::World::checksum):
+/// A schema whose worlds have a [`World::checksum`](crate::world::World::checksum):
 /// its components, resources and events are all [`StableHash`]. Every such
 /// schema implements it; name it as the bound of code generic over schemas
 /// that checksums their worlds (a rollback runner, a replay checker).
 ///
 /// ```
 /// use schemecs::prelude::*;
-/// use schemecs::{ChecksumSchema, StableHash};
+/// use schemecs::{checksum::ChecksumSchema, checksum::StableHash};
 ///
 /// fn same_state<S: ChecksumSchema>(a: &World<S>, b: &World<S>) -> bool {
 ///     a.checksum() == b.checksum()
@@ -292,8 +292,8 @@ macro_rules! __schema_snapshot_impls {
 
             #[inline]
             fn clone_resources(
-                __ecs_resources: &<Self as $crate::Schema>::Resources,
-            ) -> <Self as $crate::Schema>::Resources {
+                __ecs_resources: &<Self as $crate::schema::Schema>::Resources,
+            ) -> <Self as $crate::schema::Schema>::Resources {
                 $resources {
                     $($field: <$resource as $crate::__private::CloneResource<$w>>::clone_value(
                         &__ecs_resources.$field,
@@ -304,8 +304,8 @@ macro_rules! __schema_snapshot_impls {
             #[inline]
             #[allow(unused_variables)]
             fn clone_resources_from(
-                __ecs_target: &mut <Self as $crate::Schema>::Resources,
-                __ecs_source: &<Self as $crate::Schema>::Resources,
+                __ecs_target: &mut <Self as $crate::schema::Schema>::Resources,
+                __ecs_source: &<Self as $crate::schema::Schema>::Resources,
             ) {
                 $(<$resource as $crate::__private::CloneResource<$w>>::clone_value_from(
                     &mut __ecs_target.$field,
@@ -322,7 +322,7 @@ macro_rules! __schema_snapshot_impls {
             $($soa_bound)*
         {
             #[inline]
-            fn hash_column(__ecs_column: &$column, __ecs_hasher: &mut $crate::StableHasher) {
+            fn hash_column(__ecs_column: &$column, __ecs_hasher: &mut $crate::checksum::StableHasher) {
                 match __ecs_column {
                     $($column::$variant(__ecs_values) => {
                         <$component as $crate::__private::HashComponent<$w>>::hash_values(
@@ -335,8 +335,8 @@ macro_rules! __schema_snapshot_impls {
             #[inline]
             #[allow(unused_variables)]
             fn hash_resources(
-                __ecs_resources: &<Self as $crate::Schema>::Resources,
-                __ecs_hasher: &mut $crate::StableHasher,
+                __ecs_resources: &<Self as $crate::schema::Schema>::Resources,
+                __ecs_hasher: &mut $crate::checksum::StableHasher,
             ) {
                 $(<$resource as $crate::__private::HashResource<$w>>::hash_value(
                     &__ecs_resources.$field,

@@ -12,18 +12,18 @@ use core::marker::PhantomData;
 
 /// A system parameter that despawns entities **when the schedule's run
 /// ends**: each entity recorded is despawned after the last system of the
-/// [`Schedule::run`](crate::Schedule::run), as
-/// [`World::despawn`](crate::World::despawn) would, in the order recorded
+/// [`Schedule::run`](crate::schedule::Schedule::run), as
+/// [`World::despawn`](crate::world::World::despawn) would, in the order recorded
 /// (systems in program order). So a `Despawner` reaches no table while its
 /// system runs, and runs beside every other system, where despawns through
-/// [`Commands`](crate::Commands) make every later system that queries wait.
+/// [`Commands`](crate::command::Commands) make every later system that queries wait.
 ///
 /// Until the run ends, the entities recorded stay alive and keep their
 /// components: later systems of the run still see them, as Unity's
 /// `Destroy` waits for the end of the frame. That is the same under
-/// [`Schedule::run`](crate::Schedule::run) and
-/// [`Schedule::run_sequential`](crate::Schedule::run_sequential), on any
-/// number of threads. As with [`Commands::despawn`](crate::Commands::despawn),
+/// [`Schedule::run`](crate::schedule::Schedule::run) and
+/// [`Schedule::run_sequential`](crate::schedule::Schedule::run_sequential), on any
+/// number of threads. As with [`Commands::despawn`](crate::command::Commands::despawn),
 /// nothing is checked when a despawn is recorded: an entity not alive when
 /// the run ends (despawned by commands, say, or a stale handle) is skipped,
 /// one recorded twice is despawned once, and an index reused by a new
@@ -31,7 +31,7 @@ use core::marker::PhantomData;
 /// lookup of the entity.
 ///
 /// The despawns of all the schedule's despawners go in one
-/// [`World::despawn_batch`](crate::World::despawn_batch): one pass per
+/// [`World::despawn_batch`](crate::world::World::despawn_batch): one pass per
 /// table and per sparse set, the ids freed in the order recorded (so later
 /// spawns get the ids despawns one by one would give them). The rows left
 /// in a table land in an order of the batch's own (see `despawn_batch`).
@@ -47,6 +47,7 @@ use core::marker::PhantomData;
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::Despawner;
 /// #[derive(Debug)] struct Pos(f32);
 /// #[derive(Debug)] struct Life(u32);
 /// #[derive(Debug)] struct Rock;
@@ -114,12 +115,13 @@ impl<S: Schema> fmt::Debug for Despawner<'_, S> {
 impl<S: Schema> Sealed for &mut Despawner<'_, S> {}
 
 /// A despawner's despawns recorded in the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through a [`ChunkDespawner`]: they follow the despawner's own
 /// in iteration order.
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::Despawner;
 /// #[derive(Debug)] struct Life(u32);
 /// #[derive(Schema)] struct S { life: Life }
 ///
@@ -155,7 +157,7 @@ impl<S: Schema> ChunkRecorder for &mut Despawner<'_, S> {
 }
 
 /// The [`Despawner`] of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// the same method. Its despawns follow those of the chunks before it.
 pub struct ChunkDespawner {
     recorded: Vec<Entity>,

@@ -7,8 +7,8 @@ use crate::schema::{Component, Schema};
 use crate::storage::{is_sparse, Bins, Column, Soa, Table, Values};
 use core::fmt;
 
-/// One live entity of a [`World`](crate::World), read-only: what
-/// [`World::entity`](crate::World::entity) returns.
+/// One live entity of a [`World`](crate::world::World), read-only: what
+/// [`World::entity`](crate::world::World::entity) returns.
 ///
 /// The entity's table and row are looked up once, when it is made; each
 /// [`get`](EntityRef::get) is then a column index and a row. It borrows the
@@ -70,7 +70,7 @@ impl<'w, S: Schema> EntityRef<'w, S> {
     }
 
     /// [`EntityRef::get`] for a caller that has made its compile-time check
-    /// itself ([`World::get`](crate::World::get)), so that a misuse is
+    /// itself ([`World::get`](crate::world::World::get)), so that a misuse is
     /// reported once, at the user's call.
     #[inline]
     pub(crate) fn get_after_check<C: Component<S>>(&self) -> Option<&'w C> {
@@ -144,8 +144,8 @@ impl<S: Schema> fmt::Debug for EntityRef<'_, S> {
     }
 }
 
-/// One live entity of a [`World`](crate::World), for reading and writing
-/// its components: what [`World::entity_mut`](crate::World::entity_mut)
+/// One live entity of a [`World`](crate::world::World), for reading and writing
+/// its components: what [`World::entity_mut`](crate::world::World::entity_mut)
 /// returns. As [`EntityRef`], with [`get_mut`](EntityMut::get_mut) beside
 /// [`get`](EntityMut::get).
 ///

@@ -30,6 +30,7 @@ pub enum HookKind {
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::world::DeferredWorld;
 /// #[derive(Debug, PartialEq)] struct Collider(u32);
 /// #[derive(Debug, Default)] struct Registry(Vec<Entity>);
 /// #[derive(Debug, PartialEq)] struct Registered;

@@ -1,8 +1,8 @@
 //! A compile-time specialized archetype ECS.
 //!
 //! You list every component of your world once, as the fields of a struct,
-//! and derive [`Schema`] on it. The derive turns the list into an archetype
-//! bitmask type (one bit per component, see [`Mask`]), a typed column per
+//! and derive [`Schema`](crate::schema::Schema) on it. The derive turns the list into an archetype
+//! bitmask type (one bit per component, see [`Mask`](crate::mask::Mask)), a typed column per
 //! component, and trait impls that give each type its bit. The runtime,
 //! generic over the schema, stores entities in tables (one per archetype,
 //! columns found by popcount), moves them between tables as components are
@@ -39,16 +39,16 @@
 //! assert_eq!(still, [b]);
 //! ```
 //!
-//! Systems are plain functions whose parameters ([`Query`], [`Res`],
-//! [`ResMut`], [`Commands`]) declare what they read and write; a
-//! [`Schedule`] runs them in parallel only where the result is the same as
+//! Systems are plain functions whose parameters ([`Query`](crate::query::Query), [`Res`](crate::system::Res),
+//! [`ResMut`](crate::system::ResMut), [`Commands`](crate::command::Commands)) declare what they read and write; a
+//! [`Schedule`](crate::schedule::Schedule) runs them in parallel only where the result is the same as
 //! running them one after another in the order they were added.
 //!
 //! Two things are opted into per field of the schema and cost nothing
 //! where they are not: **events** (`#[ecs(event)] hit: Hit`, sent with
-//! [`EventWriter`] and read with [`EventReader`]) and **change detection**
-//! (`#[ecs(track)] pos: Pos`, queried with the filters [`Added`] and
-//! [`Changed`], removals listed by [`Removed`]). Both are defined on the
+//! [`EventWriter`](crate::event::EventWriter) and read with [`EventReader`](crate::event::EventReader)) and **change detection**
+//! (`#[ecs(track)] pos: Pos`, queried with the filters [`Added`](crate::query::Added) and
+//! [`Changed`](crate::query::Changed), removals listed by [`Removed`](crate::change::Removed)). Both are defined on the
 //! sequential run: a reader sees each event once, in send order, and
 //! `Changed<T>` means "written since this system's previous run, in program
 //! order". Both are world state, so parallel runs, snapshots and saves
@@ -106,27 +106,27 @@
 //! ```
 //!
 //! A game loop is built from the same parts: a system runs only when a
-//! condition holds ([`RunIfExt::run_if`], with [`in_state`], [`on_event`],
-//! [`resource_changed`]); a field marked `#[ecs(state)]` is a state whose
-//! transitions, requested with [`NextState`], run exit and enter systems
-//! ([`Schedule::on_enter`]); and a [`GameLoop`] runs a fixed-step schedule
-//! from an accumulator kept in the world ([`FixedTime`]) beside the
+//! condition holds ([`RunIfExt::run_if`](crate::condition::RunIfExt::run_if), with [`in_state`](crate::state::in_state), [`on_event`](crate::condition::on_event),
+//! [`resource_changed`](crate::condition::resource_changed)); a field marked `#[ecs(state)]` is a state whose
+//! transitions, requested with [`NextState`](crate::state::NextState), run exit and enter systems
+//! ([`Schedule::on_enter`](crate::schedule::Schedule::on_enter)); and a [`GameLoop`](crate::schedule::GameLoop) runs a fixed-step schedule
+//! from an accumulator kept in the world ([`FixedTime`](crate::schedule::FixedTime)) beside the
 //! per-frame one. All of it is world state, so a rollback replays it.
 //!
 //! A component marked `#[ecs(sparse)]` is stored in a sparse set keyed
 //! by entity index rather than in a table column: inserting or removing it
 //! moves nothing else. Queries, filters, commands, change detection and
-//! snapshots treat it like any other component (see [`Schema`]).
+//! snapshots treat it like any other component (see [`Schema`](crate::schema::Schema)).
 //!
-//! Start with [`Schema`] (what the derive generates), then [`World`],
-//! [`Query`] and [`Schedule`].
+//! Start with [`Schema`](crate::schema::Schema) (what the derive generates), then [`World`](crate::world::World),
+//! [`Query`](crate::query::Query) and [`Schedule`](crate::schedule::Schedule).
 //!
 //! # Cargo features
 //!
-//! * **`parallel`** (on by default): [`Schedule::run`] hands a stage of
+//! * **`parallel`** (on by default): [`Schedule::run`](crate::schedule::Schedule::run) hands a stage of
 //!   systems to rayon's thread pool when the work measured in earlier runs
-//!   pays for it, and the `par_*` methods of [`Query`]
-//!   ([`Query::par_for_each_mut`], [`Query::par_for_each_table_mut`], ...)
+//!   pays for it, and the `par_*` methods of [`Query`](crate::query::Query)
+//!   ([`Query::par_for_each_mut`](crate::query::Query::par_for_each_mut), [`Query::par_for_each_table_mut`](crate::query::Query::par_for_each_table_mut), ...)
 //!   run their chunks on it. Without it (`default-features = false`) the
 //!   crate does not depend on rayon: every stage runs on the calling thread,
 //!   and the `par_*` methods run the same chunks one after another, in
@@ -135,7 +135,7 @@
 //!   the other.
 //! * **`serde`**: `World<S>` is `Serialize` and `Deserialize` when every
 //!   component and resource of `S` is: an exact save and load (see
-//!   [`World`]).
+//!   [`World`](crate::world::World)).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -143,85 +143,53 @@
 
 extern crate self as schemecs;
 
-mod bundle;
+pub mod bundle;
 mod changes;
 mod command_buffer;
 mod commands;
 mod component_bounds;
 mod despawner;
-mod entity;
+pub mod entity;
 mod entity_ref;
-mod event;
+pub mod event;
 mod hook;
 mod lend;
-mod mask;
+pub mod mask;
 mod migrator;
 mod misuse;
 mod pool;
-mod query;
+pub mod query;
 mod relations;
 mod removed;
 pub mod retention;
 mod save;
-mod schedule;
-mod schema;
+pub mod schedule;
+pub mod schema;
 mod sparse_mut;
 mod spawner;
 mod stable_hash;
-mod state;
+pub mod state;
 mod storage;
 mod structure;
-mod system;
+pub mod system;
 mod tick;
 mod world_impl;
 
-pub use bundle::Bundle;
-pub use changes::Tick;
-pub use command_buffer::CommandBuffer;
-pub use commands::{ChunkCommands, Commands};
-pub use component_bounds::ChecksumSchema;
-pub use despawner::{ChunkDespawner, Despawner};
-pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
-pub use entity_ref::{EntityMut, EntityRef};
-pub use event::{ChunkEvents, Event, EventCursor, EventReader, EventWriter, Events};
-pub use hook::DeferredWorld;
-pub use mask::{BitIter, Mask, MaskBits};
-pub use migrator::{ChunkMigrator, MigrateError, Migrator};
-pub use query::{
-    Added, Changed, ChunkRecorder, Fields, Has, Or, PreparedQuery, Query, QueryData,
-    QueryEntityError, QueryFilter, QueryIter, QuerySingleError, ReadOnlyQueryData, SchemaQuery,
-    TableChunk, TableCondition, TableEntities, TableEntitiesIter, With, Without,
-};
-pub use relations::{Inverse, OnTargetDespawn, Relation, RelationOf};
-pub use removed::Removed;
-pub use schedule::{FixedTime, GameLoop, Schedule};
-pub use schema::{Component, Migratable, Resource, Schema, SparseMutable, Tracked};
-/// Derives [`Bundle`](trait@Bundle) for a struct of components: see the
-/// trait.
-pub use schemecs_macros::Bundle;
-pub use schemecs_macros::Schema;
-/// Derives [`Soa`](trait@Soa): see the trait.
-pub use schemecs_macros::Soa;
-/// Derives [`StableHash`](trait@StableHash): see the trait.
-pub use schemecs_macros::StableHash;
-pub use schemecs_macros::{Inverse, Relation};
-pub use sparse_mut::{ChunkSparseMut, SparseMut};
-pub use spawner::{ChunkSpawner, Spawner, UnnamedSpawner};
-pub use stable_hash::{StableHash, StableHasher};
-pub use state::{in_state, InState, NextState, State, States};
-pub use storage::Soa;
+// The public modules that gather items from several of the files above:
+// each is a file of re-exports, above every other file (tests/layers.rs).
+pub mod change;
+pub mod checksum;
+pub mod command;
+pub mod condition;
+pub mod relation;
+pub mod soa;
+pub mod world;
+
+pub use schemecs_macros::{Bundle, Inverse, Relation, Schema, Soa, StableHash};
+
 // Named in the compiler's messages about a type that is not a component.
 #[doc(hidden)]
 pub use misuse::KnownToSchema;
-#[cfg(feature = "serde")]
-pub use save::LoadError;
-pub use structure::{ExchangeError, InsertError, RelationCycle, Spawned, TakeError};
-pub use system::{
-    not, on_event, resource_changed, Access, AndCondition, Condition, ConditionExt, ConditionFn,
-    ConditionParam, IntoCondition, IntoSystem, Local, NotCondition, OnEvent, OrCondition, Res,
-    ResMut, ResourceChanged, RunIf, RunIfExt, SystemParam,
-};
-pub use world_impl::{Ancestors, Descendants, Description, LocalState, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]
@@ -230,18 +198,22 @@ pub struct ReadmeDoctests;
 
 /// The names most programs need: `use schemecs::prelude::*;`.
 pub mod prelude {
-    pub use crate::{
-        in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
-        Commands, Component, ConditionExt, DeferredWorld, Despawner, Entity, EntityMut, EntityRef,
-        EventCursor, EventReader, EventWriter, Events, Fields, FixedTime, GameLoop, Has,
-        InsertError, Inverse, Local, Mask, Migrator, NextState, NoSuchEntity, Or, PreparedQuery,
-        Query, Relation, RelationOf, Removed, Res, ResMut, Resource, RunIfExt, Schedule, Schema,
-        Soa, SparseMut, Spawner, State, States, UnnamedSpawner, With, Without, World,
-    };
-    // The derive alone: the trait's hidden methods (`place`, `take`, ...)
-    // stay out of the user's method namespace; generic code names
-    // `schemecs::Bundle`.
-    pub use schemecs_macros::Bundle;
+    pub use crate::change::Removed;
+    pub use crate::command::Commands;
+    pub use crate::condition::{not, ConditionExt, RunIfExt};
+    pub use crate::entity::{Entity, NoSuchEntity};
+    pub use crate::event::{EventReader, EventWriter};
+    pub use crate::query::{Added, Changed, Has, Or, Query, With, Without};
+    pub use crate::relation::{Inverse, Relation};
+    pub use crate::schedule::{FixedTime, GameLoop, Schedule};
+    pub use crate::schema::{Component, Resource, Schema};
+    pub use crate::state::{in_state, NextState, State};
+    pub use crate::system::{Local, Res, ResMut};
+    pub use crate::world::World;
+    // The derives. `Bundle` is the derive alone: the trait's hidden
+    // methods (`place`, `take`, ...) stay out of the user's method
+    // namespace; generic code names `schemecs::bundle::Bundle`.
+    pub use schemecs_macros::{Bundle, Soa};
 }
 
 /// Items the code generated by `#[derive(Schema)]` and `#[derive(Bundle)]`

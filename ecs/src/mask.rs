@@ -87,12 +87,13 @@ impl_mask_bits!(u8, u16, u32, u64, u128);
 /// An archetype mask: the set of components of one archetype.
 ///
 /// Implemented by the `…Mask` type that `#[derive(Schema)]` generates; bits are
-/// given by [`Component::BIT`](crate::Component::BIT). Besides the methods here,
+/// given by [`Component::BIT`](crate::schema::Component::BIT). Besides the methods here,
 /// the generated type has every `bitflags` method and one flag constant per
 /// field (`PhysicsMask::POS`).
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::mask::Mask;
 ///
 /// #[derive(Debug)] struct Pos(f32);
 /// #[derive(Debug)] struct Vel(f32);

@@ -39,8 +39,8 @@ use std::sync::{Mutex, PoisonError};
 /// beside it, where commands would make every later query wait. The result
 /// is the same on any number of threads, and equal to a sequential run.
 ///
-/// Each entity ends as [`World::insert`](crate::World::insert) and
-/// [`World::remove`](crate::World::remove), called in the order recorded,
+/// Each entity ends as [`World::insert`](crate::world::World::insert) and
+/// [`World::remove`](crate::world::World::remove), called in the order recorded,
 /// would leave it (an insert over a value it has overwrites it in place).
 /// The rows of a table land in an order of the moves' own: each table's
 /// recorded rows are visited last first, which keeps the moves free of
@@ -49,19 +49,19 @@ use std::sync::{Mutex, PoisonError};
 /// through the world when the run is applied.
 ///
 /// The changes can also come from the chunks of a parallel loop over a
-/// query of the system: see [`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with).
+/// query of the system: see [`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with).
 ///
 /// `C` must be a table component with no hooks, relation role or
 /// requirements ([`Migratable`]; for a sparse one,
-/// [`SparseMut`](crate::SparseMut) adds and removes at once). `F` names
+/// [`SparseMut`](crate::command::SparseMut) adds and removes at once). `F` names
 /// table components only, through `With` and `Without` (no `Or`, `Added`,
 /// `Changed` or sparse component), and not `C`. Two migrators of one system
-/// must have disjoint reaches, and a [`Spawner`](crate::Spawner) of the same
+/// must have disjoint reaches, and a [`Spawner`](crate::command::Spawner) of the same
 /// system must not add rows in its reach. These are compile errors in
 /// `cargo build`, as the other checks of a system's parameters. A tracked
 /// `C` keeps its change detection: an insert is stamped with the system's
 /// tick (an addition, or a change over an old value), and a removal is
-/// logged for [`Removed`](crate::Removed) when the run is applied.
+/// logged for [`Removed`](crate::change::Removed) when the run is applied.
 ///
 /// The schedule can only tell reaches apart by components one requires and
 /// the other excludes: `With<Red>` and `With<Blue>` may meet (an entity can
@@ -69,6 +69,7 @@ use std::sync::{Mutex, PoisonError};
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::Migrator;
 /// #[derive(Debug)] struct Pos(i32);
 /// #[derive(Debug)] struct Fuel(u32);
 /// #[derive(Debug, PartialEq)] struct Burning(u32);
@@ -182,7 +183,7 @@ impl From<NoSuchEntity> for MigrateError {
 
 impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
     /// Gives `entity` the value `value` of `C` once the system's stage has
-    /// run, as [`World::insert`](crate::World::insert) would (over a value
+    /// run, as [`World::insert`](crate::world::World::insert) would (over a value
     /// it has, in place). The system's queries see no change before then.
     ///
     /// # Errors
@@ -202,7 +203,7 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Migrator<'_, S, C, F> {
     }
 
     /// Removes `entity`'s `C` once the system's stage has run, if it has one
-    /// then, as [`World::remove`](crate::World::remove) would (the value is
+    /// then, as [`World::remove`](crate::world::World::remove) would (the value is
     /// dropped).
     ///
     /// # Errors
@@ -272,7 +273,7 @@ fn debug<S: Schema, C, F>(name: &str, recorded: usize, f: &mut fmt::Formatter<'_
 impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Sealed for &mut Migrator<'_, S, C, F> {}
 
 /// A migrator's changes recorded in the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through a [`ChunkMigrator`]: the paper's `conc(s)` with owned
 /// insert and delete. The chunks' changes follow the migrator's in
 /// iteration order, and are made as its other changes are, after the
@@ -280,6 +281,7 @@ impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Sealed for &mut Migrator<'_
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::Migrator;
 /// #[derive(Debug)] struct Heat(u32);
 /// #[derive(Debug, PartialEq)] struct Molten(u32);
 /// #[derive(Schema)] struct S { heat: Heat, molten: Molten }
@@ -324,7 +326,7 @@ where
 }
 
 /// The [`Migrator`] of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// the same methods, checks and errors. Its changes follow those of the
 /// chunks before it.
 pub struct ChunkMigrator<'w, S: Schema, C: Migratable<S>, F: QueryFilter<S> = ()> {

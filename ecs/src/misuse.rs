@@ -59,7 +59,7 @@ pub struct IsAResource;
 /// [`NotAComponent::Because`] of a tuple of components.
 #[doc(hidden)]
 pub struct IsATuple;
-/// [`NotAComponent::Because`] of [`Entity`](crate::Entity).
+/// [`NotAComponent::Because`] of [`Entity`](crate::entity::Entity).
 #[doc(hidden)]
 pub struct IsAnEntity;
 
@@ -188,7 +188,7 @@ tuple_is_not_a_component!(A, B, C, D, E, F, G, H, I, J, K, L);
 /// The derive asks for this rather than for `Relation` itself, so that the
 /// error names the schema.
 ///
-/// [`Relation`]: crate::Relation
+/// [`Relation`]: crate::relation::Relation
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is marked a relation in schema `{S}`, but it holds no target entity",
@@ -196,17 +196,17 @@ tuple_is_not_a_component!(A, B, C, D, E, F, G, H, I, J, K, L);
     note = "a relation is a struct with one `Entity` field that derives `Relation`: \
             `#[derive(Relation)] struct {Self}(Entity);`; or remove `relation(..)` from its field"
 )]
-pub trait RelationField<S: crate::Schema> {
+pub trait RelationField<S: crate::schema::Schema> {
     /// The target.
-    fn relation_target(&self) -> crate::Entity;
+    fn relation_target(&self) -> crate::entity::Entity;
     /// Hands `visitor` this relation.
     fn visit<V: crate::relations::RelationVisitor<S>>(visitor: &mut V);
 }
 
 #[diagnostic::do_not_recommend]
-impl<S: crate::Schema, T: crate::relations::RelationOf<S>> RelationField<S> for T {
+impl<S: crate::schema::Schema, T: crate::relations::RelationOf<S>> RelationField<S> for T {
     #[inline(always)]
-    fn relation_target(&self) -> crate::Entity {
+    fn relation_target(&self) -> crate::entity::Entity {
         self.target()
     }
 

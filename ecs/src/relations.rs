@@ -27,20 +27,21 @@ use crate::schema::{Component, Schema};
 /// A relation declared `on_target_despawn = despawn` (a hierarchy: the
 /// sources go with their target) forms trees. The world refuses a change
 /// that would close a cycle in it, an entity pointing at itself included:
-/// [`World::insert`](crate::World::insert) fails with
-/// [`InsertError::Cycle`](crate::InsertError::Cycle), naming the relation
-/// and both entities, and [`World::exchange`](crate::World::exchange) with
-/// [`ExchangeError::Cycle`](crate::ExchangeError::Cycle); a spawn or a
+/// [`World::insert`](crate::world::World::insert) fails with
+/// [`InsertError::Cycle`](crate::world::InsertError::Cycle), naming the relation
+/// and both entities, and [`World::exchange`](crate::world::World::exchange) with
+/// [`ExchangeError::Cycle`](crate::world::ExchangeError::Cycle); a spawn or a
 /// command, which has no caller to fail, leaves that relation out (the
 /// rest of its bundle goes in, and the entity keeps the relation it had,
 /// if any), as it does for a target that is not alive. The check walks up
 /// from the new target, one step per ancestor. A relation with the other
 /// rule (`remove`) checks nothing and may form cycles; the walks along it,
-/// [`World::ancestors`](crate::World::ancestors) and
-/// [`World::descendants`](crate::World::descendants), stop at one.
+/// [`World::ancestors`](crate::world::World::ancestors) and
+/// [`World::descendants`](crate::world::World::descendants), stop at one.
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::world::InsertError;
 /// #[derive(Relation)] struct ChildOf(Entity);
 /// #[derive(Inverse)] struct Children(Vec<Entity>);
 /// #[derive(Schema)]
@@ -79,7 +80,7 @@ pub trait Relation: Sized + 'static {
 /// field, and name its field as the relation's `inverse`.
 ///
 /// The world writes the list; code reads it (`sources`, or
-/// [`World::sources`](crate::World::sources)). Changing it by hand, or
+/// [`World::sources`](crate::world::World::sources)). Changing it by hand, or
 /// inserting it, would break the two sides apart: don't.
 ///
 /// Removing the list (`remove`, `remove_bundle`, `exchange`, or a command)

@@ -66,7 +66,7 @@ impl<T> Removed<'_, T> {
     /// more than [`HOLD_RUNS`](crate::retention::HOLD_RUNS) runs of the
     /// world, after which the world stops keeping the records for it (see
     /// [`crate::retention`] and
-    /// [`EventReader::missed`](crate::EventReader::missed)).
+    /// [`EventReader::missed`](crate::event::EventReader::missed)).
     pub fn missed(&self) -> u64 {
         self.missed
     }

@@ -4,16 +4,16 @@
 //! Both are logs of values stamped with the tick they were sent or logged
 //! at, oldest first. A reader reads what was stamped within its change
 //! window: after its previous run, up to its current one (see
-//! [`Tick`](crate::Tick)). A log entry is kept while a reader may still
+//! [`Tick`](crate::change::Tick)). A log entry is kept while a reader may still
 //! have to read it:
 //!
 //! * every entry lives through two schedule runs (or
-//!   [`World::clear_trackers`](crate::World::clear_trackers) marks), for
+//!   [`World::clear_trackers`](crate::world::World::clear_trackers) marks), for
 //!   readers outside systems;
 //! * past that, an entry is *held* for each reader of *its* log that has
 //!   not run since it was stamped: a schedule whose systems read the log
-//!   (an [`EventReader`](crate::EventReader) of that event type, a
-//!   [`Removed`](crate::Removed) of that component) holds it until the
+//!   (an [`EventReader`](crate::event::EventReader) of that event type, a
+//!   [`Removed`](crate::change::Removed) of that component) holds it until the
 //!   schedule runs again, and a system skipped by its run condition holds
 //!   it until the system runs again. A schedule or a skipped system that
 //!   does not read a log holds nothing of it;
@@ -21,8 +21,8 @@
 //!   for that many runs and marks of the world, or a system skipped for
 //!   that many, no longer holds anything back. When it runs again, its
 //!   readers read what is still kept, and
-//!   [`EventReader::missed`](crate::EventReader::missed) and
-//!   [`Removed::missed`](crate::Removed::missed) say exactly how many
+//!   [`EventReader::missed`](crate::event::EventReader::missed) and
+//!   [`Removed::missed`](crate::change::Removed::missed) say exactly how many
 //!   entries of their window were dropped unread.
 //!
 //! So the memory a log takes is bounded by what is sent in `HOLD_RUNS`
@@ -41,8 +41,8 @@ use crate::tick::{clamp, is_after, ChangeWindow};
 /// schedule that has not run for longer (a state's enter systems, a
 /// schedule that will never run again), or a system skipped for longer,
 /// holds nothing: its readers then learn what they missed with
-/// [`EventReader::missed`](crate::EventReader::missed) and
-/// [`Removed::missed`](crate::Removed::missed).
+/// [`EventReader::missed`](crate::event::EventReader::missed) and
+/// [`Removed::missed`](crate::change::Removed::missed).
 ///
 /// 256 runs is over two seconds of a game that runs a fixed step and a
 /// frame schedule at 60 frames a second, and covers a fixed step at half a

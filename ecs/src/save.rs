@@ -172,7 +172,7 @@ mod with_serde {
     use serde::Deserialize;
     use std::cell::RefCell;
 
-    /// Why [`World::load`](crate::World::load) refused a save.
+    /// Why [`World::load`](crate::world::World::load) refused a save.
     ///
     /// A format reports a refusal as its own error type, and some formats
     /// keep no message in it: postcard's says only "Serde Deserialization
@@ -225,7 +225,7 @@ mod with_serde {
 
     thread_local! {
         /// The reason for the first refusal of the load running on this
-        /// thread, kept for [`World::load`](crate::World::load).
+        /// thread, kept for [`World::load`](crate::world::World::load).
         static REASON: RefCell<Option<String>> = const { RefCell::new(None) };
     }
 

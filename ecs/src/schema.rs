@@ -8,6 +8,8 @@ use crate::hook::{DeferredWorld, HookKind};
 use crate::mask::Mask;
 use crate::relations::RelationVisitor;
 use crate::storage::{Column, Staged};
+/// The derive of the trait of the same name.
+pub use schemecs_macros::Schema;
 
 /// A world's complete list of component and resource types, fixed at compile
 /// time. Implement it with `#[derive(Schema)]`; never by hand.
@@ -17,6 +19,7 @@ use crate::storage::{Column, Staged};
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::mask::Mask;
 ///
 /// #[derive(Debug, PartialEq)] pub struct Pos(pub i64);
 /// #[derive(Debug, PartialEq)] pub struct Vel(pub i64);
@@ -67,9 +70,9 @@ use crate::storage::{Column, Staged};
 ///   that an insert or an exchange writes over is neither added nor taken:
 ///   only its `on_insert` runs (see [`World::exchange`]).
 ///
-/// [`Relation`]: crate::Relation
-/// [`Inverse`]: crate::Inverse
-/// [`World::exchange`]: crate::World::exchange
+/// [`Relation`]: crate::relation::Relation
+/// [`Inverse`]: crate::relation::Inverse
+/// [`World::exchange`]: crate::world::World::exchange
 ///
 /// ```
 /// use schemecs::prelude::*;
@@ -114,7 +117,7 @@ pub trait Schema: Sized + 'static {
     /// one of these bits).
     const SPARSE_BITS: u128;
     /// Bits of the components marked `#[ecs(soa)]`: their table columns
-    /// keep each field in an array of its own ([`Soa`](crate::Soa)).
+    /// keep each field in an array of its own ([`Soa`](crate::soa::Soa)).
     const SOA_BITS: u128 = 0;
     /// Bits of the relation components (`#[ecs(relation(inverse = ..))]`):
     /// each names a target entity, and the world keeps the target's list of
@@ -444,8 +447,8 @@ pub trait Component<S: Schema>: Sized + 'static {
 
 /// A component of schema `S` marked `#[ecs(track)]`: the world records, per
 /// entity, when it was added and when it was last written, for the filters
-/// [`Added`](crate::Added) and [`Changed`](crate::Changed) and the system
-/// parameter [`Removed`](crate::Removed).
+/// [`Added`](crate::query::Added) and [`Changed`](crate::query::Changed) and the system
+/// parameter [`Removed`](crate::change::Removed).
 ///
 /// Implemented by `#[derive(Schema)]` for each tracked component.
 #[diagnostic::on_unimplemented(
@@ -460,7 +463,7 @@ pub trait Tracked<S: Schema>: Component<S> {}
 
 /// A sparse component of schema `S` (`#[ecs(sparse)]`) whose insertion and
 /// removal move nothing but its own value: it has no hooks, no relation
-/// role and no requirements. [`SparseMut`](crate::SparseMut) adds and
+/// role and no requirements. [`SparseMut`](crate::command::SparseMut) adds and
 /// removes such values while other systems run.
 ///
 /// Implemented by `#[derive(Schema)]`.
@@ -476,7 +479,7 @@ pub trait SparseMutable<S: Schema>: Component<S> {}
 
 /// A table component of schema `S` (not `#[ecs(sparse)]`) whose insertion
 /// and removal move nothing but its entity's row: it has no hooks, no
-/// relation role and no requirements. A [`Migrator`](crate::Migrator) adds
+/// relation role and no requirements. A [`Migrator`](crate::command::Migrator) adds
 /// and removes such components while systems that cannot reach the tables
 /// involved run beside it.
 ///
@@ -495,7 +498,7 @@ pub trait Migratable<S: Schema>: Component<S> {}
 /// A resource type of schema `S`: a world-global singleton.
 ///
 /// Implemented by `#[derive(Schema)]` for each `#[ecs(resource)]` field's type;
-/// read it with [`World::resource`](crate::World::resource).
+/// read it with [`World::resource`](crate::world::World::resource).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a resource of schema `{S}`",
     label = "not a resource of `{S}`",

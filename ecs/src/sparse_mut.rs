@@ -14,7 +14,7 @@ use core::marker::PhantomData;
 
 /// A system parameter that inserts, removes, reads and writes sparse
 /// component `C` on any live entity, **at once** (not deferred like
-/// [`Commands`](crate::Commands)), while systems that do not touch `C` run
+/// [`Commands`](crate::command::Commands)), while systems that do not touch `C` run
 /// at the same time.
 ///
 /// `C` must be `#[ecs(sparse)]` with no hooks, relation role or
@@ -31,15 +31,16 @@ use core::marker::PhantomData;
 ///
 /// A tracked `C` keeps its change detection: an insert is an addition (or
 /// a change, over an old value), [`SparseMut::get_mut`] a change, and each
-/// removal is logged for [`Removed`](crate::Removed) when the system's run
+/// removal is logged for [`Removed`](crate::change::Removed) when the system's run
 /// is applied, in program order, before any later reader of the log runs.
 ///
-/// Entities spawned by [`Commands`](crate::Commands) become alive once
+/// Entities spawned by [`Commands`](crate::command::Commands) become alive once
 /// those commands are applied, after the system: before that, an insert on
 /// one returns `Err(NoSuchEntity)`, as in a sequential run.
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::SparseMut;
 /// #[derive(Debug)] struct Pos(i32);
 /// #[derive(Debug)] struct Heat(u32);
 /// #[derive(Debug, PartialEq)] struct Burning(u32);
@@ -100,7 +101,7 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
     }
 
     /// Gives `entity` the value `value` of `C`, as
-    /// [`World::insert`](crate::World::insert) would: returns the value it
+    /// [`World::insert`](crate::world::World::insert) would: returns the value it
     /// replaces, if the entity had one.
     ///
     /// # Errors
@@ -137,7 +138,7 @@ impl<S: Schema, C: SparseMutable<S>> SparseMut<'_, S, C> {
     }
 
     /// Takes `entity`'s value of `C` out, as
-    /// [`World::remove`](crate::World::remove) would: `Ok(None)` if it had
+    /// [`World::remove`](crate::world::World::remove) would: `Ok(None)` if it had
     /// none.
     ///
     /// # Errors
@@ -211,7 +212,7 @@ impl<S: Schema, C: SparseMutable<S>> Sealed for &mut SparseMut<'_, S, C> {}
 
 /// Insertions and removals of a sparse component recorded in the chunks of
 /// a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through a [`ChunkSparseMut`]. Once the loop is done, they
 /// are made through the `SparseMut` in iteration order: the set ends as
 /// after a sequential loop making the same calls (the same values, dense
@@ -219,6 +220,7 @@ impl<S: Schema, C: SparseMutable<S>> Sealed for &mut SparseMut<'_, S, C> {}
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::SparseMut;
 /// #[derive(Debug)] struct Heat(u32);
 /// #[derive(Debug, PartialEq)] struct Glow(u32);
 /// #[derive(Schema)] struct S { heat: Heat, #[ecs(sparse)] glow: Glow }
@@ -269,7 +271,7 @@ where
 }
 
 /// The [`SparseMut`] of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// it records insertions and removals, which are made once the loop is
 /// done, after those of the chunks before it. So it cannot return the value
 /// an insertion replaces or a removal takes (they are dropped), nor read

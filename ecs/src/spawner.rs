@@ -28,8 +28,8 @@ use core::marker::PhantomData;
 ///
 /// The new entities become alive when the system's run is applied, after
 /// its stage, before its own commands (so they can name them): until then
-/// [`World::is_alive`](crate::World::is_alive) is `false` for them, as
-/// for the entities of [`Commands::spawn`](crate::Commands::spawn). A
+/// [`World::is_alive`](crate::world::World::is_alive) is `false` for them, as
+/// for the entities of [`Commands::spawn`](crate::command::Commands::spawn). A
 /// later system whose query can reach the bundle's table waits for that,
 /// and so does a later system that shares anything else with the spawner
 /// (a resource, an event, a component), since it may be handed a new id.
@@ -45,6 +45,7 @@ use core::marker::PhantomData;
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::Spawner;
 /// #[derive(Debug, PartialEq)] struct Pos(i32);
 /// #[derive(Debug, PartialEq)] struct Spark(u32);
 /// #[derive(Debug, PartialEq)] struct Vel(i32);
@@ -103,7 +104,7 @@ impl<S: Schema, B: Bundle<S>> Spawner<'_, S, B> {
     ///
     /// # Panics
     ///
-    /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
+    /// If the entity indices run out, as [`World::spawn`](crate::world::World::spawn).
     #[inline]
     pub fn spawn(&mut self, bundle: B) -> Entity {
         let entity = match self.entities.reserve_entity() {
@@ -342,7 +343,7 @@ macro_rules! chunk_spawns {
 
 chunk_spawns!(
     /// Spawns recorded in the chunks of a parallel loop
-    /// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+    /// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
     /// each chunk through a [`ChunkSpawner`]. Once the loop is done, they are
     /// spawned through the `Spawner` in iteration order: the ids, rows and
     /// values a sequential loop would give, on any number of threads. A chunk
@@ -352,13 +353,14 @@ chunk_spawns!(
 
 chunk_spawns!(
     /// Spawns recorded in the chunks of a parallel loop
-    /// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+    /// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
     /// each chunk through a [`ChunkSpawner`]; once the loop is done, they are
     /// spawned through the `UnnamedSpawner` in iteration order, as a
     /// sequential loop would.
     ///
     /// ```
     /// use schemecs::prelude::*;
+    /// use schemecs::command::UnnamedSpawner;
     /// #[derive(Debug)] struct Pos(f32);
     /// #[derive(Debug)] struct Emitter(u32);
     /// #[derive(Debug)] struct Spark(f32);
@@ -387,7 +389,7 @@ chunk_spawns!(
 );
 
 /// The [`Spawner`] or [`UnnamedSpawner`] of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// it keeps the bundles, spawned once the loop is done, after those of the
 /// chunks before it. So [`ChunkSpawner::spawn`] does not return the new
 /// entity.
@@ -458,6 +460,7 @@ const fn all_components<S: Schema>() -> u128 {
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::command::UnnamedSpawner;
 /// #[derive(Debug, PartialEq)] struct Pos(i32);
 /// #[derive(Debug, PartialEq)] struct Smoke(u32);
 /// #[derive(Debug, PartialEq)] struct Spark(u32);

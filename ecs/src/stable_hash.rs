@@ -1,4 +1,4 @@
-//! [`StableHash`]: values fed to [`World::checksum`](crate::World::checksum),
+//! [`StableHash`]: values fed to [`World::checksum`](crate::world::World::checksum),
 //! and [`StableHasher`], the fixed hash that sums them up.
 //!
 //! A checksum for desync detection must give equal values for equal worlds in
@@ -19,12 +19,12 @@ use core::hash::Hasher;
 use core::marker::PhantomData;
 use xxhash_rust::xxh3::Xxh3Default;
 
-/// A value [`World::checksum`](crate::World::checksum) can cover: it writes
+/// A value [`World::checksum`](crate::world::World::checksum) can cover: it writes
 /// the bytes that make it up, in an order fixed by its type alone.
 ///
 /// Implemented for the integers, floats (by their bits, so `-0.0` and `0.0`,
 /// or two NaNs, are told apart: a checksum compares states bit for bit),
-/// `bool`, `char`, `str`, [`String`], [`Entity`](crate::Entity), arrays,
+/// `bool`, `char`, `str`, [`String`], [`Entity`](crate::entity::Entity), arrays,
 /// slices, [`Vec`], [`Option`], [`Box`], references and tuples of up to
 /// eight. What each writes, every integer in little-endian byte order on
 /// every platform:
@@ -34,7 +34,7 @@ use xxhash_rust::xxh3::Xxh3Default;
 /// | `u8`, `i8`, `bool` (0 or 1) | 1 |
 /// | `u16`, `i16` | 2 |
 /// | `u32`, `i32`, `char` (its scalar value), `f32` (`to_bits`) | 4 |
-/// | `u64`, `i64`, `f64` (`to_bits`), [`Entity`](crate::Entity) ([`Entity::to_bits`](crate::Entity::to_bits)) | 8 |
+/// | `u64`, `i64`, `f64` (`to_bits`), [`Entity`](crate::entity::Entity) ([`Entity::to_bits`](crate::entity::Entity::to_bits)) | 8 |
 /// | `usize`, `isize` (as `u64`, `i64`: the same on 32- and 64-bit targets) | 8 |
 /// | `u128`, `i128` | 16 |
 /// | `str`, [`String`] | the length in bytes as a `u64`, then the UTF-8 bytes |
@@ -54,13 +54,13 @@ use xxhash_rust::xxh3::Xxh3Default;
 /// bound.
 ///
 /// ```
-/// use schemecs::{StableHash, StableHasher};
+/// use schemecs::{checksum::StableHash, checksum::StableHasher};
 ///
 /// #[derive(StableHash)]
 /// struct Pos { x: f32, y: f32 }
 ///
 /// #[derive(StableHash)]
-/// enum Order<T> { Idle, Move(T), Attack { target: schemecs::Entity, power: u8 } }
+/// enum Order<T> { Idle, Move(T), Attack { target: schemecs::entity::Entity, power: u8 } }
 ///
 /// fn hash(value: &impl StableHash) -> u128 {
 ///     let mut hasher = StableHasher::new();
@@ -83,7 +83,7 @@ use xxhash_rust::xxh3::Xxh3Default;
 /// wrapped in one of yours; write the fields in turn:
 ///
 /// ```
-/// use schemecs::{StableHash, StableHasher};
+/// use schemecs::{checksum::StableHash, checksum::StableHasher};
 ///
 /// struct Cached { value: f64, memo: std::cell::Cell<Option<f64>> }
 ///
@@ -101,8 +101,8 @@ use xxhash_rust::xxh3::Xxh3Default;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not `StableHash`",
     label = "not `StableHash`",
-    note = "add `#[derive(schemecs::StableHash)]` to `{Self}` (its fields must be `StableHash` too), \
-            or implement `schemecs::StableHash` for it"
+    note = "add `#[derive(schemecs::checksum::StableHash)]` to `{Self}` (its fields must be `StableHash` too), \
+            or implement `schemecs::checksum::StableHash` for it"
 )]
 pub trait StableHash {
     /// Writes this value into `hasher`.
@@ -160,7 +160,7 @@ pub(crate) fn hash_slice<T: StableHash>(values: &[T], hasher: &mut StableHasher)
     }
 }
 
-/// The hash of [`World::checksum`](crate::World::checksum): XXH3-128 of the
+/// The hash of [`World::checksum`](crate::world::World::checksum): XXH3-128 of the
 /// bytes written (see [`StableHash`] for what each value writes). The same
 /// bytes give the same value on every run and platform, however they were
 /// split into writes.
@@ -174,7 +174,7 @@ pub(crate) fn hash_slice<T: StableHash>(values: &[T], hasher: &mut StableHasher)
 /// forger.
 ///
 /// ```
-/// use schemecs::{StableHash, StableHasher};
+/// use schemecs::{checksum::StableHash, checksum::StableHasher};
 ///
 /// let mut a = StableHasher::new();
 /// (1u32, 2.5f64).stable_hash(&mut a);

@@ -3,7 +3,7 @@
 //!
 //! [`EntityStore`] owns the three things every such change must keep in step
 //! (the entity slots, the tables and the tag bins) and is the only code that
-//! changes them. [`World`](crate::World) calls it for its typed operations;
+//! changes them. [`World`](crate::world::World) calls it for its typed operations;
 //! command replay calls it, through the world, for the mask-driven ones.
 //!
 //! A sparse component (`#[ecs(sparse)]`) never decides a table: every path
@@ -337,7 +337,7 @@ impl<S: Schema> EntityStore<S> {
 
     /// Makes the reserved entities alive, in reservation order: those of
     /// `spawned` (a subsequence of them) at rows `first_row..` of table `id`,
-    /// where a [`Spawner`](crate::Spawner) pushed their rows, in order; the
+    /// where a [`Spawner`](crate::command::Spawner) pushed their rows, in order; the
     /// others (reserved by commands) with no components, as
     /// [`EntityStore::flush`] does. The new rows of a tracked table are
     /// stamped as added now; the values of `tags` join the world's.
@@ -370,7 +370,7 @@ impl<S: Schema> EntityStore<S> {
         self.bins.absorb_tags(tags);
     }
 
-    /// Settles the rows a [`Migrator`](crate::Migrator) moved among tables
+    /// Settles the rows a [`Migrator`](crate::command::Migrator) moved among tables
     /// it held: each entity it moved or displaced goes to its new location
     /// (in order: a later one for the same entity wins), the tag values it
     /// placed join the world's bags, and `dropped` values of tag `bit` leave
@@ -396,7 +396,7 @@ impl<S: Schema> EntityStore<S> {
     }
 
     /// Gives the rows `first_row..first_row + count` of table `id`, pushed by
-    /// an [`UnnamedSpawner`](crate::UnnamedSpawner) with no entity yet, an
+    /// an [`UnnamedSpawner`](crate::command::UnnamedSpawner) with no entity yet, an
     /// entity each, in row order, after the reserved entities are made alive.
     /// Stamps the new rows as added now; the values of `tags` join the
     /// world's. If the entity indices run out, the rows are dropped and
@@ -440,7 +440,7 @@ impl<S: Schema> EntityStore<S> {
 
     /// Makes the reserved entities alive, then gives each of `spawned` (in
     /// order) the next staged values of the bits of `mask`, as applied
-    /// commands do (a [`Spawner`](crate::Spawner) whose table did not
+    /// commands do (a [`Spawner`](crate::command::Spawner) whose table did not
     /// exist).
     pub(crate) fn place_staged_spawns(
         &mut self,
@@ -458,7 +458,7 @@ impl<S: Schema> EntityStore<S> {
 
     /// Makes the reserved entities alive, then spawns `count` entities, each
     /// with the next staged values of the bits of `mask` (an
-    /// [`UnnamedSpawner`](crate::UnnamedSpawner) whose table did not exist).
+    /// [`UnnamedSpawner`](crate::command::UnnamedSpawner) whose table did not exist).
     pub(crate) fn spawn_staged_many(&mut self, mask: S::Mask, count: u32, values: &mut Staged<S>) {
         self.flush();
         values.reverse();
@@ -498,7 +498,7 @@ impl<S: Schema> EntityStore<S> {
     }
 
     /// Creates one entity per bundle at the end of one table; see
-    /// [`World::spawn_batch`](crate::World::spawn_batch).
+    /// [`World::spawn_batch`](crate::world::World::spawn_batch).
     pub(crate) fn spawn_batch<B, I>(&mut self, bundles: I) -> Spawned<'_>
     where
         B: Bundle<S>,
@@ -545,11 +545,11 @@ impl<S: Schema> EntityStore<S> {
     }
 
     /// Spawns an entity of archetype `mask`, its values the next staged ones
-    /// of each bit: a recorded [`Commands::spawn`](crate::Commands::spawn).
+    /// of each bit: a recorded [`Commands::spawn`](crate::command::Commands::spawn).
     ///
     /// # Panics
     ///
-    /// If the entity indices run out, as [`World::spawn`](crate::World::spawn).
+    /// If the entity indices run out, as [`World::spawn`](crate::world::World::spawn).
     pub(crate) fn spawn_staged(&mut self, mask: S::Mask, values: &mut Staged<S>) {
         self.flush();
         let table_mask = table_part::<S>(mask);
@@ -612,7 +612,7 @@ impl<S: Schema> EntityStore<S> {
 /// Inserting components.
 impl<S: Schema> EntityStore<S> {
     /// Adds the components of `bundle` to `entity`; see
-    /// [`World::insert`](crate::World::insert).
+    /// [`World::insert`](crate::world::World::insert).
     // Always inlined, up to the caller's loop: a migration is a chain of
     // dependent loads (slot, edge, tables, columns), and a loop of them
     // overlaps the chains of successive entities only when it sees the code.
@@ -741,8 +741,8 @@ impl<S: Schema> EntityStore<S> {
     }
 
     /// Inserts the next staged value of each bit of `mask` into `entity`, as
-    /// [`World::insert`](crate::World::insert): a recorded
-    /// [`Commands::insert`](crate::Commands::insert). Drops the values if the
+    /// [`World::insert`](crate::world::World::insert): a recorded
+    /// [`Commands::insert`](crate::command::Commands::insert). Drops the values if the
     /// entity is not alive.
     pub(crate) fn insert_staged(&mut self, entity: Entity, mask: S::Mask, values: &mut Staged<S>) {
         let Some(location) = self.entities.location(entity) else {
@@ -828,7 +828,7 @@ impl<S: Schema> EntityStore<S> {
 /// Removing components.
 impl<S: Schema> EntityStore<S> {
     /// Removes every component of `B` from `entity` and returns them; see
-    /// [`World::remove_bundle`](crate::World::remove_bundle).
+    /// [`World::remove_bundle`](crate::world::World::remove_bundle).
     // Inlined for the same reason as `insert`.
     #[inline(always)]
     pub(crate) fn remove_bundle<B: Bundle<S>>(
@@ -945,8 +945,8 @@ impl<S: Schema> EntityStore<S> {
 
     /// Removes the components of `mask` from `entity` if it is alive and has
     /// all of them, dropping the values, as
-    /// [`World::remove_bundle`](crate::World::remove_bundle): a recorded
-    /// [`Commands::remove_bundle`](crate::Commands::remove_bundle).
+    /// [`World::remove_bundle`](crate::world::World::remove_bundle): a recorded
+    /// [`Commands::remove_bundle`](crate::command::Commands::remove_bundle).
     pub(crate) fn remove_staged(&mut self, entity: Entity, mask: S::Mask) {
         let Some(location) = self.entities.location(entity) else {
             return;
@@ -1006,7 +1006,7 @@ impl<S: Schema> EntityStore<S> {
     }
 
     /// Moves every component of `entity` out, as bundle `B`, and frees the
-    /// entity; see [`World::take`](crate::World::take). Changes nothing
+    /// entity; see [`World::take`](crate::world::World::take). Changes nothing
     /// unless the entity's archetype is exactly `B`'s.
     pub(crate) fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
         // The flush makes a reserved entity alive (with no component),
@@ -1047,7 +1047,7 @@ impl<S: Schema> EntityStore<S> {
 
     /// Removes the components of `R` from `entity` and inserts `bundle`, in
     /// one move to the table of its archetype less `R` plus `B`; see
-    /// [`World::exchange`](crate::World::exchange). Changes nothing, and
+    /// [`World::exchange`](crate::world::World::exchange). Changes nothing, and
     /// hands `bundle` back, unless the entity is alive and has all of `R`.
     ///
     /// `R`'s values are taken out of the entity's row first (swap-removed
@@ -1330,7 +1330,7 @@ impl<S: Schema> EntityStore<S> {
         despawned
     }
 
-    /// Despawns every entity; see [`World::clear`](crate::World::clear).
+    /// Despawns every entity; see [`World::clear`](crate::world::World::clear).
     pub(crate) fn clear(&mut self) {
         self.flush();
         let mut columns = Vec::new();
@@ -1417,7 +1417,7 @@ fn relocate(
     );
 }
 
-/// The entities one [`World::spawn_batch`](crate::World::spawn_batch)
+/// The entities one [`World::spawn_batch`](crate::world::World::spawn_batch)
 /// created, in order: an iterator that reads them from the table they were
 /// spawned into, so that a batch whose entities are not wanted allocates no
 /// list of them. Collect it to keep them past the next change to the world.
@@ -1532,7 +1532,7 @@ fn write_names(f: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
     Ok(())
 }
 
-/// The error of [`World::insert`](crate::World::insert). The world is
+/// The error of [`World::insert`](crate::world::World::insert). The world is
 /// unchanged, and the bundle was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -1573,7 +1573,7 @@ impl std::error::Error for InsertError {}
 /// relation, its target's, and so on lead up to `source`). A relation
 /// declared `on_target_despawn = despawn` is a hierarchy, a forest of
 /// trees, and the world refuses such a change to it (see
-/// [`Relation`](crate::Relation)); what refused it says how:
+/// [`Relation`](crate::relation::Relation)); what refused it says how:
 /// [`InsertError::Cycle`], [`ExchangeError::Cycle`], or a command or spawn
 /// that leaves the relation out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1612,7 +1612,7 @@ impl fmt::Display for RelationCycle {
 
 impl std::error::Error for RelationCycle {}
 
-/// The error of [`World::take`](crate::World::take). The world is
+/// The error of [`World::take`](crate::world::World::take). The world is
 /// unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -1693,7 +1693,7 @@ impl From<NoSuchEntity> for TakeError {
     }
 }
 
-/// The error of [`World::exchange`](crate::World::exchange), which hands
+/// The error of [`World::exchange`](crate::world::World::exchange), which hands
 /// back the bundle that was to be inserted
 /// ([`ExchangeError::into_bundle`]). The world is unchanged.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

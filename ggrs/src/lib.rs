@@ -58,8 +58,11 @@
 #![forbid(unsafe_code)]
 
 use ggrs::{Config, Frame, GameStateCell, GgrsRequest, InputStatus, PlayerHandle};
-use schemecs::ChecksumSchema;
-use schemecs::{Resource, Schedule, Schema, StableHash, StableHasher, World};
+use schemecs::checksum::ChecksumSchema;
+use schemecs::{
+    checksum::StableHash, checksum::StableHasher, schedule::Schedule, schema::Resource,
+    schema::Schema, world::World,
+};
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -278,7 +281,7 @@ struct Snapshot<S: Schema> {
 ///
 /// ```
 /// use schemecs::prelude::*;
-/// use schemecs::StableHash;
+/// use schemecs::checksum::StableHash;
 /// use schemecs_ggrs::ggrs::{self, PredictRepeatLast, SessionBuilder};
 /// use schemecs_ggrs::{GgrsRunner, PlayerInputs, SnapshotSlot};
 ///

@@ -19,7 +19,7 @@
 mod common;
 
 use common::{Arena, Net, Stats};
-use schemecs::World;
+use schemecs::world::World;
 use schemecs_ggrs::ggrs::{GgrsRequest, SessionBuilder};
 use schemecs_ggrs::{GgrsRunner, PlayerInputs};
 use support::{allocations, Counting};

@@ -1,8 +1,8 @@
 //! Requests that cannot be fulfilled are errors that say why, and leave the
 //! world as the last request fulfilled left it.
 
+use schemecs::checksum::StableHash;
 use schemecs::prelude::*;
-use schemecs::StableHash;
 use schemecs_ggrs::ggrs::{self, GameStateCell, GgrsRequest, PredictRepeatLast, SessionBuilder};
 use schemecs_ggrs::{GgrsRunner, PlayerInputs, RollbackError, SnapshotSlot};
 

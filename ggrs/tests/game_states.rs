@@ -8,7 +8,9 @@
 //! all come back exactly with the world.
 
 use schemecs::prelude::*;
-use schemecs::StableHash;
+
+use schemecs::checksum::StableHash;
+use schemecs::condition::{on_event, resource_changed};
 use schemecs_ggrs::ggrs::{Config, PlayerHandle, SessionBuilder};
 use schemecs_ggrs::{GgrsRunner, PlayerInputs, SnapshotSlot};
 use std::net::SocketAddr;

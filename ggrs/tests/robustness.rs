@@ -4,8 +4,8 @@
 
 mod common;
 
+use schemecs::checksum::StableHash;
 use schemecs::prelude::*;
-use schemecs::StableHash;
 use schemecs_ggrs::ggrs::{
     self, GameStateCell, GgrsRequest, InputStatus, PredictRepeatLast, SessionBuilder,
 };

@@ -8,8 +8,10 @@
 //! threads, across tick wrap-around. Then small tests of the corners.
 
 use core::time::Duration;
+use ecs::checksum::StableHash;
+use ecs::command::SparseMut;
 use ecs::prelude::*;
-use ecs::StableHash;
+use ecs::query::Fields;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use support::{on_threads, Rng};
@@ -40,7 +42,7 @@ enum Phase {
 }
 
 impl StableHash for Seen {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         let bits: Vec<Vec<u64>> = self
             .0
             .iter()

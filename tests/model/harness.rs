@@ -4,8 +4,10 @@
 
 use super::{Model, ModelMask};
 use crate::{Tag, A, B, C, D};
+use ecs::mask::Mask;
 use ecs::prelude::*;
-use ecs::QueryEntityError;
+use ecs::query::QueryEntityError;
+use ecs::world::InsertError;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use support::Rng;
 

@@ -28,6 +28,8 @@ mod changes_model;
 mod soa_adversarial;
 
 use ecs::prelude::*;
+
+use ecs::world::InsertError;
 use std::collections::HashSet;
 use support::Rng;
 

@@ -9,6 +9,7 @@
 
 use super::{Model, A, B, C, D};
 use crate::Tag;
+use ecs::command::{Despawner, Migrator, SparseMut, Spawner};
 use ecs::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

@@ -7,7 +7,11 @@
 //! values and journal must agree.
 
 use ecs::prelude::*;
-use ecs::RelationCycle;
+
+use ecs::command::CommandBuffer;
+
+use ecs::relation::RelationCycle;
+use ecs::world::{DeferredWorld, InsertError};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use support::Rng;

@@ -7,7 +7,11 @@
 //! component whose struct has drop glue of its own).
 
 use ecs::prelude::*;
-use ecs::StableHash;
+
+use ecs::command::{Despawner, Migrator, Spawner, UnnamedSpawner};
+
+use ecs::checksum::StableHash;
+use ecs::query::Fields;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use support::{on_threads, Rng};
@@ -57,7 +61,7 @@ impl Drops {
 }
 
 impl StableHash for Drops {
-    fn stable_hash(&self, _hasher: &mut ecs::StableHasher) {}
+    fn stable_hash(&self, _hasher: &mut ecs::checksum::StableHasher) {}
 }
 
 /// A component with drop glue that lives in the same rows as the SoA ones:
@@ -101,7 +105,7 @@ impl std::fmt::Debug for Label {
 }
 
 impl StableHash for Label {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         self.id.stable_hash(hasher);
     }
 }
@@ -111,7 +115,7 @@ impl StableHash for Label {
 struct Seen(Vec<(Vec<Entity>, Vec<Entity>, Vec<Entity>)>);
 
 impl StableHash for Seen {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         (self.0.len() as u64).stable_hash(hasher);
     }
 }
@@ -121,7 +125,7 @@ impl StableHash for Seen {
 struct Round(u64);
 
 impl StableHash for Round {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         self.0.stable_hash(hasher);
     }
 }

@@ -5,7 +5,13 @@
 //! order. Requirements and hooks are in tests/world/lifecycle.rs.
 
 use ecs::prelude::*;
-use ecs::{ExchangeError, RelationCycle, StableHash};
+
+use ecs::command::CommandBuffer;
+
+use ecs::relation::RelationOf;
+
+use ecs::world::InsertError;
+use ecs::{checksum::StableHash, relation::RelationCycle, world::ExchangeError};
 
 #[derive(Relation, Clone, Copy, Debug, PartialEq, StableHash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -645,7 +651,7 @@ fn clones_and_checksums_carry_relations_and_continue_alike() {
 #[cfg(feature = "serde")]
 mod save {
     use super::*;
-    use ecs::LoadError;
+    use ecs::world::LoadError;
     use serde_json::Value;
 
     fn tree() -> World<Scene> {
@@ -738,7 +744,7 @@ mod save {
     fn a_save_with_a_cycle_in_a_hierarchy_is_refused() {
         mod lax {
             use super::{ChildOf, Children, Name, TargetedBy, Targets};
-            #[derive(ecs::Schema)]
+            #[derive(ecs::schema::Schema)]
             pub struct Scene {
                 #[ecs(relation(inverse = children))]
                 child_of: ChildOf,

@@ -6,7 +6,13 @@
 //! sides of every relation agree and every hook ran once per event.
 
 use ecs::prelude::*;
-use ecs::{RelationCycle, StableHash, StableHasher};
+
+use ecs::command::{CommandBuffer, Despawner};
+
+use ecs::relation::RelationOf;
+
+use ecs::world::{DeferredWorld, InsertError};
+use ecs::{checksum::StableHash, checksum::StableHasher, relation::RelationCycle};
 use std::collections::BTreeMap;
 use std::sync::mpsc;
 use std::sync::Mutex;

@@ -15,8 +15,12 @@
 //! `cargo test -p ecs-tests --features serde --test saves -- replay::`
 
 use core::time::Duration;
+use ecs::checksum::StableHash;
+use ecs::command::{CommandBuffer, Despawner, Migrator, SparseMut, Spawner, UnnamedSpawner};
+use ecs::condition::{on_event, resource_changed};
 use ecs::prelude::*;
-use ecs::StableHash;
+use ecs::query::Fields;
+use ecs::world::DeferredWorld;
 use support::on_threads;
 
 // ---------------------------------------------------------------------------
@@ -54,7 +58,7 @@ struct Looped<S: Schema> {
 
 impl<S: Schema> Runner<S> for Looped<S>
 where
-    FixedTime: ecs::Resource<S>,
+    FixedTime: ecs::schema::Resource<S>,
     S::Column: Send + Sync,
     for<'a> S::ResourceSlots<'a>: Send,
 {
@@ -111,7 +115,7 @@ enum Mode {
     Auto(usize),
 }
 
-fn replay<S: Schema + ecs::ChecksumSchema, R: Runner<S>>(
+fn replay<S: Schema + ecs::checksum::ChecksumSchema, R: Runner<S>>(
     case: &Case<S, R>,
     world: &mut World<S>,
     runner: &mut R,
@@ -147,7 +151,7 @@ fn first_difference(a: &[Seen], b: &[Seen]) -> String {
 
 fn run_mode<S, R>(case: &Case<S, R>, mode: Mode, reload: Reload<S>) -> Vec<Seen>
 where
-    S: Schema + ecs::ChecksumSchema,
+    S: Schema + ecs::checksum::ChecksumSchema,
     World<S>: Clone,
     R: Runner<S>,
 {
@@ -243,7 +247,7 @@ where
 /// Runs the case in every mode, each replayed every way; all must agree.
 fn check<S, R>(case: Case<S, R>, reload: Reload<S>)
 where
-    S: Schema + ecs::ChecksumSchema,
+    S: Schema + ecs::checksum::ChecksumSchema,
     World<S>: Clone + Send,
     R: Runner<S>,
     Case<S, R>: Sync,

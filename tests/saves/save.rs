@@ -6,7 +6,9 @@
 //! `cargo test -p ecs-tests --features serde --test saves -- save::`
 
 use ecs::prelude::*;
-use ecs::{LoadError, StableHash};
+
+use ecs::command::CommandBuffer;
+use ecs::{checksum::StableHash, world::LoadError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use support::Rng;

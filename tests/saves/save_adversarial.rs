@@ -7,8 +7,9 @@
 //! `cargo test -p ecs-tests --features serde --test saves -- save_adversarial::`
 
 use core::time::Duration;
+use ecs::command::CommandBuffer;
 use ecs::prelude::*;
-use ecs::{EventCursor, FixedTime, LoadError, StableHash};
+use ecs::{checksum::StableHash, event::EventCursor, schedule::FixedTime, world::LoadError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};

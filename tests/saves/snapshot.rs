@@ -5,7 +5,9 @@
 //! by every value, float components included.
 
 use ecs::prelude::*;
-use ecs::StableHash;
+
+use ecs::checksum::StableHash;
+use ecs::command::CommandBuffer;
 use support::Rng;
 
 #[derive(Clone, Debug, PartialEq, StableHash)]

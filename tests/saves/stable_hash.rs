@@ -2,7 +2,7 @@
 //! an enum its variant's index and then the variant's fields; equal values
 //! hash equal, and a change to any field or to the variant changes the hash.
 
-use ecs::{Entity, StableHash, StableHasher};
+use ecs::{checksum::StableHash, checksum::StableHasher, entity::Entity};
 
 fn hash(value: &impl StableHash) -> u128 {
     let mut hasher = StableHasher::new();

@@ -350,7 +350,7 @@ impl Mat4 {
     }
 }
 
-/// Declares a schema struct (deriving `ecs::Schema`) that starts with two
+/// Declares a schema struct (deriving `ecs::schema::Schema`) that starts with two
 /// filler components per pair of field names given in brackets, one carrying
 /// data (`Filler<N>`, a `u64`) and one a tag (`FillerTag<N>`), followed by
 /// the fields written after the brackets. Thirty-two pairs put the written

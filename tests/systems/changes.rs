@@ -5,6 +5,8 @@
 
 use ecs::prelude::*;
 
+use ecs::command::CommandBuffer;
+
 #[derive(Clone, Debug, PartialEq)]
 struct Pos(i32);
 #[derive(Clone, Debug, PartialEq)]
@@ -20,10 +22,10 @@ struct Gone(Vec<Vec<Entity>>);
 
 macro_rules! stable_hash {
     ($($ty:ident => |$v:ident| $e:expr;)*) => {$(
-        impl ecs::StableHash for $ty {
-            fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+        impl ecs::checksum::StableHash for $ty {
+            fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
                 let $v = self;
-                ecs::StableHash::stable_hash(&$e, hasher);
+                ecs::checksum::StableHash::stable_hash(&$e, hasher);
             }
         }
     )*};
@@ -702,7 +704,7 @@ fn get_on_a_row_filtered_query_finds_no_entity_of_a_table_without_passing_rows()
     // start at row 1.
     assert_eq!(
         query.get(later),
-        Err(ecs::QueryEntityError::DoesNotMatch(later))
+        Err(ecs::query::QueryEntityError::DoesNotMatch(later))
     );
     assert_eq!(query.get(changed), Ok(changed));
 }

@@ -3,6 +3,8 @@
 
 use ecs::prelude::*;
 
+use ecs::command::CommandBuffer;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Pos(i64);
 #[derive(Clone, Copy, Debug, PartialEq)]

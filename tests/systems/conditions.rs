@@ -7,7 +7,9 @@
 //! decides once per run, at `a`'s turn, for all three.
 
 use ecs::prelude::*;
-use ecs::StableHash;
+
+use ecs::checksum::StableHash;
+use ecs::condition::{on_event, resource_changed};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Debug, PartialEq, StableHash)]
@@ -568,7 +570,8 @@ fn a_panicking_condition_gives_its_locals_back_to_the_world() {
 /// A condition prints as its name: the function's, or the combination's.
 #[test]
 fn a_condition_prints_its_name() {
-    let condition: ecs::Condition<Game> = ecs::IntoCondition::into_condition(a.and(not(b)).or(go));
+    let condition: ecs::condition::Condition<Game> =
+        ecs::condition::IntoCondition::into_condition(a.and(not(b)).or(go));
     let printed = format!("{condition:?}");
     assert!(printed.starts_with("Condition(\""), "{printed}");
     for part in [" and ", " or ", "not"] {

@@ -19,6 +19,8 @@
 //! thread again.
 
 use ecs::prelude::*;
+
+use ecs::command::SparseMut;
 use support::Rng;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -825,15 +827,15 @@ fn runs_equal_program_order_when_growing_work_makes_a_stage_go_parallel_and_back
 // the same events read, the same `Changed`/`Added`/`Removed` answers and the
 // same world on any number of threads, whatever the executor decides.
 
-#[derive(Clone, Copy, Debug, PartialEq, ecs::StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, ecs::checksum::StableHash)]
 struct Place(f64);
-#[derive(Clone, Copy, Debug, PartialEq, ecs::StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, ecs::checksum::StableHash)]
 struct Speed(f64);
-#[derive(Clone, Copy, Debug, PartialEq, ecs::StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, ecs::checksum::StableHash)]
 struct Life(i64);
-#[derive(Clone, Copy, Debug, PartialEq, ecs::StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, ecs::checksum::StableHash)]
 struct Bump(u32);
-#[derive(Clone, Debug, Default, PartialEq, ecs::StableHash)]
+#[derive(Clone, Debug, Default, PartialEq, ecs::checksum::StableHash)]
 struct Journal(u64);
 
 #[derive(Schema)]

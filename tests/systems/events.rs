@@ -4,6 +4,8 @@
 //! exactly once; the queue is world state.
 
 use ecs::prelude::*;
+
+use ecs::event::EventCursor;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -178,23 +180,23 @@ fn every_event_is_dropped_exactly_once() {
     assert_eq!(drops.load(Ordering::Relaxed), 8, "the rest with the world");
 }
 
-impl ecs::StableHash for Pos {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+impl ecs::checksum::StableHash for Pos {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         self.0.stable_hash(hasher);
     }
 }
-impl ecs::StableHash for Hit {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+impl ecs::checksum::StableHash for Hit {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         self.0.stable_hash(hasher);
     }
 }
-impl ecs::StableHash for Log {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+impl ecs::checksum::StableHash for Log {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         self.0.stable_hash(hasher);
     }
 }
-impl ecs::StableHash for Round {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+impl ecs::checksum::StableHash for Round {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         self.0.stable_hash(hasher);
     }
 }

@@ -3,8 +3,8 @@
 //! by the same schedule or a new one with the same systems, goes on exactly
 //! as a straight run does (bevy_ggrs's `Local` pitfall, ruled out).
 
+use ecs::checksum::StableHash;
 use ecs::prelude::*;
-use ecs::StableHash;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 #[cfg(feature = "serde")]
@@ -397,7 +397,7 @@ mod save {
         assert_eq!(locals.len(), 1);
         locals.push(locals[0].clone());
         match World::<Small>::load(save) {
-            Err(ecs::LoadError::Invalid { reason, .. }) => {
+            Err(ecs::world::LoadError::Invalid { reason, .. }) => {
                 assert!(reason.contains("are saved twice"), "{reason}");
             }
             other => panic!("a save with one schedule's locals twice: {:?}", other.err()),

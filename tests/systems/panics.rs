@@ -15,7 +15,11 @@
 //! dead, stale and never-existing entities change nothing.
 
 use ecs::prelude::*;
-use ecs::StableHash;
+
+use ecs::command::{Despawner, Migrator, SparseMut, Spawner, UnnamedSpawner};
+
+use ecs::checksum::StableHash;
+use ecs::world::DeferredWorld;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -896,7 +900,7 @@ fn chunk_recorders_given_bad_entities_change_nothing() {
     }
 }
 
-#[derive(ecs::Soa, Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(ecs::soa::Soa, Clone, Copy, Debug, PartialEq, StableHash)]
 struct Point {
     x: i32,
     y: i32,

@@ -4,9 +4,9 @@
 //! a game stays in one state; a reader whose hold ended is told exactly how
 //! many entries it missed.
 
+use ecs::checksum::StableHash;
 use ecs::prelude::*;
 use ecs::retention::HOLD_RUNS;
-use ecs::StableHash;
 
 #[derive(Clone, Debug, PartialEq, StableHash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

@@ -4,8 +4,8 @@
 //! the state and the pending request are world state (clone, checksum,
 //! save).
 
+use ecs::checksum::StableHash;
 use ecs::prelude::*;
-use ecs::StableHash;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 #[derive(Clone, Debug, PartialEq, StableHash)]

@@ -8,7 +8,11 @@
 //! bundle back) when it cannot.
 
 use ecs::prelude::*;
-use ecs::{ExchangeError, TakeError};
+
+use ecs::command::CommandBuffer;
+
+use ecs::world::InsertError;
+use ecs::{world::ExchangeError, world::TakeError};
 use support::{CountedTag, DropLog, TagCounts, Tracked};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -111,7 +115,7 @@ fn table_count(world: &World<Game>) -> usize {
 
 #[test]
 fn a_derived_bundle_declares_the_bits_of_all_its_fields_nested_ones_included() {
-    use ecs::Bundle;
+    use ecs::bundle::Bundle;
     assert_eq!(
         <Motion as Bundle<Game>>::mask(),
         GameMask::POS | GameMask::VEL
@@ -562,11 +566,11 @@ fn exchange_replaces_a_component_in_both_bundles_in_place() {
     );
 }
 
-fn added<T: ecs::Tracked<Game>>(world: &World<Game>) -> Vec<Entity> {
+fn added<T: ecs::schema::Tracked<Game>>(world: &World<Game>) -> Vec<Entity> {
     world.query_filtered::<Entity, Added<T>>().iter().collect()
 }
 
-fn changed<T: ecs::Tracked<Game>>(world: &World<Game>) -> Vec<Entity> {
+fn changed<T: ecs::schema::Tracked<Game>>(world: &World<Game>) -> Vec<Entity> {
     world
         .query_filtered::<Entity, Changed<T>>()
         .iter()

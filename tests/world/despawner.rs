@@ -4,6 +4,8 @@
 //! on any number of threads; a batch removes each table's rows in one pass.
 
 use ecs::prelude::*;
+
+use ecs::command::{Despawner, SparseMut};
 use support::{on_threads, CountedTag, DropLog, Rng, Tracked};
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -8,6 +8,8 @@
 //! many. Tags are [`CountedTag`]s: zero-sized, with a `Drop` that counts.
 
 use ecs::prelude::*;
+
+use ecs::command::CommandBuffer;
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use support::{CountedTag, DropLog, Rng, TagCounts, Tracked};

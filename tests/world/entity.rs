@@ -4,7 +4,9 @@
 //! `Query::single` / `Query::single_mut` (the one entity of a query).
 
 use ecs::prelude::*;
-use ecs::{QueryEntityError, QuerySingleError};
+
+use ecs::world::EntityRef;
+use ecs::{query::QueryEntityError, query::QuerySingleError};
 
 #[derive(Clone, Debug, PartialEq)]
 struct Pos(i64);

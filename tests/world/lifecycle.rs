@@ -3,8 +3,9 @@
 //! as components are added, written and taken, in program order, and the
 //! commands they record are applied before the next change.
 
+use ecs::command::CommandBuffer;
 use ecs::prelude::*;
-use ecs::TakeError;
+use ecs::world::{DeferredWorld, InsertError, TakeError};
 use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -406,7 +407,10 @@ fn a_refused_take_or_exchange_runs_no_hook_and_changes_nothing() {
 mod exchange_records {
     use super::Journal;
     use ecs::prelude::*;
-    use ecs::{ExchangeError, Tracked};
+    use ecs::{
+        schema::Tracked,
+        world::{DeferredWorld, ExchangeError},
+    };
     use std::fmt::Debug;
 
     #[derive(Clone, Copy, Debug, PartialEq)]

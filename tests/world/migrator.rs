@@ -3,7 +3,9 @@
 //! tables, with the result of program order.
 
 use ecs::prelude::*;
-use ecs::{MigrateError, StableHash};
+
+use ecs::command::{Migrator, SparseMut};
+use ecs::{checksum::StableHash, command::MigrateError};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

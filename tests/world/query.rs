@@ -2,7 +2,7 @@
 //! lookups, counts, and the matched-table cache.
 
 use ecs::prelude::*;
-use ecs::QueryFilter;
+use ecs::query::QueryFilter;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -888,7 +888,7 @@ fn get_returns_the_item_of_a_matching_entity() {
 
 #[test]
 fn get_says_whether_an_entity_does_not_match_or_is_dead() {
-    use ecs::QueryEntityError::{DoesNotMatch, NoSuchEntity};
+    use ecs::query::QueryEntityError::{DoesNotMatch, NoSuchEntity};
     let mut f = Fixture::new();
     let (e1, e2, e4, e6) = (f.e1, f.e2, f.e4, f.e6);
     f.world.despawn(e2).unwrap();
@@ -919,7 +919,7 @@ fn get_says_whether_an_entity_does_not_match_or_is_dead() {
 
 #[test]
 fn get_mut_writes_to_the_entity_and_says_why_it_cannot() {
-    use ecs::QueryEntityError::{DoesNotMatch, NoSuchEntity};
+    use ecs::query::QueryEntityError::{DoesNotMatch, NoSuchEntity};
     let mut f = Fixture::new();
     let (e0, e3, e4) = (f.e0, f.e3, f.e4);
     let mut query = f.world.query_mut::<(&mut Pos, Option<&Acc>)>();
@@ -1210,7 +1210,7 @@ mod column_order {
     //! or items whose columns interleave) by per-column slots. Both must
     //! hand every item the right values.
     use ecs::prelude::*;
-    use ecs::SchemaQuery;
+    use ecs::query::SchemaQuery;
 
     #[derive(Debug, PartialEq)]
     struct P(u32);

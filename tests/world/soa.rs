@@ -5,7 +5,13 @@
 //! world stored whole.
 
 use ecs::prelude::*;
-use ecs::StableHash;
+
+use ecs::command::{CommandBuffer, Spawner};
+
+use ecs::query::Fields;
+
+use ecs::checksum::StableHash;
+use ecs::world::InsertError;
 use support::{allocations, Rng};
 
 #[derive(Soa, Clone, Copy, Debug, PartialEq, StableHash)]
@@ -665,13 +671,13 @@ struct TrackedWhole {
 }
 
 impl StableHash for Log {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         (self.0.len() as u64).stable_hash(hasher);
     }
 }
 
 impl StableHash for Frame {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         self.0.stable_hash(hasher);
     }
 }

@@ -1,8 +1,15 @@
 //! Sparse-set components (`#[ecs(sparse)]`): every operation treats them like
 //! any other component, while inserting or removing one moves nothing else.
 
+use ecs::mask::Mask;
 use ecs::prelude::*;
-use ecs::StableHash;
+
+use ecs::command::CommandBuffer;
+
+use ecs::query::PreparedQuery;
+
+use ecs::checksum::StableHash;
+use ecs::world::InsertError;
 use support::{DropLog, Tracked};
 
 #[derive(Clone, Copy, Debug, PartialEq, StableHash)]

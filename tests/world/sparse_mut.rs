@@ -2,7 +2,9 @@
 //! beside systems that do not touch it, with the result of program order.
 
 use ecs::prelude::*;
-use ecs::StableHash;
+
+use ecs::checksum::StableHash;
+use ecs::command::SparseMut;
 
 #[derive(Clone, Copy, Debug, PartialEq, StableHash)]
 struct Pos(i64);

@@ -3,7 +3,9 @@
 //! result of program order.
 
 use ecs::prelude::*;
-use ecs::StableHash;
+
+use ecs::checksum::StableHash;
+use ecs::command::{Spawner, UnnamedSpawner};
 
 #[derive(Clone, Copy, Debug, PartialEq, StableHash)]
 struct Pos(i64);

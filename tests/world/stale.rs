@@ -11,7 +11,14 @@
 //! a clone, makes the bad call and compares.
 
 use ecs::prelude::*;
-use ecs::{ExchangeError, MigrateError, StableHash, StableHasher, TakeError};
+
+use ecs::command::{CommandBuffer, Despawner, Migrator, SparseMut};
+
+use ecs::world::{DeferredWorld, InsertError};
+use ecs::{
+    checksum::StableHash, checksum::StableHasher, command::MigrateError, world::ExchangeError,
+    world::TakeError,
+};
 use std::sync::Mutex;
 
 #[derive(Clone, Copy, Debug, PartialEq, StableHash)]

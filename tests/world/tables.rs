@@ -262,7 +262,9 @@ fn mask_of_another_schema_panics() {
 
 #[test]
 fn filters_select_tables_as_for_every_other_form() {
-    fn visited<F: ecs::QueryFilter<Sim>>(world: &mut World<Sim>) -> (Vec<Entity>, Vec<Entity>) {
+    fn visited<F: ecs::query::QueryFilter<Sim>>(
+        world: &mut World<Sim>,
+    ) -> (Vec<Entity>, Vec<Entity>) {
         let mut by_table = Vec::new();
         world
             .query_filtered::<Entity, F>()
@@ -391,8 +393,8 @@ fn parallel_table_forms_never_hand_out_an_empty_range() {
         ranges.sort_by_key(|rows| rows.start);
         assert_eq!(ranges, [0..256, 256..512], "on {threads} threads");
     }
-    assert!(ecs::TableEntities::default().is_empty());
-    assert_eq!(ecs::TableEntities::default().len(), 0);
+    assert!(ecs::query::TableEntities::default().is_empty());
+    assert_eq!(ecs::query::TableEntities::default().len(), 0);
 }
 
 #[test]

@@ -2,8 +2,14 @@
 //! despawning, reading, clearing, resources, stale handles and the
 //! swap-remove fix-up of the entity moved into a vacated row.
 
+use ecs::mask::Mask;
 use ecs::prelude::*;
-use ecs::{Description, EntitiesExhausted, QueryEntityError, TableDescription, TakeError};
+
+use ecs::world::InsertError;
+use ecs::{
+    entity::EntitiesExhausted, query::QueryEntityError, world::Description,
+    world::TableDescription, world::TakeError,
+};
 use std::collections::HashSet;
 use std::num::NonZeroU32;
 
@@ -1675,7 +1681,7 @@ fn step_and_take(world: &mut World<Game>, e: Entity) -> Result<i64, Box<dyn std:
 
 #[test]
 fn errors_compose_with_the_question_mark() {
-    use ecs::MigrateError;
+    use ecs::command::MigrateError;
     let mut world = World::<Game>::new();
     let a = world.spawn((Pos(0), Vel(3)));
     let b = world.spawn((Pos(10), Hp(1)));

@@ -21,7 +21,7 @@ pub struct A(pub f32);
 #[derive(Component, Clone, Copy)]
 pub struct B(pub f32);
 
-#[derive(ecs::Schema)]
+#[derive(ecs::schema::Schema)]
 pub struct AddRemove {
     a: A,
     b: B,
@@ -37,7 +37,7 @@ pub fn bench(c: &mut Criterion) {
 }
 
 fn ours(group: &mut Group) {
-    let mut world = ecs::World::<AddRemove>::new();
+    let mut world = ecs::world::World::<AddRemove>::new();
     let entities: Vec<_> = world
         .spawn_batch((0..ENTITIES).map(|_| (A(0.0),)))
         .collect();

@@ -31,7 +31,7 @@ macro_rules! fragments {
             pub struct $letter(pub f32);
         )*
 
-        #[derive(ecs::Schema)]
+        #[derive(ecs::schema::Schema)]
         pub struct Fragmented {
             $($field: $letter,)*
             data: Data,
@@ -40,8 +40,8 @@ macro_rules! fragments {
         /// The number of letter types.
         const TYPES: usize = [$(stringify!($letter)),*].len();
 
-        fn ours_world() -> ecs::World<Fragmented> {
-            let mut world = ecs::World::new();
+        fn ours_world() -> ecs::world::World<Fragmented> {
+            let mut world = ecs::world::World::new();
             $(world.spawn_batch((0..PER_TYPE).map(|_| ($letter(0.0), Data(1.0))));)*
             world
         }

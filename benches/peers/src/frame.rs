@@ -61,10 +61,10 @@ pub fn bench(c: &mut Criterion) {
 }
 
 /// Adds `ours_run` and `ours_run_sequential` of `schedule` on `world`.
-fn ours_runs<S: ecs::Schema>(
+fn ours_runs<S: ecs::schema::Schema>(
     group: &mut Group,
-    world: &mut ecs::World<S>,
-    schedule: &mut ecs::Schedule<S>,
+    world: &mut ecs::world::World<S>,
+    schedule: &mut ecs::schedule::Schedule<S>,
 ) where
     S::Column: Send + Sync,
     for<'a> S::ResourceSlots<'a>: Send,
@@ -146,7 +146,7 @@ mod small {
     components!(C0, C1, C2, C3, C4, C5, C6, C7);
 
     /// Our schema for the eight components.
-    #[derive(ecs::Schema)]
+    #[derive(ecs::schema::Schema)]
     pub struct Eight {
         c0: C0,
         c1: C1,
@@ -161,7 +161,7 @@ mod small {
     /// System `k % 8`, ours and bevy's: `C[k] += C[(k + 3) % 8] * 0.5`.
     macro_rules! systems {
         ($(($ours:ident, $bevy:ident, $w:ident, $r:ident)),*) => {$(
-            fn $ours(mut q: ecs::Query<(&mut $w, &$r)>) {
+            fn $ours(mut q: ecs::query::Query<(&mut $w, &$r)>) {
                 q.for_each_mut(|(w, r)| w.0 += r.0 * 0.5);
             }
 
@@ -213,12 +213,12 @@ mod small {
     pub fn ours(group: &mut Group) {
         let n = ENTITIES / 4;
         let (a, b, c, d) = archetypes();
-        let mut world = ecs::World::<Eight>::new();
+        let mut world = ecs::world::World::<Eight>::new();
         world.spawn_batch((0..n).map(|_| a));
         world.spawn_batch((0..n).map(|_| b));
         world.spawn_batch((0..n).map(|_| c));
         world.spawn_batch((0..n).map(|_| d));
-        let mut schedule = ecs::Schedule::<Eight>::new();
+        let mut schedule = ecs::schedule::Schedule::<Eight>::new();
         for _ in 0..8 {
             schedule
                 .add(ours0)
@@ -312,14 +312,14 @@ mod trivial {
     #[derive(Component)]
     pub struct Unused;
 
-    #[derive(ecs::Schema)]
+    #[derive(ecs::schema::Schema)]
     pub struct Empty {
         unused: Unused,
         #[ecs(resource)]
         counter: Counter,
     }
 
-    fn ours_read(counter: ecs::Res<Counter>) {
+    fn ours_read(counter: ecs::system::Res<Counter>) {
         black_box(counter.0);
     }
 
@@ -328,8 +328,8 @@ mod trivial {
     }
 
     pub fn ours(group: &mut Group) {
-        let mut world = ecs::World::<Empty>::new();
-        let mut schedule = ecs::Schedule::<Empty>::new();
+        let mut world = ecs::world::World::<Empty>::new();
+        let mut schedule = ecs::schedule::Schedule::<Empty>::new();
         for _ in 0..64 {
             schedule.add(ours_read);
         }
@@ -377,7 +377,7 @@ mod heavy {
 
     components!(M0, M1, M2, M3, M4, M5, M6, M7);
 
-    #[derive(ecs::Schema)]
+    #[derive(ecs::schema::Schema)]
     pub struct Matrices {
         m0: M0,
         m1: M1,
@@ -400,7 +400,7 @@ mod heavy {
 
     macro_rules! systems {
         ($(($ours:ident, $bevy:ident, $m:ident)),*) => {$(
-            fn $ours(mut q: ecs::Query<&mut $m>) {
+            fn $ours(mut q: ecs::query::Query<&mut $m>) {
                 q.for_each_mut(|m| work(&mut m.0));
             }
 
@@ -427,9 +427,9 @@ mod heavy {
     }
 
     pub fn ours(group: &mut Group) {
-        let mut world = ecs::World::<Matrices>::new();
+        let mut world = ecs::world::World::<Matrices>::new();
         world.spawn_batch((0..ENTITIES).map(|_| matrices()));
-        let mut schedule = ecs::Schedule::<Matrices>::new();
+        let mut schedule = ecs::schedule::Schedule::<Matrices>::new();
         schedule
             .add(ours0)
             .add(ours1)
@@ -493,7 +493,7 @@ mod churn {
                 pub struct $mark(#[allow(dead_code)] pub u32);
             )*
 
-            #[derive(ecs::Schema)]
+            #[derive(ecs::schema::Schema)]
             pub struct Churn {
                 $(
                     $own_f: $own,
@@ -505,9 +505,9 @@ mod churn {
 
             $(
                 fn $ours(
-                    own: ecs::Query<(ecs::Entity, &$own)>,
-                    targets: ecs::Query<(ecs::Entity, &$target, ecs::Has<$mark>)>,
-                    mut commands: ecs::Commands<Churn>,
+                    own: ecs::query::Query<(ecs::entity::Entity, &$own)>,
+                    targets: ecs::query::Query<(ecs::entity::Entity, &$target, ecs::query::Has<$mark>)>,
+                    mut commands: ecs::command::Commands<Churn>,
                 ) {
                     for (entity, _) in own.iter().take(PER_SYSTEM) {
                         commands.despawn(entity);
@@ -525,10 +525,10 @@ mod churn {
                 }
 
                 fn $sparse(
-                    own: ecs::Query<(ecs::Entity, &$own)>,
-                    targets: ecs::Query<(ecs::Entity, &$target)>,
-                    mut marks: ecs::SparseMut<Churn, $mark>,
-                    mut commands: ecs::Commands<Churn>,
+                    own: ecs::query::Query<(ecs::entity::Entity, &$own)>,
+                    targets: ecs::query::Query<(ecs::entity::Entity, &$target)>,
+                    mut marks: ecs::command::SparseMut<Churn, $mark>,
+                    mut commands: ecs::command::Commands<Churn>,
                 ) {
                     for (entity, _) in own.iter().take(PER_SYSTEM) {
                         commands.despawn(entity);
@@ -566,12 +566,12 @@ mod churn {
 
             pub fn ours(group: &mut Group) {
                 for sparse in [false, true] {
-                    let mut world = ecs::World::<Churn>::new();
+                    let mut world = ecs::world::World::<Churn>::new();
                     $(
                         world.spawn_batch((0..PER_SYSTEM as u32).map(|i| ($own(i),)));
                         world.spawn_batch((0..PER_SYSTEM as u32).map(|i| ($target(i),)));
                     )*
-                    let mut schedule = ecs::Schedule::<Churn>::new();
+                    let mut schedule = ecs::schedule::Schedule::<Churn>::new();
                     if sparse {
                         $(schedule.add($sparse);)*
                     } else {
@@ -620,8 +620,8 @@ mod churn {
     /// `ours_sparse_mut_run` and `ours_sparse_mut_run_sequential`.
     fn sparse_runs(
         group: &mut Group,
-        world: &mut ecs::World<Churn>,
-        schedule: &mut ecs::Schedule<Churn>,
+        world: &mut ecs::world::World<Churn>,
+        schedule: &mut ecs::schedule::Schedule<Churn>,
     ) {
         for _ in 0..3 {
             schedule.run(world);

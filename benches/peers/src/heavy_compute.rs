@@ -52,7 +52,7 @@ fn work(position: &mut Position, transform: &mut Transform) {
     position.0 = transform_vector(&transform.0, position.0);
 }
 
-fn ours_system(mut query: ecs::Query<(&mut Position, &mut Transform)>) {
+fn ours_system(mut query: ecs::query::Query<(&mut Position, &mut Transform)>) {
     query.par_for_each_mut(|(p, t)| work(p, t));
 }
 
@@ -60,7 +60,7 @@ fn ours(group: &mut Group) {
     // rayon's global pool is built outside the timed region.
     rayon::broadcast(|_| ());
     let mut world = ours_bodies(ENTITIES, start());
-    let mut schedule = ecs::Schedule::<Body>::new();
+    let mut schedule = ecs::schedule::Schedule::<Body>::new();
     schedule.add(ours_system);
     group.bench_function("ours", |b| {
         b.iter(|| {

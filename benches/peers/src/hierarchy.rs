@@ -78,14 +78,14 @@ pub struct Transform(pub Affine);
 pub struct GlobalTransform(pub Affine);
 
 /// Our relation; bevy's is `bevy_ecs::hierarchy::ChildOf`.
-#[derive(ecs::Relation, Clone, Copy, Debug, PartialEq)]
-pub struct ChildOf(pub ecs::Entity);
+#[derive(ecs::relation::Relation, Clone, Copy, Debug, PartialEq)]
+pub struct ChildOf(pub ecs::entity::Entity);
 
 /// The inverse our world keeps; bevy's is `bevy_ecs::hierarchy::Children`.
-#[derive(ecs::Inverse, Clone, Debug, PartialEq)]
-pub struct Children(Vec<ecs::Entity>);
+#[derive(ecs::relation::Inverse, Clone, Debug, PartialEq)]
+pub struct Children(Vec<ecs::entity::Entity>);
 
-#[derive(ecs::Schema)]
+#[derive(ecs::schema::Schema)]
 pub struct Scene {
     #[ecs(relation(inverse = children, on_target_despawn = despawn))]
     child_of: ChildOf,
@@ -140,7 +140,7 @@ pub fn bench(c: &mut Criterion) {
 
 mod ours {
     use super::*;
-    use ecs::{Entity, Inverse, Query, Schedule, With, Without, World};
+    use ecs::{entity::Entity, relation::Inverse, query::Query, schedule::Schedule, query::With, query::Without, world::World};
 
     /// A world holding a breadth-first tree of `locals.len()` nodes, and
     /// its entities by node.

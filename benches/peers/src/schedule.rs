@@ -57,7 +57,7 @@ pub fn bench(c: &mut Criterion) {
 }
 
 /// Our schema for the five components.
-#[derive(ecs::Schema)]
+#[derive(ecs::schema::Schema)]
 pub struct Letters {
     a: A,
     b: B,
@@ -66,26 +66,26 @@ pub struct Letters {
     e: E,
 }
 
-fn ours_ab(mut query: ecs::Query<(&mut A, &mut B)>) {
+fn ours_ab(mut query: ecs::query::Query<(&mut A, &mut B)>) {
     query.for_each_mut(|(a, b)| swap(a, b));
 }
 
-fn ours_cd(mut query: ecs::Query<(&mut C, &mut D)>) {
+fn ours_cd(mut query: ecs::query::Query<(&mut C, &mut D)>) {
     query.for_each_mut(|(c, d)| swap(c, d));
 }
 
-fn ours_ce(mut query: ecs::Query<(&mut C, &mut E)>) {
+fn ours_ce(mut query: ecs::query::Query<(&mut C, &mut E)>) {
     query.for_each_mut(|(c, e)| swap(c, e));
 }
 
 fn ours(group: &mut Group) {
     rayon::broadcast(|_| ());
-    let mut world = ecs::World::<Letters>::new();
+    let mut world = ecs::world::World::<Letters>::new();
     world.spawn_batch((0..PER_ARCHETYPE).map(|_| (A(0.0), B(1.0))));
     world.spawn_batch((0..PER_ARCHETYPE).map(|_| (A(0.0), B(1.0), C(2.0))));
     world.spawn_batch((0..PER_ARCHETYPE).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
     world.spawn_batch((0..PER_ARCHETYPE).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
-    let mut schedule = ecs::Schedule::<Letters>::new();
+    let mut schedule = ecs::schedule::Schedule::<Letters>::new();
     schedule.add(ours_ab).add(ours_cd).add(ours_ce);
     group.bench_function("ours", |b| {
         b.iter(|| {

@@ -23,7 +23,7 @@ pub struct Rotation(pub [f32; 3]);
 pub struct Velocity(pub [f32; 3]);
 
 /// Our schema for the body components.
-#[derive(ecs::Schema)]
+#[derive(ecs::schema::Schema)]
 pub struct Body {
     transform: Transform,
     position: Position,
@@ -35,8 +35,8 @@ pub struct Body {
 pub type BodyBundle = (Transform, Position, Rotation, Velocity);
 
 /// `count` body entities in our world, made with `spawn_batch`.
-pub fn ours_bodies(count: usize, transform: Transform) -> ecs::World<Body> {
-    let mut world = ecs::World::new();
+pub fn ours_bodies(count: usize, transform: Transform) -> ecs::world::World<Body> {
+    let mut world = ecs::world::World::new();
     world.spawn_batch((0..count).map(|_| body(transform)));
     world
 }

@@ -48,7 +48,7 @@ fn bundle() -> BodyBundle {
 fn ours(group: &mut Group) {
     group.bench_function("ours", |b| {
         b.iter(|| {
-            let mut world = ecs::World::<Body>::new();
+            let mut world = ecs::world::World::<Body>::new();
             for _ in 0..ENTITIES {
                 black_box(world.spawn(bundle()));
             }
@@ -60,7 +60,7 @@ fn ours(group: &mut Group) {
 fn ours_batch(group: &mut Group) {
     group.bench_function("ours_batch", |b| {
         b.iter(|| {
-            let mut world = ecs::World::<Body>::new();
+            let mut world = ecs::world::World::<Body>::new();
             black_box(world.spawn_batch((0..ENTITIES).map(|_| bundle())));
             world
         })

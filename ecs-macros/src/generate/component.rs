@@ -25,7 +25,7 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
         let span = syn::spanned::Spanned::span(ty);
         quote_spanned! {span=>
             #[automatically_derived]
-            impl #krate::Tracked<#schema> for #ty {}
+            impl #krate::schema::Tracked<#schema> for #ty {}
 
             const _: () = ::core::assert!(::core::mem::size_of::<#ty>() != 0, #message);
         }
@@ -109,7 +109,7 @@ pub(super) fn component_impl(names: &Names, bit: usize, field: &FieldModel) -> T
     };
     quote! {
         #[automatically_derived]
-        impl #krate::Component<#schema> for #ty {
+        impl #krate::schema::Component<#schema> for #ty {
             const BIT: u32 = #bit;
             type Values = #values_ty;
 
@@ -195,11 +195,11 @@ pub(super) fn sparse_mutable_impls(model: &SchemaModel, names: &Names) -> TokenS
     quote! {
         #(
             #[automatically_derived]
-            impl #krate::SparseMutable<#schema> for #sparse {}
+            impl #krate::schema::SparseMutable<#schema> for #sparse {}
         )*
         #(
             #[automatically_derived]
-            impl #krate::Migratable<#schema> for #table {}
+            impl #krate::schema::Migratable<#schema> for #table {}
         )*
     }
 }
@@ -224,14 +224,14 @@ pub(super) fn not_a_resource_impl(names: &Names, field: &FieldModel) -> TokenStr
     };
     quote_spanned! {span=>
         #[automatically_derived]
-        impl #krate::Resource<#schema> for #ty
+        impl #krate::schema::Resource<#schema> for #ty
         where
             for<'a> #krate::__private::Misuse: #krate::__private::#misuse<#schema, #ty>,
         {
             const BIT: u32 = u32::MAX;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                _: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
             ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 ::core::unreachable!()
             }

@@ -171,7 +171,7 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
                 let span = hook.span();
                 let krate = krate.at(span);
                 let call = quote_spanned! {span=> {
-                    let #hook_local: fn(&mut #krate::DeferredWorld<'_, #schema>, #krate::Entity) = #hook;
+                    let #hook_local: fn(&mut #krate::world::DeferredWorld<'_, #schema>, #krate::entity::Entity) = #hook;
                     #hook_local(#world, #entity)
                 }};
                 quote! { (#krate::__private::HookKind::#kind, #number) => #call, }
@@ -216,8 +216,8 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
         fn run_hook(
             #kind_arg: #krate::__private::HookKind,
             #bit: u32,
-            #world: &mut #krate::DeferredWorld<'_, Self>,
-            #entity: #krate::Entity,
+            #world: &mut #krate::world::DeferredWorld<'_, Self>,
+            #entity: #krate::entity::Entity,
         ) {
             match (#kind_arg, #bit) {
                 #(#hook_arms)*
@@ -247,13 +247,13 @@ pub(super) fn relation_impls(model: &SchemaModel, names: &Names) -> TokenStream 
         // `RelationField`, say what is wrong, naming the schema.
         Some(quote_spanned! {span=>
             #[automatically_derived]
-            impl #krate_at::RelationOf<#schema> for #ty
+            impl #krate_at::relation::RelationOf<#schema> for #ty
             where
-                for<'a> #ty: #krate_at::Relation,
+                for<'a> #ty: #krate_at::relation::Relation,
             {
                 type Inverse = #inverse_ty;
-                const ON_TARGET_DESPAWN: #krate_at::OnTargetDespawn =
-                    #krate_at::OnTargetDespawn::#rule;
+                const ON_TARGET_DESPAWN: #krate_at::relation::OnTargetDespawn =
+                    #krate_at::relation::OnTargetDespawn::#rule;
             }
         })
     });
@@ -269,7 +269,7 @@ pub(super) fn relation_target(field: &FieldModel, names: &Names) -> TokenStream 
     let krate = names.krate.at(ty.span());
     quote_spanned! {ty.span()=>
         #[inline(always)]
-        fn relation_target(&self) -> ::core::option::Option<#krate::Entity> {
+        fn relation_target(&self) -> ::core::option::Option<#krate::entity::Entity> {
             ::core::option::Option::Some(
                 <#ty as #krate::__private::RelationField<#schema>>::relation_target(self),
             )

@@ -175,7 +175,7 @@ fn soa_bounds(model: &SchemaModel, krate: &Krate) -> TokenStream {
         .components()
         .filter(|field| field.soa)
         .map(|field| field.ty);
-    quote!(#(for<'__soa> #types: #krate::Soa,)*)
+    quote!(#(for<'__soa> #types: #krate::soa::Soa,)*)
 }
 
 /// A bit number, or a resource's index, as written in generated code.

@@ -13,8 +13,8 @@ use quote::quote;
 pub(super) fn stored_ty(field: &FieldModel, krate: &Krate) -> TokenStream {
     let ty = field.ty;
     match field.role {
-        Role::Event => quote!(#krate::Events<#ty>),
-        Role::State => quote!(#krate::State<#ty>),
+        Role::Event => quote!(#krate::event::Events<#ty>),
+        Role::State => quote!(#krate::state::State<#ty>),
         _ => quote!(#ty),
     }
 }
@@ -84,11 +84,11 @@ fn resources_impls(model: &SchemaModel, names: &Names, params: &[Ident]) -> Toke
         }
 
         #[automatically_derived]
-        impl<#(#params: #krate::StableHash),*> #krate::StableHash for #resources<#(#params),*> {
+        impl<#(#params: #krate::checksum::StableHash),*> #krate::checksum::StableHash for #resources<#(#params),*> {
             #[inline]
             #[allow(unused_variables)]
-            fn stable_hash(&self, #hasher: &mut #krate::StableHasher) {
-                #(#krate::StableHash::stable_hash(&self.#fields, #hasher);)*
+            fn stable_hash(&self, #hasher: &mut #krate::checksum::StableHasher) {
+                #(#krate::checksum::StableHash::stable_hash(&self.#fields, #hasher);)*
             }
         }
 
@@ -121,23 +121,23 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
         let event_ty = field.ty;
         quote! {
             #[automatically_derived]
-            impl #krate::Event<#schema> for #event_ty {
+            impl #krate::event::Event<#schema> for #event_ty {
                 const BIT: u32 = #bit;
 
                 #[inline]
                 fn slot<'s, 'a>(
-                    #slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
-                ) -> &'s mut #krate::__private::Lent<'a, #krate::Events<Self>> {
+                    #slots: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+                ) -> &'s mut #krate::__private::Lent<'a, #krate::event::Events<Self>> {
                     &mut #slots.#slot
                 }
 
                 #[inline]
-                fn queue(#resources: &#resources_ty) -> &#krate::Events<Self> {
+                fn queue(#resources: &#resources_ty) -> &#krate::event::Events<Self> {
                     &#resources.#name
                 }
 
                 #[inline]
-                fn queue_mut(#resources: &mut #resources_ty) -> &mut #krate::Events<Self> {
+                fn queue_mut(#resources: &mut #resources_ty) -> &mut #krate::event::Events<Self> {
                     &mut #resources.#name
                 }
             }
@@ -150,23 +150,23 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
         // `Resource<S> for State<T>` is the runtime's, for every state.
         return quote! {
             #[automatically_derived]
-            impl #krate::States<#schema> for #state_ty {
+            impl #krate::state::States<#schema> for #state_ty {
                 const BIT: u32 = #bit;
 
                 #[inline]
                 fn slot<'s, 'a>(
-                    #slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
-                ) -> &'s mut #krate::__private::Lent<'a, #krate::State<Self>> {
+                    #slots: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+                ) -> &'s mut #krate::__private::Lent<'a, #krate::state::State<Self>> {
                     &mut #slots.#slot
                 }
 
                 #[inline]
-                fn cell(#resources: &#resources_ty) -> &#krate::State<Self> {
+                fn cell(#resources: &#resources_ty) -> &#krate::state::State<Self> {
                     &#resources.#name
                 }
 
                 #[inline]
-                fn cell_mut(#resources: &mut #resources_ty) -> &mut #krate::State<Self> {
+                fn cell_mut(#resources: &mut #resources_ty) -> &mut #krate::state::State<Self> {
                     &mut #resources.#name
                 }
             }
@@ -181,12 +181,12 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
         }
 
         #[automatically_derived]
-        impl #krate::Resource<#schema> for #ty {
+        impl #krate::schema::Resource<#schema> for #ty {
             const BIT: u32 = #bit;
 
             #[inline]
             fn slot<'s, 'a>(
-                #slots: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                #slots: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
             ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 &mut #slots.#slot
             }

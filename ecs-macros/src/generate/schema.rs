@@ -43,7 +43,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
         .map(|field| super::column::column_store(field, names.krate));
     quote! {
         #[automatically_derived]
-        impl #krate::Schema for #schema {
+        impl #krate::schema::Schema for #schema {
             type Mask = #mask;
             type Column = #column;
             type Resources = #resources_ty;
@@ -83,16 +83,16 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 #resources: &mut #resources_ty,
                 #retention: &#krate::retention::Retention<'_>,
             ) {
-                #(#krate::Events::retain(
+                #(#krate::event::Events::retain(
                     &mut #resources.#event_fields,
-                    <#event_types as #krate::Event<#schema>>::BIT,
+                    <#event_types as #krate::event::Event<#schema>>::BIT,
                     #retention,
                 );)*
             }
 
             #[allow(unused_variables)]
             fn clamp_event_ticks(#resources: &mut #resources_ty, #now: u32) {
-                #(#krate::Events::clamp_ticks(&mut #resources.#event_fields, #now);)*
+                #(#krate::event::Events::clamp_ticks(&mut #resources.#event_fields, #now);)*
             }
 
             #[allow(unused_variables)]
@@ -100,7 +100,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 #resources: &#resources_ty,
                 #now: u32,
             ) -> ::core::result::Result<(), ::std::string::String> {
-                #(#krate::Events::check_ticks(&#resources.#event_fields, #now)?;)*
+                #(#krate::event::Events::check_ticks(&#resources.#event_fields, #now)?;)*
                 ::core::result::Result::Ok(())
             }
         }

@@ -205,7 +205,7 @@ fn mask_impls(names: &Names) -> TokenStream {
         }
 
         #[automatically_derived]
-        impl #krate::Mask for #mask {
+        impl #krate::mask::Mask for #mask {
             type Bits = #bits;
             const EMPTY: Self = Self::from_bits_retain(0);
             const DATA: Self = Self::EMPTY;
@@ -228,7 +228,7 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
     let schema_texts = schema::schema_texts(model, names.krate);
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::Schema for #schema #where_clause {
+        impl #impl_generics #krate::schema::Schema for #schema #where_clause {
             type Mask = #mask;
             type Column = #column;
             type Resources = #resources_ty;
@@ -266,8 +266,8 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
 
         #[automatically_derived]
         impl #impl_generics #krate::__private::HashSchema<#schema> for #schema #where_clause {
-            fn hash_column(column: &#column, _: &mut #krate::StableHasher) { match *column {} }
-            fn hash_resources(_: &#resources_ty, _: &mut #krate::StableHasher) {}
+            fn hash_column(column: &#column, _: &mut #krate::checksum::StableHasher) { match *column {} }
+            fn hash_resources(_: &#resources_ty, _: &mut #krate::checksum::StableHasher) {}
         }
     }
 }
@@ -283,7 +283,7 @@ fn component_impl(names: &Names, target: &Target, bit: usize, field: &FieldModel
     let (column, ty, bit) = (&names.column, field.ty, bit_literal(bit));
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::Component<#schema> for #ty #where_clause {
+        impl #impl_generics #krate::schema::Component<#schema> for #ty #where_clause {
             const BIT: u32 = #bit;
             type Values = ::std::vec::Vec<Self>;
             fn values(column: &#column) -> &::std::vec::Vec<Self> { match *column {} }
@@ -306,20 +306,20 @@ fn resource_impl(names: &Names, target: &Target, index: usize, field: &FieldMode
     let (ty, bit) = (field.ty, bit_literal(index));
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::Resource<#schema> for #ty #where_clause {
+        impl #impl_generics #krate::schema::Resource<#schema> for #ty #where_clause {
             const BIT: u32 = #bit;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
+                _: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
             ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 ::core::unreachable!()
             }
 
-            fn get(_: &<#schema as #krate::Schema>::Resources) -> &Self {
+            fn get(_: &<#schema as #krate::schema::Schema>::Resources) -> &Self {
                 ::core::unreachable!()
             }
 
-            fn get_mut(_: &mut <#schema as #krate::Schema>::Resources) -> &mut Self {
+            fn get_mut(_: &mut <#schema as #krate::schema::Schema>::Resources) -> &mut Self {
                 ::core::unreachable!()
             }
         }
@@ -337,20 +337,20 @@ fn state_impl(names: &Names, target: &Target, index: usize, field: &FieldModel) 
     let (ty, bit) = (field.ty, bit_literal(index));
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::States<#schema> for #ty #where_clause {
+        impl #impl_generics #krate::state::States<#schema> for #ty #where_clause {
             const BIT: u32 = #bit;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as #krate::Schema>::ResourceSlots<'a>,
-            ) -> &'s mut #krate::__private::Lent<'a, #krate::State<Self>> {
+                _: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+            ) -> &'s mut #krate::__private::Lent<'a, #krate::state::State<Self>> {
                 ::core::unreachable!()
             }
 
-            fn cell(_: &<#schema as #krate::Schema>::Resources) -> &#krate::State<Self> {
+            fn cell(_: &<#schema as #krate::schema::Schema>::Resources) -> &#krate::state::State<Self> {
                 ::core::unreachable!()
             }
 
-            fn cell_mut(_: &mut <#schema as #krate::Schema>::Resources) -> &mut #krate::State<Self> {
+            fn cell_mut(_: &mut <#schema as #krate::schema::Schema>::Resources) -> &mut #krate::state::State<Self> {
                 ::core::unreachable!()
             }
         }

@@ -1,4 +1,11 @@
-//! Entities: generational handles and the allocator that maps them to rows.
+//! Entities: generational ids.
+//!
+//! An [`Entity`] is an index and a generation. When an entity is despawned
+//! its index is reused under the next generation, so an old id is *stale*:
+//! every operation on it is an error ([`NoSuchEntity`]) that changes
+//! nothing, never an access to the entity that took its place.
+
+// Here too: the allocator that maps ids to rows (`Entities`).
 
 use crate::stable_hash::{StableHash, StableHasher};
 use crate::storage::{EntityIndex, TableId, TableRow};
@@ -11,7 +18,7 @@ mod save;
 #[cfg(feature = "serde")]
 pub(crate) use save::{EntitiesSeed, SavedEntities};
 
-/// A handle to an entity of a [`World`](crate::World).
+/// A handle to an entity of a [`World`](crate::world::World).
 ///
 /// An entity is an `index` (a slot, reused after the entity is despawned) and a
 /// `generation` (bumped each time the slot is freed), so a handle kept past its
@@ -20,7 +27,7 @@ pub(crate) use save::{EntitiesSeed, SavedEntities};
 /// The generation is non-zero, so `Option<Entity>` is as small as `Entity`.
 ///
 /// ```
-/// use schemecs::Entity;
+/// use schemecs::entity::Entity;
 /// assert_eq!(size_of::<Option<Entity>>(), 8);
 /// ```
 ///
@@ -54,8 +61,8 @@ impl Entity {
     /// and a save (feature `serde`) hold. A fixed layout: it will not change.
     ///
     /// ```
-    /// use schemecs::{Entity, World};
-    /// # #[derive(schemecs::Schema)] struct Game { pos: Pos }
+    /// use schemecs::{entity::Entity, world::World};
+    /// # #[derive(schemecs::schema::Schema)] struct Game { pos: Pos }
     /// # struct Pos;
     /// let e = World::<Game>::new().spawn(());
     /// assert_eq!(e.to_bits(), (u64::from(e.generation().get()) << 32) | u64::from(e.index()));
@@ -123,7 +130,7 @@ impl fmt::Display for NoSuchEntity {
 
 impl std::error::Error for NoSuchEntity {}
 
-/// The error of [`World::try_spawn`](crate::World::try_spawn) when every one
+/// The error of [`World::try_spawn`](crate::world::World::try_spawn) when every one
 /// of the 2³² − 1 entity slots is live or retired.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EntitiesExhausted;

@@ -17,7 +17,7 @@
 //! step run 0, 1 or 5 times a frame, a per-frame schedule after it). Hence
 //! the lifetime of an event ([`crate::retention`] has the whole rule): it
 //! is dropped at the start of a run (or a
-//! [`World::clear_trackers`](crate::World::clear_trackers) mark) once it is
+//! [`World::clear_trackers`](crate::world::World::clear_trackers) mark) once it is
 //! older than the previous run or mark, every schedule *whose systems read
 //! its type* has run since it was sent, and every system skipped by its
 //! run condition that reads it has run again. With one schedule, an event
@@ -29,7 +29,7 @@
 //! let go at once: [`Schedule::forget`] it. A schedule's first run on a
 //! world reads every event still kept.
 //!
-//! [`Schedule::forget`]: crate::Schedule::forget
+//! [`Schedule::forget`]: crate::schedule::Schedule::forget
 
 mod read;
 
@@ -77,7 +77,7 @@ pub trait Event<S: Schema>: Sized + Send + Sync + 'static {
 ///
 /// A world keeps one per `#[ecs(event)]` field, as a resource: systems send
 /// with [`EventWriter`] and read with [`EventReader`]; outside systems use
-/// [`World::send_event`](crate::World::send_event) and an [`EventCursor`].
+/// [`World::send_event`](crate::world::World::send_event) and an [`EventCursor`].
 pub struct Events<T> {
     log: TickLog<T>,
 }

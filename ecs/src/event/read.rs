@@ -18,6 +18,7 @@ use core::fmt;
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::event::EventCursor;
 /// #[derive(Debug, PartialEq)] struct Pos(i32);
 /// #[derive(Debug, PartialEq)] struct Hit(u32);
 /// #[derive(Schema)] struct S { pos: Pos, #[ecs(event)] hit: Hit }
@@ -140,7 +141,7 @@ impl<T> fmt::Debug for EventWriter<'_, T> {
 impl<T> Sealed for &mut EventWriter<'_, T> {}
 
 /// Events sent from the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through [`ChunkEvents`]: the events a sequential loop would
 /// send, in its order.
 ///
@@ -181,7 +182,7 @@ impl<T: Send> ChunkRecorder for &mut EventWriter<'_, T> {
 }
 
 /// The events one chunk of a parallel loop sends
-/// ([`Query::par_for_each_mut_with`](crate::Query::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// kept in the chunk's order, sent after the chunks before it.
 #[derive(Debug)]
 pub struct ChunkEvents<T>(Vec<T>);

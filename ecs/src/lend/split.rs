@@ -29,7 +29,7 @@ pub struct SplitWorld<'w, S: Schema> {
     pub(crate) sparse: Vec<Lent<'w, S::Column>>,
     /// The index of each sparse set (its owners and slots), by position
     /// among the sparse components: lent only to a
-    /// [`SparseMut`](crate::SparseMut), which adds and removes values.
+    /// [`SparseMut`](crate::command::SparseMut), which adds and removes values.
     pub(crate) sparse_index: Vec<Lent<'w, SparseIndex>>,
 }
 
@@ -158,7 +158,7 @@ impl<'w, S: Schema> SplitWorld<'w, S> {
     }
 
     /// Table `id` whole, for one borrower that adds rows to it (a
-    /// [`Spawner`](crate::Spawner)); no one else may take it or its
+    /// [`Spawner`](crate::command::Spawner)); no one else may take it or its
     /// columns during this split.
     pub(crate) fn take_table(&mut self, id: TableId) -> &'w mut Table<S> {
         self.detach(id)

@@ -31,6 +31,7 @@ use core::marker::PhantomData;
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::query::Fields;
 ///
 /// #[derive(Soa, Clone, Copy)] struct Pos { x: f32, y: f32 }
 /// #[derive(Soa, Clone, Copy)] struct Vel { x: f32, y: f32 }

@@ -117,7 +117,7 @@ pub struct Or<T>(PhantomData<fn() -> T>);
 /// after the system's previous run, in program order (or before its first
 /// run). A query made on the world directly, including one in an exclusive
 /// system (`&mut World`), sees what happened since the last
-/// [`World::clear_trackers`](crate::World::clear_trackers).
+/// [`World::clear_trackers`](crate::world::World::clear_trackers).
 ///
 /// ```
 /// use schemecs::prelude::*;
@@ -140,8 +140,8 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 ///
 /// A write is any mutable access: an item `&mut T` handed out by a query
 /// (by `for_each_mut`, `get_mut`, `get_many_mut`, the table form, or a
-/// parallel loop), [`World::get_mut`](crate::World::get_mut), an
-/// [`EntityMut`](crate::EntityMut), or an insert that replaces the value.
+/// parallel loop), [`World::get_mut`](crate::world::World::get_mut), an
+/// [`EntityMut`](crate::world::EntityMut), or an insert that replaces the value.
 /// It is recorded per entity. An `iter_mut()` iterator hands out every row
 /// of the query at once: if it is dropped part-way, the rows it did not reach
 /// count as written too (so that stepping through rows costs nothing extra).
@@ -321,7 +321,7 @@ impl_filters!(A, B, C, D, E, F, G, H, I, J, K, L);
 ///
 /// A query reaches the tables that satisfy any one of its conditions: one
 /// for a filter without [`Or`], one per branch (after distributing tuples
-/// over branches) with it. See [`Access::any_of`](crate::Access::any_of).
+/// over branches) with it. See [`Access::any_of`](crate::system::Access::any_of).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TableCondition {
     /// Components the table must have.
@@ -570,7 +570,7 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
     pub(crate) const ROWS: bool = F::ROWS || Self::SPARSE_FILTER;
 
     /// The table conditions as a list, empty when there is only one (see
-    /// [`Access::any_of`](crate::Access::any_of)).
+    /// [`Access::any_of`](crate::system::Access::any_of)).
     pub(crate) const ANY_OF: &'static [TableCondition] = if Self::TABLE_CONDITIONS.len() > 1 {
         Self::TABLE_CONDITIONS.as_slice()
     } else {

@@ -123,7 +123,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     ///
     /// ```
     /// use schemecs::prelude::*;
-    /// use schemecs::QueryEntityError;
+    /// use schemecs::query::QueryEntityError;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -277,7 +277,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     ///
     /// ```
     /// use schemecs::prelude::*;
-    /// use schemecs::QueryEntityError;
+    /// use schemecs::query::QueryEntityError;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }
@@ -314,7 +314,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     ///
     /// ```
     /// use schemecs::prelude::*;
-    /// use schemecs::QuerySingleError;
+    /// use schemecs::query::QuerySingleError;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Player;
     /// #[derive(Schema)] struct S { pos: Pos, player: Player }

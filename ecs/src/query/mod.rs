@@ -10,16 +10,16 @@
 //! == 0`. The world caches the matching tables per list of conditions (per
 //! pair of masks when there is one) and extends the list as new tables
 //! appear.
-//!
-//! Here: the [`Query`] type and its item-by-item access. Beside it, by
-//! concept: `fetch` (what an item takes from a table), `fetched` (one table
-//! of a built query), `entities` (the `Entity` item's table form) and
-//! `filter` (conditions on archetypes and rows); `matched` (which tables
-//! match, cached) and `state` (what a query keeps between uses); `build` (a
-//! query's tables fetched, over each kind of borrowed world), `rows` (row
-//! filters' passing rows) and `sparse` (runs of rows for sparse components);
-//! `iter`, `lookup` (`get`, `single`, `get_many_mut`), `table` (the table
-//! form) and `par` (parallel iteration); `prepared` ([`PreparedQuery`]).
+
+// Here: the [`Query`] type and its item-by-item access. Beside it, by
+// concept: `fetch` (what an item takes from a table), `fetched` (one table
+// of a built query), `entities` (the `Entity` item's table form) and
+// `filter` (conditions on archetypes and rows); `matched` (which tables
+// match, cached) and `state` (what a query keeps between uses); `build` (a
+// query's tables fetched, over each kind of borrowed world), `rows` (row
+// filters' passing rows) and `sparse` (runs of rows for sparse components);
+// `iter`, `lookup` (`get`, `single`, `get_many_mut`), `table` (the table
+// form) and `par` (parallel iteration); `prepared` ([`PreparedQuery`]).
 
 mod build;
 mod entities;
@@ -39,7 +39,9 @@ mod table;
 
 pub(crate) use build::{fetch_table, filter_rows};
 pub use entities::{TableEntities, TableEntitiesIter};
-pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery, TableView};
+#[doc(hidden)]
+pub use fetch::TableView;
+pub use fetch::{Has, QueryData, ReadOnlyQueryData, SchemaQuery};
 use fetched::FetchedTable;
 pub use fields::Fields;
 pub(crate) use filter::QueryReach;
@@ -47,6 +49,7 @@ pub use filter::{Added, Changed, Or, QueryFilter, TableCondition, With, Without}
 use iter::IterSource;
 pub use iter::QueryIter;
 pub use lookup::{QueryEntityError, QuerySingleError};
+#[doc(hidden)]
 pub use matched::MatchedTables;
 pub(crate) use matched::QueryCache;
 pub(crate) use par::sealed::Sealed;
@@ -64,7 +67,7 @@ use crate::storage::EntityIndex;
 use core::marker::PhantomData;
 use std::borrow::Cow;
 
-/// The result of [`World::query`](crate::World::query): for every entity that
+/// The result of [`World::query`](crate::world::World::query): for every entity that
 /// matches `Q` and filter `F`, its item `Q::Item`.
 ///
 /// It borrows the world for `'w` and holds, per matching table, the column
@@ -202,7 +205,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Iterates over the items, mutably.
     ///
     /// Every row the query covers counts as handed out, so for a tracked
-    /// component ([`Changed`](crate::Changed)) every one is written, even if the iteration
+    /// component ([`Changed`]) every one is written, even if the iteration
     /// stops early: the rows are stamped here, at once, which keeps the
     /// iterator's step what it is without tracking.
     pub fn iter_mut(&mut self) -> QueryIter<'_, 'w, Q> {
@@ -327,7 +330,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     ///
     /// ```
     /// use schemecs::prelude::*;
-    /// use schemecs::QueryEntityError;
+    /// use schemecs::query::QueryEntityError;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Vel(i64);
     /// #[derive(Schema)] struct S { pos: Pos, vel: Vel }

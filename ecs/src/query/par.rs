@@ -132,11 +132,11 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 /// are handed back in iteration order, so the changes are those, in the
 /// order, a sequential loop would record, on any number of threads.
 ///
-/// Implemented for `&mut` [`Commands`](crate::Commands),
-/// [`Despawner`](crate::Despawner), [`EventWriter`](crate::EventWriter),
-/// [`Migrator`](crate::Migrator),
-/// [`SparseMut`](crate::SparseMut), [`Spawner`](crate::Spawner) and
-/// [`UnnamedSpawner`](crate::UnnamedSpawner), and for tuples of up to four
+/// Implemented for `&mut` [`Commands`](crate::command::Commands),
+/// [`Despawner`](crate::command::Despawner), [`EventWriter`](crate::event::EventWriter),
+/// [`Migrator`](crate::command::Migrator),
+/// [`SparseMut`](crate::command::SparseMut), [`Spawner`](crate::command::Spawner) and
+/// [`UnnamedSpawner`](crate::command::UnnamedSpawner), and for tuples of up to four
 /// of them (each chunk then gets a tuple of chunk recorders). The trait is
 /// sealed: the crate's recorders are the only ones.
 #[diagnostic::on_unimplemented(
@@ -203,6 +203,7 @@ impl<Q: QueryData, F> Query<'_, Q, F> {
     ///
     /// ```
     /// use schemecs::prelude::*;
+    /// use schemecs::command::Migrator;
     /// #[derive(Debug)] struct Health(i32);
     /// #[derive(Debug)] struct Dead;
     /// #[derive(Debug, PartialEq)] struct Died(u32);

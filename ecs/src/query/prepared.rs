@@ -26,6 +26,7 @@ use core::marker::PhantomData;
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::query::PreparedQuery;
 /// #[derive(Debug, PartialEq)] struct Pos(i64);
 /// #[derive(Debug, PartialEq)] struct Vel(i64);
 /// #[derive(Debug, PartialEq)] struct Frozen;
@@ -53,8 +54,8 @@ use core::marker::PhantomData;
 /// ```
 ///
 /// A prepared query answers what the same query made on the world answers,
-/// in the same order; [`Added`](crate::Added) and
-/// [`Changed`](crate::Changed) measure from the world's mark, as there (see
+/// in the same order; [`Added`](crate::query::Added) and
+/// [`Changed`](crate::query::Changed) measure from the world's mark, as there (see
 /// [`World::clear_trackers`]). It can be used with any world of schema `S`:
 /// given a world other than the one it last saw, or the same world after a
 /// `clone_from` or a load replaced its tables, it matches that world's

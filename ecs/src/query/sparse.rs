@@ -263,8 +263,8 @@ impl SparseRuns {
     /// component most rows have: every row of the matched tables is judged
     /// on its own, its sparse components looked up and its ticks read.
     ///
-    /// [`Added`]: crate::Added
-    /// [`Changed`]: crate::Changed
+    /// [`Added`]: crate::query::Added
+    /// [`Changed`]: crate::query::Changed
     fn find_row_by_row<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &[Table<S>],

@@ -5,7 +5,7 @@
 //! archetype fits the query's [`TableCondition`](super::TableCondition)s
 //! ([`MatchedTables`], extended as tables appear). *Reaching* finds, in
 //! those tables, what this use of the query covers ([`Reach`]): with a row
-//! filter ([`Added`](crate::Added), [`Changed`](crate::Changed)) the rows
+//! filter ([`Added`](crate::query::Added), [`Changed`](crate::query::Changed)) the rows
 //! that pass it, for a query that reaches sparse components only through
 //! its filter's `With`/`Without` the rows whose entities pass, and for
 //! other queries that reach sparse components their runs of rows. A
@@ -17,7 +17,7 @@
 //! * a system's `Query` parameter and a [`PreparedQuery`](super::PreparedQuery)
 //!   keep a whole [`QueryState`], so a warm one matches only new tables and
 //!   reaches into memory it already has;
-//! * [`World::query`](crate::World::query) and its kin match through the
+//! * [`World::query`](crate::world::World::query) and its kin match through the
 //!   world's cache (one [`MatchedTables`] per list of conditions, shared by
 //!   every query with the same conditions) and reach into a fresh [`Reach`].
 

@@ -140,7 +140,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// `bool` per table for `Has<T>`, [`TableEntities`] for `Entity`). Empty
     /// tables are skipped; filters select tables as for any other form.
     ///
-    /// With a row filter ([`Added`](crate::Added), [`Changed`](crate::Changed))
+    /// With a row filter ([`Added`](crate::query::Added), [`Changed`](crate::query::Changed))
     /// or a sparse component (`#[ecs(sparse)]`) in the query, a chunk is a
     /// run of consecutive rows of a table rather than the whole table
     /// ([`TableChunk::rows`]); a sparse item's slice then holds the run's

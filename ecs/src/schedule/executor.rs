@@ -205,7 +205,7 @@ impl<S: Schema> Executor<S> {
     }
 
     /// Makes the row moves that the systems of `stage` recorded (their
-    /// [`Migrator`](crate::Migrator)s'), on a fresh split of the world. The
+    /// [`Migrator`](crate::command::Migrator)s'), on a fresh split of the world. The
     /// planner gave each its own tables, so they can run side by side: on
     /// the pool (`threads` threads) when the moves they took on this thread
     /// last time pay for the hand-off by the rule of [`decide`], and the

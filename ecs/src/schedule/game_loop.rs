@@ -32,7 +32,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 ///
 /// ```
 /// use core::time::Duration;
-/// use schemecs::FixedTime;
+/// use schemecs::schedule::FixedTime;
 ///
 /// let mut time = FixedTime::from_hz(50); // 20 ms steps
 /// assert_eq!(time.step(), Duration::from_millis(20));
@@ -113,7 +113,7 @@ impl FixedTime {
     ///
     /// ```
     /// use core::time::Duration;
-    /// use schemecs::FixedTime;
+    /// use schemecs::schedule::FixedTime;
     ///
     /// let stall = Duration::from_secs(10);
     /// let mut capped = FixedTime::from_hz(50).with_max_delta(Duration::from_millis(100));

@@ -1,9 +1,12 @@
 //! [`Schedule`]: systems run in program order, in parallel where that cannot
 //! change the result and where it pays.
-//!
-//! `schedule/plan.rs` decides which systems may run together (stages),
-//! `schedule/executor.rs` how each stage runs: on the calling thread or on
-//! rayon's pool.
+//! The game loop is here too: a [`GameLoop`] runs a fixed-step schedule,
+//! as many steps as the frame's time pays for ([`FixedTime`]), beside a
+//! per-frame one.
+
+// `plan.rs` decides which systems may run together (stages),
+// `executor.rs` how each stage runs: on the calling thread or on rayon's
+// pool.
 
 mod dot;
 mod executor;
@@ -31,7 +34,7 @@ use std::sync::Arc;
 ///
 /// **The result of [`Schedule::run`] is defined as running the systems one
 /// after another in the order they were added, each system's
-/// [`Commands`](crate::Commands) applied right after it, in recording order.**
+/// [`Commands`](crate::command::Commands) applied right after it, in recording order.**
 /// The executor runs systems at the same time (on rayon's thread pool) only
 /// where that cannot change the result: a system starts once every earlier
 /// system it conflicts with has finished (one writes a component or resource
@@ -125,7 +128,7 @@ use std::sync::Arc;
 /// ```
 ///
 /// A system may run only when a condition holds
-/// ([`RunIfExt::run_if`](crate::RunIfExt::run_if)); a schedule may apply
+/// ([`RunIfExt::run_if`](crate::condition::RunIfExt::run_if)); a schedule may apply
 /// the transitions of a state, with exit and enter systems, at the start of
 /// its runs ([`Schedule::on_enter`]); [`GameLoop`] runs a fixed-step
 /// schedule and a per-frame one over one world.
@@ -204,7 +207,7 @@ pub struct Schedule<S: Schema> {
     /// identity" above): a world refuses a schedule that takes turns with
     /// another live one of the same fingerprint.
     owner: Arc<ScheduleOwner>,
-    /// The entities the systems' [`Despawner`](crate::Despawner)s despawn
+    /// The entities the systems' [`Despawner`](crate::command::Despawner)s despawn
     /// when a run ends, and the memory of that batch despawn.
     doomed: Vec<Entity>,
     batch: DespawnBatch,
@@ -251,7 +254,7 @@ impl<S: Schema> Schedule<S> {
     /// as anyone can tell. A tuple of systems appends each in order, as one
     /// `add` each would (a group; with `.run_if(condition)` the condition
     /// guards them all and is evaluated once per run: see
-    /// [`RunIfExt`](crate::RunIfExt)).
+    /// [`RunIfExt`](crate::condition::RunIfExt)).
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -372,7 +375,7 @@ impl<S: Schema> Schedule<S> {
     /// run of a schedule that applies `T`'s transitions runs the enter
     /// systems of the initial state (and no exit systems), then applies the
     /// transition requested, if any. Whether the state was entered is
-    /// world state ([`State::entered`](crate::State::entered)), so a world
+    /// world state ([`State::entered`](crate::state::State::entered)), so a world
     /// restored or loaded from a copy taken after that run does not enter
     /// it again.
     ///
@@ -440,8 +443,8 @@ impl<S: Schema> Schedule<S> {
     /// first such run, the initial state is entered (see
     /// [`Schedule::on_enter`]); at the start of each run, a transition
     /// requested before (by a
-    /// [`NextState`](crate::NextState) or
-    /// [`World::set_next_state`](crate::World::set_next_state)) is applied,
+    /// [`NextState`](crate::state::NextState) or
+    /// [`World::set_next_state`](crate::world::World::set_next_state)) is applied,
     /// running the exit systems of the state left, then switching, then
     /// running the enter systems of the state entered; then the schedule's
     /// systems run, all in the new state. A request for the current state
@@ -687,7 +690,7 @@ impl<S: Schema> Schedule<S> {
     }
 
     /// Makes `world` forget this schedule: where its last run started and
-    /// its systems' [`Local`](crate::Local)s. Returns whether it had run on
+    /// its systems' [`Local`](crate::system::Local)s. Returns whether it had run on
     /// `world`. A later run starts afresh, as on a world it never ran on
     /// (its readers see every event and change not dropped yet, its locals
     /// start from `Default`).
@@ -863,7 +866,7 @@ impl<S: Schema> Schedule<S> {
     /// A system with a run condition is shown with it (`physics if
     /// in_state(Phase::Playing)`); the condition's reads count among the
     /// system's in the waits. Groups with a run condition (`(physics,
-    /// collide).run_if(..)`, see [`RunIfExt`](crate::RunIfExt)) follow the
+    /// collide).run_if(..)`, see [`RunIfExt`](crate::condition::RunIfExt)) follow the
     /// stages, one per line, in program order (`physics, collide if
     /// in_state(Phase::Playing)`); their conditions' reads count among each
     /// of their systems'. Last come the state transitions the schedule

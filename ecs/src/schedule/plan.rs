@@ -53,7 +53,7 @@ pub(super) enum Reason {
 impl Reason {
     /// Whether the earlier system's side of the conflict reaches the world
     /// only when its run is applied: the removals it logs, the rows a
-    /// [`Migrator`](crate::Migrator) moves. (What a
+    /// [`Migrator`](crate::command::Migrator) moves. (What a
     /// `Spawner` hands over, whatever the conflict, is too: `Plan::new`
     /// checks that apart.)
     fn delivered_when_applied(self) -> bool {
@@ -189,7 +189,7 @@ impl Plan {
     }
 }
 
-/// Whether a [`Migrator`](crate::Migrator) of the earlier system moves rows
+/// Whether a [`Migrator`](crate::command::Migrator) of the earlier system moves rows
 /// the later one can reach: those moves are made when the earlier system is
 /// applied, whatever conflict [`conflict`] names first.
 fn moves_rows_of(earlier: &[Access], later: &[Access]) -> bool {

@@ -4,15 +4,15 @@
 //!
 //! The world keeps each state as the resource [`State<T>`]: the current
 //! value and the transition a system requested, if any. Both are world
-//! state: `clone`, `clone_from`, [`World::checksum`](crate::World::checksum) and saves carry them
+//! state: `clone`, `clone_from`, [`World::checksum`](crate::world::World::checksum) and saves carry them
 //! like any resource, so a rolled-back world applies the same transition at
 //! the same point.
 //!
 //! A system requests a transition with [`NextState<T>`]; the request waits
 //! until the start of the next run of a schedule that applies `T`'s
-//! transitions (one with an [`on_enter`](crate::Schedule::on_enter) or
-//! [`on_exit`](crate::Schedule::on_exit) system for `T`, or told so with
-//! [`Schedule::apply_transitions`](crate::Schedule::apply_transitions)).
+//! transitions (one with an [`on_enter`](crate::schedule::Schedule::on_enter) or
+//! [`on_exit`](crate::schedule::Schedule::on_exit) system for `T`, or told so with
+//! [`Schedule::apply_transitions`](crate::schedule::Schedule::apply_transitions)).
 //! That schedule runs the exit systems of the state it leaves, switches the
 //! state, runs the enter systems of the state it enters, and only then its
 //! own systems: so every system of a run sees one state throughout, and the
@@ -41,7 +41,7 @@ use core::fmt;
 /// Implemented by `#[derive(Schema)]`; the world keeps the value as the
 /// resource [`State<Self>`]. A state is compared (`Eq`) to decide which
 /// enter and exit systems run, cloned into them, and shown (`Debug`) by
-/// [`Schedule::describe`](crate::Schedule::describe).
+/// [`Schedule::describe`](crate::schedule::Schedule::describe).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a state of schema `{S}`",
     label = "not a state of `{S}`",
@@ -69,7 +69,7 @@ pub trait States<S: Schema>: Clone + Eq + fmt::Debug + Send + Sync + 'static {
 }
 
 /// Every state's cell is a resource: read it with `Res<State<T>>` or
-/// [`World::resource`](crate::World::resource).
+/// [`World::resource`](crate::world::World::resource).
 impl<S: Schema, T: States<S>> Resource<S> for State<T> {
     const BIT: u32 = T::BIT;
 
@@ -95,14 +95,14 @@ impl<S: Schema, T: States<S>> Resource<S> for State<T> {
 ///
 /// A new world's state has not been entered: the first run of a schedule
 /// that applies `T`'s transitions runs the enter systems of the current
-/// state ([`Schedule::on_enter`](crate::Schedule::on_enter)), then applies
+/// state ([`Schedule::on_enter`](crate::schedule::Schedule::on_enter)), then applies
 /// the transition requested, if any; no later run enters it again. The
 /// flag is world state like the value: `clone`, the checksum and saves
 /// carry it.
 ///
 /// A system reads it as `Res<State<T>>`; it requests a transition with
-/// [`NextState<T>`]. Outside systems: [`World::state`](crate::World::state),
-/// [`World::set_next_state`](crate::World::set_next_state).
+/// [`NextState<T>`]. Outside systems: [`World::state`](crate::world::World::state),
+/// [`World::set_next_state`](crate::world::World::set_next_state).
 ///
 /// ```
 /// use schemecs::prelude::*;
@@ -136,7 +136,7 @@ pub struct State<T> {
 impl<T> State<T> {
     /// A state that starts as `current`, not entered yet, with no
     /// transition requested (for
-    /// [`World::with_resources`](crate::World::with_resources) when `T` has no `Default`).
+    /// [`World::with_resources`](crate::world::World::with_resources) when `T` has no `Default`).
     pub fn new(current: T) -> Self {
         State {
             current,

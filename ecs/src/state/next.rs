@@ -12,7 +12,7 @@ use core::fmt;
 
 /// A system parameter that requests a transition of state `T`: it is
 /// applied at the start of the next run of a schedule that applies `T`'s
-/// transitions (see [`Schedule::on_enter`](crate::Schedule::on_enter)).
+/// transitions (see [`Schedule::on_enter`](crate::schedule::Schedule::on_enter)).
 /// The last request before then wins; a request for the current state
 /// does nothing.
 ///

@@ -195,7 +195,7 @@ impl<S: Schema> Bins<S> {
         }
     }
 
-    /// Takes every tag value out (for [`World::clear`](crate::World::clear)),
+    /// Takes every tag value out (for [`World::clear`](crate::world::World::clear)),
     /// leaving empty bags.
     pub(crate) fn take_tags(&mut self) -> Box<[S::Column]> {
         let empty = (0..S::COMPONENT_NAMES.len() as u32)

@@ -54,7 +54,7 @@ impl TableRow {
 }
 
 /// The slot index of a live entity, without its generation: what a table row
-/// keeps (4 bytes, where an [`Entity`](crate::Entity) takes 8). The world keeps
+/// keeps (4 bytes, where an [`Entity`](crate::entity::Entity) takes 8). The world keeps
 /// every row's entity alive, so the slot's generation completes it
 /// (`Entities::entity`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -26,8 +26,8 @@ use crate::stable_hash::{StableHash, StableHasher};
 ///
 /// | type | each field | handed out by |
 /// | --- | --- | --- |
-/// | `PosRef<'a>` | `&'a F` | a [`Fields<&Pos>`](crate::Fields) item, [`World::get_soa`](crate::World::get_soa) |
-/// | `PosMut<'a>` | `&'a mut F` | a `Fields<&mut Pos>` item, [`World::get_soa_mut`](crate::World::get_soa_mut) |
+/// | `PosRef<'a>` | `&'a F` | a [`Fields<&Pos>`](crate::query::Fields) item, [`World::get_soa`](crate::world::World::get_soa) |
+/// | `PosMut<'a>` | `&'a mut F` | a `Fields<&mut Pos>` item, [`World::get_soa_mut`](crate::world::World::get_soa_mut) |
 /// | `PosSlices<'a>` | `&'a [F]` | the table form of `Fields<&Pos>` |
 /// | `PosSlicesMut<'a>` | `&'a mut [F]` | the table form of `Fields<&mut Pos>` |
 ///
@@ -35,6 +35,7 @@ use crate::stable_hash::{StableHash, StableHasher};
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::query::Fields;
 ///
 /// #[derive(Soa, Clone, Copy, Debug, PartialEq)]
 /// struct Pos { x: f32, y: f32 }

@@ -44,7 +44,7 @@ pub(crate) struct SparseSet<S: Schema> {
 /// The owners of a sparse set's dense slots and, by entity, each one's
 /// slot: everything of a [`SparseSet`] but its values, so that the two can
 /// be lent apart (queries take the values only; a
-/// [`SparseMut`](crate::SparseMut) takes both).
+/// [`SparseMut`](crate::command::SparseMut) takes both).
 #[derive(Clone, Default)]
 pub(crate) struct SparseIndex {
     /// The entity owning each dense slot.

@@ -10,7 +10,7 @@ use crate::query::TableCondition;
 /// Two accesses *conflict* on a component when one writes it and the other
 /// reads or writes it, unless no entity is reached by both: one requires a
 /// component the other excludes (`With<Vel>` against `Without<Vel>`), or,
-/// for queries with [`Or`](crate::Or), every condition of one is disjoint
+/// for queries with [`Or`](crate::query::Or), every condition of one is disjoint
 /// in that way from every condition of the other. Components lent whole
 /// ([`Access::whole`]: the sparse ones) conflict even then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct Access {
     pub excluded: u128,
     /// The reached entities exactly, when `required` and `excluded` alone do
     /// not say it: those matching any one of these conditions (a query with
-    /// an [`Or`](crate::Or) filter). Empty otherwise; when not empty,
+    /// an [`Or`](crate::query::Or) filter). Empty otherwise; when not empty,
     /// `required` and `excluded` are what all of them share.
     pub any_of: &'static [TableCondition],
     /// Sparse components whose presence on an entity it observes: named in
@@ -38,14 +38,14 @@ pub struct Access {
     /// `Without<T>`, ...).
     pub presence: u128,
     /// Sparse components it adds to and removes from entities while its
-    /// stage runs ([`SparseMut`](crate::SparseMut)): it conflicts with
+    /// stage runs ([`SparseMut`](crate::command::SparseMut)): it conflicts with
     /// every parameter that observes their presence.
     pub presence_changed: u128,
     /// Tracked components whose removal log it reads
-    /// ([`Removed`](crate::Removed)).
+    /// ([`Removed`](crate::change::Removed)).
     pub removals_read: u128,
     /// Tracked components whose removal log it appends to when its run is
-    /// applied ([`SparseMut`](crate::SparseMut)): a later reader of the log
+    /// applied ([`SparseMut`](crate::command::SparseMut)): a later reader of the log
     /// must wait for that.
     pub removals_logged: u128,
     /// Resources read (`Res<T>`).
@@ -56,25 +56,25 @@ pub struct Access {
     /// observe an earlier system's commands.
     pub observes_entities: bool,
     /// Walks the rows of the tables its conditions match (a query): it
-    /// would see the rows a [`Spawner`](crate::Spawner) adds there.
+    /// would see the rows a [`Spawner`](crate::command::Spawner) adds there.
     pub iterates: bool,
-    /// Records [`Commands`](crate::Commands).
+    /// Records [`Commands`](crate::command::Commands).
     pub commands: bool,
-    /// Reserves entity ids while it runs ([`Spawner`](crate::Spawner)):
+    /// Reserves entity ids while it runs ([`Spawner`](crate::command::Spawner)):
     /// a later system that reserves ids too waits until it is applied.
     pub reserves: bool,
     /// Allocates entity ids when its run is applied
-    /// ([`UnnamedSpawner`](crate::UnnamedSpawner)): a later system that
+    /// ([`UnnamedSpawner`](crate::command::UnnamedSpawner)): a later system that
     /// reserves ids waits until then.
     pub allocates: bool,
     /// Adds rows to the table of exactly its `required` components while it
-    /// runs ([`Spawner`](crate::Spawner)), made alive when it is applied:
+    /// runs ([`Spawner`](crate::command::Spawner)), made alive when it is applied:
     /// a later system whose query can reach that table, or that shares
     /// anything else with it (and so may be handed a new id), waits until
     /// then.
     pub spawns: bool,
     /// Moves entities between the tables its `required` and `excluded`
-    /// components match when its run is applied ([`Migrator`](crate::Migrator)):
+    /// components match when its run is applied ([`Migrator`](crate::command::Migrator)):
     /// it conflicts with every parameter that can reach those tables' rows,
     /// and a later system that does waits until it is applied.
     pub moves: bool,
@@ -162,7 +162,7 @@ impl Access {
         conflicts
     }
 
-    /// Whether one adds rows (a [`Spawner`](crate::Spawner)) to a table
+    /// Whether one adds rows (a [`Spawner`](crate::command::Spawner)) to a table
     /// whose rows the other walks.
     pub const fn spawn_conflicts(&self, other: &Access) -> bool {
         (self.spawns && other.iterates && !self.disjoint_entities(other))
@@ -170,7 +170,7 @@ impl Access {
     }
 
     /// Whether one moves entities between tables (a
-    /// [`Migrator`](crate::Migrator)) whose rows the other can reach: walks,
+    /// [`Migrator`](crate::command::Migrator)) whose rows the other can reach: walks,
     /// reads or writes (a table component), adds to or moves too.
     pub const fn move_conflicts(&self, other: &Access) -> bool {
         (self.moves && other.reaches_rows() && !self.disjoint_entities(other))
@@ -178,8 +178,8 @@ impl Access {
     }
 
     /// Whether it can see or change the rows of the tables it reaches: a
-    /// query, a [`Spawner`](crate::Spawner) or a [`Migrator`](crate::Migrator).
-    /// What only holds a sparse set whole ([`SparseMut`](crate::SparseMut))
+    /// query, a [`Spawner`](crate::command::Spawner) or a [`Migrator`](crate::command::Migrator).
+    /// What only holds a sparse set whole ([`SparseMut`](crate::command::SparseMut))
     /// sees no row.
     const fn reaches_rows(&self) -> bool {
         self.iterates || self.spawns || self.moves || (self.reads | self.writes) & !self.whole != 0

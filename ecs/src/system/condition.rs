@@ -101,7 +101,7 @@ impl<S: Schema, T: Event<S>> ConditionParam<S> for EventReader<'_, T> {
 ///
 /// ```
 /// use schemecs::prelude::*;
-/// use schemecs::{Condition, IntoCondition};
+/// use schemecs::{condition::Condition, condition::IntoCondition};
 /// #[derive(Debug)] struct Pos(i32);
 /// #[derive(Default)] struct Lives(u32);
 /// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] lives: Lives }
@@ -128,14 +128,14 @@ pub struct Condition<S: Schema> {
 
 impl<S: Schema> Condition<S> {
     /// The condition, shown as `name` by
-    /// [`Schedule::describe`](crate::Schedule::describe).
+    /// [`Schedule::describe`](crate::schedule::Schedule::describe).
     pub fn named(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.name = name.into();
         self.compound = false;
         self
     }
 
-    /// The name [`Schedule::describe`](crate::Schedule::describe) shows.
+    /// The name [`Schedule::describe`](crate::schedule::Schedule::describe) shows.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -523,6 +523,7 @@ where
 ///
 /// ```
 /// use schemecs::prelude::*;
+/// use schemecs::condition::on_event;
 /// struct Pos(i32);
 /// struct Hit;
 /// #[derive(Default)] struct Flashes(u32);
@@ -570,7 +571,8 @@ impl<S: Schema, E: Event<S>> IntoCondition<S, OnEvent<()>> for OnEvent<E> {
 ///
 /// ```
 /// use schemecs::prelude::*;
-/// use schemecs::StableHash;
+/// use schemecs::condition::resource_changed;
+/// use schemecs::checksum::StableHash;
 /// struct Pos(i32);
 /// #[derive(Default, StableHash)] struct Score(u32);
 /// #[derive(Default)] struct Redraws(u32);
@@ -625,7 +627,7 @@ fn short_type_name<T>() -> &'static str {
 }
 
 /// A system with a run condition: what [`RunIfExt::run_if`] returns, for
-/// [`Schedule::add`](crate::Schedule::add).
+/// [`Schedule::add`](crate::schedule::Schedule::add).
 pub struct RunIf<T, C, M, CM> {
     system: T,
     condition: C,
@@ -637,7 +639,7 @@ pub struct RunIf<T, C, M, CM> {
 /// A condition is a read-only system that returns `bool`: a function whose
 /// parameters are all [`ConditionParam`]s (`Res`, `Query` with read-only
 /// items, `EventReader`, `Removed`, `Local`), one of the ready-made
-/// conditions ([`in_state`](crate::in_state), [`on_event`],
+/// conditions ([`in_state`](crate::state::in_state), [`on_event`],
 /// [`resource_changed`]), or a combination ([`ConditionExt::and`],
 /// [`ConditionExt::or`], [`not`]). A condition that writes fails to compile.
 ///
@@ -670,14 +672,14 @@ pub struct RunIf<T, C, M, CM> {
 /// was first skipped (see [`crate::retention`]). Skipped for longer, it
 /// holds nothing back, and when it runs again it reads what is still kept
 /// and learns how many it missed from
-/// [`EventReader::missed`](crate::EventReader::missed) and
-/// [`Removed::missed`](crate::Removed::missed). A skipped system that reads
+/// [`EventReader::missed`](crate::event::EventReader::missed) and
+/// [`Removed::missed`](crate::change::Removed::missed). A skipped system that reads
 /// neither holds nothing back.
 ///
 /// # Groups: one condition for several systems
 ///
 /// A tuple of systems (up to 16; tuples nest) is added as its systems one
-/// after another, in order, as one [`Schedule::add`](crate::Schedule::add)
+/// after another, in order, as one [`Schedule::add`](crate::schedule::Schedule::add)
 /// each would: `schedule.add((a, b, c))`. `(a, b, c).run_if(condition)`
 /// guards all three with one condition, evaluated **once per run, at the
 /// turn of the group's first system** (`a`), as bevy evaluates a system
@@ -690,7 +692,7 @@ pub struct RunIf<T, C, M, CM> {
 ///
 /// The condition's reads count in the access of each system of the group,
 /// and no system of the group runs in a stage before the first one's (see
-/// [`Schedule::describe`](crate::Schedule::describe)), so parallel and
+/// [`Schedule::describe`](crate::schedule::Schedule::describe)), so parallel and
 /// sequential runs agree. Its [`Local`]s are world state, kept per
 /// schedule and group.
 ///
@@ -799,7 +801,7 @@ where
     }
 }
 
-/// What makes a [`RunIf`] something [`Schedule::add`](crate::Schedule::add)
+/// What makes a [`RunIf`] something [`Schedule::add`](crate::schedule::Schedule::add)
 /// takes, whether it guards one system or a tuple of them (see
 /// [`RunIfParts`] for why the impl is written this way).
 #[doc(hidden)]
@@ -850,7 +852,7 @@ where
 
 impl<S: Schema> SystemNode<S> {
     /// Whether a parameter moves rows after the system's stage (a
-    /// [`Migrator`](crate::Migrator)): see [`SystemParam::migrate`](crate::SystemParam).
+    /// [`Migrator`](crate::command::Migrator)): see [`SystemParam::migrate`](crate::system::SystemParam).
     pub(crate) fn moves(&self) -> bool {
         self.access.iter().any(|access| access.moves)
     }

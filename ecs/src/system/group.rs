@@ -21,8 +21,8 @@ use crate::world_impl::{Locals, World};
 use core::ops::Range;
 use std::borrow::Cow;
 
-/// Something [`Schedule::add`](crate::Schedule::add) accepts: a system, a
-/// system with a run condition ([`RunIfExt::run_if`](crate::RunIfExt::run_if)),
+/// Something [`Schedule::add`](crate::schedule::Schedule::add) accepts: a system, a
+/// system with a run condition ([`RunIfExt::run_if`](crate::condition::RunIfExt::run_if)),
 /// or a tuple of up to 16 of those (tuples nest), which adds its systems in
 /// order, as one `add` each would; a tuple with a run condition guards all
 /// of them with it. `Marker` is inferred.

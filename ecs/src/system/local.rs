@@ -3,14 +3,14 @@
 //!
 //! A system's local state can change what the system does next (a cooldown,
 //! a counter, a cache of last frame's targets), so it is world state: if it
-//! lived in the [`Schedule`](crate::Schedule), a world restored from a
+//! lived in the [`Schedule`](crate::schedule::Schedule), a world restored from a
 //! snapshot (`clone_from`, a rollback) or loaded from a save would go on with
 //! the schedule's values from the future, and two peers of a rollback session
 //! would drift apart without a word. Here a world holds the values of every
 //! `Local` of every schedule that ran on it, in a [`Locals`](crate::world_impl::Locals) store keyed the
 //! way its change windows are: by the schedule's fingerprint (a stable hash
 //! of its systems' names, in order) and the system's place. `clone`,
-//! `clone_from`, [`World::checksum`](crate::World::checksum) and saves carry
+//! `clone_from`, [`World::checksum`](crate::world::World::checksum) and saves carry
 //! them, and a new schedule with the same systems, run on a copied or loaded
 //! world, takes them up where they were.
 //!

@@ -2,7 +2,7 @@
 //!
 //! A function whose parameters are all [`SystemParam`]s ([`Query`], [`Res`],
 //! [`ResMut`], [`Commands`]), or one that takes only `&mut World<S>`, is a
-//! system: [`Schedule::add`](crate::Schedule::add) accepts it as it is. Each
+//! system: [`Schedule::add`](crate::schedule::Schedule::add) accepts it as it is. Each
 //! parameter declares an [`Access`] as a constant; two parameters of one
 //! system that could reach the same component with a write fail to compile.
 
@@ -14,6 +14,9 @@ mod local;
 
 pub use access::Access;
 pub(crate) use condition::Condition as ConditionNode;
+// Run conditions are documented in the public module `condition`.
+pub use crate::world_impl::LocalState;
+#[doc(hidden)]
 pub use condition::{
     not, on_event, resource_changed, AndCondition, Condition, ConditionExt, ConditionFn,
     ConditionParam, IntoCondition, NotCondition, OnEvent, OrCondition, ResourceChanged, RunIf,
@@ -22,6 +25,7 @@ pub use condition::{
 use conflict::conflict;
 pub(crate) use conflict::Message;
 pub(crate) use group::{add_one, guard, Group};
+#[doc(hidden)]
 pub use group::{IntoSystems, Tuple, TupleParts, TupleShape};
 pub use local::Local;
 
@@ -40,11 +44,11 @@ use std::sync::{Mutex, PoisonError};
 /// A parameter of a system: what it borrows from the world, declared as an
 /// [`Access`] constant, and how it is taken out of a world split among
 /// systems. Implemented by [`Query`], [`Res`], [`ResMut`], [`Commands`],
-/// [`Local`], [`EventReader`](crate::EventReader),
-/// [`EventWriter`](crate::EventWriter), [`Removed`](crate::Removed),
-/// [`SparseMut`](crate::SparseMut), [`Spawner`](crate::Spawner),
-/// [`UnnamedSpawner`](crate::UnnamedSpawner) and
-/// [`Migrator`](crate::Migrator).
+/// [`Local`], [`EventReader`](crate::event::EventReader),
+/// [`EventWriter`](crate::event::EventWriter), [`Removed`](crate::change::Removed),
+/// [`SparseMut`](crate::command::SparseMut), [`Spawner`](crate::command::Spawner),
+/// [`UnnamedSpawner`](crate::command::UnnamedSpawner) and
+/// [`Migrator`](crate::command::Migrator).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
@@ -71,7 +75,7 @@ pub trait SystemParam<S: Schema>: Sized {
 
     /// Brings the state up to date with `world` before a run (e.g. a query's
     /// matching tables); `window` is what this run of the system sees of the
-    /// world's changes (see [`Tick`](crate::Tick)).
+    /// world's changes (see [`Tick`](crate::change::Tick)).
     #[doc(hidden)]
     fn prepare(_state: &mut Self::State, _world: &World<S>, _window: ChangeWindow) {}
 
@@ -81,14 +85,14 @@ pub trait SystemParam<S: Schema>: Sized {
 
     /// Makes, after the system's stage, the structural changes its run
     /// recorded for the tables it alone reaches (a
-    /// [`Migrator`](crate::Migrator)'s row moves), on a fresh split of the
+    /// [`Migrator`](crate::command::Migrator)'s row moves), on a fresh split of the
     /// world, beside the other systems of the stage doing the same. Called
     /// only for a parameter whose [`Access::moves`] is set.
     #[doc(hidden)]
     fn migrate<'w>(_state: &'w mut Self::State, _world: &Mutex<SplitWorld<'w, S>>) {}
 
     /// Finishes what the run did at once and left for its end (the rows a
-    /// [`Spawner`](crate::Spawner) added become alive), before any
+    /// [`Spawner`](crate::command::Spawner) added become alive), before any
     /// parameter of the system is applied.
     #[doc(hidden)]
     fn apply_first(_state: &mut Self::State, _world: &mut World<S>) {}
@@ -115,7 +119,7 @@ pub trait SystemParam<S: Schema>: Sized {
     const READS_LOGS: bool = false;
 
     /// Whether the parameter despawns entities when the schedule's run
-    /// ends ([`Despawner`](crate::Despawner)): then
+    /// ends ([`Despawner`](crate::command::Despawner)): then
     /// [`SystemParam::end_of_run`] hands them over.
     #[doc(hidden)]
     const DESPAWNS_AT_END: bool = false;
@@ -338,7 +342,7 @@ where
 )]
 pub trait SystemFn<Marker> {}
 
-/// Something [`Schedule::add`](crate::Schedule::add) accepts: a function whose
+/// Something [`Schedule::add`](crate::schedule::Schedule::add) accepts: a function whose
 /// parameters are all [`SystemParam`]s (up to 8), or one that takes only
 /// `&mut World<S>` (an exclusive system). `Marker` tells the two kinds, and the
 /// parameter lists, apart; it is inferred.
@@ -475,7 +479,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// path (`game::physics::inertia` -> `inertia`, `game::step<game::Hero>` ->
 /// `step<game::Hero>`), or for a closure, the function it is written in
 /// (`game::main::{{closure}}` -> `closure in main`).
-/// [`Schedule::add_named`](crate::Schedule::add_named) gives any other name.
+/// [`Schedule::add_named`](crate::schedule::Schedule::add_named) gives any other name.
 pub(crate) fn system_name(full: &'static str) -> Cow<'static, str> {
     fn last_segment(path: &str) -> &str {
         path.rsplit("::").next().unwrap_or(path)

@@ -49,6 +49,7 @@ impl<S: Schema> World<S> {
     ///
     /// ```
     /// use schemecs::prelude::*;
+    /// use schemecs::world::InsertError;
     /// #[derive(Relation)] struct Follows(Entity);
     /// #[derive(Inverse)] struct Followers(Vec<Entity>);
     /// #[derive(Schema)]
@@ -237,8 +238,8 @@ struct CheckRelations<'w, S: Schema> {
 impl<S: Schema> crate::relations::RelationVisitor<S> for CheckRelations<'_, S> {
     fn visit<R: RelationOf<S>>(&mut self) {
         let world = self.world;
-        let relation = S::COMPONENT_NAMES[<R as crate::Component<S>>::BIT as usize];
-        let inverse = S::COMPONENT_NAMES[<R::Inverse as crate::Component<S>>::BIT as usize];
+        let relation = S::COMPONENT_NAMES[<R as crate::schema::Component<S>>::BIT as usize];
+        let inverse = S::COMPONENT_NAMES[<R::Inverse as crate::schema::Component<S>>::BIT as usize];
         let mut listed = vec![
             false;
             world

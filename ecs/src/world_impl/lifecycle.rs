@@ -17,6 +17,7 @@
 use super::World;
 use crate::bundle::Bundle;
 use crate::commands::CommandQueue;
+use crate::commands::Commands;
 use crate::entity::{Entity, NoSuchEntity};
 use crate::hook::{DeferredWorld, HookKind};
 use crate::mask::{Mask, MaskBits};
@@ -24,7 +25,6 @@ use crate::relations::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
 use crate::schema::{Component, Schema};
 use crate::storage::Staged;
 use crate::structure::{ExchangeError, InsertError, RelationCycle, TakeError};
-use crate::Commands;
 
 /// The bits of `mask`.
 #[inline(always)]
@@ -57,7 +57,7 @@ impl<S: Schema> World<S> {
     pub(crate) fn spawn_lifecycle<B: Bundle<S>>(
         &mut self,
         bundle: B,
-    ) -> Result<Entity, crate::EntitiesExhausted> {
+    ) -> Result<Entity, crate::entity::EntitiesExhausted> {
         let mut hooks = CommandQueue::default();
         let entity = if S::required_by(B::BITS) & !B::BITS == 0 {
             // Straight into its table, as a plain spawn.
@@ -90,7 +90,7 @@ impl<S: Schema> World<S> {
     pub(crate) fn spawn_batch_lifecycle<B: Bundle<S>>(
         &mut self,
         bundles: impl Iterator<Item = B>,
-    ) -> crate::Spawned<'_> {
+    ) -> crate::structure::Spawned<'_> {
         let mut spawned = core::mem::take(&mut self.spawned);
         spawned.clear();
         let hooked = B::BITS & (S::ON_ADD_BITS | S::ON_INSERT_BITS) != 0;
@@ -114,7 +114,7 @@ impl<S: Schema> World<S> {
             }
         }
         self.spawned = spawned;
-        crate::Spawned::of_handles(&self.spawned)
+        crate::structure::Spawned::of_handles(&self.spawned)
     }
 
     /// [`World::insert`] of a bundle with a lifecycle: every relation target

@@ -1,4 +1,4 @@
-//! The world's store of the systems' [`Local`](crate::Local) values: what
+//! The world's store of the systems' [`Local`](crate::system::Local) values: what
 //! a `Local` may hold ([`LocalState`]), the values behind a small
 //! object-safe trait ([`LocalValue`]), kept per schedule and system place
 //! ([`Locals`]), and the places one system checks its values out of and
@@ -8,7 +8,7 @@
 use crate::stable_hash::{StableHash, StableHasher};
 use core::any::Any;
 
-/// What a [`Local`](crate::Local) can hold: a value the world can make (`Default`), copy
+/// What a [`Local`](crate::system::Local) can hold: a value the world can make (`Default`), copy
 /// for a snapshot (`Clone`), hash for its checksum ([`StableHash`]), hand to
 /// a system on another thread (`Send + Sync`) and, with feature `serde`,
 /// save and load (`Serialize + Deserialize`).
@@ -19,7 +19,7 @@ use core::any::Any;
     message = "`{Self}` cannot be kept in a `Local`: a system's local state is world state",
     label = "`Local<{Self}>` needs `Default + Clone + StableHash + Send + Sync + 'static`",
     note = "snapshots clone a `Local`, checksums hash it and a new world starts it from `Default`: \
-            derive `Default`, `Clone` and `schemecs::StableHash` for `{Self}`, or keep the value \
+            derive `Default`, `Clone` and `schemecs::checksum::StableHash` for `{Self}`, or keep the value \
             in a resource of the schema"
 )]
 pub trait LocalState: Default + Clone + StableHash + Send + Sync + 'static {}
@@ -28,7 +28,7 @@ pub trait LocalState: Default + Clone + StableHash + Send + Sync + 'static {}
 #[diagnostic::do_not_recommend]
 impl<T: Default + Clone + StableHash + Send + Sync + 'static> LocalState for T {}
 
-/// What a [`Local`](crate::Local) can hold: a value the world can make (`Default`), copy
+/// What a [`Local`](crate::system::Local) can hold: a value the world can make (`Default`), copy
 /// for a snapshot (`Clone`), hash for its checksum ([`StableHash`]), hand to
 /// a system on another thread (`Send + Sync`) and, with feature `serde`,
 /// save and load (`Serialize + Deserialize`).
@@ -40,7 +40,7 @@ impl<T: Default + Clone + StableHash + Send + Sync + 'static> LocalState for T {
     label = "`Local<{Self}>` needs `Default + Clone + StableHash + Serialize + Deserialize + Send \
              + Sync + 'static`",
     note = "snapshots clone a `Local`, checksums hash it, saves write it and a new world starts it \
-            from `Default`: derive `Default`, `Clone`, `schemecs::StableHash`, \
+            from `Default`: derive `Default`, `Clone`, `schemecs::checksum::StableHash`, \
             `serde::Serialize` and `serde::Deserialize` for `{Self}`, or keep the value in a \
             resource of the schema"
 )]
@@ -203,7 +203,7 @@ const CONDITIONS: u64 = 0x636f_6e64_6974_696f;
 /// conditions' locals (see [`Locals::group_condition`]).
 const GROUP_CONDITIONS: u64 = 0x6772_6f75_7063_6f6e;
 
-/// The values of the [`Local`](crate::Local)s of every schedule that ran on a world, per
+/// The values of the [`Local`](crate::system::Local)s of every schedule that ran on a world, per
 /// schedule (by fingerprint, in the order they first ran) and per system
 /// (by place). Part of the world: cloned, hashed and saved with it.
 #[derive(Default)]
@@ -334,7 +334,7 @@ impl StableHash for Locals {
 }
 
 /// The places of one system's locals, handed to its parameters in order:
-/// each [`Local`](crate::Local) takes the next one.
+/// each [`Local`](crate::system::Local) takes the next one.
 #[doc(hidden)]
 pub struct LocalSlots<'a> {
     slots: &'a mut Vec<LocalSlot>,

@@ -70,7 +70,7 @@ pub struct World<S: Schema> {
     /// far; behind a lock so that queries of a shared world keep it too.
     queries: RwLock<QueryCache<S>>,
     resources: S::Resources,
-    /// The values of the systems' [`Local`](crate::Local)s, per schedule
+    /// The values of the systems' [`Local`](crate::system::Local)s, per schedule
     /// and system.
     locals: Locals,
     /// The entities of the last [`World::spawn_batch`] of a bundle with a
@@ -208,7 +208,7 @@ impl<S: Schema> World<S> {
     /// in `bundle` names a target that is not, and with
     /// [`InsertError::Cycle`] if a relation in `bundle` declared
     /// `on_target_despawn = despawn` would close a cycle (see
-    /// [`Relation`](crate::Relation)).
+    /// [`Relation`](crate::relation::Relation)).
     // Always inlined, as the migration it calls (see `EntityStore::insert`).
     #[inline(always)]
     pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), InsertError> {
@@ -629,11 +629,14 @@ impl<S: Schema> World<S> {
     }
 
     /// The `#[ecs(soa)]` component `C` of `entity`, field by field (`CRef`:
-    /// a reference to each field, see [`Soa`](trait@crate::Soa)); `None` if
+    /// a reference to each field, see [`Soa`](trait@crate::soa::Soa)); `None` if
     /// the entity is not alive or lacks it. A compile error for a component
     /// stored whole (use [`World::get`]).
     #[inline]
-    pub fn get_soa<C: Component<S> + crate::Soa>(&self, entity: Entity) -> Option<C::Ref<'_>> {
+    pub fn get_soa<C: Component<S> + crate::storage::Soa>(
+        &self,
+        entity: Entity,
+    ) -> Option<C::Ref<'_>> {
         self.store.entity(entity)?.get_soa::<C>()
     }
 
@@ -641,7 +644,7 @@ impl<S: Schema> World<S> {
     /// mutably (`CMut`: an exclusive reference to each field); `None` if
     /// the entity is not alive or lacks it.
     #[inline]
-    pub fn get_soa_mut<C: Component<S> + crate::Soa>(
+    pub fn get_soa_mut<C: Component<S> + crate::storage::Soa>(
         &mut self,
         entity: Entity,
     ) -> Option<C::Mut<'_>> {
@@ -713,7 +716,7 @@ impl<S: Schema> World<S> {
 
     /// Every entity that matches the read-only query `Q`; see [`Query`].
     ///
-    /// `Q` is `&T`, `Option<&T>`, [`Entity`], [`Has<T>`](crate::Has) or a
+    /// `Q` is `&T`, `Option<&T>`, [`Entity`], [`Has<T>`](crate::query::Has) or a
     /// tuple of them. It borrows the world shared, so any number of queries
     /// may be alive at once, beside [`World::get`] and the other readers. A
     /// query that writes (`&mut T`) is [`World::query_mut`]'s; asking for one
@@ -743,8 +746,8 @@ impl<S: Schema> World<S> {
     }
 
     /// Every entity that matches the read-only query `Q` and filter `F`
-    /// ([`With`](crate::With), [`Without`](crate::Without),
-    /// [`Or`](crate::Or), or a tuple of them); see [`World::query`].
+    /// ([`With`](crate::query::With), [`Without`](crate::query::Without),
+    /// [`Or`](crate::query::Or), or a tuple of them); see [`World::query`].
     ///
     /// A query and filter that can never match, such as `(&Pos,
     /// Without<Pos>)`, fail to compile.
@@ -761,7 +764,7 @@ impl<S: Schema> World<S> {
 
     /// Every entity that matches `Q`, which may write; see [`Query`].
     ///
-    /// `Q` is `&T`, `&mut T`, `Option<…>`, [`Entity`], [`Has<T>`](crate::Has)
+    /// `Q` is `&T`, `&mut T`, `Option<…>`, [`Entity`], [`Has<T>`](crate::query::Has)
     /// or a tuple of them. A query that borrows a component mutably twice, or
     /// mutably and shared, such as `(&mut Pos, &Pos)`, fails to compile.
     ///
@@ -846,14 +849,14 @@ impl<S: Schema> World<S> {
 
     /// The world's change tick: where changes made now (outside systems) are
     /// stamped. It advances once per system run, and at
-    /// [`World::clear_trackers`]; see [`Changed`](crate::Changed).
+    /// [`World::clear_trackers`]; see [`Changed`](crate::query::Changed).
     pub fn change_tick(&self) -> Tick {
         Tick(self.store.changes().tick)
     }
 
     /// Marks the point that queries made on the world itself (not in
-    /// systems) measure [`Added`](crate::Added) and
-    /// [`Changed`](crate::Changed) from, and [`World::removed`] too: after
+    /// systems) measure [`Added`](crate::query::Added) and
+    /// [`Changed`](crate::query::Changed) from, and [`World::removed`] too: after
     /// this call they report only what happens from now on.
     ///
     /// For what the world keeps, a mark counts as a schedule run: events
@@ -905,7 +908,7 @@ impl<S: Schema> World<S> {
     /// The queue of event type `T`: the events sent in the last two schedule
     /// runs, and older ones a reader that has not run since still needs
     /// (see [`crate::retention`]; read them in order with an
-    /// [`EventCursor`](crate::EventCursor)).
+    /// [`EventCursor`](crate::event::EventCursor)).
     pub fn events<T: Event<S>>(&self) -> &Events<T> {
         T::queue(&self.resources)
     }
@@ -916,7 +919,7 @@ impl<S: Schema> World<S> {
     /// record older than the run or mark before the last one is dropped
     /// (unless a schedule that has not run again since still needs it), so
     /// read them before two more runs come. A system reads them with
-    /// [`Removed`](crate::Removed), which misses none.
+    /// [`Removed`](crate::change::Removed), which misses none.
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -1020,7 +1023,7 @@ impl<S: Schema> World<S> {
     }
 
     /// Forgets what this world keeps for schedule `fingerprint` (see
-    /// [`Schedule::forget`](crate::Schedule::forget)). Whether it had run here.
+    /// [`Schedule::forget`](crate::schedule::Schedule::forget)). Whether it had run here.
     pub(crate) fn forget_schedule(&mut self, fingerprint: u64) -> bool {
         self.owners.release(fingerprint);
         self.locals.forget_schedule(fingerprint);

@@ -1,4 +1,4 @@
-//! Which live [`Schedule`](crate::Schedule)s ran each schedule fingerprint
+//! Which live [`Schedule`](crate::schedule::Schedule)s ran each schedule fingerprint
 //! on a world: what lets a run refuse two live schedules of the same
 //! systems that take turns on it, which share their change windows, event
 //! cursors and `Local`s (see "Schedule identity" on `Schedule`).

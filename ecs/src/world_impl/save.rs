@@ -186,7 +186,7 @@ where
 /// found then: that run panics with a message naming the system and its
 /// local.
 ///
-/// [`Local`]: crate::Local
+/// [`Local`]: crate::system::Local
 impl<'de, S: Schema> Deserialize<'de> for World<S>
 where
     S::Column: LoadColumn,
@@ -213,7 +213,7 @@ impl<S: Schema> World<S> {
     ///
     /// ```
     /// use schemecs::prelude::*;
-    /// use schemecs::LoadError;
+    /// use schemecs::world::LoadError;
     /// use serde::{Deserialize, Serialize};
     ///
     /// #[derive(Clone, Serialize, Deserialize)] struct Pos(f32);

@@ -5,11 +5,11 @@
 //! reservations (so the next `spawn` returns the same [`Entity`] on both), the
 //! tables under the same ids with their rows in the same order (so queries
 //! iterate alike), the tag values, the resources, the values of the systems'
-//! [`Local`](crate::Local)s, and the caches (migration
+//! [`Local`](crate::system::Local)s, and the caches (migration
 //! edges, matched tables), which are copied rather than rebuilt so that a
 //! restored world is as warm as its original.
 //!
-//! [`Entity`]: crate::Entity
+//! [`Entity`]: crate::entity::Entity
 
 use super::World;
 use crate::component_bounds::{CloneSchema, HashSchema};
@@ -158,16 +158,16 @@ impl<S: Schema> World<S> {
     ///    (`u32`), where its next run reads from (an `Option<u32>`: `0u64`,
     ///    or `1u64` and the tick), the logs it reads (two `u128` masks) and
     ///    the run it was first skipped in (`u64`).
-    /// 7. if a schedule with a [`Local`](crate::Local) ran on the world, the
+    /// 7. if a schedule with a [`Local`](crate::system::Local) ran on the world, the
     ///    systems' locals: per schedule its fingerprint and per system each
     ///    value's digest (the XXH3-128 of its own `StableHash` bytes).
     ///
     /// Exists when every component and resource is [`StableHash`]
-    /// (`#[derive(schemecs::StableHash)]`).
+    /// (`#[derive(schemecs::checksum::StableHash)]`).
     ///
     /// ```
     /// use schemecs::prelude::*;
-    /// use schemecs::StableHash;
+    /// use schemecs::checksum::StableHash;
     ///
     /// #[derive(Clone, StableHash)] struct Pos(f32);
     /// #[derive(Schema)] struct Game { pos: Pos }

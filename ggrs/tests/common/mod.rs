@@ -7,8 +7,8 @@
 
 pub mod net;
 
+use schemecs::checksum::StableHash;
 use schemecs::prelude::*;
-use schemecs::StableHash;
 use schemecs_ggrs::ggrs::{self, PredictRepeatLast};
 use schemecs_ggrs::{PlayerInputs, SnapshotSlot};
 use std::net::SocketAddr;

@@ -1,5 +1,5 @@
 // A schema lists components as the fields of a struct; an enum has none.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 pub struct Pos(pub i64);
 

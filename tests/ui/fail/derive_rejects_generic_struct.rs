@@ -1,5 +1,5 @@
 // A schema fixes its component types once; it cannot be generic.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 pub struct Pos(pub i64);
 

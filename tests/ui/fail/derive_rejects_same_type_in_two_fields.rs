@@ -1,5 +1,5 @@
 // A component's bit is found from its type alone, so a type appears once.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 pub struct Pos(pub i64);
 pub struct Vel(pub i64);

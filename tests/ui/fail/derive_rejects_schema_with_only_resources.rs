@@ -1,5 +1,5 @@
 // Resources alone make no schema: at least one field must be a component.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 #[derive(Default)]
 pub struct Tick(pub u64);

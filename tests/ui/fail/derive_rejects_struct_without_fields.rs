@@ -1,5 +1,5 @@
 // `struct S {}` lists no components either.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 #[derive(Schema)]
 pub struct Physics {}

@@ -2,7 +2,7 @@
 // has bits. Everything below the `use` was generated (then committed as
 // plain source) with:
 //   python3 -c 'n=129; print("\n".join([f"pub struct C{i}(pub u8);" for i in range(n)] + ["", "#[derive(Schema)]", "pub struct Huge {"] + [f"    c{i}: C{i}," for i in range(n)] + ["}", "", "fn main() {}"]))'
-use ecs::Schema;
+use ecs::schema::Schema;
 
 pub struct C0(pub u8);
 pub struct C1(pub u8);

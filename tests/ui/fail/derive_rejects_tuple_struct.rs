@@ -1,5 +1,5 @@
 // Components are named fields: the field name becomes the mask flag's name.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 pub struct Pos(pub i64);
 pub struct Vel(pub i64);

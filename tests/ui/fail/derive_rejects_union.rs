@@ -1,5 +1,5 @@
 // A schema lists components as the fields of a struct, not of a union.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 #[derive(Clone, Copy)]
 pub struct Pos(pub i64);

@@ -1,5 +1,5 @@
 // A schema without components has no archetypes to store.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 #[derive(Schema)]
 pub struct Physics;

@@ -1,5 +1,5 @@
 // A misspelt field key must not silently turn a resource into a component.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 pub struct Pos(pub i64);
 #[derive(Default)]

@@ -1,5 +1,5 @@
 // No struct-level `#[ecs(...)]` key exists; an unknown one is an error.
-use ecs::Schema;
+use ecs::schema::Schema;
 
 pub struct Pos(pub i64);
 

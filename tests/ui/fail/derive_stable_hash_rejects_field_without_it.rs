@@ -1,6 +1,6 @@
 // `#[derive(StableHash)]` writes every field, so each field's type must be
 // `StableHash`: the error is at the field whose type is not.
-use ecs::StableHash;
+use ecs::checksum::StableHash;
 
 struct Handle(u32);
 

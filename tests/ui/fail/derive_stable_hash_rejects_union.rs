@@ -1,6 +1,6 @@
 // A union's value is in whichever field was written last, which the derive
 // cannot know: it says so and asks for an impl by hand.
-use ecs::StableHash;
+use ecs::checksum::StableHash;
 
 #[derive(StableHash)]
 union Bits {

@@ -3,10 +3,10 @@
 // fixes it.
 use ecs::prelude::*;
 
-#[derive(ecs::StableHash)]
+#[derive(ecs::checksum::StableHash)]
 struct Pos(f32);
 struct Vel(f32);
-#[derive(Default, ecs::StableHash)]
+#[derive(Default, ecs::checksum::StableHash)]
 struct Frame(u64);
 
 #[derive(Schema)]

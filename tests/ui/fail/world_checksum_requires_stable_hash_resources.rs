@@ -2,7 +2,7 @@
 // is named, with its schema.
 use ecs::prelude::*;
 
-#[derive(ecs::StableHash)]
+#[derive(ecs::checksum::StableHash)]
 struct Pos(f32);
 #[derive(Default)]
 struct Frame(u64);

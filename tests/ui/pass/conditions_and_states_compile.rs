@@ -12,8 +12,8 @@ struct Hit;
 #[derive(Default)]
 struct Score(u32);
 
-impl ecs::StableHash for Score {
-    fn stable_hash(&self, hasher: &mut ecs::StableHasher) {
+impl ecs::checksum::StableHash for Score {
+    fn stable_hash(&self, hasher: &mut ecs::checksum::StableHasher) {
         self.0.stable_hash(hasher);
     }
 }

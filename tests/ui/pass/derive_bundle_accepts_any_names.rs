@@ -48,7 +48,7 @@ pub struct Odd {
 mod bundles {
     use super::types::*;
 
-    #[derive(ecs::Bundle, Debug)]
+    #[derive(ecs::bundle::Bundle, Debug)]
     pub struct Named {
         pub r#type: S,
         pub target: I,
@@ -58,10 +58,10 @@ mod bundles {
         pub bundles: Entity,
     }
 
-    #[derive(ecs::Bundle, Debug)]
+    #[derive(ecs::bundle::Bundle, Debug)]
     pub struct Tags(pub __target, pub __columns, pub target);
 
-    #[derive(ecs::Bundle, Debug)]
+    #[derive(ecs::bundle::Bundle, Debug)]
     pub struct Generic<S, I> {
         pub seen: S,
         #[bundle]

@@ -2,7 +2,7 @@
 // items, in the same module as the derive, change nothing.
 #![allow(dead_code, non_snake_case, non_upper_case_globals)]
 
-use ecs::{Entity, Has, Schema, With, Without, World};
+use ecs::{entity::Entity, query::Has, schema::Schema, query::With, query::Without, world::World};
 
 pub struct Option;
 pub struct Result;

@@ -20,66 +20,66 @@ pub fn Err() {}
 pub trait Default {}
 pub trait Clone {}
 
-#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct S(pub u8);
-#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct T(pub u8);
-#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct V(pub u8);
-#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct W(pub u8);
-#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::cmp::PartialEq, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct D {
     pub hasher: u8,
     pub r#type: u8,
 }
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct __W(pub u8);
 /// Tags named like the generated code's locals.
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct values;
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct column;
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct target;
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct resources;
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct hasher;
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct source;
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct sources;
 /// Resources named like the resources struct's parameters, in the other
 /// order.
-#[derive(::core::default::Default, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::core::default::Default, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct R0(pub u8);
-#[derive(::core::default::Default, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::core::default::Default, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct R1(pub u8);
-#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct Entity2(pub u8);
 #[derive(
     ::std::fmt::Debug, ::core::default::Default, ::core::clone::Clone, ::core::marker::Copy,
-    ::core::cmp::PartialEq, ::core::cmp::Eq, ecs::StableHash,
+    ::core::cmp::PartialEq, ::core::cmp::Eq, ecs::checksum::StableHash,
 )]
 pub enum Phase {
     #[default]
     Menu,
     Playing { r#match: u8 },
 }
-#[derive(::core::clone::Clone, ecs::StableHash)]
+#[derive(::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct Hit(pub u8);
-#[derive(Relation, ::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(Relation, ::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct ChildOf {
-    pub target: ecs::Entity,
+    pub target: ecs::entity::Entity,
 }
-#[derive(Inverse, ::std::fmt::Debug, ::core::clone::Clone, ecs::StableHash)]
+#[derive(Inverse, ::std::fmt::Debug, ::core::clone::Clone, ecs::checksum::StableHash)]
 pub struct Children {
-    pub sources: ::std::vec::Vec<ecs::Entity>,
+    pub sources: ::std::vec::Vec<ecs::entity::Entity>,
 }
 
-fn world(_: &mut DeferredWorld<'_, Game>, _: ecs::Entity) {}
-fn bits(_: &mut DeferredWorld<'_, Game>, _: ecs::Entity) {}
+fn world(_: &mut DeferredWorld<'_, Game>, _: ecs::entity::Entity) {}
+fn bits(_: &mut DeferredWorld<'_, Game>, _: ecs::entity::Entity) {}
 fn staged() -> V {
     V(7)
 }

@@ -38,16 +38,16 @@ mod bundles {
     pub const seen: () = ();
     pub const target: () = ();
 
-    #[derive(ecs::Bundle, ::std::fmt::Debug)]
+    #[derive(ecs::bundle::Bundle, ::std::fmt::Debug)]
     pub struct Motion {
         pub pos: Pos,
         pub vel: Vel,
     }
 
-    #[derive(ecs::Bundle, ::std::fmt::Debug)]
+    #[derive(ecs::bundle::Bundle, ::std::fmt::Debug)]
     pub struct Ship(pub Body, #[bundle] pub Motion);
 
-    #[derive(ecs::Bundle, ::std::fmt::Debug)]
+    #[derive(ecs::bundle::Bundle, ::std::fmt::Debug)]
     pub struct Pair<A, B: Send>
     where
         A: Sync,
@@ -57,7 +57,7 @@ mod bundles {
         pub second: (B, Docked),
     }
 
-    #[derive(ecs::Bundle, ::std::fmt::Debug)]
+    #[derive(ecs::bundle::Bundle, ::std::fmt::Debug)]
     pub struct Moored {
         pub body: Body,
         #[bundle]

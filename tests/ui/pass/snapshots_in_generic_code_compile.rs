@@ -3,9 +3,9 @@
 // schema still calls them with only the trait bounds it states.
 use ecs::prelude::*;
 
-#[derive(Clone, Debug, PartialEq, ecs::StableHash)]
+#[derive(Clone, Debug, PartialEq, ecs::checksum::StableHash)]
 pub struct Pos(pub f32);
-#[derive(Clone, Default, ecs::StableHash)]
+#[derive(Clone, Default, ecs::checksum::StableHash)]
 pub struct Frame(pub u64);
 
 #[derive(Schema)]

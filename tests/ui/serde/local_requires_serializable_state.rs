@@ -1,5 +1,5 @@
 use ecs::prelude::*;
-use ecs::StableHash;
+use ecs::checksum::StableHash;
 
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Pos(f32);

@@ -1,0 +1,15 @@
+//! The world: every entity and its components, the resources, events and
+//! states of one schema, and the errors of its structural changes.
+//!
+//! Everything that can change a result is in the world: the systems'
+//! [`Local`](crate::system::Local) values, event queues, change ticks,
+//! states and the fixed-step clock. So `clone` and `clone_from` take a
+//! snapshot, [`World::checksum`] hashes all of it,
+//! and with feature `serde` a save writes all of it.
+
+pub use crate::entity_ref::{EntityMut, EntityRef};
+pub use crate::hook::DeferredWorld;
+#[cfg(feature = "serde")]
+pub use crate::save::LoadError;
+pub use crate::structure::{ExchangeError, InsertError, Spawned, TakeError};
+pub use crate::world_impl::{Description, TableDescription, World};
