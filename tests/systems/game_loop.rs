@@ -4,8 +4,8 @@
 //! and 4 threads; each schedule's windows and locals kept apart.
 
 use core::time::Duration;
+use ecs::checksum::StableHash;
 use ecs::prelude::*;
-use ecs::StableHash;
 
 #[derive(Clone, Debug, PartialEq, StableHash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -160,6 +160,21 @@ fn steps_past_the_limit_are_dropped() {
     assert_eq!(game.run_frame(&mut world, ms(130)), 2);
     assert_eq!(world.resource::<FixedTime>().overstep(), ms(10));
     assert_eq!(game.run_frame(&mut world, ms(10)), 1);
+}
+
+/// The limits a clock was given are what it reports: no limit on steps by
+/// default (the 250 ms cap on a frame's time is the default bound), the
+/// number given otherwise, and both survive a snapshot.
+#[test]
+fn a_clock_reports_the_limits_it_was_given() {
+    let time = FixedTime::new(ms(20));
+    assert_eq!((time.max_steps(), time.max_delta()), (u32::MAX, ms(250)));
+    let limited = time.with_max_steps(3).with_max_delta(ms(70));
+    assert_eq!((limited.max_steps(), limited.max_delta()), (3, ms(70)));
+    let mut world = world();
+    *world.resource_mut::<FixedTime>() = limited;
+    let copy = world.clone();
+    assert_eq!(copy.resource::<FixedTime>().max_steps(), 3);
 }
 
 /// A stall of 10 s at 50 Hz counts as 250 ms: 12 steps (250 / 20 = 12.5),
