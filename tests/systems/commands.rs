@@ -210,6 +210,66 @@ fn a_reserved_entity_whose_spawn_was_not_applied_becomes_an_empty_entity() {
     world.despawn(reserved).unwrap();
 }
 
+/// `CommandBuffer::spawn` returns the entity, as `Commands::spawn` does:
+/// the id a spawn through the world at that point would get, not alive
+/// until the buffer is applied, then alive with the bundle.
+#[test]
+fn a_command_buffer_spawn_returns_the_entity_it_makes_when_applied() {
+    let build = || {
+        let mut world = World::<Game>::new();
+        let dead = world.spawn((Pos(0),));
+        world.spawn((Pos(1),));
+        world.despawn(dead).unwrap();
+        world
+    };
+    let (mut world, mut direct) = (build(), build());
+
+    let mut buffer = CommandBuffer::<Game>::new();
+    let first = buffer.spawn(&world, (Pos(2),));
+    let second = buffer.spawn(&world, (Pos(3), Owner(first)));
+    assert_eq!(first, direct.spawn((Pos(2),)), "the freed slot, reused");
+    assert_eq!(second, direct.spawn((Pos(3), Owner(first))));
+    assert!(!world.is_alive(first) && !world.is_alive(second));
+    assert_eq!(world.get::<Pos>(first), None);
+    assert_eq!(world.len(), 1);
+
+    buffer.apply(&mut world);
+    assert_eq!(world.get::<Pos>(first), Some(&Pos(2)));
+    assert_eq!(world.get::<Pos>(second), Some(&Pos(3)));
+    assert_eq!(world.get::<Owner>(second), Some(&Owner(first)));
+    assert_eq!(world.len(), 3);
+}
+
+/// A buffer discarded instead of applied gives its reserved ids back: no
+/// entity is left of its spawns, and the next spawns get those ids. If a
+/// reservation came after them, they stay reserved and become empty
+/// entities, as after `clear`.
+#[test]
+fn a_discarded_command_buffer_gives_its_reserved_ids_back() {
+    let mut world = World::<Game>::new();
+    let kept = world.spawn((Pos(1),));
+    let mut buffer = CommandBuffer::<Game>::new();
+    let a = buffer.spawn(&world, (Pos(2),));
+    buffer.insert(kept, (Dead,));
+    let b = buffer.spawn(&world, (Pos(3),));
+    assert!(buffer.discard(&mut world));
+    assert!(buffer.is_empty());
+    assert_eq!(world.spawn((Pos(4),)), a);
+    assert_eq!(world.spawn((Pos(5),)), b);
+    assert_eq!(world.len(), 3);
+    assert!(!world.has::<Dead>(kept));
+
+    // Another buffer reserved after this one's spawn: nothing comes back.
+    let dropped = buffer.spawn(&world, (Pos(6),));
+    let mut other = CommandBuffer::<Game>::new();
+    let later = other.spawn(&world, (Pos(7),));
+    assert!(!buffer.discard(&mut world));
+    other.apply(&mut world);
+    assert_eq!(world.get::<Pos>(later), Some(&Pos(7)));
+    assert!(world.is_alive(dropped));
+    assert_eq!(world.archetype(dropped), Some(GameMask::empty()));
+}
+
 #[test]
 fn a_command_buffer_applies_in_recording_order() {
     let mut world = World::<Game>::new();
@@ -220,7 +280,7 @@ fn a_command_buffer_applies_in_recording_order() {
     buffer.remove::<Pos>(a);
     buffer.insert(a, (Pos(10),));
     buffer.despawn(b);
-    buffer.spawn((Pos(3), Dead));
+    buffer.spawn(&world, (Pos(3), Dead));
     buffer.remove_bundle::<(Pos, Dead)>(a);
     assert_eq!(buffer.len(), 6);
     buffer.apply(&mut world);
@@ -245,7 +305,7 @@ fn a_cleared_command_buffer_applies_nothing_and_says_so_in_debug() {
     let a = world.spawn((Pos(1),));
     let mut buffer = CommandBuffer::<Game>::new();
     buffer.despawn(a);
-    buffer.spawn((Pos(2),));
+    buffer.insert(a, (Dead,));
     assert_eq!(
         format!("{buffer:?}"),
         r#"CommandBuffer { schema: "Game", len: 2 }"#
@@ -257,7 +317,7 @@ fn a_cleared_command_buffer_applies_nothing_and_says_so_in_debug() {
         r#"CommandBuffer { schema: "Game", len: 0 }"#
     );
     buffer.apply(&mut world);
-    assert!(world.is_alive(a));
+    assert!(world.is_alive(a) && !world.has::<Dead>(a));
     assert_eq!(world.len(), 1);
 }
 

@@ -267,7 +267,7 @@ fn commands_and_command_buffers_take_derived_bundles() {
     assert_eq!(world.archetype(spawned[0]), Some(mask(&UNIT)));
 
     let mut buffer = CommandBuffer::<Game>::new();
-    buffer.spawn(everything(4));
+    buffer.spawn(&world, everything(4));
     buffer.insert(one, unit(5));
     let reserved = buffer.commands(&world).spawn(Stunned(Stun(6), Frozen));
     buffer.remove_bundle::<Stunned>(zero);

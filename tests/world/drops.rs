@@ -536,7 +536,7 @@ fn tracked_components_are_dropped_as_soon_as_untracked_ones() {
 
     // Values staged in commands and dropped with them.
     let mut buffer = CommandBuffer::<TrackedDrops>::new();
-    buffer.spawn((A(log.track(30)), T0::new()));
+    buffer.spawn(&world, (A(log.track(30)), T0::new()));
     buffer.insert(es[2], (A(log.track(31)),));
     buffer.clear();
     assert_eq!(log.dropped_sorted(), [0, 1, 11, 30, 31]);
@@ -957,7 +957,7 @@ fn a_command_that_panics_drops_the_commands_after_it_and_leaves_the_buffer_reusa
     // The overwrite drops the armed fuse, which panics; the spawn after it
     // never runs, and its value must be dropped as the panic leaves apply.
     buffer.insert(e, (Fuse::new(log.track(3), false),));
-    buffer.spawn((A(log.track(4)),));
+    buffer.spawn(&world, (A(log.track(4)),));
     let result = catch_unwind(AssertUnwindSafe(|| buffer.apply(&mut world)));
     assert!(result.is_err(), "the old fuse's drop panicked");
     assert_eq!(
@@ -967,7 +967,7 @@ fn a_command_that_panics_drops_the_commands_after_it_and_leaves_the_buffer_reusa
     );
     assert_eq!(log.times_dropped(1), 0);
     // The buffer is empty and records anew.
-    buffer.spawn((A(log.track(5)),));
+    buffer.spawn(&world, (A(log.track(5)),));
     buffer.apply(&mut world);
     let mut ids: Vec<u64> = world.query::<&A>().iter().map(|a| a.0.id()).collect();
     ids.sort_unstable();

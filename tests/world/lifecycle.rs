@@ -147,7 +147,7 @@ fn commands_and_batches_bring_requirements_too() {
         commands.insert(plain, (Body,));
         commands.spawn((Ship(9), Mass(4)))
     };
-    buffer.spawn((Body,));
+    buffer.spawn(&world, (Body,));
     buffer.apply(&mut world);
     assert_eq!(world.get::<Velocity>(plain), Some(&Velocity(0)));
     assert_eq!(world.get::<Mass>(made), Some(&Mass(4)));

@@ -446,8 +446,8 @@ fn a_cleared_command_buffer_keeps_no_soa_value() {
     let e = world.spawn((pos(0),));
     let mut buffer = CommandBuffer::<Particles>::new();
     buffer.insert(e, (pos(1), vel(1)));
-    buffer.spawn((pos(3),));
-    buffer.clear();
+    buffer.spawn(&world, (pos(3),));
+    buffer.discard(&mut world);
     buffer.insert(e, (pos(2), vel(2)));
     buffer.apply(&mut world);
     assert_eq!(world.len(), 1);

@@ -91,7 +91,7 @@ fn main() {
         .unwrap();
     let _: Moored = world.take(ship).unwrap();
     let mut buffer = CommandBuffer::<Space>::new();
-    buffer.spawn(Ship(Body(9), motion(9)));
+    buffer.spawn(&world, Ship(Body(9), motion(9)));
     buffer.apply(&mut world);
     let mut schedule = Schedule::<Space>::new();
     schedule.add(launch);
