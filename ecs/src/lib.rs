@@ -215,11 +215,15 @@ pub use misuse::KnownToSchema;
 #[cfg(feature = "serde")]
 pub use save::LoadError;
 pub use structure::{ExchangeError, InsertError, RelationCycle, Spawned, TakeError};
+#[cfg(feature = "serde")]
+pub use system::SavedLocal;
 pub use system::{
     not, on_event, resource_changed, Access, AndCondition, Condition, ConditionExt, ConditionFn,
     ConditionParam, IntoCondition, IntoSystem, Local, NotCondition, OnEvent, OrCondition, Res,
     ResMut, ResourceChanged, RunIf, RunIfExt, SystemParam,
 };
+#[cfg(feature = "serde")]
+pub use world::SavedLocalState;
 pub use world::{Ancestors, Descendants, Description, LocalState, TableDescription, World};
 
 /// The README's examples, compiled and run as doctests.
@@ -229,6 +233,8 @@ pub struct ReadmeDoctests;
 
 /// The names most programs need: `use schemecs::prelude::*;`.
 pub mod prelude {
+    #[cfg(feature = "serde")]
+    pub use crate::SavedLocal;
     pub use crate::{
         in_state, not, on_event, resource_changed, Added, Changed, ChunkCommands, CommandBuffer,
         Commands, Component, ConditionExt, DeferredWorld, Despawner, Entity, EntityMut, EntityRef,

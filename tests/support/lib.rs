@@ -10,6 +10,18 @@ mod counting;
 
 pub use counting::{allocations, Counting};
 
+/// The local of a system whose world a test saves: [`ecs::SavedLocal`] with
+/// feature `serde` (a save writes only those, and refuses a world holding a
+/// plain `Local`'s value), [`ecs::Local`] without, so that one test runs
+/// both ways.
+#[cfg(feature = "serde")]
+pub type SavedOrLocal<'s, T> = ecs::SavedLocal<'s, T>;
+
+/// The local of a system whose world a test saves: [`ecs::SavedLocal`] with
+/// feature `serde`, [`ecs::Local`] without.
+#[cfg(not(feature = "serde"))]
+pub type SavedOrLocal<'s, T> = ecs::Local<'s, T>;
+
 use std::cell::Cell;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};

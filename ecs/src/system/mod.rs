@@ -24,6 +24,8 @@ pub(crate) use conflict::Message;
 pub(crate) use group::{add_one, guard, Group};
 pub use group::{IntoSystems, Tuple, TupleParts, TupleShape};
 pub use local::Local;
+#[cfg(feature = "serde")]
+pub use local::SavedLocal;
 
 use crate::change::ChangeWindow;
 use crate::command::{CommandQueue, Commands};

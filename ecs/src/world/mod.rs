@@ -28,6 +28,8 @@ mod snapshot;
 
 pub use hierarchy::{Ancestors, Descendants};
 pub(crate) use locals::Locals;
+#[cfg(feature = "serde")]
+pub use locals::SavedLocalState;
 pub use locals::{LocalSlots, LocalState};
 pub(crate) use owners::{ScheduleOwner, ScheduleOwners};
 

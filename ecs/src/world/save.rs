@@ -41,7 +41,7 @@ use crate::structure::EntityStore;
 use core::fmt;
 use core::marker::PhantomData;
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
-use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
+use serde::ser::{Error as _, SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
@@ -82,6 +82,11 @@ where
     S::Resources: Serialize,
 {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        // Checked before anything is written: a world holding a plain
+        // `Local`'s value is refused, never saved without it.
+        if let Some(reason) = self.locals.unsaveable() {
+            return Err(Ser::Error::custom(reason));
+        }
         let mut tuple = serializer.serialize_tuple(9)?;
         tuple.serialize_element(&FORMAT)?;
         tuple.serialize_element(&(
