@@ -210,10 +210,13 @@ impl<S: Schema, T: LocalState> SystemParam<S> for Local<'_, T> {
 /// let mut loaded: World<Game> = serde_json::from_str(&json).unwrap();
 /// let mut schedule = Schedule::<Game>::new();
 /// schedule.add(fire);
-/// for _ in 0..4 {
+/// for _ in 0..3 {
 ///     schedule.run(&mut loaded);
 /// }
-/// // The cooldown went on from 3: a second shot on the fourth run.
+/// // The cooldown went on from 3 (from `Default`, a second shot would
+/// // have come on the first run):
+/// assert_eq!(loaded.resource::<Shots>().0, 1);
+/// schedule.run(&mut loaded);
 /// assert_eq!(loaded.resource::<Shots>().0, 2);
 /// ```
 ///
