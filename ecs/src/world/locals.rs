@@ -135,9 +135,9 @@ pub(crate) enum LocalSlot {
     },
     /// A `SavedLocal`'s value loaded from a save, still in the inner save
     /// format: a save does not know the types of locals; the system that
-    /// owns the place decodes it the first time it runs. `digest` is what the value's
-    /// checksum was when saved, so the loaded world's checksum is the saved
-    /// world's before any system runs.
+    /// owns the place decodes it the first time it runs. `digest` is what
+    /// the value's checksum was when saved, so the loaded world's checksum
+    /// is the saved world's before any system runs.
     #[cfg(feature = "serde")]
     Saved { bytes: Vec<u8>, digest: u128 },
 }
