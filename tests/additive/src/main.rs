@@ -37,5 +37,8 @@ fn main() {
     schedule.add(fire);
     schedule.run(&mut world);
     assert_eq!(world.resource::<Shots>().0, 1);
-    println!("a Local<Cooldown> ran (feature serde: {})", cfg!(feature = "serde"));
+    println!(
+        "a Local<Cooldown> ran (feature serde: {})",
+        cfg!(feature = "serde")
+    );
 }
