@@ -135,7 +135,13 @@
 //!   the other.
 //! * **`serde`**: `World<S>` is `Serialize` and `Deserialize` when every
 //!   component and resource of `S` is: an exact save and load (see
-//!   [`World`](crate::world::World)).
+//!   [`World`](crate::world::World)). It also adds `SavedLocal<T>`, a [`Local`](crate::system::Local) whose value a
+//!   save writes (its `T` also `Serialize + Deserialize`). The feature only
+//!   adds: every bound is the same with and without it (a `Local<T>` needs
+//!   nothing of serde), so a crate that builds without it builds with it,
+//!   whichever crate of a build turns it on. A save of a world that holds a
+//!   plain `Local`'s value is an error naming the system, never a save
+//!   without the value.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -208,6 +214,8 @@ pub mod prelude {
     pub use crate::schedule::{FixedTime, GameLoop, Schedule};
     pub use crate::schema::{Component, Resource, Schema};
     pub use crate::state::{in_state, NextState, State};
+    #[cfg(feature = "serde")]
+    pub use crate::system::SavedLocal;
     pub use crate::system::{Local, Res, ResMut};
     pub use crate::world::World;
     // The derives. `Bundle` is the derive alone: the trait's hidden

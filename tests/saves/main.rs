@@ -12,5 +12,7 @@ mod replay;
 mod save;
 #[cfg(feature = "serde")]
 mod save_adversarial;
+#[cfg(feature = "serde")]
+mod saved_local;
 mod snapshot;
 mod stable_hash;

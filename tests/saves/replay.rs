@@ -21,7 +21,7 @@ use ecs::condition::{on_event, resource_changed};
 use ecs::prelude::*;
 use ecs::query::Fields;
 use ecs::world::DeferredWorld;
-use support::on_threads;
+use support::{on_threads, SavedOrLocal};
 
 // ---------------------------------------------------------------------------
 // The harness
@@ -311,7 +311,7 @@ pub struct Log(pub Vec<String>);
 pub struct Frame(pub u64);
 
 // ---------------------------------------------------------------------------
-// 1. Local<T> in systems and in run conditions
+// 1. Local<T> (SavedLocal<T> with feature `serde`) in systems and in run conditions
 // ---------------------------------------------------------------------------
 
 mod locals {
@@ -341,8 +341,8 @@ mod locals {
     }
 
     fn counter(
-        mut runs: Local<u64>,
-        mut seen: Local<Vec<u64>>,
+        mut runs: SavedOrLocal<u64>,
+        mut seen: SavedOrLocal<Vec<u64>>,
         mut log: ResMut<Log>,
         f: Res<Frame>,
     ) {
@@ -354,12 +354,12 @@ mod locals {
         log.0.push(format!("counter {} {:?}", *runs, *seen));
     }
 
-    pub fn every_third(mut n: Local<u32>) -> bool {
+    pub fn every_third(mut n: SavedOrLocal<u32>) -> bool {
         *n += 1;
         *n % 3 == 0
     }
 
-    fn every_other(mut n: Local<u8>) -> bool {
+    fn every_other(mut n: SavedOrLocal<u8>) -> bool {
         *n = n.wrapping_add(1);
         *n % 2 == 0
     }
@@ -368,8 +368,8 @@ mod locals {
         f.0 % 2 == 1
     }
 
-    pub fn note(name: &'static str) -> impl FnMut(Local<u32>, ResMut<Log>) + Send + 'static {
-        move |mut runs: Local<u32>, mut log: ResMut<Log>| {
+    pub fn note(name: &'static str) -> impl FnMut(SavedOrLocal<u32>, ResMut<Log>) + Send + 'static {
+        move |mut runs: SavedOrLocal<u32>, mut log: ResMut<Log>| {
             *runs += 1;
             log.0.push(format!("{name} #{}", *runs));
         }
@@ -384,14 +384,14 @@ mod locals {
         }
     }
 
-    fn listener(pings: EventReader<Ping>, mut sum: Local<u64>, mut log: ResMut<Log>) {
+    fn listener(pings: EventReader<Ping>, mut sum: SavedOrLocal<u64>, mut log: ResMut<Log>) {
         for ping in pings.read() {
             *sum += ping.0;
         }
         log.0.push(format!("listener {}", *sum));
     }
 
-    fn grow(mut q: Query<&mut Val>, mut calls: Local<i64>) {
+    fn grow(mut q: Query<&mut Val>, mut calls: SavedOrLocal<i64>) {
         *calls += 1;
         let c = *calls;
         q.for_each_mut(|v| v.0 = v.0 * 3 % 1009 + c);
@@ -570,7 +570,11 @@ mod states {
         }
     }
 
-    fn spawn_level(mut commands: Commands<Game>, mut levels: Local<i64>, mut log: ResMut<Log>) {
+    fn spawn_level(
+        mut commands: Commands<Game>,
+        mut levels: SavedOrLocal<i64>,
+        mut log: ResMut<Log>,
+    ) {
         *levels += 1;
         let e = commands.spawn((Pos(*levels * 100),));
         log.0.push(format!("level {} as {e:?}", *levels));
@@ -587,7 +591,7 @@ mod states {
         bangs.send(Bang(q.count() as u64));
     }
 
-    fn paused(mut log: ResMut<Log>, mut n: Local<u32>, bangs: EventReader<Bang>) {
+    fn paused(mut log: ResMut<Log>, mut n: SavedOrLocal<u32>, bangs: EventReader<Bang>) {
         *n += 1;
         log.0.push(format!("paused {} ({} bangs)", *n, bangs.len()));
     }
@@ -599,12 +603,12 @@ mod states {
         ));
     }
 
-    fn loud(mut log: ResMut<Log>, mut n: Local<u32>) {
+    fn loud(mut log: ResMut<Log>, mut n: SavedOrLocal<u32>) {
         *n += 1;
         log.0.push(format!("loud {}", *n));
     }
 
-    fn physics(mut q: Query<&mut Pos>, mut steps: Local<i64>) {
+    fn physics(mut q: Query<&mut Pos>, mut steps: SavedOrLocal<i64>) {
         *steps += 1;
         let s = *steps;
         q.for_each_mut(|p| p.0 += s);
@@ -731,7 +735,7 @@ mod game_loop {
         q.for_each_mut(|(p, v)| p.0 += v.0);
     }
 
-    fn shoot(time: Res<FixedTime>, mut shots: EventWriter<Shot>, mut n: Local<u64>) {
+    fn shoot(time: Res<FixedTime>, mut shots: EventWriter<Shot>, mut n: SavedOrLocal<u64>) {
         *n += 1;
         if time.steps() % 2 == 0 {
             shots.send(Shot(time.steps() * 1000 + *n));
@@ -1823,7 +1827,7 @@ mod grown {
         frame: Frame,
     }
 
-    pub fn send(f: Res<Frame>, mut hits: EventWriter<Hit>, mut n: Local<u64>) {
+    pub fn send(f: Res<Frame>, mut hits: EventWriter<Hit>, mut n: SavedOrLocal<u64>) {
         *n += 1;
         hits.send(Hit(f.0 * 100 + *n));
     }

@@ -89,7 +89,7 @@ const CHILDREN: u32 = 7;
 fn physics(
     mut q: Query<(Entity, &mut Pos, &mut Hp)>,
     mut hits: EventWriter<Hit>,
-    mut n: Local<u32>,
+    mut n: SavedLocal<u32>,
 ) {
     *n += 1;
     for (e, pos, hp) in q.iter_mut() {
@@ -106,7 +106,7 @@ fn watch(
     stunned: Query<Entity, Added<Stun>>,
     hits: EventReader<Hit>,
     mut log: ResMut<Log>,
-    mut seen: Local<u64>,
+    mut seen: SavedLocal<u64>,
 ) {
     let changed = q
         .iter()
@@ -141,7 +141,7 @@ fn reap(q: Query<(Entity, &Hp, &Pos)>, mut commands: Commands<Big>) {
 fn breed(
     q: Query<(Entity, &Pos), With<Frozen>>,
     mut commands: Commands<Big>,
-    mut count: Local<u8>,
+    mut count: SavedLocal<u8>,
 ) {
     *count = count.wrapping_add(1);
     if *count % 3 == 0 {
@@ -783,7 +783,7 @@ fn an_event_sequence_number_that_overflows_is_refused() {
     });
 }
 
-/// A `Local`'s bytes are decoded when its system first runs (only the
+/// A `SavedLocal`'s bytes are decoded when its system first runs (only the
 /// system knows the type): a save whose bytes of one were altered, its
 /// digest kept, loads, and that run panics with a message that names the
 /// system and the local, as the docs of `World::load` say.
@@ -804,7 +804,7 @@ fn a_local_whose_bytes_are_not_its_value_stops_its_systems_first_run_by_name() {
         .expect_err("the first run decodes the local");
     let text = panic_text(&panic);
     assert!(
-        text.starts_with("system `watch` keeps a `Local<u64>`"),
+        text.starts_with("system `watch` keeps a `SavedLocal<u64>`"),
         "{text}"
     );
 }
@@ -875,7 +875,7 @@ fn random_byte_flips_never_panic() {
         match outcome {
             Ok(true) => loaded += 1,
             Ok(false) => refused += 1,
-            // A `Local`'s bytes are decoded when its system first runs: a
+            // A `SavedLocal`'s bytes are decoded when its system first runs: a
             // flip there is the one panic the docs allow, naming the system.
             Err(panic) if is_local_mismatch(&panic_text(&panic)) => locals += 1,
             Err(panic) => {
@@ -900,9 +900,9 @@ fn random_byte_flips_never_panic() {
 }
 
 /// Whether `text` is the message of a system's first run meeting bytes of
-/// a `Local` that are not its value.
+/// a `SavedLocal` that are not its value.
 fn is_local_mismatch(text: &str) -> bool {
-    text.starts_with("system `") && text.contains("` keeps a `Local<")
+    text.starts_with("system `") && text.contains("` keeps a `SavedLocal<")
 }
 
 /// Every number in a JSON save, as a path of indices.

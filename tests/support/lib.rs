@@ -10,6 +10,18 @@ mod counting;
 
 pub use counting::{allocations, Counting};
 
+/// The local of a system whose world a test saves: [`ecs::system::SavedLocal`] with
+/// feature `serde` (a save writes only those, and refuses a world holding a
+/// plain `Local`'s value), [`ecs::system::Local`] without, so that one test runs
+/// both ways.
+#[cfg(feature = "serde")]
+pub type SavedOrLocal<'s, T> = ecs::system::SavedLocal<'s, T>;
+
+/// The local of a system whose world a test saves: [`ecs::system::SavedLocal`] with
+/// feature `serde`, [`ecs::system::Local`] without.
+#[cfg(not(feature = "serde"))]
+pub type SavedOrLocal<'s, T> = ecs::system::Local<'s, T>;
+
 use std::cell::Cell;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};

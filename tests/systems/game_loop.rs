@@ -6,6 +6,7 @@
 use core::time::Duration;
 use ecs::checksum::StableHash;
 use ecs::prelude::*;
+use support::SavedOrLocal;
 
 #[derive(Clone, Debug, PartialEq, StableHash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -47,7 +48,7 @@ fn physics(
     }
 }
 
-fn count(mut runs: Local<u32>, mut log: ResMut<Log>, time: Res<FixedTime>) {
+fn count(mut runs: SavedOrLocal<u32>, mut log: ResMut<Log>, time: Res<FixedTime>) {
     *runs += 1;
     log.0
         .push(format!("run {} at step {}", *runs, time.steps()));

@@ -1,11 +1,14 @@
-//! A system's `Local` state is world state: a snapshot, a checksum and a
-//! save carry it, so a world that is rolled back, copied or loaded, and run
-//! by the same schedule or a new one with the same systems, goes on exactly
-//! as a straight run does (bevy_ggrs's `Local` pitfall, ruled out).
+//! A system's `Local` state is world state: a snapshot and a checksum carry
+//! it (and a save, with feature `serde`, a `SavedLocal`'s), so a world that
+//! is rolled back, copied or loaded, and run by the same schedule or a new
+//! one with the same systems, goes on exactly as a straight run does
+//! (bevy_ggrs's `Local` pitfall, ruled out). The systems whose worlds the
+//! tests save keep `SavedOrLocal`s: `SavedLocal`s with feature `serde`.
 
 use ecs::checksum::StableHash;
 use ecs::prelude::*;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use support::SavedOrLocal;
 
 #[cfg(feature = "serde")]
 use serde::{Deserialize, Serialize};
@@ -67,8 +70,8 @@ struct Game {
 /// Spawns a projectile when its cooldown (a `Local`) runs out; counts its
 /// shots in a second `Local`.
 fn fire(
-    mut cooldown: Local<u32>,
-    mut shots: Local<Vec<u32>>,
+    mut cooldown: SavedOrLocal<u32>,
+    mut shots: SavedOrLocal<Vec<u32>>,
     mut fired: EventWriter<Fired>,
     mut dice: ResMut<Dice>,
     mut commands: Commands<Game>,
@@ -121,7 +124,7 @@ fn recover(mut stunned: Query<(Entity, &mut Stun)>, mut commands: Commands<Game>
 fn watch(
     changed: Query<(Entity, &Hp), Changed<Hp>>,
     fired: EventReader<Fired>,
-    mut seen: Local<u64>,
+    mut seen: SavedOrLocal<u64>,
     mut log: ResMut<Log>,
 ) {
     let changes: Vec<String> = changed
@@ -238,7 +241,7 @@ struct Small {
     counted: Counted,
 }
 
-fn count(mut runs: Local<u64>, mut counted: ResMut<Counted>) {
+fn count(mut runs: SavedOrLocal<u64>, mut counted: ResMut<Counted>) {
     *runs += 1;
     counted.0 = *runs;
 }
@@ -423,7 +426,7 @@ mod save {
         let panic = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut loaded))).unwrap_err();
         let message = panic.downcast_ref::<String>().unwrap();
         assert!(
-            message.contains("system `count` keeps a `Local<u64>`")
+            message.contains("system `count` keeps a `SavedLocal<u64>`")
                 && message.contains("a value whose checksum differs"),
             "{message}"
         );

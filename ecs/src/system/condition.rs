@@ -605,7 +605,7 @@ impl<S: Schema, T: Resource<S> + StableHash> IntoCondition<S, ResourceChanged<()
     for ResourceChanged<T>
 {
     fn into_condition(self) -> Condition<S> {
-        let condition = |value: Res<T>, mut seen: Local<Option<u128>>| {
+        let condition = |value: Res<T>, mut seen: Seen<'_>| {
             let mut hasher = StableHasher::new();
             (*value).stable_hash(&mut hasher);
             let digest = Some(hasher.finish());
@@ -617,6 +617,13 @@ impl<S: Schema, T: Resource<S> + StableHash> IntoCondition<S, ResourceChanged<()
             .named(format!("resource_changed::<{}>", short_type_name::<T>()))
     }
 }
+
+/// What [`resource_changed`] keeps: the digest of the value it saw last,
+/// which a save writes (with feature `serde`) as it writes the resource.
+#[cfg(feature = "serde")]
+type Seen<'s> = super::SavedLocal<'s, Option<u128>>;
+#[cfg(not(feature = "serde"))]
+type Seen<'s> = Local<'s, Option<u128>>;
 
 /// `T`'s name without its module path.
 fn short_type_name<T>() -> &'static str {

@@ -1,5 +1,6 @@
 //! [`Local`]: state a system keeps from one run to the next, kept in the
-//! world it runs on.
+//! world it runs on; and, with feature `serde`, `SavedLocal`: the same, and
+//! written by a save.
 //!
 //! A system's local state can change what the system does next (a cooldown,
 //! a counter, a cache of last frame's targets), so it is world state: if it
@@ -7,12 +8,19 @@
 //! snapshot (`clone_from`, a rollback) or loaded from a save would go on with
 //! the schedule's values from the future, and two peers of a rollback session
 //! would drift apart without a word. Here a world holds the values of every
-//! `Local` of every schedule that ran on it, in a [`Locals`](crate::world_impl::Locals) store keyed the
+//! `Local` of every schedule that ran on it, in a `Locals` store keyed the
 //! way its change windows are: by the schedule's fingerprint (a stable hash
 //! of its systems' names, in order) and the system's place. `clone`,
-//! `clone_from`, [`World::checksum`](crate::world::World::checksum) and saves carry
-//! them, and a new schedule with the same systems, run on a copied or loaded
-//! world, takes them up where they were.
+//! `clone_from` and [`World::checksum`](crate::world::World::checksum) carry them,
+//! and a new schedule with the same systems, run on a copied world, takes
+//! them up where they were.
+//!
+//! Saves: a `Local<T>` needs nothing of serde, so that turning feature
+//! `serde` on (by any crate of a build) only adds to what compiles. A save
+//! writes the values of `SavedLocal`s, whose `T` is also `Serialize +
+//! Deserialize`, and refuses a world holding a plain `Local`'s value, naming
+//! the system: leaving the value out would make a loaded world go on
+//! differently without a word.
 //!
 //! How a value travels: while a stage of systems runs, the world is lent out
 //! in pieces and no one can copy it, so each system with a `Local` takes its
@@ -40,12 +48,18 @@ use core::ops::{Deref, DerefMut};
 /// never shared (the same function added twice has two).
 ///
 /// The value lives in the world, not in the schedule: a snapshot
-/// (`clone`, `clone_from`), a checksum and a save include it, so a world
-/// rolled back or loaded, and run by a new schedule with the same systems,
-/// goes on with the value it had then. Hence `T` must be [`LocalState`]:
-/// `Default + Clone + StableHash + Send + Sync + 'static`, and with feature
-/// `serde` also `Serialize + Deserialize`. A `Local` borrows nothing the
-/// other systems use, so it never makes a system wait.
+/// (`clone`, `clone_from`) and a checksum include it, so a world rolled
+/// back, and run by a new schedule with the same systems, goes on with the
+/// value it had then. Hence `T` must be [`LocalState`]:
+/// `Default + Clone + StableHash + Send + Sync + 'static`. A `Local`
+/// borrows nothing the other systems use, so it never makes a system wait.
+///
+/// A save (feature `serde`) does not write a `Local`'s value: saving a
+/// world that holds one is an error naming the system and the type. Keep
+/// state that a save must carry in a `SavedLocal` (with feature `serde`;
+/// its `T` is also `Serialize + Deserialize`) or in a resource of the
+/// schema. A `Local` whose system never ran holds no value and does not
+/// stop a save.
 ///
 /// ```
 /// use schemecs::prelude::*;
@@ -155,6 +169,163 @@ impl<S: Schema, T: LocalState> SystemParam<S> for Local<'_, T> {
         match state {
             Some(value) => Local(value),
             None => unreachable!("a system's `Local` is taken out of the world before it runs"),
+        }
+    }
+}
+
+/// A [`Local`] that a save writes (feature `serde`): state of the system's
+/// own, made with `Default` the first time the system runs on a world,
+/// kept across runs and never shared, like a `Local`; and, unlike one,
+/// written by a save of the world and read back by a load, so a loaded
+/// world run by a new schedule with the same systems goes on with the
+/// value it had when saved.
+///
+/// Hence `T` must be [`SavedLocalState`](crate::system::SavedLocalState): a
+/// [`LocalState`] that is also `Serialize + Deserialize`. A snapshot and a
+/// checksum take it in as they do a `Local`'s. A run condition may keep
+/// one too.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize)] struct Pos(i64);
+/// #[derive(Default, Serialize, Deserialize)] struct Shots(u32);
+/// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] shots: Shots }
+///
+/// fn fire(mut cooldown: SavedLocal<u8>, mut shots: ResMut<Shots>) {
+///     if *cooldown == 0 {
+///         shots.0 += 1;
+///         *cooldown = 3;
+///     } else {
+///         *cooldown -= 1;
+///     }
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(fire);
+/// schedule.run(&mut world); // a shot; cooldown 3
+/// let json = serde_json::to_string(&world).unwrap();
+/// let mut loaded: World<Game> = serde_json::from_str(&json).unwrap();
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(fire);
+/// for _ in 0..3 {
+///     schedule.run(&mut loaded);
+/// }
+/// // The cooldown went on from 3 (from `Default`, a second shot would
+/// // have come on the first run):
+/// assert_eq!(loaded.resource::<Shots>().0, 1);
+/// schedule.run(&mut loaded);
+/// assert_eq!(loaded.resource::<Shots>().0, 2);
+/// ```
+///
+/// The same system with a plain `Local<u8>` makes the save an error that
+/// names it:
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize)] struct Pos(i64);
+/// #[derive(Schema)] struct Game { pos: Pos }
+///
+/// fn fire(mut cooldown: Local<u8>) {
+///     *cooldown = cooldown.saturating_sub(1);
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(fire);
+/// schedule.run(&mut world);
+/// let error = serde_json::to_string(&world).unwrap_err().to_string();
+/// assert!(error.contains("system `fire` keeps a `Local<u8>`"), "{error}");
+/// ```
+#[cfg(feature = "serde")]
+pub struct SavedLocal<'s, T>(&'s mut T);
+
+#[cfg(feature = "serde")]
+mod saved {
+    use super::{Access, SavedLocal, SystemParam};
+    use crate::changes::ChangeWindow;
+    use crate::lend::SplitWorld;
+    use crate::schema::Schema;
+    use crate::system::ConditionParam;
+    use crate::world_impl::{LocalSlots, SavedLocalState, World};
+    use core::fmt;
+    use core::ops::{Deref, DerefMut};
+
+    impl<T> Deref for SavedLocal<'_, T> {
+        type Target = T;
+
+        #[inline]
+        fn deref(&self) -> &T {
+            self.0
+        }
+    }
+
+    impl<T> DerefMut for SavedLocal<'_, T> {
+        #[inline]
+        fn deref_mut(&mut self) -> &mut T {
+            self.0
+        }
+    }
+
+    impl<T: fmt::Debug> fmt::Debug for SavedLocal<'_, T> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.debug_tuple("SavedLocal").field(self.0).finish()
+        }
+    }
+
+    /// As [`Local`](crate::system::Local)'s, but the value is checked out and in as
+    /// one a save writes.
+    impl<S: Schema, T: SavedLocalState> SystemParam<S> for SavedLocal<'_, T> {
+        /// The value while the system holds it: from just before its stage
+        /// to just after; `None` while it is in the world.
+        type State = Option<Box<T>>;
+        type Item<'w> = SavedLocal<'w, T>;
+        const ACCESS: Access = Access::NONE;
+        const CHECK: () = ();
+        const LOCALS: usize = 1;
+
+        fn init() -> Option<Box<T>> {
+            None
+        }
+
+        fn check_out(state: &mut Option<Box<T>>, slots: &mut LocalSlots<'_>) {
+            *state = Some(slots.take_saved::<T>());
+        }
+
+        fn check_in(state: &mut Option<Box<T>>, slots: &mut LocalSlots<'_>) {
+            slots.put_saved(state.take());
+        }
+
+        fn prepare(_: &mut Option<Box<T>>, _: &World<S>, _: ChangeWindow) {}
+
+        fn fetch<'w>(
+            state: &'w mut Option<Box<T>>,
+            _: &mut SplitWorld<'w, S>,
+        ) -> SavedLocal<'w, T> {
+            match state {
+                Some(value) => SavedLocal(value),
+                None => {
+                    unreachable!("a system's `SavedLocal` is taken out of the world before it runs")
+                }
+            }
+        }
+    }
+
+    /// A run condition may keep state of its own that a save writes; it
+    /// needs nothing of the world.
+    impl<S: Schema, T: SavedLocalState> ConditionParam<S> for SavedLocal<'_, T> {
+        const SHARED: bool = true;
+
+        #[inline]
+        fn fetch_shared<'w>(
+            state: &'w mut Option<Box<T>>,
+            _: &'w World<S>,
+        ) -> Option<SavedLocal<'w, T>> {
+            state.as_deref_mut().map(SavedLocal)
         }
     }
 }

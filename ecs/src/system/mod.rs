@@ -16,6 +16,8 @@ pub use access::Access;
 pub(crate) use condition::Condition as ConditionNode;
 // Run conditions are documented in the public module `condition`.
 pub use crate::world_impl::LocalState;
+#[cfg(feature = "serde")]
+pub use crate::world_impl::SavedLocalState;
 #[doc(hidden)]
 pub use condition::{
     not, on_event, resource_changed, AndCondition, Condition, ConditionExt, ConditionFn,
@@ -28,6 +30,8 @@ pub(crate) use group::{add_one, guard, Group};
 #[doc(hidden)]
 pub use group::{IntoSystems, Tuple, TupleParts, TupleShape};
 pub use local::Local;
+#[cfg(feature = "serde")]
+pub use local::SavedLocal;
 
 use crate::changes::ChangeWindow;
 use crate::commands::{CommandQueue, Commands};

@@ -7,14 +7,16 @@
 
 use crate::stable_hash::{StableHash, StableHasher};
 use core::any::Any;
+use core::fmt;
+use std::sync::Arc;
 
 /// What a [`Local`](crate::system::Local) can hold: a value the world can make (`Default`), copy
-/// for a snapshot (`Clone`), hash for its checksum ([`StableHash`]), hand to
-/// a system on another thread (`Send + Sync`) and, with feature `serde`,
-/// save and load (`Serialize + Deserialize`).
+/// for a snapshot (`Clone`), hash for its checksum ([`StableHash`]) and hand to
+/// a system on another thread (`Send + Sync`). The same with and without
+/// feature `serde`: a save does not write a `Local` (see
+/// `SavedLocalState` for what a `SavedLocal` holds).
 ///
 /// Implemented for every such type.
-#[cfg(not(feature = "serde"))]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be kept in a `Local`: a system's local state is world state",
     label = "`Local<{Self}>` needs `Default + Clone + StableHash + Send + Sync + 'static`",
@@ -24,54 +26,33 @@ use core::any::Any;
 )]
 pub trait LocalState: Default + Clone + StableHash + Send + Sync + 'static {}
 
-#[cfg(not(feature = "serde"))]
 #[diagnostic::do_not_recommend]
 impl<T: Default + Clone + StableHash + Send + Sync + 'static> LocalState for T {}
 
-/// What a [`Local`](crate::system::Local) can hold: a value the world can make (`Default`), copy
-/// for a snapshot (`Clone`), hash for its checksum ([`StableHash`]), hand to
-/// a system on another thread (`Send + Sync`) and, with feature `serde`,
-/// save and load (`Serialize + Deserialize`).
+/// What a [`SavedLocal`](crate::system::SavedLocal) can hold (feature `serde`): a
+/// [`LocalState`] that a save can also write and a load read back
+/// (`Serialize + Deserialize`).
 ///
 /// Implemented for every such type.
 #[cfg(feature = "serde")]
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be kept in a `Local`: a system's local state is world state",
-    label = "`Local<{Self}>` needs `Default + Clone + StableHash + Serialize + Deserialize + Send \
-             + Sync + 'static`",
-    note = "snapshots clone a `Local`, checksums hash it, saves write it and a new world starts it \
-            from `Default`: derive `Default`, `Clone`, `schemecs::checksum::StableHash`, \
-            `serde::Serialize` and `serde::Deserialize` for `{Self}`, or keep the value in a \
-            resource of the schema"
+    message = "`{Self}` cannot be kept in a `SavedLocal`: a save writes its value",
+    label = "`SavedLocal<{Self}>` needs `Default + Clone + StableHash + Serialize + Deserialize + \
+             Send + Sync + 'static`",
+    note = "snapshots clone a `SavedLocal`, checksums hash it, saves write it and a new world \
+            starts it from `Default`: derive `Default`, `Clone`, `schemecs::checksum::StableHash`, \
+            `serde::Serialize` and `serde::Deserialize` for `{Self}`; or keep it in a `Local`, \
+            which a save does not write (a world holding one then cannot be saved)"
 )]
-pub trait LocalState:
-    Default
-    + Clone
-    + StableHash
-    + serde::Serialize
-    + serde::de::DeserializeOwned
-    + Send
-    + Sync
-    + 'static
-{
-}
+pub trait SavedLocalState: LocalState + serde::Serialize + serde::de::DeserializeOwned {}
 
 #[cfg(feature = "serde")]
 #[diagnostic::do_not_recommend]
-impl<T> LocalState for T where
-    T: Default
-        + Clone
-        + StableHash
-        + serde::Serialize
-        + serde::de::DeserializeOwned
-        + Send
-        + Sync
-        + 'static
-{
-}
+impl<T: LocalState + serde::Serialize + serde::de::DeserializeOwned> SavedLocalState for T {}
 
 /// A value in a [`Locals`] store, its type erased: what the store needs to
-/// copy, hash and save it. Implemented for every [`LocalState`].
+/// copy and hash it. Implemented for every [`LocalState`]; what saves a
+/// `SavedLocal`'s value is kept beside it (see [`LocalSlot::Value`]).
 pub(crate) trait LocalValue: Send + Sync + 'static {
     fn clone_box(&self) -> Box<dyn LocalValue>;
     /// Makes `target` a copy of `self`, in place when it holds the same
@@ -83,9 +64,6 @@ pub(crate) trait LocalValue: Send + Sync + 'static {
     fn as_any_mut(&mut self) -> &mut dyn Any;
     fn into_any(self: Box<Self>) -> Box<dyn Any + Send + Sync>;
     fn type_name(&self) -> &'static str;
-    /// The value in the crate's inner save format (postcard).
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Result<Vec<u8>, String>;
 }
 
 impl<T: LocalState> LocalValue for T {
@@ -119,10 +97,19 @@ impl<T: LocalState> LocalValue for T {
     fn type_name(&self) -> &'static str {
         core::any::type_name::<T>()
     }
+}
 
-    #[cfg(feature = "serde")]
-    fn save(&self) -> Result<Vec<u8>, String> {
-        postcard::to_allocvec(self).map_err(|error| error.to_string())
+/// Writes a value in the crate's inner save format (postcard): made for a
+/// `SavedLocal<T>` by [`save_as`], whose `T` is the value's type.
+#[cfg(feature = "serde")]
+type SaveFn = fn(&dyn LocalValue) -> Result<Vec<u8>, String>;
+
+/// The [`SaveFn`] of a `SavedLocal<T>`.
+#[cfg(feature = "serde")]
+fn save_as<T: SavedLocalState>(value: &dyn LocalValue) -> Result<Vec<u8>, String> {
+    match value.as_any().downcast_ref::<T>() {
+        Some(value) => postcard::to_allocvec(value).map_err(|error| error.to_string()),
+        None => unreachable!("a place's save function is made for the type of its value"),
     }
 }
 
@@ -138,13 +125,19 @@ pub(crate) enum LocalSlot {
     /// Taken out by the system that owns it, for its stage (or never put
     /// back, after a panic in it).
     Out,
-    /// The value.
-    Value(Box<dyn LocalValue>),
-    /// A value loaded from a save, still in the inner save format: a save
-    /// does not know the types of locals; the system that owns the place
-    /// decodes it the first time it runs. `digest` is what the value's
-    /// checksum was when saved, so the loaded world's checksum is the saved
-    /// world's before any system runs.
+    /// The value. With feature `serde`, `save` writes it if a
+    /// `SavedLocal` put it there; a plain `Local`'s value has none, and a
+    /// world holding one cannot be saved.
+    Value {
+        value: Box<dyn LocalValue>,
+        #[cfg(feature = "serde")]
+        save: Option<SaveFn>,
+    },
+    /// A `SavedLocal`'s value loaded from a save, still in the inner save
+    /// format: a save does not know the types of locals; the system that
+    /// owns the place decodes it the first time it runs. `digest` is what
+    /// the value's checksum was when saved, so the loaded world's checksum
+    /// is the saved world's before any system runs.
     #[cfg(feature = "serde")]
     Saved { bytes: Vec<u8>, digest: u128 },
 }
@@ -153,7 +146,15 @@ impl Clone for LocalSlot {
     fn clone(&self) -> Self {
         match self {
             LocalSlot::Out => LocalSlot::Out,
-            LocalSlot::Value(value) => LocalSlot::Value(value.clone_box()),
+            LocalSlot::Value {
+                value,
+                #[cfg(feature = "serde")]
+                save,
+            } => LocalSlot::Value {
+                value: value.clone_box(),
+                #[cfg(feature = "serde")]
+                save: *save,
+            },
             #[cfg(feature = "serde")]
             LocalSlot::Saved { bytes, digest } => LocalSlot::Saved {
                 bytes: bytes.clone(),
@@ -164,8 +165,23 @@ impl Clone for LocalSlot {
 
     fn clone_from(&mut self, source: &Self) {
         match (self, source) {
-            (LocalSlot::Value(target), LocalSlot::Value(value)) => {
-                (**value).clone_into_slot(target)
+            (
+                LocalSlot::Value {
+                    value: target,
+                    #[cfg(feature = "serde")]
+                        save: target_save,
+                },
+                LocalSlot::Value {
+                    value,
+                    #[cfg(feature = "serde")]
+                    save,
+                },
+            ) => {
+                (**value).clone_into_slot(target);
+                #[cfg(feature = "serde")]
+                {
+                    *target_save = *save;
+                }
             }
             (target, source) => *target = source.clone(),
         }
@@ -178,7 +194,66 @@ struct ScheduleLocals {
     fingerprint: u64,
     /// Per system, by its place in the schedule: its locals in parameter
     /// order (empty for a system without any).
-    systems: Vec<Vec<LocalSlot>>,
+    systems: Vec<SystemLocals>,
+}
+
+/// The locals of one system (or run condition) of a schedule.
+#[derive(Default)]
+struct SystemLocals {
+    /// Who keeps them, for the message of a save that cannot write one:
+    /// set when they are first checked out on this world (or on the world
+    /// it was copied from), `None` for a place no one checked out, or one
+    /// loaded from a save (a save does not write names). Not world state:
+    /// not in the checksum, and not saved.
+    owner: Option<Owner>,
+    /// Its locals in parameter order.
+    slots: Vec<LocalSlot>,
+}
+
+impl Clone for SystemLocals {
+    fn clone(&self) -> Self {
+        SystemLocals {
+            owner: self.owner.clone(),
+            slots: self.slots.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.owner.clone_from(&source.owner);
+        self.slots.clone_from(&source.slots);
+    }
+}
+
+/// Who keeps some locals: a system, its run condition or a group's run
+/// condition, by the system's name (for a group, its first system's).
+#[derive(Clone)]
+struct Owner {
+    kind: OwnerKind,
+    /// Shared, so that a copy of the world allocates nothing for it.
+    name: Arc<str>,
+}
+
+#[derive(Clone, Copy)]
+enum OwnerKind {
+    System,
+    Condition,
+    GroupCondition,
+}
+
+impl fmt::Display for Owner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = &self.name;
+        match self.kind {
+            OwnerKind::System => write!(f, "system `{name}`"),
+            OwnerKind::Condition => write!(f, "the run condition of system `{name}`"),
+            OwnerKind::GroupCondition => {
+                write!(
+                    f,
+                    "the run condition of the group that starts with system `{name}`"
+                )
+            }
+        }
+    }
 }
 
 impl Clone for ScheduleLocals {
@@ -235,6 +310,17 @@ impl Locals {
         index: usize,
         name: &'a str,
     ) -> LocalSlots<'a> {
+        self.places(fingerprint, index, (OwnerKind::System, name))
+    }
+
+    /// The places of the locals kept by `owner` at `index` of schedule
+    /// `fingerprint` (made empty the first time).
+    fn places<'a>(
+        &'a mut self,
+        fingerprint: u64,
+        index: usize,
+        (kind, name): (OwnerKind, &'a str),
+    ) -> LocalSlots<'a> {
         let at = match self
             .schedules
             .iter()
@@ -251,10 +337,17 @@ impl Locals {
         };
         let systems = &mut self.schedules[at].systems;
         if systems.len() <= index {
-            systems.resize_with(index + 1, Vec::new);
+            systems.resize_with(index + 1, SystemLocals::default);
+        }
+        let system = &mut systems[index];
+        if system.owner.is_none() {
+            system.owner = Some(Owner {
+                kind,
+                name: Arc::from(name),
+            });
         }
         LocalSlots {
-            slots: &mut systems[index],
+            slots: &mut system.slots,
             next: 0,
             system: name,
         }
@@ -270,7 +363,11 @@ impl Locals {
         index: usize,
         name: &'a str,
     ) -> LocalSlots<'a> {
-        self.system(fingerprint ^ CONDITIONS, index, name)
+        self.places(
+            fingerprint ^ CONDITIONS,
+            index,
+            (OwnerKind::Condition, name),
+        )
     }
 
     /// The places of the locals of the run condition of group `index` of
@@ -284,7 +381,11 @@ impl Locals {
         index: usize,
         name: &'a str,
     ) -> LocalSlots<'a> {
-        self.system(fingerprint ^ GROUP_CONDITIONS, index, name)
+        self.places(
+            fingerprint ^ GROUP_CONDITIONS,
+            index,
+            (OwnerKind::GroupCondition, name),
+        )
     }
 
     /// Drops the locals of schedule `fingerprint` (its systems', their
@@ -312,12 +413,13 @@ impl StableHash for Locals {
         for schedule in &self.schedules {
             schedule.fingerprint.stable_hash(hasher);
             schedule.systems.len().stable_hash(hasher);
-            for slots in &schedule.systems {
+            for system in &schedule.systems {
+                let slots = &system.slots;
                 slots.len().stable_hash(hasher);
                 for slot in slots {
                     match slot {
                         LocalSlot::Out => 0u8.stable_hash(hasher),
-                        LocalSlot::Value(value) => {
+                        LocalSlot::Value { value, .. } => {
                             1u8.stable_hash(hasher);
                             value.digest().stable_hash(hasher);
                         }
@@ -344,65 +446,122 @@ pub struct LocalSlots<'a> {
 }
 
 impl LocalSlots<'_> {
-    /// Takes the value of the next place out (`Default` if there is none
-    /// yet).
+    /// Takes the value of the next place out, for a `Local<T>` (`Default`
+    /// if there is none yet).
     pub(crate) fn take<T: LocalState>(&mut self) -> Box<T> {
+        let at = self.advance();
+        #[cfg(feature = "serde")]
+        if let LocalSlot::Saved { .. } = self.slots[at] {
+            panic!(
+                "system `{}` keeps a `Local<{wanted}>` (its local number {at}), but the world \
+                 holds a value loaded from a save in its place, which only a \
+                 `SavedLocal<{wanted}>` reads: the world was loaded from a save made where this \
+                 place was a `SavedLocal` (or from one made before `SavedLocal` existed, when a \
+                 save wrote every `Local`). Make it a `SavedLocal<{wanted}>`",
+                self.system,
+                wanted = core::any::type_name::<T>(),
+            );
+        }
+        self.take_value("Local", at).unwrap_or_default()
+    }
+
+    /// Takes the value of the next place out, for a `SavedLocal<T>`:
+    /// decoded if it was loaded from a save, `Default` if there is none
+    /// yet.
+    #[cfg(feature = "serde")]
+    pub(crate) fn take_saved<T: SavedLocalState>(&mut self) -> Box<T> {
+        let at = self.advance();
+        if let LocalSlot::Saved { bytes, digest } = &self.slots[at] {
+            let value = self.decode(at, bytes, *digest);
+            self.slots[at] = LocalSlot::Out;
+            return value;
+        }
+        self.take_value("SavedLocal", at).unwrap_or_default()
+    }
+
+    /// The index of the next place, made if there is none.
+    fn advance(&mut self) -> usize {
         let at = self.next;
         self.next += 1;
         if self.slots.len() <= at {
             self.slots.resize_with(at + 1, || LocalSlot::Out);
         }
+        at
+    }
+
+    /// Takes the value of place `at` out, for a `param<T>`, if it holds
+    /// one.
+    fn take_value<T: LocalState>(&mut self, param: &str, at: usize) -> Option<Box<T>> {
         // What cannot be taken is left where it is (and the system
         // panics): the schedule it belongs to, or a fixed save, can go on.
         match &self.slots[at] {
-            LocalSlot::Value(value) if !value.as_any().is::<T>() => {
+            LocalSlot::Value { value, .. } if !value.as_any().is::<T>() => {
                 let held = format!("a `{}`", value.type_name());
                 panic!(
                     "{}",
-                    mismatch(self.system, at, core::any::type_name::<T>(), &held)
+                    mismatch(self.system, at, &param_name::<T>(param), &held)
                 );
             }
-            #[cfg(feature = "serde")]
-            LocalSlot::Saved { bytes, digest } => {
-                let value = self.decode(at, bytes, *digest);
-                self.slots[at] = LocalSlot::Out;
-                return value;
-            }
-            _ => {}
+            LocalSlot::Value { .. } => {}
+            _ => return None,
         }
         match core::mem::replace(&mut self.slots[at], LocalSlot::Out) {
-            LocalSlot::Value(value) => match value.into_any().downcast::<T>() {
-                Ok(value) => value,
+            LocalSlot::Value { value, .. } => match value.into_any().downcast::<T>() {
+                Ok(value) => Some(value),
                 Err(_) => unreachable!("the type was checked above"),
             },
-            _ => Box::default(),
+            _ => unreachable!("the place was checked above"),
         }
     }
 
-    /// Puts a value taken with [`LocalSlots::take`] back.
+    /// Puts a value taken with [`LocalSlots::take`] back: a save cannot
+    /// write it.
     pub(crate) fn put<T: LocalState>(&mut self, value: Option<Box<T>>) {
+        self.put_value(
+            value,
+            #[cfg(feature = "serde")]
+            None,
+        );
+    }
+
+    /// Puts a value taken with [`LocalSlots::take_saved`] back: a save
+    /// writes it.
+    #[cfg(feature = "serde")]
+    pub(crate) fn put_saved<T: SavedLocalState>(&mut self, value: Option<Box<T>>) {
+        self.put_value(value, Some(save_as::<T>));
+    }
+
+    fn put_value<T: LocalState>(
+        &mut self,
+        value: Option<Box<T>>,
+        #[cfg(feature = "serde")] save: Option<SaveFn>,
+    ) {
         let at = self.next;
         self.next += 1;
         if let Some(value) = value {
-            self.slots[at] = LocalSlot::Value(value);
+            self.slots[at] = LocalSlot::Value {
+                value,
+                #[cfg(feature = "serde")]
+                save,
+            };
         }
     }
 
     #[cfg(feature = "serde")]
-    fn decode<T: LocalState>(&self, at: usize, bytes: &[u8], digest: u128) -> Box<T> {
-        let wanted = core::any::type_name::<T>();
+    fn decode<T: SavedLocalState>(&self, at: usize, bytes: &[u8], digest: u128) -> Box<T> {
+        let wanted = param_name::<T>("SavedLocal");
         match postcard::from_bytes::<T>(bytes) {
             Ok(value) if self::digest(&value) == digest => Box::new(value),
             Ok(_) => panic!(
                 "{}",
-                mismatch(self.system, at, wanted, "a value whose checksum differs")
+                mismatch(self.system, at, &wanted, "a value whose checksum differs")
             ),
             Err(error) => panic!(
                 "{}",
                 mismatch(
                     self.system,
                     at,
-                    wanted,
+                    &wanted,
                     &format!("bytes that are not one ({error})")
                 )
             ),
@@ -410,11 +569,17 @@ impl LocalSlots<'_> {
     }
 }
 
+/// `param<T>`, as a message names a parameter.
+fn param_name<T>(param: &str) -> String {
+    format!("{param}<{}>", core::any::type_name::<T>())
+}
+
 /// The message of a world holding something other than a `T` where system
-/// `system` keeps its `at`-th `Local<T>`.
+/// `system` keeps its `at`-th local, a `wanted` (`Local<T>` or
+/// `SavedLocal<T>`).
 fn mismatch(system: &str, at: usize, wanted: &str, held: &str) -> String {
     format!(
-        "system `{system}` keeps a `Local<{wanted}>` (its local number {at}), but the world holds \
+        "system `{system}` keeps a `{wanted}` (its local number {at}), but the world holds \
          {held} in its place: a schedule whose systems have the same names as this one's, with \
          other locals, ran on this world or on the one it was copied or loaded from. Schedules \
          are told apart by their systems' names, in order: give one of them other names with \
@@ -431,7 +596,7 @@ mod save {
     //! its checksum digest, as two `u64`s, low half first (formats such as
     //! `serde_json::Value` hold no `u128`).
 
-    use super::{LocalSlot, Locals, ScheduleLocals};
+    use super::{LocalSlot, Locals, ScheduleLocals, SystemLocals};
     use crate::save::reject;
     use serde::de::{Deserializer, SeqAccess, Visitor};
     use serde::ser::{Error as _, SerializeSeq, Serializer};
@@ -442,30 +607,71 @@ mod save {
         [digest as u64, (digest >> 64) as u64]
     }
 
+    impl Locals {
+        /// Why a save cannot write these locals, if it cannot: one of them
+        /// is a plain `Local`'s value, which a save does not write (rather
+        /// than leave it out, the save is refused), or is out of the world.
+        pub(crate) fn unsaveable(&self) -> Option<String> {
+            let systems = self.schedules.iter().flat_map(|schedule| &schedule.systems);
+            for SystemLocals { owner, slots } in systems {
+                let owner = match owner {
+                    Some(owner) => owner.to_string(),
+                    None => "a system".to_owned(),
+                };
+                for slot in slots {
+                    match slot {
+                        LocalSlot::Value {
+                            value, save: None, ..
+                        } => {
+                            let kept = value.type_name();
+                            return Some(format!(
+                                "cannot save this world: {owner} keeps a `Local<{kept}>`, which \
+                                 a save cannot write; make it a `SavedLocal<{kept}>` (its type \
+                                 must be `Serialize + Deserialize`) or keep the value in a \
+                                 resource of the schema"
+                            ));
+                        }
+                        LocalSlot::Out => {
+                            return Some(format!(
+                                "cannot save this world: a local of {owner} is out of the \
+                                 world (the system panicked while it held it)"
+                            ));
+                        }
+                        LocalSlot::Value { .. } | LocalSlot::Saved { .. } => {}
+                    }
+                }
+            }
+            None
+        }
+    }
+
     impl Serialize for Locals {
         fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+            if let Some(reason) = self.unsaveable() {
+                return Err(Ser::Error::custom(reason));
+            }
             let mut seq = serializer.serialize_seq(Some(self.schedules.len()))?;
             for schedule in &self.schedules {
                 let mut systems = Vec::with_capacity(schedule.systems.len());
-                for slots in &schedule.systems {
-                    let mut saved = Vec::with_capacity(slots.len());
-                    for slot in slots {
+                for system in &schedule.systems {
+                    let mut saved = Vec::with_capacity(system.slots.len());
+                    for slot in &system.slots {
                         saved.push(match slot {
-                            LocalSlot::Value(value) => {
-                                let bytes = value.save().map_err(|error| {
+                            LocalSlot::Value {
+                                value,
+                                save: Some(save),
+                            } => {
+                                let bytes = save(&**value).map_err(|error| {
                                     Ser::Error::custom(format!(
-                                        "a `Local<{}>` cannot be saved: {error}",
+                                        "a `SavedLocal<{}>` cannot be saved: {error}",
                                         value.type_name()
                                     ))
                                 })?;
                                 (bytes, halves(value.digest()))
                             }
                             LocalSlot::Saved { bytes, digest } => (bytes.clone(), halves(*digest)),
-                            LocalSlot::Out => {
-                                return Err(Ser::Error::custom(
-                                    "a `Local` is out of the world: a system that panicked \
-                                     still holds it",
-                                ))
+                            LocalSlot::Value { save: None, .. } | LocalSlot::Out => {
+                                unreachable!("`Locals::unsaveable` found none")
                             }
                         });
                     }
@@ -507,14 +713,15 @@ mod save {
                 }
                 let systems = systems
                     .into_iter()
-                    .map(|slots| {
-                        slots
+                    .map(|slots| SystemLocals {
+                        owner: None,
+                        slots: slots
                             .into_iter()
                             .map(|(bytes, [low, high])| LocalSlot::Saved {
                                 bytes,
                                 digest: u128::from(low) | u128::from(high) << 64,
                             })
-                            .collect()
+                            .collect(),
                     })
                     .collect();
                 schedules.push(ScheduleLocals {

@@ -30,6 +30,8 @@ pub use hierarchy::{Ancestors, Descendants};
 pub(crate) use locals::LocalSlots;
 pub use locals::LocalState;
 pub(crate) use locals::Locals;
+#[cfg(feature = "serde")]
+pub use locals::SavedLocalState;
 pub(crate) use owners::{ScheduleOwner, ScheduleOwners};
 
 /// All entities and resources of schema `S`.

@@ -20,9 +20,13 @@
 //!    the entity index of each dense slot and the column of values, in their
 //!    dense order. Every owner must be a live entity, named once;
 //! 9. the systems' locals (see `system/local.rs`): per schedule that ran on
-//!    the world, its fingerprint and, per system, each `Local`'s value in
-//!    postcard's format with its checksum digest. They are decoded when their
-//!    system first runs on the loaded world, since only it knows their types.
+//!    the world, its fingerprint and, per system, each `SavedLocal`'s value
+//!    in postcard's format with its checksum digest. They are decoded when
+//!    their system first runs on the loaded world, since only it knows their
+//!    types. A plain `Local`'s value is never written: a world holding one is
+//!    refused before anything is written. Saves made before `SavedLocal`
+//!    existed have the same layout; their locals load as `SavedLocal`
+//!    values (a plain `Local` that meets one panics, naming the fix).
 //!
 //! The caches (migration edges, matched tables) are not saved: a loaded
 //! world rebuilds them as it goes, with the same results.
@@ -41,7 +45,7 @@ use crate::structure::EntityStore;
 use core::fmt;
 use core::marker::PhantomData;
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
-use serde::ser::{SerializeSeq, SerializeTuple, Serializer};
+use serde::ser::{Error as _, SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
 
@@ -59,8 +63,16 @@ const FORMAT: u32 = 0xec5_0007;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
-/// header naming the schema. Exists when every component and resource is
-/// `Serialize`.
+/// header naming the schema, and the values of the systems'
+/// [`SavedLocal`](crate::system::SavedLocal)s. Exists when every component and
+/// resource is `Serialize`.
+///
+/// A world that holds the value of a plain [`Local`](crate::system::Local) (whose
+/// type need not be `Serialize`) is refused with the serializer's error,
+/// which names the system and the type, before anything is written: a save
+/// without the value would load as a world that goes on differently. Make
+/// it a `SavedLocal`, or keep the value in a resource. A `Local` whose
+/// system never ran on the world holds no value and stops nothing.
 ///
 /// ```
 /// use schemecs::prelude::*;
@@ -82,6 +94,11 @@ where
     S::Resources: Serialize,
 {
     fn serialize<Ser: Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        // Checked before anything is written: a world holding a plain
+        // `Local`'s value is refused, never saved without it.
+        if let Some(reason) = self.locals.unsaveable() {
+            return Err(Ser::Error::custom(reason));
+        }
         let mut tuple = serializer.serialize_tuple(9)?;
         tuple.serialize_element(&FORMAT)?;
         tuple.serialize_element(&(
@@ -180,13 +197,14 @@ where
 /// panic and never a world that breaks an invariant. No vector is sized by a
 /// length read from the input before the data is there.
 ///
-/// One part is checked later: the values of systems' [`Local`]s are kept as
-/// the bytes and digest saved until each system first runs, since only the
-/// system knows their type. Bytes that were altered (their digest kept) are
-/// found then: that run panics with a message naming the system and its
-/// local.
-///
-/// [`Local`]: crate::system::Local
+/// One part is checked later: the values of systems'
+/// [`SavedLocal`](crate::system::SavedLocal)s are kept as the bytes and digest saved
+/// until each system first runs, since only the system knows their type.
+/// Bytes that were altered (their digest kept) are found then: that run
+/// panics with a message naming the system and its local. So does a system
+/// that keeps a plain `Local` where the save holds a value (a `SavedLocal`
+/// when saved, or any `Local` in a save made before `SavedLocal` existed):
+/// make it a `SavedLocal`.
 impl<'de, S: Schema> Deserialize<'de> for World<S>
 where
     S::Column: LoadColumn,

@@ -4,8 +4,8 @@ use ecs::checksum::StableHash;
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct Pos(f32);
 
-// Everything a `Local` needs but `Serialize` and `Deserialize`: with feature
-// `serde`, a save writes every system's locals.
+// Everything a `Local` needs but `Serialize` and `Deserialize`: a
+// `SavedLocal`, which a save writes, needs them too.
 #[derive(Clone, Default, StableHash)]
 struct Cooldown(u32);
 
@@ -14,7 +14,7 @@ struct Game {
     pos: Pos,
 }
 
-fn fire(mut cooldown: Local<Cooldown>) {
+fn fire(mut cooldown: SavedLocal<Cooldown>) {
     cooldown.0 = cooldown.0.saturating_sub(1);
 }
 
