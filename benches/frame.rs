@@ -199,8 +199,7 @@ fn bench_runs<S: Schema>(
     world: &mut World<S>,
     schedule: &mut Schedule<S>,
 ) where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
+    S: ecs::SendSchema,
 {
     // A first run outside timing: the plan, the matched tables, and the
     // executor's first measurements.

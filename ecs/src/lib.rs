@@ -179,7 +179,7 @@ pub use change::Tick;
 pub use checksum::{StableHash, StableHasher};
 pub use command::{ChunkCommands, Commands};
 pub use command_buffer::CommandBuffer;
-pub use component_bounds::ChecksumSchema;
+pub use component_bounds::{ChecksumSchema, SendSchema};
 pub use despawner::{ChunkDespawner, Despawner};
 pub use entity::{EntitiesExhausted, Entity, NoSuchEntity};
 pub use entity_ref::{EntityMut, EntityRef};

@@ -58,7 +58,7 @@
 #![forbid(unsafe_code)]
 
 use ggrs::{Config, Frame, GameStateCell, GgrsRequest, InputStatus, PlayerHandle};
-use schemecs::ChecksumSchema;
+use schemecs::{ChecksumSchema, SendSchema};
 use schemecs::{Resource, Schedule, Schema, StableHash, StableHasher, World};
 use std::fmt;
 use std::marker::PhantomData;
@@ -357,10 +357,8 @@ static NEXT_RUNNER: AtomicU64 = AtomicU64::new(0);
 
 impl<S, C> GgrsRunner<S, C>
 where
-    S: ChecksumSchema,
+    S: ChecksumSchema + SendSchema,
     World<S>: Clone,
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
     C: Config<State = SnapshotSlot>,
     PlayerInputs<C>: Resource<S>,
 {

@@ -31,8 +31,7 @@ trait Runner<S: Schema> {
 
 impl<S: Schema> Runner<S> for Schedule<S>
 where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
+    S: ecs::SendSchema,
 {
     fn frame(&mut self, world: &mut World<S>, _: usize, sequential: bool) {
         if sequential {
@@ -55,8 +54,7 @@ struct Looped<S: Schema> {
 impl<S: Schema> Runner<S> for Looped<S>
 where
     FixedTime: ecs::Resource<S>,
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
+    S: ecs::SendSchema,
 {
     fn frame(&mut self, world: &mut World<S>, frame: usize, sequential: bool) {
         let elapsed = Duration::from_millis(self.times[frame % self.times.len()]);

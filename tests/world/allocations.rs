@@ -150,8 +150,7 @@ const RUNS: [Run; 3] = [Run::Sequential, Run::Adaptive, Run::Parallel];
 
 fn run<S: Schema>(how: Run, schedule: &mut Schedule<S>, world: &mut World<S>)
 where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
+    S: ecs::SendSchema,
 {
     match how {
         Run::Sequential => schedule.run_sequential(world),

@@ -66,8 +66,7 @@ fn ours_runs<S: ecs::Schema>(
     world: &mut ecs::World<S>,
     schedule: &mut ecs::Schedule<S>,
 ) where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
+    S: ecs::SendSchema,
 {
     // The first runs plan, match tables and measure.
     for _ in 0..3 {

@@ -3,6 +3,7 @@
 
 use super::Schedule;
 use crate::checksum::{StableHash, StableHasher};
+use crate::component_bounds::SendSchema;
 use crate::schema::{Resource, Schema};
 use crate::world::World;
 use core::time::Duration;
@@ -340,8 +341,7 @@ impl<S: Schema> GameLoop<S> {
     pub fn run_frame(&mut self, world: &mut World<S>, elapsed: Duration) -> u32
     where
         FixedTime: Resource<S>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.frame_with(world, elapsed, Schedule::run)
     }
@@ -351,8 +351,7 @@ impl<S: Schema> GameLoop<S> {
     pub fn run_frame_sequential(&mut self, world: &mut World<S>, elapsed: Duration) -> u32
     where
         FixedTime: Resource<S>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.frame_with(world, elapsed, Schedule::run_sequential)
     }

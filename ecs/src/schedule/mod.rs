@@ -11,6 +11,7 @@ mod game_loop;
 mod plan;
 mod transitions;
 
+use crate::component_bounds::SendSchema;
 use crate::entity::Entity;
 use crate::schema::Schema;
 use crate::state::States;
@@ -237,12 +238,12 @@ impl<S: Schema> Schedule<S> {
     /// An empty schedule.
     ///
     /// Running systems in parallel needs every component and resource of `S`
-    /// to be `Send + Sync`; a schema with an `Rc` in it fails to compile here.
+    /// to be `Send + Sync` (`S` is a [`SendSchema`]); a schema with an `Rc`
+    /// in it fails to compile here.
     #[track_caller]
     pub fn new() -> Self
     where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         Self::default()
     }
@@ -280,8 +281,7 @@ impl<S: Schema> Schedule<S> {
     pub fn add<M, T>(&mut self, system: T) -> &mut Self
     where
         T: SystemFn<M> + IntoSystems<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         const { T::CHECK };
         system.add_to(&mut self.systems, &mut self.groups);
@@ -313,8 +313,7 @@ impl<S: Schema> Schedule<S> {
     pub fn add_named<M, T>(&mut self, name: impl Into<Cow<'static, str>>, system: T) -> &mut Self
     where
         T: SystemFn<M> + IntoSystem<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         const { T::CHECK };
         let mut system = system.into_system();
@@ -414,8 +413,7 @@ impl<S: Schema> Schedule<S> {
     where
         T: States<S>,
         F: SystemFn<M> + IntoSystems<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.transitions_of::<T>().add_enter(state, system);
         self
@@ -429,8 +427,7 @@ impl<S: Schema> Schedule<S> {
     where
         T: States<S>,
         F: SystemFn<M> + IntoSystems<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.transitions_of::<T>().add_exit(state, system);
         self
@@ -461,8 +458,7 @@ impl<S: Schema> Schedule<S> {
     pub fn apply_transitions<T>(&mut self) -> &mut Self
     where
         T: States<S>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.transitions_of::<T>();
         self
@@ -473,8 +469,7 @@ impl<S: Schema> Schedule<S> {
     fn transitions_of<T>(&mut self) -> &mut StateTransitions<S, T>
     where
         T: States<S>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         let name = core::any::type_name::<T>();
         let at = match self.transitions.iter().position(|t| t.state() == name) {
@@ -514,8 +509,7 @@ impl<S: Schema> Schedule<S> {
     /// the commands not applied yet are dropped.
     pub fn run(&mut self, world: &mut World<S>)
     where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.claim(world);
         self.apply_pending(world, false);
@@ -760,8 +754,7 @@ impl<S: Schema> Schedule<S> {
     /// of what [`Schedule::run`] computes.
     pub fn run_sequential(&mut self, world: &mut World<S>)
     where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.claim(world);
         self.apply_pending(world, true);

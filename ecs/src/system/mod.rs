@@ -27,6 +27,7 @@ pub use local::Local;
 
 use crate::change::ChangeWindow;
 use crate::command::{CommandQueue, Commands};
+use crate::component_bounds::SendSchema;
 use crate::lend::SplitWorld;
 use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery};
 use crate::schema::{Resource, Schema};
@@ -293,7 +294,7 @@ impl<S: Schema, T: Resource<S>> SystemParam<S> for ResMut<'_, T> {
 
 impl<S: Schema> SystemParam<S> for Commands<'_, S>
 where
-    S::Column: Send,
+    S: SendSchema,
 {
     type State = CommandQueue<S>;
     type Item<'w> = Commands<'w, S>;
