@@ -217,8 +217,8 @@ pub use save::LoadError;
 pub use structure::{ExchangeError, InsertError, RelationCycle, Spawned, TakeError};
 pub use system::{
     not, on_event, resource_changed, Access, AndCondition, Condition, ConditionExt, ConditionFn,
-    ConditionParam, IntoCondition, IntoSystem, Local, NotCondition, OnEvent, OrCondition, Res,
-    ResMut, ResourceChanged, RunIf, RunIfExt, SystemParam,
+    ConditionParam, IntoCondition, IntoSystem, IntoSystems, Local, NotCondition, OnEvent,
+    OrCondition, Res, ResMut, ResourceChanged, RunIf, RunIfExt, SystemFn, SystemParam,
 };
 pub use world::{Ancestors, Descendants, Description, LocalState, TableDescription, World};
 
@@ -253,14 +253,13 @@ pub mod __private {
     pub use crate::__schema_snapshot_impls as schema_snapshot_impls;
     pub use crate::__schema_texts as schema_texts;
     pub use crate::bundle::{extend_row_by_row, stage_component, Placement, SpawnRows};
-    pub use crate::change::ChangeWindow;
     pub use crate::checksum::fixed_size;
     pub use crate::command::CommandQueue;
     pub use crate::component_bounds::{
         CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
     };
     pub use crate::hook::HookKind;
-    pub use crate::lend::{Lent, SplitWorld};
+    pub use crate::lend::Lent;
     pub use crate::misuse::{
         ComponentIsNotAResource, IsAResource, Misuse, NotAComponent, RelationField,
         RequiredDefault, StateIsNotAResource,
@@ -272,10 +271,6 @@ pub mod __private {
     pub use crate::storage::Staged;
     pub use crate::storage::{
         AsVec, Column, ColumnVec, SoaComponent, SoaField, SoaVec, TrackedVec, Values,
-    };
-    pub use crate::system::{
-        Exclusive, IntoSystems, RunIfGroupParts, RunIfParts, RunIfShape, SystemFn, SystemNode,
-        Tuple, TupleParts, TupleShape,
     };
     pub use bitflags;
     #[cfg(feature = "serde")]

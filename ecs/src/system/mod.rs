@@ -17,12 +17,12 @@ pub(crate) use condition::Condition as ConditionNode;
 pub use condition::{
     not, on_event, resource_changed, AndCondition, Condition, ConditionExt, ConditionFn,
     ConditionParam, IntoCondition, NotCondition, OnEvent, OrCondition, ResourceChanged, RunIf,
-    RunIfExt, RunIfGroupParts, RunIfParts, RunIfShape,
+    RunIfExt,
 };
 use conflict::conflict;
 pub(crate) use conflict::Message;
+pub use group::IntoSystems;
 pub(crate) use group::{add_one, guard, Group};
-pub use group::{IntoSystems, Tuple, TupleParts, TupleShape};
 pub use local::Local;
 
 use crate::change::ChangeWindow;
@@ -44,8 +44,12 @@ use std::sync::{Mutex, PoisonError};
 /// [`Local`], [`EventReader`](crate::EventReader),
 /// [`EventWriter`](crate::EventWriter), [`Removed`](crate::Removed),
 /// [`SparseMut`](crate::SparseMut), [`Spawner`](crate::Spawner),
-/// [`UnnamedSpawner`](crate::UnnamedSpawner) and
-/// [`Migrator`](crate::Migrator).
+/// [`UnnamedSpawner`](crate::UnnamedSpawner),
+/// [`Migrator`](crate::Migrator), [`Despawner`](crate::Despawner) and
+/// [`NextState`](crate::NextState).
+///
+/// Only this crate implements it (it is sealed: its hidden methods take
+/// types that no other crate can name).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
@@ -326,9 +330,15 @@ where
 }
 
 /// A function shaped like a system, whatever its parameters: at most 8 of
-/// them, returning `()`. Checked before [`IntoSystem`] so that a parameter
-/// that is not a system parameter is reported as such, by type.
-#[doc(hidden)]
+/// them, returning `()`; also a system with a run condition
+/// ([`RunIfExt::run_if`]) and a tuple of up to 16 of those. What
+/// [`RunIfExt::run_if`] applies to, and what
+/// [`Schedule::add`](crate::Schedule::add) checks before [`IntoSystems`], so
+/// that a parameter that is not a system parameter is reported as such, by
+/// type. `Marker` tells the kinds of function apart; it is inferred.
+///
+/// Only this crate implements it (it is sealed): a type is a system by its
+/// shape, never by an impl of its own.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a system: a system is a function of at most 8 parameters \
                that returns `()`",
@@ -337,12 +347,32 @@ where
             `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>`, `Spawner<S, B>` and `UnnamedSpawner<S, B>`; an exclusive system takes only \
             `&mut World<S>`"
 )]
-pub trait SystemFn<Marker> {}
+pub trait SystemFn<Marker>: sealed::Sealed<Marker> {}
+
+/// Keeps [`SystemFn`] to the impls of this crate: `Sealed` is public, so
+/// that a public trait may have it as a supertrait, in a module no other
+/// crate can reach, so that no other crate can implement it. Each impl of
+/// `SystemFn` has one of `Sealed` with the same bounds beside it.
+mod sealed {
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be made a system by an impl of `SystemFn`: only schemecs \
+                   implements `SystemFn`",
+        label = "`SystemFn` implemented outside schemecs",
+        note = "a system is a function whose parameters are all system parameters (`Query<Q, F>`, \
+                `Res<T>`, `ResMut<T>`, `Commands<S>`, ...), or one taking only `&mut World<S>`, \
+                with or without a run condition, or a tuple of those; write the work of \
+                `{Self}` as such a function and add the function"
+    )]
+    pub trait Sealed<Marker> {}
+}
 
 /// Something [`Schedule::add`](crate::Schedule::add) accepts: a function whose
 /// parameters are all [`SystemParam`]s (up to 8), or one that takes only
 /// `&mut World<S>` (an exclusive system). `Marker` tells the two kinds, and the
 /// parameter lists, apart; it is inferred.
+///
+/// Only this crate implements it (it is sealed: its hidden method returns a
+/// type that no other crate can name).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of schema `{S}`",
     label = "not a system of `{S}`",
@@ -429,6 +459,8 @@ trait ParamStates {
 pub struct Exclusive<S>(PhantomData<fn() -> S>);
 
 impl<S: Schema, Func: FnMut(&mut World<S>)> SystemFn<Exclusive<S>> for Func {}
+#[diagnostic::do_not_recommend]
+impl<S: Schema, Func: FnMut(&mut World<S>)> sealed::Sealed<Exclusive<S>> for Func {}
 
 impl<S, Func> IntoSystem<S, Exclusive<S>> for Func
 where
@@ -539,6 +571,8 @@ macro_rules! impl_system {
         }
 
         impl<Func: FnMut($($p),*), $($p),*> SystemFn<fn($($p,)*)> for Func {}
+        #[diagnostic::do_not_recommend]
+        impl<Func: FnMut($($p),*), $($p),*> sealed::Sealed<fn($($p,)*)> for Func {}
 
         #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
         impl<S, Func, $($p),*> IntoSystem<S, fn($($p,)*)> for Func
