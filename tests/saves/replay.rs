@@ -29,10 +29,7 @@ trait Runner<S: Schema> {
     fn force_parallel(&mut self);
 }
 
-impl<S: Schema> Runner<S> for Schedule<S>
-where
-    S: ecs::SendSchema,
-{
+impl<S: ecs::SendSchema> Runner<S> for Schedule<S> {
     fn frame(&mut self, world: &mut World<S>, _: usize, sequential: bool) {
         if sequential {
             self.run_sequential(world);
@@ -51,10 +48,9 @@ struct Looped<S: Schema> {
     times: &'static [u64],
 }
 
-impl<S: Schema> Runner<S> for Looped<S>
+impl<S: ecs::SendSchema> Runner<S> for Looped<S>
 where
     FixedTime: ecs::Resource<S>,
-    S: ecs::SendSchema,
 {
     fn frame(&mut self, world: &mut World<S>, frame: usize, sequential: bool) {
         let elapsed = Duration::from_millis(self.times[frame % self.times.len()]);

@@ -61,13 +61,11 @@ pub fn bench(c: &mut Criterion) {
 }
 
 /// Adds `ours_run` and `ours_run_sequential` of `schedule` on `world`.
-fn ours_runs<S: ecs::Schema>(
+fn ours_runs<S: ecs::SendSchema>(
     group: &mut Group,
     world: &mut ecs::World<S>,
     schedule: &mut ecs::Schedule<S>,
-) where
-    S: ecs::SendSchema,
-{
+) {
     // The first runs plan, match tables and measure.
     for _ in 0..3 {
         schedule.run(world);

@@ -419,15 +419,12 @@ pub(super) fn decide(
 /// takes the next system from the end of the queue until none is left,
 /// and runs it or makes its moves (`phase`). Records each system's work in
 /// `last`, if given. Returns the emptied queue.
-fn run_parallel<'w, S: Schema>(
+fn run_parallel<'w, S: SendSchema>(
     members: Vec<Member<'w, S>>,
     split: &Mutex<SplitWorld<'w, S>>,
     (phase, last): (Phase, Option<&[AtomicU64]>),
     threads: usize,
-) -> Vec<Member<'w, S>>
-where
-    S: SendSchema,
-{
+) -> Vec<Member<'w, S>> {
     let helpers = threads.min(members.len()).saturating_sub(1);
     let queue = Mutex::new(members);
     let panic = Mutex::new(None);
