@@ -13,7 +13,7 @@
 
 use super::World;
 use crate::checksum::{StableHash, StableHasher};
-use crate::component_bounds::{CloneSchema, HashSchema};
+use crate::component_bounds::{ChecksumSchema, CloneSchema};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
 use std::sync::{PoisonError, RwLock};
@@ -181,7 +181,7 @@ impl<S: Schema> World<S> {
     /// ```
     pub fn checksum(&self) -> u128
     where
-        S: HashSchema<S>,
+        S: ChecksumSchema,
     {
         let mut hasher = StableHasher::new();
         self.store.entities().stable_hash(&mut hasher);
