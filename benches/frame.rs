@@ -195,14 +195,11 @@ fn small_systems(c: &mut Criterion) {
 }
 
 /// `ecs_run` and `ecs_run_sequential` of `schedule` on `world`.
-fn bench_runs<S: Schema>(
+fn bench_runs<S: ecs::schedule::SendSchema>(
     group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
     world: &mut World<S>,
     schedule: &mut Schedule<S>,
-) where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
-{
+) {
     // A first run outside timing: the plan, the matched tables, and the
     // executor's first measurements.
     schedule.run(world);

@@ -1,6 +1,7 @@
 //! [`Commands`]: structural changes a system records, applied after it.
 
 use crate::bundle::Bundle;
+use crate::component_bounds::SendSchema;
 use crate::entity::{Entities, Entity};
 use crate::query::{ChunkRecorder, Sealed};
 use crate::schema::Schema;
@@ -235,7 +236,7 @@ impl<S: Schema> Sealed for &mut Commands<'_, S> {}
 /// ```
 impl<S: Schema> ChunkRecorder for &mut Commands<'_, S>
 where
-    S::Column: Send,
+    S: SendSchema,
 {
     type Chunk = ChunkCommands<S>;
 

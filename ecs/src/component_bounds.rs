@@ -12,6 +12,10 @@
 //! rather than a bound on the hidden column type. The same goes for
 //! [`HashSchema`] and `World::checksum`.
 //!
+//! [`SendSchema`] stands for the thread-safety bounds of a schedule, as
+//! [`ChecksumSchema`] does for a checksum: one public name in signatures
+//! instead of bounds on the hidden column and resource types.
+//!
 //! The schema's impls take a type parameter (`impl<W> CloneSchema<W> for
 //! Game where Pos: CloneComponent<W>`), always the schema itself where used:
 //! a bound on a concrete type that does not hold would be an error where the
@@ -239,6 +243,55 @@ pub trait HashSchema<W>: Schema {
 pub trait ChecksumSchema: HashSchema<Self> {}
 
 impl<S: HashSchema<S>> ChecksumSchema for S {}
+
+/// A schema whose worlds a [`Schedule`](crate::schedule::Schedule) can run: every
+/// component, resource, event and state of it can be sent to another
+/// thread and shared between threads (`Send + Sync`), which running systems
+/// in parallel needs. Every such schema implements it, with or without the
+/// `parallel` feature, so code written for one builds with the other; name
+/// it as the bound of code generic over schemas that builds or runs
+/// schedules.
+///
+/// A schema with a type that is not `Send` or not `Sync` (an `Rc`, a
+/// `Cell`) does not implement it; the compiler names that type where the
+/// bound is required.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use schemecs::schedule::SendSchema;
+///
+/// fn run_twice<S: SendSchema>(schedule: &mut Schedule<S>, world: &mut World<S>) {
+///     schedule.run(world);
+///     schedule.run(world);
+/// }
+///
+/// struct Pos(i32);
+/// #[derive(Schema)] struct Game { pos: Pos }
+///
+/// let mut world = World::<Game>::new();
+/// let e = world.spawn((Pos(0),));
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(|mut q: Query<&mut Pos>| q.for_each_mut(|p| p.0 += 1));
+/// run_twice(&mut schedule, &mut world);
+/// assert_eq!(world.get::<Pos>(e).unwrap().0, 2);
+/// ```
+//
+// The two bounds are supertraits (associated type bounds) rather than a
+// where-clause so that code bounded by `SendSchema` may rely on them: a
+// trait's where-clauses on its associated types are not implied where the
+// trait is named, its supertraits are.
+pub trait SendSchema:
+    Schema<Column: Send + Sync> + for<'a> Schema<ResourceSlots<'a>: Send>
+{
+}
+
+impl<S> SendSchema for S
+where
+    S: Schema,
+    S::Column: Send + Sync,
+    for<'a> S::ResourceSlots<'a>: Send,
+{
+}
 
 /// `impl CloneSchema<W>` and `impl HashSchema<W>` for a schema, and `Clone`
 /// for its column enum, from the names `#[derive(Schema)]` passes: each

@@ -240,7 +240,7 @@ pub mod __private {
         CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
     };
     pub use crate::hook::HookKind;
-    pub use crate::lend::{Lent, SplitWorld};
+    pub use crate::lend::Lent;
     pub use crate::misuse::{
         ComponentIsNotAResource, IsAResource, Misuse, NotAComponent, RelationField,
         RequiredDefault, StateIsNotAResource,
@@ -253,10 +253,6 @@ pub mod __private {
     pub use crate::storage::Staged;
     pub use crate::storage::{
         AsVec, Column, ColumnVec, SoaComponent, SoaField, SoaVec, TrackedVec, Values,
-    };
-    pub use crate::system::{
-        Exclusive, IntoSystems, RunIfGroupParts, RunIfParts, RunIfShape, SystemFn, SystemNode,
-        Tuple, TupleParts, TupleShape,
     };
     pub use bitflags;
     #[cfg(feature = "serde")]

@@ -4,6 +4,7 @@
 
 use crate::bundle::Placement;
 use crate::changes::ChangeWindow;
+use crate::component_bounds::SendSchema;
 use crate::entity::{Entities, Entity, EntityLocation, NoSuchEntity};
 use crate::lend::{recycle, SplitWorld};
 use crate::mask::{Mask, MaskBits};
@@ -647,8 +648,7 @@ const MISPLACED: &str = "schemecs internal error: an entity a `Migrator` recorde
 
 impl<S, C, F> SystemParam<S> for Migrator<'_, S, C, F>
 where
-    S: Schema,
-    S::Column: Send,
+    S: SendSchema,
     C: Migratable<S> + Send,
     F: QueryFilter<S>,
 {

@@ -81,7 +81,6 @@ pub use schemecs_macros::Schema;
 /// #[derive(Schema)]
 /// struct Game { pos: Pos, #[ecs(sparse)] stun: Stun }
 ///
-/// assert_eq!(<Game as Schema>::SPARSE_BITS, GameMask::STUN.bits().into());
 /// let mut world = World::<Game>::new();
 /// let e = world.spawn((Pos(0), Stun(2)));
 /// assert_eq!(world.archetype(e), Some(GameMask::POS | GameMask::STUN));
@@ -108,31 +107,47 @@ pub trait Schema: Sized + 'static {
     const NAME: &'static str;
     /// Component type names, indexed by bit.
     const COMPONENT_NAMES: &'static [&'static str];
+    // The bit sets below (one bit per component, as in the mask) are read
+    // by the runtime as constants, so that the code of a feature a schema
+    // does not use (tracking, sparse sets, hooks) is left out; the derive
+    // writes them from the field keys. They are hidden: they say nothing
+    // the schema struct does not, and their type (`u128`, whatever the
+    // mask's width) is not part of the public API.
     /// Bits of the components that carry data (`size_of::<T>() != 0`).
+    #[doc(hidden)]
     const DATA_BITS: u128;
     /// Bits of the components marked `#[ecs(track)]` (change detection).
+    #[doc(hidden)]
     const TRACKED_BITS: u128;
     /// Bits of the components marked `#[ecs(sparse)]`: kept in a sparse set
     /// keyed by entity index, never in a table column (no table's mask holds
     /// one of these bits).
+    #[doc(hidden)]
     const SPARSE_BITS: u128;
     /// Bits of the components marked `#[ecs(soa)]`: their table columns
     /// keep each field in an array of its own ([`Soa`](crate::soa::Soa)).
+    #[doc(hidden)]
     const SOA_BITS: u128 = 0;
     /// Bits of the relation components (`#[ecs(relation(inverse = ..))]`):
     /// each names a target entity, and the world keeps the target's list of
     /// sources (the inverse) in step with it.
+    #[doc(hidden)]
     const RELATION_BITS: u128 = 0;
     /// Bits of the inverse components: the lists of sources the world keeps
     /// for the relations.
+    #[doc(hidden)]
     const INVERSE_BITS: u128 = 0;
     /// Bits of the components with requirements (`#[ecs(requires(..))]`).
+    #[doc(hidden)]
     const REQUIRING_BITS: u128 = 0;
     /// Bits of the components with an `on_add` hook.
+    #[doc(hidden)]
     const ON_ADD_BITS: u128 = 0;
     /// Bits of the components with an `on_insert` hook.
+    #[doc(hidden)]
     const ON_INSERT_BITS: u128 = 0;
     /// Bits of the components with an `on_remove` hook.
+    #[doc(hidden)]
     const ON_REMOVE_BITS: u128 = 0;
     /// Bits of every component whose structural change does more than move
     /// values: relations, inverses, requirements, hooks. A bundle, command

@@ -3,6 +3,7 @@
 
 use crate::bundle::{Bundle, Placement};
 use crate::changes::ChangeWindow;
+use crate::component_bounds::SendSchema;
 use crate::entity::{Entities, Entity};
 use crate::lend::SplitWorld;
 use crate::mask::Mask;
@@ -248,7 +249,7 @@ impl<S: Schema, B> SpawnerState<S, B> {
 
 impl<S: Schema, B: Bundle<S> + Send> SystemParam<S> for Spawner<'_, S, B>
 where
-    S::Column: Send,
+    S: SendSchema,
 {
     type State = SpawnerState<S, B>;
     type Item<'w> = Spawner<'w, S, B>;
@@ -538,7 +539,7 @@ impl<S: Schema, B: Bundle<S>> fmt::Debug for UnnamedSpawner<'_, S, B> {
 
 impl<S: Schema, B: Bundle<S> + Send> SystemParam<S> for UnnamedSpawner<'_, S, B>
 where
-    S::Column: Send,
+    S: SendSchema,
 {
     type State = SpawnerState<S, B>;
     type Item<'w> = UnnamedSpawner<'w, S, B>;

@@ -58,11 +58,9 @@
 #![forbid(unsafe_code)]
 
 use ggrs::{Config, Frame, GameStateCell, GgrsRequest, InputStatus, PlayerHandle};
-use schemecs::checksum::ChecksumSchema;
-use schemecs::{
-    checksum::StableHash, checksum::StableHasher, schedule::Schedule, schema::Resource,
-    schema::Schema, world::World,
-};
+use schemecs::checksum::{ChecksumSchema, StableHash, StableHasher};
+use schemecs::schedule::{Schedule, SendSchema};
+use schemecs::{schema::Resource, schema::Schema, world::World};
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -360,10 +358,8 @@ static NEXT_RUNNER: AtomicU64 = AtomicU64::new(0);
 
 impl<S, C> GgrsRunner<S, C>
 where
-    S: ChecksumSchema,
+    S: ChecksumSchema + SendSchema,
     World<S>: Clone,
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
     C: Config<State = SnapshotSlot>,
     PlayerInputs<C>: Resource<S>,
 {

@@ -33,11 +33,7 @@ trait Runner<S: Schema> {
     fn force_parallel(&mut self);
 }
 
-impl<S: Schema> Runner<S> for Schedule<S>
-where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
-{
+impl<S: ecs::schedule::SendSchema> Runner<S> for Schedule<S> {
     fn frame(&mut self, world: &mut World<S>, _: usize, sequential: bool) {
         if sequential {
             self.run_sequential(world);
@@ -56,11 +52,9 @@ struct Looped<S: Schema> {
     times: &'static [u64],
 }
 
-impl<S: Schema> Runner<S> for Looped<S>
+impl<S: ecs::schedule::SendSchema> Runner<S> for Looped<S>
 where
     FixedTime: ecs::schema::Resource<S>,
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
 {
     fn frame(&mut self, world: &mut World<S>, frame: usize, sequential: bool) {
         let elapsed = Duration::from_millis(self.times[frame % self.times.len()]);

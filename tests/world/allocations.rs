@@ -148,11 +148,7 @@ enum Run {
 
 const RUNS: [Run; 3] = [Run::Sequential, Run::Adaptive, Run::Parallel];
 
-fn run<S: Schema>(how: Run, schedule: &mut Schedule<S>, world: &mut World<S>)
-where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
-{
+fn run<S: ecs::schedule::SendSchema>(how: Run, schedule: &mut Schedule<S>, world: &mut World<S>) {
     match how {
         Run::Sequential => schedule.run_sequential(world),
         Run::Adaptive => schedule.force_parallel(None).run(world),

@@ -61,14 +61,11 @@ pub fn bench(c: &mut Criterion) {
 }
 
 /// Adds `ours_run` and `ours_run_sequential` of `schedule` on `world`.
-fn ours_runs<S: ecs::schema::Schema>(
+fn ours_runs<S: ecs::schedule::SendSchema>(
     group: &mut Group,
     world: &mut ecs::world::World<S>,
     schedule: &mut ecs::schedule::Schedule<S>,
-) where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
-{
+) {
     // The first runs plan, match tables and measure.
     for _ in 0..3 {
         schedule.run(world);

@@ -11,7 +11,7 @@ mod split;
 
 pub(crate) use split::recycle;
 pub(crate) use split::SplitBuffers;
-pub use split::SplitWorld;
+pub(crate) use split::SplitWorld;
 
 /// One column or resource being lent out: free, lent to readers, or lent to
 /// one writer.

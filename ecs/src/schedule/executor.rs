@@ -19,6 +19,7 @@
 
 use super::plan::Plan;
 use crate::changes::ChangeWindow;
+use crate::component_bounds::SendSchema;
 use crate::lend::{recycle, SplitBuffers, SplitWorld};
 use crate::pool;
 use crate::schema::Schema;
@@ -159,8 +160,7 @@ impl<S: Schema> Executor<S> {
         (base, previous): (u32, Option<u32>),
         fingerprint: u64,
     ) where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         let threads = pool::current_num_threads();
         self.runs_since_reset = self.runs_since_reset.wrapping_add(1);
@@ -219,8 +219,7 @@ impl<S: Schema> Executor<S> {
         world: &mut World<S>,
         (threads, sample): (usize, bool),
     ) where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         let mut members: Vec<Member<'_, S>> = recycle(core::mem::take(&mut self.queue));
         for (i, system) in stage_systems(systems, stage) {
@@ -279,8 +278,7 @@ impl<S: Schema> Executor<S> {
         fingerprint: u64,
     ) -> StageRun
     where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         let expected = stage.iter().map(|&i| self.expected(i));
         let (parallel, why) = decide(expected, threads, self.force);
@@ -421,16 +419,12 @@ pub(super) fn decide(
 /// takes the next system from the end of the queue until none is left,
 /// and runs it or makes its moves (`phase`). Records each system's work in
 /// `last`, if given. Returns the emptied queue.
-fn run_parallel<'w, S: Schema>(
+fn run_parallel<'w, S: SendSchema>(
     members: Vec<Member<'w, S>>,
     split: &Mutex<SplitWorld<'w, S>>,
     (phase, last): (Phase, Option<&[AtomicU64]>),
     threads: usize,
-) -> Vec<Member<'w, S>>
-where
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
-{
+) -> Vec<Member<'w, S>> {
     let helpers = threads.min(members.len()).saturating_sub(1);
     let queue = Mutex::new(members);
     let panic = Mutex::new(None);

@@ -2,6 +2,7 @@
 //! world, with the fixed step's clock ([`FixedTime`]) kept in the world.
 
 use super::Schedule;
+use crate::component_bounds::SendSchema;
 use crate::schema::{Resource, Schema};
 use crate::stable_hash::{StableHash, StableHasher};
 use crate::world_impl::World;
@@ -340,8 +341,7 @@ impl<S: Schema> GameLoop<S> {
     pub fn run_frame(&mut self, world: &mut World<S>, elapsed: Duration) -> u32
     where
         FixedTime: Resource<S>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.frame_with(world, elapsed, Schedule::run)
     }
@@ -351,8 +351,7 @@ impl<S: Schema> GameLoop<S> {
     pub fn run_frame_sequential(&mut self, world: &mut World<S>, elapsed: Duration) -> u32
     where
         FixedTime: Resource<S>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.frame_with(world, elapsed, Schedule::run_sequential)
     }

@@ -24,6 +24,7 @@ use core::fmt;
 use executor::{admit, apply, check_in, run_alone, Executor, StageRun, Why};
 use transitions::{StateTransitions, Transitions};
 
+pub use crate::component_bounds::SendSchema;
 pub use game_loop::{FixedTime, GameLoop};
 use plan::{Plan, Reason};
 use std::borrow::Cow;
@@ -240,12 +241,12 @@ impl<S: Schema> Schedule<S> {
     /// An empty schedule.
     ///
     /// Running systems in parallel needs every component and resource of `S`
-    /// to be `Send + Sync`; a schema with an `Rc` in it fails to compile here.
+    /// to be `Send + Sync` (`S` is a [`SendSchema`]); a schema with an `Rc`
+    /// in it fails to compile here.
     #[track_caller]
     pub fn new() -> Self
     where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         Self::default()
     }
@@ -283,8 +284,7 @@ impl<S: Schema> Schedule<S> {
     pub fn add<M, T>(&mut self, system: T) -> &mut Self
     where
         T: SystemFn<M> + IntoSystems<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         const { T::CHECK };
         system.add_to(&mut self.systems, &mut self.groups);
@@ -316,8 +316,7 @@ impl<S: Schema> Schedule<S> {
     pub fn add_named<M, T>(&mut self, name: impl Into<Cow<'static, str>>, system: T) -> &mut Self
     where
         T: SystemFn<M> + IntoSystem<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         const { T::CHECK };
         let mut system = system.into_system();
@@ -417,8 +416,7 @@ impl<S: Schema> Schedule<S> {
     where
         T: States<S>,
         F: SystemFn<M> + IntoSystems<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.transitions_of::<T>().add_enter(state, system);
         self
@@ -432,8 +430,7 @@ impl<S: Schema> Schedule<S> {
     where
         T: States<S>,
         F: SystemFn<M> + IntoSystems<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.transitions_of::<T>().add_exit(state, system);
         self
@@ -464,8 +461,7 @@ impl<S: Schema> Schedule<S> {
     pub fn apply_transitions<T>(&mut self) -> &mut Self
     where
         T: States<S>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.transitions_of::<T>();
         self
@@ -476,8 +472,7 @@ impl<S: Schema> Schedule<S> {
     fn transitions_of<T>(&mut self) -> &mut StateTransitions<S, T>
     where
         T: States<S>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         let name = core::any::type_name::<T>();
         let at = match self.transitions.iter().position(|t| t.state() == name) {
@@ -517,8 +512,7 @@ impl<S: Schema> Schedule<S> {
     /// the commands not applied yet are dropped.
     pub fn run(&mut self, world: &mut World<S>)
     where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.claim(world);
         self.apply_pending(world, false);
@@ -763,8 +757,7 @@ impl<S: Schema> Schedule<S> {
     /// of what [`Schedule::run`] computes.
     pub fn run_sequential(&mut self, world: &mut World<S>)
     where
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         self.claim(world);
         self.apply_pending(world, true);

@@ -10,6 +10,7 @@
 //! to, if it has one), and they run only when a transition is applied.
 
 use super::Schedule;
+use crate::component_bounds::SendSchema;
 use crate::schema::Schema;
 use crate::state::in_state;
 use crate::state::{state_text, State, States};
@@ -85,8 +86,7 @@ impl<S: Schema, T: States<S>> StateTransitions<S, T> {
     pub(super) fn add_exit<M, F>(&mut self, state: T, system: F)
     where
         F: SystemFn<M> + IntoSystems<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         let label = format!("on_exit({})", state_text(&state));
         let before = self.exits.len();
@@ -98,8 +98,7 @@ impl<S: Schema, T: States<S>> StateTransitions<S, T> {
     pub(super) fn add_enter<M, F>(&mut self, state: T, system: F)
     where
         F: SystemFn<M> + IntoSystems<S, M>,
-        S::Column: Send + Sync,
-        for<'a> S::ResourceSlots<'a>: Send,
+        S: SendSchema,
     {
         let label = format!("on_enter({})", state_text(&state));
         let before = self.enters.len();
@@ -111,10 +110,8 @@ impl<S: Schema, T: States<S>> StateTransitions<S, T> {
 
 impl<S, T> Transitions<S> for StateTransitions<S, T>
 where
-    S: Schema,
+    S: SendSchema,
     T: States<S>,
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
 {
     fn state(&self) -> &'static str {
         core::any::type_name::<T>()

@@ -787,6 +787,8 @@ pub trait RunIfShape<M, CM> {}
 impl<T, C, M, CM> RunIfShape<M, CM> for RunIf<T, C, M, CM> {}
 
 impl<R: RunIfShape<M, CM>, M, CM> SystemFn<RunIf<(), (), M, CM>> for R {}
+#[diagnostic::do_not_recommend]
+impl<R: RunIfShape<M, CM>, M, CM> super::sealed::Sealed<RunIf<(), (), M, CM>> for R {}
 
 impl<S, T, C, M, CM> RunIfParts<S, M, CM> for RunIf<T, C, M, CM>
 where

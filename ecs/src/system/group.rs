@@ -26,6 +26,40 @@ use std::borrow::Cow;
 /// or a tuple of up to 16 of those (tuples nest), which adds its systems in
 /// order, as one `add` each would; a tuple with a run condition guards all
 /// of them with it. `Marker` is inferred.
+///
+/// Only this crate implements it (it is sealed: its hidden method takes a
+/// type that no other crate can name). Name it, beside [`SystemFn`], as the
+/// bound of a function that adds systems its caller chooses:
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use schemecs::{IntoSystems, SendSchema, SystemFn};
+///
+/// /// Adds `systems`, then one that counts the runs.
+/// fn add_counted<S, M>(
+///     schedule: &mut Schedule<S>,
+///     systems: impl SystemFn<M> + IntoSystems<S, M>,
+/// ) where
+///     S: SendSchema,
+///     Runs: Resource<S>,
+/// {
+///     schedule.add(systems).add(|mut runs: ResMut<Runs>| runs.0 += 1);
+/// }
+///
+/// struct Pos(i32);
+/// #[derive(Default)] struct Runs(u32);
+/// #[derive(Schema)] struct Game { pos: Pos, #[ecs(resource)] runs: Runs }
+///
+/// fn step(mut q: Query<&mut Pos>) { q.for_each_mut(|p| p.0 += 1); }
+/// fn check(q: Query<&Pos>) { assert!(q.iter().all(|p| p.0 > 0)); }
+///
+/// let mut world = World::<Game>::new();
+/// let mut schedule = Schedule::<Game>::new();
+/// add_counted(&mut schedule, (step, check));
+/// world.spawn((Pos(0),));
+/// schedule.run(&mut world);
+/// assert_eq!(world.resource::<Runs>().0, 1);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of schema `{S}`",
     label = "not a system of `{S}`",
@@ -167,6 +201,8 @@ pub trait TupleParts<S: Schema, M>: Sized {
 }
 
 impl<T: TupleShape<M>, M> SystemFn<Tuple<M>> for T {}
+#[diagnostic::do_not_recommend]
+impl<T: TupleShape<M>, M> super::sealed::Sealed<Tuple<M>> for T {}
 
 impl<S: Schema, T: TupleParts<S, M>, M> IntoSystems<S, Tuple<M>> for T {
     const CHECK: () = T::CHECK;

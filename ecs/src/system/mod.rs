@@ -22,19 +22,19 @@ pub use crate::world_impl::SavedLocalState;
 pub use condition::{
     not, on_event, resource_changed, AndCondition, Condition, ConditionExt, ConditionFn,
     ConditionParam, IntoCondition, NotCondition, OnEvent, OrCondition, ResourceChanged, RunIf,
-    RunIfExt, RunIfGroupParts, RunIfParts, RunIfShape,
+    RunIfExt,
 };
 use conflict::conflict;
 pub(crate) use conflict::Message;
+pub use group::IntoSystems;
 pub(crate) use group::{add_one, guard, Group};
-#[doc(hidden)]
-pub use group::{IntoSystems, Tuple, TupleParts, TupleShape};
 pub use local::Local;
 #[cfg(feature = "serde")]
 pub use local::SavedLocal;
 
 use crate::changes::ChangeWindow;
 use crate::commands::{CommandQueue, Commands};
+use crate::component_bounds::SendSchema;
 use crate::lend::SplitWorld;
 use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery};
 use crate::schema::{Resource, Schema};
@@ -51,8 +51,12 @@ use std::sync::{Mutex, PoisonError};
 /// [`Local`], [`EventReader`](crate::event::EventReader),
 /// [`EventWriter`](crate::event::EventWriter), [`Removed`](crate::change::Removed),
 /// [`SparseMut`](crate::command::SparseMut), [`Spawner`](crate::command::Spawner),
-/// [`UnnamedSpawner`](crate::command::UnnamedSpawner) and
-/// [`Migrator`](crate::command::Migrator).
+/// [`UnnamedSpawner`](crate::command::UnnamedSpawner),
+/// [`Migrator`](crate::command::Migrator), [`Despawner`](crate::command::Despawner) and
+/// [`NextState`](crate::state::NextState).
+///
+/// Only this crate implements it (it is sealed: its hidden methods take
+/// types that no other crate can name).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
@@ -301,7 +305,7 @@ impl<S: Schema, T: Resource<S>> SystemParam<S> for ResMut<'_, T> {
 
 impl<S: Schema> SystemParam<S> for Commands<'_, S>
 where
-    S::Column: Send,
+    S: SendSchema,
 {
     type State = CommandQueue<S>;
     type Item<'w> = Commands<'w, S>;
@@ -333,9 +337,15 @@ where
 }
 
 /// A function shaped like a system, whatever its parameters: at most 8 of
-/// them, returning `()`. Checked before [`IntoSystem`] so that a parameter
-/// that is not a system parameter is reported as such, by type.
-#[doc(hidden)]
+/// them, returning `()`; also a system with a run condition
+/// ([`RunIfExt::run_if`]) and a tuple of up to 16 of those. What
+/// [`RunIfExt::run_if`] applies to, and what
+/// [`Schedule::add`](crate::schedule::Schedule::add) checks before [`IntoSystems`], so
+/// that a parameter that is not a system parameter is reported as such, by
+/// type. `Marker` tells the kinds of function apart; it is inferred.
+///
+/// Only this crate implements it (it is sealed): a type is a system by its
+/// shape, never by an impl of its own.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a system: a system is a function of at most 8 parameters \
                that returns `()`",
@@ -344,12 +354,32 @@ where
             `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>`, `Spawner<S, B>` and `UnnamedSpawner<S, B>`; an exclusive system takes only \
             `&mut World<S>`"
 )]
-pub trait SystemFn<Marker> {}
+pub trait SystemFn<Marker>: sealed::Sealed<Marker> {}
+
+/// Keeps [`SystemFn`] to the impls of this crate: `Sealed` is public, so
+/// that a public trait may have it as a supertrait, in a module no other
+/// crate can reach, so that no other crate can implement it. Each impl of
+/// `SystemFn` has one of `Sealed` with the same bounds beside it.
+mod sealed {
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be made a system by an impl of `SystemFn`: only schemecs \
+                   implements `SystemFn`",
+        label = "`SystemFn` implemented outside schemecs",
+        note = "a system is a function whose parameters are all system parameters (`Query<Q, F>`, \
+                `Res<T>`, `ResMut<T>`, `Commands<S>`, ...), or one taking only `&mut World<S>`, \
+                with or without a run condition, or a tuple of those; write the work of \
+                `{Self}` as such a function and add the function"
+    )]
+    pub trait Sealed<Marker> {}
+}
 
 /// Something [`Schedule::add`](crate::schedule::Schedule::add) accepts: a function whose
 /// parameters are all [`SystemParam`]s (up to 8), or one that takes only
 /// `&mut World<S>` (an exclusive system). `Marker` tells the two kinds, and the
 /// parameter lists, apart; it is inferred.
+///
+/// Only this crate implements it (it is sealed: its hidden method returns a
+/// type that no other crate can name).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a system of schema `{S}`",
     label = "not a system of `{S}`",
@@ -436,6 +466,8 @@ trait ParamStates {
 pub struct Exclusive<S>(PhantomData<fn() -> S>);
 
 impl<S: Schema, Func: FnMut(&mut World<S>)> SystemFn<Exclusive<S>> for Func {}
+#[diagnostic::do_not_recommend]
+impl<S: Schema, Func: FnMut(&mut World<S>)> sealed::Sealed<Exclusive<S>> for Func {}
 
 impl<S, Func> IntoSystem<S, Exclusive<S>> for Func
 where
@@ -546,6 +578,8 @@ macro_rules! impl_system {
         }
 
         impl<Func: FnMut($($p),*), $($p),*> SystemFn<fn($($p,)*)> for Func {}
+        #[diagnostic::do_not_recommend]
+        impl<Func: FnMut($($p),*), $($p),*> sealed::Sealed<fn($($p,)*)> for Func {}
 
         #[allow(non_snake_case, unused_variables, clippy::unused_unit)]
         impl<S, Func, $($p),*> IntoSystem<S, fn($($p,)*)> for Func

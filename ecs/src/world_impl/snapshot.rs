@@ -12,7 +12,7 @@
 //! [`Entity`]: crate::entity::Entity
 
 use super::World;
-use crate::component_bounds::{CloneSchema, HashSchema};
+use crate::component_bounds::{ChecksumSchema, CloneSchema};
 use crate::mask::{Mask, MaskBits};
 use crate::schema::Schema;
 use crate::stable_hash::{StableHash, StableHasher};
@@ -181,7 +181,7 @@ impl<S: Schema> World<S> {
     /// ```
     pub fn checksum(&self) -> u128
     where
-        S: HashSchema<S>,
+        S: ChecksumSchema,
     {
         let mut hasher = StableHasher::new();
         self.store.entities().stable_hash(&mut hasher);
