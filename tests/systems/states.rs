@@ -553,7 +553,11 @@ fn two_schedules_with_the_same_enter_systems_are_told_apart_by_their_labels() {
         .add(note("level"))
         .add(direct)
         .on_enter(Phase::Playing, count_enters);
-    for schedule in [&mut menu, &mut level] {
+    // Labelled after its enter systems, as `menu` is: the label reaches
+    // the schedule of its enter systems too.
+    let mut arena = build(Some("arena"), "arena");
+    arena.add(direct);
+    for schedule in [&mut menu, &mut level, &mut arena] {
         world.set_next_state(Phase::Playing);
         schedule.run(&mut world);
         world.set_next_state(Phase::Menu);
@@ -563,5 +567,8 @@ fn two_schedules_with_the_same_enter_systems_are_told_apart_by_their_labels() {
         .into_iter()
         .filter(|line| line.starts_with("entered"))
         .collect();
-    assert_eq!(entered, ["entered 1 times", "entered 1 times"]);
+    assert_eq!(
+        entered,
+        ["entered 1 times", "entered 1 times", "entered 1 times"]
+    );
 }
