@@ -78,6 +78,7 @@ impl<S: Schema> CommandBuffer<S> {
     ///
     /// ```
     /// use schemecs::prelude::*;
+    /// use schemecs::command::CommandBuffer;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Debug, PartialEq)] struct Owner(Entity);
     /// #[derive(Schema)] struct Game { pos: Pos, owner: Owner }
@@ -134,6 +135,7 @@ impl<S: Schema> CommandBuffer<S> {
     ///
     /// ```
     /// use schemecs::prelude::*;
+    /// use schemecs::command::CommandBuffer;
     /// #[derive(Debug, PartialEq)] struct Pos(i64);
     /// #[derive(Schema)] struct Game { pos: Pos }
     ///

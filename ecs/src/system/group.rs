@@ -33,7 +33,8 @@ use std::borrow::Cow;
 ///
 /// ```
 /// use schemecs::prelude::*;
-/// use schemecs::{IntoSystems, SendSchema, SystemFn};
+/// use schemecs::schedule::SendSchema;
+/// use schemecs::system::{IntoSystems, SystemFn};
 ///
 /// /// Adds `systems`, then one that counts the runs.
 /// fn add_counted<S, M>(

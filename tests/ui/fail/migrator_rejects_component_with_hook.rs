@@ -1,4 +1,6 @@
 use ecs::prelude::*;
+use ecs::command::Migrator;
+use ecs::world::DeferredWorld;
 
 struct Pos(f32);
 struct Burning(u32);

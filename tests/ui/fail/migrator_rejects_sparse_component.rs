@@ -1,4 +1,5 @@
 use ecs::prelude::*;
+use ecs::command::Migrator;
 
 struct Pos(f32);
 struct Stun(u32);

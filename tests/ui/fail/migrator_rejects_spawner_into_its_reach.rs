@@ -1,4 +1,5 @@
 use ecs::prelude::*;
+use ecs::command::{Migrator, Spawner};
 
 struct Pos(f32);
 struct Fuel(u32);

@@ -1,6 +1,7 @@
 // An `#[ecs(soa)]` component has no whole value to borrow: `&Pos`,
 // `&mut Pos`, `get` and `get_mut` say to use `Fields` or `get_soa`.
 use ecs::prelude::*;
+use ecs::query::Fields;
 
 #[derive(Soa, Clone, Copy)]
 pub struct Pos {

@@ -1,4 +1,6 @@
 use ecs::prelude::*;
+use ecs::command::SparseMut;
+use ecs::world::DeferredWorld;
 
 struct Pos(f32);
 struct Stun(u32);

@@ -1,4 +1,5 @@
 use ecs::prelude::*;
+use ecs::command::Spawner;
 
 struct Pos(f32);
 struct Stun(u32);

@@ -1,4 +1,6 @@
 use ecs::prelude::*;
+use ecs::command::Spawner;
+use ecs::world::DeferredWorld;
 
 struct Pos(f32);
 struct Stun(u32);

@@ -1,5 +1,6 @@
 //! Every kind of run condition and the state API, as a user writes them.
 use ecs::prelude::*;
+use ecs::condition::{on_event, resource_changed};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Phase {

@@ -9,6 +9,8 @@
 
 use ecs::prelude::*;
 
+use ecs::world::DeferredWorld;
+
 pub struct Option;
 pub struct Result;
 pub struct Vec;

@@ -6,6 +6,8 @@
 
 use ecs::prelude::*;
 
+use ecs::query::Fields;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct S(pub u8);
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -39,11 +39,11 @@ mod systems {
 }
 
 fn main() {
-    let mut world = ::ecs::World::<Physics>::new();
+    let mut world = ::ecs::world::World::<Physics>::new();
     let a = world.spawn((Pos(1), Vel(2)));
     let b = world.spawn((Pos(10), Vel(20), Frozen));
     world
-        .query_filtered_mut::<(&mut Pos, &Vel), ::ecs::Without<Frozen>>()
+        .query_filtered_mut::<(&mut Pos, &Vel), ::ecs::query::Without<Frozen>>()
         .for_each_mut(|(pos, vel)| pos.0 += vel.0);
     ::std::assert_eq!(world.get::<Pos>(a), ::std::option::Option::Some(&Pos(3)));
     ::std::assert_eq!(world.get::<Pos>(b), ::std::option::Option::Some(&Pos(10)));
@@ -51,7 +51,7 @@ fn main() {
     world.resource_mut::<Tick>().0 += 1;
     ::std::assert_eq!(world.resource::<Tick>().0, 1);
     ::std::assert_eq!(
-        <Physics as ::ecs::Schema>::COMPONENT_NAMES,
+        <Physics as ::ecs::schema::Schema>::COMPONENT_NAMES,
         ["Pos", "Vel", "Frozen"]
     );
     ::std::assert_eq!(
@@ -59,7 +59,7 @@ fn main() {
         "PhysicsMask(Pos | Frozen)"
     );
 
-    let mut inner = ::ecs::World::<systems::Inner>::new();
+    let mut inner = ::ecs::world::World::<systems::Inner>::new();
     let e = inner.spawn((Pos(7),));
     ::std::assert_eq!(
         inner.remove::<Pos>(e),

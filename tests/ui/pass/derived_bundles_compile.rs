@@ -6,6 +6,8 @@
 
 use ecs::prelude::*;
 
+use ecs::command::CommandBuffer;
+
 #[derive(Debug, PartialEq)]
 pub struct Pos(pub i64);
 #[derive(Debug, PartialEq)]

@@ -2,6 +2,7 @@
 // `Changed`, options, systems, bundles and the per-entity accessors compile
 // together.
 use ecs::prelude::*;
+use ecs::query::Fields;
 
 #[derive(Soa, Clone, Copy, Debug, PartialEq)]
 pub struct Pos {

@@ -2,6 +2,7 @@
 // access names every component but its bundle's (which must not overflow
 // the `u128` mask).
 use ecs::prelude::*;
+use ecs::command::Spawner;
 
 support::schema_with_fillers! {
     /// 64 pairs of fillers: components 0 to 127.
