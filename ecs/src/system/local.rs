@@ -120,58 +120,71 @@ impl<'s, T> Local<'s, T> {
     }
 }
 
-impl<T> Deref for Local<'_, T> {
-    type Target = T;
+/// The impls `Local` and `SavedLocal` share: they differ only in what
+/// their value must be (`$bound`) and how it is checked out of and into the
+/// world's store (`$take`, `$put`).
+macro_rules! local_param {
+    ($name:ident, $bound:path, $take:ident, $put:ident) => {
+        impl<T> Deref for $name<'_, T> {
+            type Target = T;
 
-    #[inline]
-    fn deref(&self) -> &T {
-        self.0
-    }
-}
-
-impl<T> DerefMut for Local<'_, T> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut T {
-        self.0
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for Local<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("Local").field(self.0).finish()
-    }
-}
-
-impl<S: Schema, T: LocalState> SystemParam<S> for Local<'_, T> {
-    /// The value while the system holds it: from just before its stage to
-    /// just after; `None` while it is in the world.
-    type State = Option<Box<T>>;
-    type Item<'w> = Local<'w, T>;
-    const ACCESS: Access = Access::NONE;
-    const CHECK: () = ();
-    const LOCALS: usize = 1;
-
-    fn init() -> Option<Box<T>> {
-        None
-    }
-
-    fn check_out(state: &mut Option<Box<T>>, slots: &mut LocalSlots<'_>) {
-        *state = Some(slots.take::<T>());
-    }
-
-    fn check_in(state: &mut Option<Box<T>>, slots: &mut LocalSlots<'_>) {
-        slots.put(state.take());
-    }
-
-    fn prepare(_: &mut Option<Box<T>>, _: &World<S>, _: ChangeWindow) {}
-
-    fn fetch<'w>(state: &'w mut Option<Box<T>>, _: &mut SplitWorld<'w, S>) -> Local<'w, T> {
-        match state {
-            Some(value) => Local(value),
-            None => unreachable!("a system's `Local` is taken out of the world before it runs"),
+            #[inline]
+            fn deref(&self) -> &T {
+                self.0
+            }
         }
-    }
+
+        impl<T> DerefMut for $name<'_, T> {
+            #[inline]
+            fn deref_mut(&mut self) -> &mut T {
+                self.0
+            }
+        }
+
+        impl<T: fmt::Debug> fmt::Debug for $name<'_, T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_tuple(stringify!($name)).field(self.0).finish()
+            }
+        }
+
+        impl<S: Schema, T: $bound> SystemParam<S> for $name<'_, T> {
+            /// The value while the system holds it: from just before its
+            /// stage to just after; `None` while it is in the world.
+            type State = Option<Box<T>>;
+            type Item<'w> = $name<'w, T>;
+            const ACCESS: Access = Access::NONE;
+            const CHECK: () = ();
+            const LOCALS: usize = 1;
+
+            fn init() -> Option<Box<T>> {
+                None
+            }
+
+            fn check_out(state: &mut Option<Box<T>>, slots: &mut LocalSlots<'_>) {
+                *state = Some(slots.$take::<T>());
+            }
+
+            fn check_in(state: &mut Option<Box<T>>, slots: &mut LocalSlots<'_>) {
+                slots.$put(state.take());
+            }
+
+            fn prepare(_: &mut Option<Box<T>>, _: &World<S>, _: ChangeWindow) {}
+
+            fn fetch<'w>(state: &'w mut Option<Box<T>>, _: &mut SplitWorld<'w, S>) -> $name<'w, T> {
+                match state {
+                    Some(value) => $name(value),
+                    None => unreachable!(concat!(
+                        "a system's `",
+                        stringify!($name),
+                        "` is taken out of the world before it runs"
+                    )),
+                }
+            }
+        }
+    };
 }
+
+local_param!(Local, LocalState, take, put);
 
 /// A [`Local`] that a save writes (feature `serde`): state of the system's
 /// own, made with `Default` the first time the system runs on a world,
@@ -255,65 +268,7 @@ mod saved {
     use core::fmt;
     use core::ops::{Deref, DerefMut};
 
-    impl<T> Deref for SavedLocal<'_, T> {
-        type Target = T;
-
-        #[inline]
-        fn deref(&self) -> &T {
-            self.0
-        }
-    }
-
-    impl<T> DerefMut for SavedLocal<'_, T> {
-        #[inline]
-        fn deref_mut(&mut self) -> &mut T {
-            self.0
-        }
-    }
-
-    impl<T: fmt::Debug> fmt::Debug for SavedLocal<'_, T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.debug_tuple("SavedLocal").field(self.0).finish()
-        }
-    }
-
-    /// As [`Local`](crate::system::Local)'s, but the value is checked out and in as
-    /// one a save writes.
-    impl<S: Schema, T: SavedLocalState> SystemParam<S> for SavedLocal<'_, T> {
-        /// The value while the system holds it: from just before its stage
-        /// to just after; `None` while it is in the world.
-        type State = Option<Box<T>>;
-        type Item<'w> = SavedLocal<'w, T>;
-        const ACCESS: Access = Access::NONE;
-        const CHECK: () = ();
-        const LOCALS: usize = 1;
-
-        fn init() -> Option<Box<T>> {
-            None
-        }
-
-        fn check_out(state: &mut Option<Box<T>>, slots: &mut LocalSlots<'_>) {
-            *state = Some(slots.take_saved::<T>());
-        }
-
-        fn check_in(state: &mut Option<Box<T>>, slots: &mut LocalSlots<'_>) {
-            slots.put_saved(state.take());
-        }
-
-        fn prepare(_: &mut Option<Box<T>>, _: &World<S>, _: ChangeWindow) {}
-
-        fn fetch<'w>(
-            state: &'w mut Option<Box<T>>,
-            _: &mut SplitWorld<'w, S>,
-        ) -> SavedLocal<'w, T> {
-            match state {
-                Some(value) => SavedLocal(value),
-                None => {
-                    unreachable!("a system's `SavedLocal` is taken out of the world before it runs")
-                }
-            }
-        }
-    }
+    local_param!(SavedLocal, SavedLocalState, take_saved, put_saved);
 
     /// A run condition may keep state of its own that a save writes; it
     /// needs nothing of the world.
