@@ -7,8 +7,9 @@
 //! generic over the schema, stores entities in tables (one per archetype,
 //! columns found by popcount), moves them between tables as components are
 //! inserted and removed, and runs queries over column slices. There is no
-//! `TypeId`, no `Any`, no vtable in storage and no `unsafe`: misuse of the
-//! schema is a compile error.
+//! `TypeId`, `Any` or vtable in component storage or queries (only the
+//! systems' [`Local`](crate::system::Local) values are kept type-erased),
+//! and no `unsafe`: misuse of the schema is a compile error.
 //!
 //! ```
 //! use schemecs::prelude::*;

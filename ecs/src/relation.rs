@@ -1,7 +1,6 @@
-//! Relations: a component that points at another entity
-//! ([`Relation`], derived), and the list of its sources
-//! kept on the target ([`Inverse`]), in step through
-//! every operation; hierarchies and their walks.
+//! Relations: a component that points at another entity ([`Relation`],
+//! derived), and the list of its sources kept on the target ([`Inverse`]),
+//! in step through every operation; hierarchies and their walks.
 
 pub use crate::relations::{Inverse, OnTargetDespawn, Relation, RelationOf};
 pub use crate::structure::RelationCycle;

@@ -4,8 +4,10 @@
 //! Everything that can change a result is in the world: the systems'
 //! [`Local`](crate::system::Local) values, event queues, change ticks,
 //! states and the fixed-step clock. So `clone` and `clone_from` take a
-//! snapshot, [`World::checksum`] hashes all of it,
-//! and with feature `serde` a save writes all of it.
+//! snapshot and [`World::checksum`] hashes all of it. With feature `serde`
+//! a save writes all of it too, or refuses: a plain `Local` is not saved,
+//! and a world holding one's value is an error naming the system (keep
+//! such state in a `SavedLocal` or a resource).
 
 pub use crate::entity_ref::{EntityMut, EntityRef};
 pub use crate::hook::DeferredWorld;
