@@ -62,6 +62,8 @@ const LAYERS: [&[&str]; 5] = [
         "checksum",
         "condition",
         "soa",
+        // The guide: documentation only, it imports nothing.
+        "guide",
     ],
 ];
 
