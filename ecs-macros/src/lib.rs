@@ -27,6 +27,33 @@ use proc_macro::TokenStream;
 
 /// Derives `schemecs::Schema` for a struct whose named fields list the components
 /// (and, with `#[ecs(resource)]`, the resources) of a world.
+///
+/// A field without a key is a component. The keys of `#[ecs(...)]` on a
+/// field (the struct itself takes none), each with its chapter of the guide
+/// ([`schemecs::guide`](https://docs.rs/schemecs/latest/schemecs/guide/)):
+///
+/// * `resource`: a resource, one value per world (`guide::schema`);
+/// * `event`: an event type, sent with `EventWriter` and read with
+///   `EventReader` (`guide::events_and_changes`);
+/// * `state`: a state, such as a game's phase, kept as `State<T>` and
+///   changed through `NextState<T>` (`guide::game_loop`);
+/// * `track`: a component with change detection, `Added<T>`, `Changed<T>`
+///   and `Removed<T>` (`guide::events_and_changes`);
+/// * `sparse`: a component kept in a sparse set instead of a table column
+///   (`guide::sparse`);
+/// * `soa`: a component stored field by field; its type derives `Soa`
+///   (`guide::soa`);
+/// * `relation(inverse = <field>, on_target_despawn = despawn | remove)`: a
+///   component that points at another entity, whose list of sources the
+///   world keeps in the field named (`guide::relations`);
+/// * `requires(T, U = make_u)`: components added with this one when the
+///   entity lacks them (`guide::hooks`);
+/// * `on_add = f`, `on_insert = f`, `on_remove = f`: hooks run when the
+///   component is added, written by an insert, or taken (`guide::hooks`).
+///
+/// The page of the `Schema` trait gives each key's rules, and which keys
+/// cannot go together; a mistake is a compile error at the key that says
+/// why.
 #[proc_macro_derive(Schema, attributes(ecs))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -6,10 +6,11 @@
 //! component, and trait impls that give each type its bit. The runtime,
 //! generic over the schema, stores entities in tables (one per archetype,
 //! columns found by popcount), moves them between tables as components are
-//! inserted and removed, and runs queries over column slices. There is no
-//! `TypeId`, `Any` or vtable in component storage or queries (only the
-//! systems' [`Local`](crate::system::Local) values are kept type-erased),
-//! and no `unsafe`: misuse of the schema is a compile error.
+//! inserted and removed, and runs queries over column slices. Components,
+//! resources and queries involve no `TypeId`, no `Any` and no vtable
+//! (the values systems keep in [`Local`](crate::system::Local)s are stored
+//! type-erased, and downcast when a system runs), and the crate has no
+//! `unsafe`: misuse of the schema is a compile error.
 //!
 //! ```
 //! use schemecs::prelude::*;
@@ -119,7 +120,10 @@
 //! moves nothing else. Queries, filters, commands, change detection and
 //! snapshots treat it like any other component (see [`Schema`](crate::schema::Schema)).
 //!
-//! Start with [`Schema`](crate::schema::Schema) (what the derive generates), then [`World`](crate::world::World),
+//! Start with the [guide]: a tour of the API in short
+//! chapters, every example a test. Then the pages of
+//! [`Schema`](crate::schema::Schema) (what the derive generates and every
+//! `#[ecs(..)]` key), [`World`](crate::world::World),
 //! [`Query`](crate::query::Query) and [`Schedule`](crate::schedule::Schedule).
 //!
 //! # Cargo features
@@ -159,6 +163,7 @@ mod despawner;
 pub mod entity;
 mod entity_ref;
 pub mod event;
+pub mod guide;
 mod hook;
 mod lend;
 pub mod mask;

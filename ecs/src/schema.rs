@@ -40,39 +40,57 @@ pub use schemecs_macros::Schema;
 /// assert_eq!(PhysicsMask::DATA, PhysicsMask::POS | PhysicsMask::VEL);
 /// ```
 ///
-/// Field keys, any number of them in `#[ecs(...)]` on a field:
+/// # The `#[ecs(..)]` keys
 ///
-/// * `resource`: a world-global singleton, not a component;
-/// * `event`: an event type (`EventWriter<T>`, `EventReader<T>`);
-/// * `track`: a component with change detection (`Added<T>`, `Changed<T>`,
-///   `Removed<T>`);
-/// * `sparse`: a component kept in a sparse set keyed by entity index
-///   instead of a table column. Inserting or removing it moves nothing
-///   else (the entity keeps its table and row), at the price of a lookup
-///   per entity in the queries that reach it. Its bit stays in the mask, so
-///   `get`, `has`, `archetype`, bundles, commands, queries, filters and
-///   change detection (with `track`) treat it like any other component;
-///   no table's archetype ever holds it. A filter on it does not separate
-///   two systems' queries (they are lent whole table columns), and its set
-///   is lent whole: two writers of it never run at once, whatever their
-///   filters. It needs data: on a tag, a resource or an event it is a
-///   compile error;
-/// * `relation(inverse = <field>, on_target_despawn = despawn | remove)`: a
-///   component that points at another entity (see [`Relation`]); the world
-///   keeps the target's list of sources in the field named (an
-///   [`Inverse`]);
-/// * `requires(T, U = make_u)`: spawning or inserting this component adds
-///   the components it requires that the entity lacks, by `Default` or the
-///   named function, transitively, in the same migration;
-/// * `on_add = f`, `on_insert = f`, `on_remove = f`: hooks, functions
-///   `fn(&mut DeferredWorld<S>, Entity)` run when the component is added,
-///   written by an insert, or taken (see [`DeferredWorld`]). A component
-///   that an insert or an exchange writes over is neither added nor taken:
-///   only its `on_insert` runs (see [`World::exchange`]).
+/// A field without a key is a component. These keys, in `#[ecs(...)]` on
+/// a field (several in one attribute, or in several), say otherwise or
+/// give a component more; the struct itself takes none. Each links to its
+/// chapter of the [guide](crate::guide):
+///
+/// | Key | Meaning |
+/// | --- | --- |
+/// | `resource` | A resource: one value per world, not a component ([`Res`], [`ResMut`], [`World::resource`]). [schema](crate::guide::schema) |
+/// | `event` | An event type, whose queue the world keeps beside its resources ([`EventWriter`], [`EventReader`]). [events](crate::guide::events_and_changes) |
+/// | `state` | A state, such as a game's phase: kept as the resource [`State<T>`](crate::state::State), changed through [`NextState`](crate::state::NextState). [game loop](crate::guide::game_loop) |
+/// | `track` | A component with change detection: [`Added<T>`], [`Changed<T>`], [`Removed<T>`]. [changes](crate::guide::events_and_changes) |
+/// | `sparse` | A component kept in a sparse set keyed by entity index instead of a table column: inserting or removing it moves nothing else. [sparse](crate::guide::sparse) |
+/// | `soa` | A component stored field by field, one array per field; its type derives [`Soa`](crate::soa::Soa) and queries read it as [`Fields`](crate::query::Fields). [soa](crate::guide::soa) |
+/// | `relation(inverse = <field>)` | A component that points at another entity (a [`Relation`]); the world keeps the target's list of sources in the field named (an [`Inverse`]). [relations](crate::guide::relations) |
+/// | `relation(.., on_target_despawn = despawn)` | Despawning a target despawns its sources too; `= remove` (the default) takes the relation off them. [relations](crate::guide::relations) |
+/// | `requires(T, U = make_u)` | Spawning or inserting this component adds the components it requires that the entity lacks, by `Default` or the named function, transitively, in the same migration. [hooks](crate::guide::hooks) |
+/// | `on_add = f` | Runs `f(&mut DeferredWorld<S>, Entity)` when the component is added to an entity that lacked it (see [`DeferredWorld`]). [hooks](crate::guide::hooks) |
+/// | `on_insert = f` | Runs `f` when an insert writes the component, added or overwritten. [hooks](crate::guide::hooks) |
+/// | `on_remove = f` | Runs `f` when the component is taken: removed, or its entity despawned (the value is still there to read). [hooks](crate::guide::hooks) |
+///
+/// A component that an insert or an exchange writes over is neither added
+/// nor taken: only its `on_insert` runs (see [`World::exchange`]).
+///
+/// Keys that make no sense together are compile errors that say why:
+/// `resource` with `event`; `state` with any of `resource`, `event`,
+/// `track`, `sparse`, `soa`; `track`, `sparse` or `soa` on a resource or
+/// an event; `requires`, `relation` or a hook on a resource, an event or
+/// a state; `soa` with `sparse` or with `relation`; `sparse` on a tag (a
+/// zero-sized component); one key twice; and an unknown key, whose message
+/// lists the keys above.
 ///
 /// [`Relation`]: crate::relation::Relation
 /// [`Inverse`]: crate::relation::Inverse
 /// [`World::exchange`]: crate::world::World::exchange
+/// [`World::resource`]: crate::world::World::resource
+/// [`Res`]: crate::system::Res
+/// [`ResMut`]: crate::system::ResMut
+/// [`EventWriter`]: crate::event::EventWriter
+/// [`EventReader`]: crate::event::EventReader
+/// [`Added<T>`]: crate::query::Added
+/// [`Changed<T>`]: crate::query::Changed
+/// [`Removed<T>`]: crate::change::Removed
+///
+/// A sparse component's bit stays in the mask, so `get`, `has`,
+/// `archetype`, bundles, commands, queries, filters and change detection
+/// (with `track`) treat it like any other component; no table's archetype
+/// ever holds it. A filter on it does not separate two systems' queries
+/// (they are lent whole table columns), and its set is lent whole: two
+/// writers of it never run at once, whatever their filters.
 ///
 /// ```
 /// use schemecs::prelude::*;

@@ -66,7 +66,7 @@ use std::borrow::Cow;
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
             (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`, `EventReader<E>`, \
-            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Migrator<{S}, C, F>`, `Spawner<{S}, B>`, `UnnamedSpawner<{S}, B>`, `Despawner<{S}>`; up to 8), or a function \
+            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Migrator<{S}, C, F>`, `Spawner<{S}, B>`, `UnnamedSpawner<{S}, B>`, `Despawner<{S}>`, `NextState<T>` and, with feature `serde`, `SavedLocal<T>`; up to 8), or a function \
             taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`; \
             `Schedule::add` also takes a tuple of systems"
 )]

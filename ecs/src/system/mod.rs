@@ -52,8 +52,9 @@ use std::sync::{Mutex, PoisonError};
 /// [`EventWriter`](crate::event::EventWriter), [`Removed`](crate::change::Removed),
 /// [`SparseMut`](crate::command::SparseMut), [`Spawner`](crate::command::Spawner),
 /// [`UnnamedSpawner`](crate::command::UnnamedSpawner),
-/// [`Migrator`](crate::command::Migrator), [`Despawner`](crate::command::Despawner) and
-/// [`NextState`](crate::state::NextState).
+/// [`Migrator`](crate::command::Migrator), [`Despawner`](crate::command::Despawner),
+/// [`NextState`](crate::state::NextState) and, with feature `serde`,
+/// `SavedLocal`.
 ///
 /// Only this crate implements it (it is sealed: its hidden methods take
 /// types that no other crate can name).
@@ -61,7 +62,7 @@ use std::sync::{Mutex, PoisonError};
     message = "`{Self}` is not a system parameter of schema `{S}`",
     label = "not a system parameter",
     note = "system parameters are `Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<S>`, `Local<T>`, \
-            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>`, `Spawner<S, B>`, `UnnamedSpawner<S, B>` and `Migrator<S, C, F>`; a system that needs the whole \
+            `EventReader<E>`, `EventWriter<E>`, `Removed<T>`, `SparseMut<S, C>`, `Spawner<S, B>`, `UnnamedSpawner<S, B>`, `Migrator<S, C, F>`, `Despawner<S>`, `NextState<T>` and, with feature `serde`, `SavedLocal<T>`; a system that needs the whole \
             world takes only `&mut World<S>`"
 )]
 pub trait SystemParam<S: Schema>: Sized {
@@ -385,7 +386,7 @@ mod sealed {
     label = "not a system of `{S}`",
     note = "a system is a function whose parameters are all system parameters of `{S}` \
             (`Query<Q, F>`, `Res<T>`, `ResMut<T>`, `Commands<{S}>`, `Local<T>`, `EventReader<E>`, \
-            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Migrator<{S}, C, F>`, `Spawner<{S}, B>`, `UnnamedSpawner<{S}, B>`, `Despawner<{S}>`; up to 8), or a function \
+            `EventWriter<E>`, `Removed<T>`, `SparseMut<{S}, C>`, `Migrator<{S}, C, F>`, `Spawner<{S}, B>`, `UnnamedSpawner<{S}, B>`, `Despawner<{S}>`, `NextState<T>` and, with feature `serde`, `SavedLocal<T>`; up to 8), or a function \
             taking only `&mut World<{S}>`; it returns `()` and must be `Send + 'static`"
 )]
 pub trait IntoSystem<S: Schema, Marker>: Sized {
