@@ -1,8 +1,8 @@
 //! Keeps a `Local` of a type that has no serde impls, and runs it once: this
 //! builds with and without `schemecs/serde` (see Cargo.toml).
 
-use schemecs::prelude::*;
 use schemecs::checksum::StableHash;
+use schemecs::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, StableHash)]
 struct Pos(i64);
