@@ -377,8 +377,9 @@ fn systems_added_through_the_loop_run_in_their_schedule() {
 }
 
 /// A saved clock whose step is 0 ns, or whose accumulator holds a whole
-/// step it should have run, is refused with the reason; one a nanosecond
-/// short of a step loads.
+/// step it should have run, or that counts 2^63 steps or more, is refused
+/// with the reason; one a nanosecond short of a step, or one step short of
+/// 2^63, loads.
 #[cfg(feature = "serde")]
 #[test]
 fn a_saved_clock_that_cannot_be_is_refused() {
@@ -409,6 +410,17 @@ fn a_saved_clock_that_cannot_be_is_refused() {
         .to_string();
     assert!(
         error.contains("fixed-step clock accepts 0 ns of a frame's time"),
+        "{error}"
+    );
+    // A count of steps up to 2^63 - 1 is a clock's; one past it is no save's.
+    let steps = |steps: u64| {
+        let text = serde_json::to_string(&(20u64, 0u64, u32::MAX, 250u64, steps, 90u64)).unwrap();
+        serde_json::from_str::<FixedTime>(&text).map_err(|error| error.to_string())
+    };
+    assert_eq!(steps(u64::MAX / 2).unwrap().steps(), u64::MAX / 2);
+    let error = steps(u64::MAX / 2 + 1).unwrap_err();
+    assert!(
+        error.contains("counts 9223372036854775808 steps run: more than a world runs"),
         "{error}"
     );
 }
