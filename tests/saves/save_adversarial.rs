@@ -783,6 +783,79 @@ fn an_event_sequence_number_that_overflows_is_refused() {
     });
 }
 
+/// A removal log's entries are numbered from its `first`: numbers up to
+/// 2^63 - 1 are a world's; a log numbered past that is no save's, and the
+/// refusal names it.
+#[test]
+fn a_removal_log_numbered_past_2_pow_63_is_refused() {
+    // The changes' removal logs `(first, [(tick, entity)], dropped_through,
+    // marks)`, one per component bit up to the last one that logged:
+    // `Hp`, bit 2, is tracked.
+    fn numbered_from(first: u64) -> impl FnOnce(&mut Value, &Small) {
+        move |s, _| s[6][5] = json!([[0, [], 0, []], [0, [], 0, []], [first, [], 0, []]])
+    }
+    let reason = expect_refused(
+        "removals numbered from 2^63",
+        numbered_from(u64::MAX / 2 + 1),
+    );
+    assert!(
+        reason.contains("the removal log of `")
+            && reason.contains("more entries than a world logs"),
+        "{reason}"
+    );
+    let last = edited(numbered_from(u64::MAX / 2));
+    assert!(
+        World::<Big>::load(last).is_ok(),
+        "removals numbered up to 2^63 - 1 load"
+    );
+}
+
+/// What a removal log says its readers missed must fit it: its marks
+/// `(tick, entries dropped by then)` in order of tick and of count, none
+/// after the world's tick or past the entries logged, and the tick it
+/// dropped through not after the world's. Each rule is seen alone; marks
+/// that keep them all load.
+#[test]
+fn a_removal_logs_record_of_what_was_missed_must_fit_it() {
+    // `Hp`'s log (bit 2, tracked), numbered from 10, holding nothing.
+    fn hp_log(dropped_through: u64, marks: Value) -> impl FnOnce(&mut Value, &Small) {
+        move |s, _| {
+            s[6][5] = json!([
+                [0, [], 0, []],
+                [0, [], 0, []],
+                [10, [], dropped_through, marks]
+            ])
+        }
+    }
+    let now = {
+        let small = small();
+        serde_json::to_value(&small.world).unwrap()[6][0]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(now > 3, "the small world has run: its tick is {now}");
+    let fits = edited(hp_log(2, json!([[1, 3], [2, 3], [3, 10]])));
+    assert!(World::<Big>::load(fits).is_ok(), "marks that fit load");
+    for (what, dropped_through, marks) in [
+        ("counts that go down", 2, json!([[1, 5], [2, 3]])),
+        ("ticks that do not go up", 2, json!([[2, 3], [2, 5]])),
+        ("a count past the entries logged", 2, json!([[1, 11]])),
+        ("a mark after the world's tick", 2, json!([[now + 1, 3]])),
+        (
+            "dropped through a tick after the world's",
+            now + 1,
+            json!([]),
+        ),
+    ] {
+        let reason = expect_refused(what, hp_log(dropped_through, marks));
+        assert!(
+            reason.contains("the record of what readers of the removal log of `")
+                && reason.contains("missed does not fit its entries"),
+            "{what}: {reason}"
+        );
+    }
+}
+
 /// A `SavedLocal`'s bytes are decoded when its system first runs (only the
 /// system knows the type): a save whose bytes of one were altered, its
 /// digest kept, loads, and that run panics with a message that names the
