@@ -47,7 +47,7 @@
 //! | Entity ids change when a rollback respawns entities | The entity allocator (generations, free list) is restored exactly, so resimulated spawns get the ids they had; an `Entity` stored in a component or event stays right, with no remapping. |
 //! | `Changed<T>` fires for everything after a restore | Change ticks and each system's last-run tick are restored, so `Changed<T>` sees what it saw the first time. |
 //! | State outside what is registered for rollback | Nothing to register: every component, resource and event of the schema is in the snapshot and the checksum. State outside the world (statics, thread-locals, files) is still yours to keep out of systems. |
-//! | Game states and run conditions kept outside the world | A state is a schema field (`#[ecs(state)]`): its value and pending transition are in the snapshot and the checksum, and so are the run conditions' `Local`s and the windows of systems they skipped (`ggrs/tests/game_states.rs` runs such a game through the sync test). |
+//! | Game states and run conditions kept outside the world | A state is a schema field (`#[ecs(state)]`): its value and pending transition are in the snapshot and the checksum, and so are the run conditions' `Local`s and the windows of systems they skipped (`ggrs/tests/runner/game_states.rs` runs such a game through the sync test). |
 //! | Random numbers | Keep the generator in a resource (seeded, `StableHash`), never `thread_rng` or a global one. |
 //! | Reading devices or the clock in systems | Read inputs only from `Res<PlayerInputs<C>>`; no wall clock, no `Instant::now()` in systems. Do not branch on `InputStatus::Predicted` versus `Confirmed`, which differ between peers by design. |
 //!

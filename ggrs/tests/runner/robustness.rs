@@ -2,8 +2,6 @@
 //! requests in unusual orders, disconnected players, a schedule that panics
 //! inside an advance, and the checksum reported for each frame.
 
-mod common;
-
 use schemecs::checksum::StableHash;
 use schemecs::prelude::*;
 use schemecs_ggrs::ggrs::{
@@ -478,28 +476,28 @@ fn the_checksum_saved_for_a_frame_is_the_checksum_of_that_frame_s_world() {
     const PLAYERS: u8 = 2;
     const SEED: u64 = 11;
     const FRAMES: i32 = 60;
-    let mut session = SessionBuilder::<common::Net>::new()
+    let mut session = SessionBuilder::<crate::common::Net>::new()
         .with_num_players(usize::from(PLAYERS))
         .unwrap()
         .with_check_distance(4)
         .start_synctest_session()
         .unwrap();
     let mut runner = GgrsRunner::new(
-        common::world(PLAYERS, SEED),
-        common::schedule(false),
+        crate::common::world(PLAYERS, SEED),
+        crate::common::schedule(false),
         session.max_prediction(),
     );
     // The straight run: the checksum at each frame.
-    let mut world = common::world(PLAYERS, SEED);
-    let mut schedule = common::schedule(false);
+    let mut world = crate::common::world(PLAYERS, SEED);
+    let mut schedule = crate::common::schedule(false);
     let mut expected = Vec::new();
     for frame in 0..=FRAMES {
         expected.push(world.checksum());
         let inputs: Vec<(u8, InputStatus)> = (0..usize::from(PLAYERS))
-            .map(|p| (common::input(SEED, p, frame), InputStatus::Confirmed))
+            .map(|p| (crate::common::input(SEED, p, frame), InputStatus::Confirmed))
             .collect();
         world
-            .resource_mut::<PlayerInputs<common::Net>>()
+            .resource_mut::<PlayerInputs<crate::common::Net>>()
             .set(&inputs);
         schedule.run(&mut world);
     }
@@ -507,7 +505,7 @@ fn the_checksum_saved_for_a_frame_is_the_checksum_of_that_frame_s_world() {
     for frame in 0..FRAMES {
         for player in 0..usize::from(PLAYERS) {
             session
-                .add_local_input(player, common::input(SEED, player, frame))
+                .add_local_input(player, crate::common::input(SEED, player, frame))
                 .unwrap();
         }
         runner

@@ -3,9 +3,7 @@
 //! `Local`, events, `Changed`, a sparse component, commands and a seeded
 //! generator in a resource, so each of them must be restored exactly.
 
-mod common;
-
-use common::{Net, Stats};
+use crate::common::{Net, Stats};
 use schemecs_ggrs::ggrs::{GgrsError, SessionBuilder};
 use schemecs_ggrs::GgrsRunner;
 
@@ -20,13 +18,13 @@ fn sync_test(players: u8, seed: u64, frames: i32, bug: bool) -> Result<(Stats, u
         .with_check_distance(CHECK_DISTANCE)
         .start_synctest_session()?;
     let mut runner = GgrsRunner::new(
-        common::world(players, seed),
-        common::schedule(bug),
+        crate::common::world(players, seed),
+        crate::common::schedule(bug),
         session.max_prediction(),
     );
     for frame in 0..frames {
         for player in 0..usize::from(players) {
-            session.add_local_input(player, common::input(seed, player, frame))?;
+            session.add_local_input(player, crate::common::input(seed, player, frame))?;
         }
         let requests = session.advance_frame()?;
         runner.handle_requests(requests).expect("requests in order");
