@@ -215,7 +215,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
             quote!(<#ty as #bundle>::relation_targets(&self.#member, #f);)
         } else {
             quote! {
-                if <#s as #krate::schema::Schema>::RELATION_BITS & (1 << <#ty as #component>::BIT) != 0 {
+                if <#s as #krate::schema::Layout>::RELATION_BITS & (1 << <#ty as #component>::BIT) != 0 {
                     if let ::core::option::Option::Some(#entity) =
                         <#ty as #component>::relation_target(&self.#member)
                     {
@@ -246,7 +246,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                     if #repeated != 0 {
                         ::core::panic!(
                             "{}",
-                            <#s as #krate::schema::Schema>::BUNDLE_DUPLICATE_MESSAGES
+                            <#s as #krate::schema::Layout>::BUNDLE_DUPLICATE_MESSAGES
                                 [#repeated.trailing_zeros() as ::core::primitive::usize]
                         );
                     }
@@ -263,7 +263,7 @@ fn bundle_impl(input: &syn::DeriveInput, fields: &[Field], krate: &Krate) -> Tok
                 }
 
                 #[inline]
-                fn stage(self, #columns: &mut [<#s as #krate::schema::Schema>::Column]) {
+                fn stage(self, #columns: &mut [<#s as #krate::schema::Layout>::Column]) {
                     #(#stages)*
                 }
 
@@ -356,7 +356,7 @@ fn stand_in(input: &syn::DeriveInput, krate: &Krate) -> TokenStream {
                     ::core::unreachable!()
                 }
 
-                fn stage(self, _: &mut [<#s as #krate::schema::Schema>::Column]) {
+                fn stage(self, _: &mut [<#s as #krate::schema::Layout>::Column]) {
                     ::core::unreachable!()
                 }
 

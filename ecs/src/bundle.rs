@@ -2,9 +2,9 @@
 //! up to 12, or a struct with `#[derive(Bundle)]`.
 
 use crate::entity::{Entities, Entity, EntityLocation};
+use crate::layout::{Component, Layout};
 use crate::mask::Mask;
 use crate::misuse::Misuse;
-use crate::schema::{Component, Schema};
 use crate::storage::{
     is_sparse, table_part, Bins, Column, EntityIndex, Table, TableId, TableRow, Values,
 };
@@ -72,7 +72,7 @@ pub use schemecs_macros::Bundle;
             or `(Pos(0),)` for one component (up to 12 per tuple), or a struct of them \
             with `#[derive(Bundle)]`"
 )]
-pub trait Bundle<S: Schema>: Sized + 'static {
+pub trait Bundle<S: Layout>: Sized + 'static {
     /// The bundle's components, as bits.
     const BITS: u128;
     /// Fails to evaluate (a compile error) if a component appears twice.
@@ -119,7 +119,7 @@ pub trait Bundle<S: Schema>: Sized + 'static {
     fn extend<I: Iterator<Item = Self>>(bundles: I, target: &mut SpawnRows<'_, S>);
 
     /// Calls `f` with the bit and the target of each relation value in the
-    /// bundle (see [`Schema::RELATION_BITS`]), in the order of its fields:
+    /// bundle (see [`Layout::RELATION_BITS`](crate::schema::Layout::RELATION_BITS)), in the order of its fields:
     /// how an insert checks that every target is alive, and that no relation
     /// closes a cycle it must not, before it changes anything.
     #[doc(hidden)]
@@ -141,7 +141,7 @@ pub trait Bundle<S: Schema>: Sized + 'static {
 /// table masks: they never hold a sparse bit (a sparse value goes to its set,
 /// under the entity's index, which tells an overwrite by itself).
 #[doc(hidden)]
-pub struct Placement<'a, S: Schema> {
+pub struct Placement<'a, S: Layout> {
     pub(crate) columns: &'a mut [S::Column],
     pub(crate) mask: S::Mask,
     pub(crate) previous: S::Mask,
@@ -153,7 +153,7 @@ pub struct Placement<'a, S: Schema> {
     pub(crate) tick: u32,
 }
 
-impl<'a, S: Schema> Placement<'a, S> {
+impl<'a, S: Layout> Placement<'a, S> {
     /// Row `row` of `table`, for an entity whose archetype was `previous`
     /// (the table's own mask when nothing is added).
     #[inline(always)]
@@ -185,7 +185,7 @@ impl<'a, S: Schema> Placement<'a, S> {
     }
 }
 
-impl<S: Schema> Placement<'_, S> {
+impl<S: Layout> Placement<'_, S> {
     /// Puts `value` at the row: pushes it if the entity did not have `C` (the
     /// row is being built at the end), else overwrites the old value, which
     /// goes to the trash. A tag has no column: a new tag's value goes to the
@@ -249,7 +249,7 @@ impl<S: Schema> Placement<'_, S> {
 /// appends rows: its columns, the world's tag bags, and what adds each row's
 /// entity.
 #[doc(hidden)]
-pub struct SpawnRows<'a, S: Schema> {
+pub struct SpawnRows<'a, S: Layout> {
     pub(crate) columns: &'a mut [S::Column],
     pub(crate) bins: &'a mut Bins<S>,
     pub(crate) entities: NewRows<'a>,
@@ -318,7 +318,7 @@ impl Drop for NewRows<'_> {
 /// components.
 #[doc(hidden)]
 #[inline(always)]
-pub fn extend_row_by_row<S: Schema, B: Bundle<S>, I: Iterator<Item = B>>(
+pub fn extend_row_by_row<S: Layout, B: Bundle<S>, I: Iterator<Item = B>>(
     bundles: I,
     target: &mut SpawnRows<'_, S>,
 ) {
@@ -348,11 +348,11 @@ pub fn extend_row_by_row<S: Schema, B: Bundle<S>, I: Iterator<Item = B>>(
 /// [`Bundle::stage`] of one component: pushes `value` onto `columns[C::BIT]`.
 #[doc(hidden)]
 #[inline(always)]
-pub fn stage_component<S: Schema, C: Component<S>>(value: C, columns: &mut [S::Column]) {
+pub fn stage_component<S: Layout, C: Component<S>>(value: C, columns: &mut [S::Column]) {
     C::values_mut(&mut columns[C::BIT as usize]).push(value);
 }
 
-impl<S: Schema> Bundle<S> for () {
+impl<S: Layout> Bundle<S> for () {
     const BITS: u128 = 0;
     const CHECK: () = ();
 
@@ -375,7 +375,7 @@ impl<S: Schema> Bundle<S> for () {
 
 macro_rules! impl_bundle {
     ($($i:tt $c:ident),+) => {
-        impl<S: Schema, $($c: Component<S>),+> Bundle<S> for ($($c,)+) {
+        impl<S: Layout, $($c: Component<S>),+> Bundle<S> for ($($c,)+) {
             const BITS: u128 = 0 $(| (1u128 << $c::BIT))+;
             #[allow(unused_assignments)]
             const CHECK: () = {
@@ -481,7 +481,7 @@ pub trait BundleTooLong<S> {}
 
 macro_rules! bundle_too_long {
     ($($c:ident),+) => {
-        impl<S: Schema, $($c: 'static),+> Bundle<S> for ($($c,)+)
+        impl<S: Layout, $($c: 'static),+> Bundle<S> for ($($c,)+)
         where
             Misuse: BundleTooLong<S>,
         {

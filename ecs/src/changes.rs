@@ -5,7 +5,7 @@
 //! Only components marked `#[ecs(track)]` keep ticks (in a
 //! [`TrackedVec`](crate::storage::TrackedVec) column instead of a `Vec`);
 //! every other code path asks
-//! [`Schema::TRACKED_BITS`](crate::schema::Schema::TRACKED_BITS), a constant, so a
+//! [`Layout::TRACKED_BITS`](crate::schema::Layout::TRACKED_BITS), a constant, so a
 //! schema without tracked components compiles to the code it had before.
 //!
 //! # Ticks

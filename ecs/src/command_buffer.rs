@@ -3,7 +3,7 @@
 use crate::bundle::Bundle;
 use crate::commands::{recording_methods, CommandQueue, Commands};
 use crate::entity::Entity;
-use crate::schema::Schema;
+use crate::world_impl::Schema;
 use crate::world_impl::World;
 use core::fmt;
 

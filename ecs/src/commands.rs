@@ -1,10 +1,9 @@
 //! [`Commands`]: structural changes a system records, applied after it.
 
 use crate::bundle::Bundle;
-use crate::component_bounds::SendSchema;
 use crate::entity::{Entities, Entity};
+use crate::layout::Layout;
 use crate::query::{ChunkRecorder, Sealed};
-use crate::schema::Schema;
 use crate::storage::Staged;
 use core::fmt;
 
@@ -55,7 +54,7 @@ use core::fmt;
 /// assert!(world.has::<Frozen>(still) && !world.has::<Vel>(still));
 /// assert_eq!(world.len(), 2);
 /// ```
-pub struct Commands<'w, S: Schema> {
+pub struct Commands<'w, S: Layout> {
     queue: &'w mut CommandQueue<S>,
     /// Where spawned entities get their ids, at record time.
     entities: &'w Entities,
@@ -115,7 +114,7 @@ macro_rules! recording_methods {
 }
 pub(crate) use recording_methods;
 
-impl<'w, S: Schema> Commands<'w, S> {
+impl<'w, S: Layout> Commands<'w, S> {
     pub(crate) fn new(queue: &'w mut CommandQueue<S>, entities: &'w Entities) -> Self {
         Commands { queue, entities }
     }
@@ -171,7 +170,7 @@ impl<'w, S: Schema> Commands<'w, S> {
     recording_methods!();
 }
 
-impl<S: Schema> fmt::Debug for Commands<'_, S> {
+impl<S: Layout> fmt::Debug for Commands<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.queue.debug("Commands", f)
     }
@@ -184,11 +183,11 @@ impl<S: Schema> fmt::Debug for Commands<'_, S> {
 /// handed out while recording would depend on their timing; the id is
 /// given when the commands are applied, in chunk order, and so is the same
 /// on any number of threads.
-pub struct ChunkCommands<S: Schema> {
+pub struct ChunkCommands<S: Layout> {
     queue: CommandQueue<S>,
 }
 
-impl<S: Schema> ChunkCommands<S> {
+impl<S: Layout> ChunkCommands<S> {
     /// Records the spawn of an entity with the components of `bundle`; its
     /// id is given when the command is applied.
     #[inline]
@@ -200,13 +199,13 @@ impl<S: Schema> ChunkCommands<S> {
     recording_methods!();
 }
 
-impl<S: Schema> fmt::Debug for ChunkCommands<S> {
+impl<S: Layout> fmt::Debug for ChunkCommands<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.queue.debug("ChunkCommands", f)
     }
 }
 
-impl<S: Schema> Sealed for &mut Commands<'_, S> {}
+impl<S: Layout> Sealed for &mut Commands<'_, S> {}
 
 /// Commands recorded in the chunks of a parallel loop
 /// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
@@ -234,9 +233,9 @@ impl<S: Schema> Sealed for &mut Commands<'_, S> {}
 /// schedule.run(&mut world);
 /// assert_eq!(world.query_filtered::<Entity, With<Dead>>().count(), 667);
 /// ```
-impl<S: Schema> ChunkRecorder for &mut Commands<'_, S>
+impl<S: Layout> ChunkRecorder for &mut Commands<'_, S>
 where
-    S: SendSchema,
+    ChunkCommands<S>: Send,
 {
     type Chunk = ChunkCommands<S>;
 
@@ -253,7 +252,7 @@ where
 
 /// One recorded command; the values of spawns and inserts wait in the
 /// queue's [`Staged`] columns.
-pub(crate) enum Command<S: Schema> {
+pub(crate) enum Command<S: Layout> {
     /// A spawn, of the entity reserved for it or (`None`) of the entity the
     /// next allocation gives.
     Spawn(Option<Entity>, S::Mask),
@@ -265,12 +264,12 @@ pub(crate) enum Command<S: Schema> {
 /// The commands of one system: the operations in recording order, and the
 /// values of their bundles in [`Staged`] columns, also in recording order.
 #[doc(hidden)]
-pub struct CommandQueue<S: Schema> {
+pub struct CommandQueue<S: Layout> {
     ops: Vec<Command<S>>,
     values: Staged<S>,
 }
 
-impl<S: Schema> Default for CommandQueue<S> {
+impl<S: Layout> Default for CommandQueue<S> {
     fn default() -> Self {
         CommandQueue {
             ops: Vec::new(),
@@ -279,7 +278,7 @@ impl<S: Schema> Default for CommandQueue<S> {
     }
 }
 
-impl<S: Schema> CommandQueue<S> {
+impl<S: Layout> CommandQueue<S> {
     /// Number of commands recorded.
     pub(crate) fn len(&self) -> usize {
         self.ops.len()
@@ -343,8 +342,8 @@ impl<S: Schema> CommandQueue<S> {
     /// the queue empty. If `apply` panics, the commands not applied yet are
     /// dropped with their values.
     pub(crate) fn replay(&mut self, mut apply: impl FnMut(Command<S>, &mut Staged<S>)) {
-        struct ClearOnExit<'a, S: Schema>(&'a mut CommandQueue<S>);
-        impl<S: Schema> Drop for ClearOnExit<'_, S> {
+        struct ClearOnExit<'a, S: Layout>(&'a mut CommandQueue<S>);
+        impl<S: Layout> Drop for ClearOnExit<'_, S> {
             fn drop(&mut self) {
                 self.0.clear();
             }

@@ -12,7 +12,7 @@
 //! rather than a bound on the hidden column type. The same goes for
 //! [`HashSchema`] and `World::checksum`.
 //!
-//! [`SendSchema`] stands for the thread-safety bounds of a schedule, as
+//! [`SendSchema`](crate::schedule::SendSchema) stands for the thread-safety bounds of a schedule, as
 //! [`ChecksumSchema`] does for a checksum: one public name in signatures
 //! instead of bounds on the hidden column and resource types.
 //!
@@ -23,7 +23,7 @@
 //! apply, so a schema with a component that is not `Clone` still compiles.
 
 use crate::event::Events;
-use crate::schema::Schema;
+use crate::layout::Layout;
 use crate::stable_hash::{StableHash, StableHasher};
 use crate::storage::{Soa, SoaVec, TrackedVec};
 
@@ -150,7 +150,7 @@ impl<T: Clone, S> CloneResource<S> for T {
 /// it; `W` is the schema itself wherever it is used (see the module
 /// documentation).
 #[doc(hidden)]
-pub trait CloneSchema<W>: Schema {
+pub trait CloneSchema<W>: Layout {
     /// `column.clone()`.
     fn clone_column(column: &Self::Column) -> Self::Column;
     /// `target.clone_from(source)`, keeping `target`'s allocation when both
@@ -212,7 +212,7 @@ impl<T: StableHash, S> HashResource<S> for T {
 /// with the hashing of its columns and resources. `#[derive(Schema)]`
 /// implements it; `W` is the schema itself wherever it is used.
 #[doc(hidden)]
-pub trait HashSchema<W>: Schema {
+pub trait HashSchema<W>: Layout {
     /// Writes the values of `column` into `hasher`.
     fn hash_column(column: &Self::Column, hasher: &mut StableHasher);
     /// Writes every resource and event queue into `hasher`, in field order.
@@ -243,55 +243,6 @@ pub trait HashSchema<W>: Schema {
 pub trait ChecksumSchema: HashSchema<Self> {}
 
 impl<S: HashSchema<S>> ChecksumSchema for S {}
-
-/// A schema whose worlds a [`Schedule`](crate::schedule::Schedule) can run: every
-/// component, resource, event and state of it can be sent to another
-/// thread and shared between threads (`Send + Sync`), which running systems
-/// in parallel needs. Every such schema implements it, with or without the
-/// `parallel` feature, so code written for one builds with the other; name
-/// it as the bound of code generic over schemas that builds or runs
-/// schedules.
-///
-/// A schema with a type that is not `Send` or not `Sync` (an `Rc`, a
-/// `Cell`) does not implement it; the compiler names that type where the
-/// bound is required.
-///
-/// ```
-/// use schemecs::prelude::*;
-/// use schemecs::schedule::SendSchema;
-///
-/// fn run_twice<S: SendSchema>(schedule: &mut Schedule<S>, world: &mut World<S>) {
-///     schedule.run(world);
-///     schedule.run(world);
-/// }
-///
-/// struct Pos(i32);
-/// #[derive(Schema)] struct Game { pos: Pos }
-///
-/// let mut world = World::<Game>::new();
-/// let e = world.spawn((Pos(0),));
-/// let mut schedule = Schedule::<Game>::new();
-/// schedule.add(|mut q: Query<&mut Pos>| q.for_each_mut(|p| p.0 += 1));
-/// run_twice(&mut schedule, &mut world);
-/// assert_eq!(world.get::<Pos>(e).unwrap().0, 2);
-/// ```
-//
-// The two bounds are supertraits (associated type bounds) rather than a
-// where-clause so that code bounded by `SendSchema` may rely on them: a
-// trait's where-clauses on its associated types are not implied where the
-// trait is named, its supertraits are.
-pub trait SendSchema:
-    Schema<Column: Send + Sync> + for<'a> Schema<ResourceSlots<'a>: Send>
-{
-}
-
-impl<S> SendSchema for S
-where
-    S: Schema,
-    S::Column: Send + Sync,
-    for<'a> S::ResourceSlots<'a>: Send,
-{
-}
 
 /// `impl CloneSchema<W>` and `impl HashSchema<W>` for a schema, and `Clone`
 /// for its column enum, from the names `#[derive(Schema)]` passes: each
@@ -345,8 +296,8 @@ macro_rules! __schema_snapshot_impls {
 
             #[inline]
             fn clone_resources(
-                __ecs_resources: &<Self as $crate::schema::Schema>::Resources,
-            ) -> <Self as $crate::schema::Schema>::Resources {
+                __ecs_resources: &<Self as $crate::schema::Layout>::Resources,
+            ) -> <Self as $crate::schema::Layout>::Resources {
                 $resources {
                     $($field: <$resource as $crate::__private::CloneResource<$w>>::clone_value(
                         &__ecs_resources.$field,
@@ -357,8 +308,8 @@ macro_rules! __schema_snapshot_impls {
             #[inline]
             #[allow(unused_variables)]
             fn clone_resources_from(
-                __ecs_target: &mut <Self as $crate::schema::Schema>::Resources,
-                __ecs_source: &<Self as $crate::schema::Schema>::Resources,
+                __ecs_target: &mut <Self as $crate::schema::Layout>::Resources,
+                __ecs_source: &<Self as $crate::schema::Layout>::Resources,
             ) {
                 $(<$resource as $crate::__private::CloneResource<$w>>::clone_value_from(
                     &mut __ecs_target.$field,
@@ -388,7 +339,7 @@ macro_rules! __schema_snapshot_impls {
             #[inline]
             #[allow(unused_variables)]
             fn hash_resources(
-                __ecs_resources: &<Self as $crate::schema::Schema>::Resources,
+                __ecs_resources: &<Self as $crate::schema::Layout>::Resources,
                 __ecs_hasher: &mut $crate::checksum::StableHasher,
             ) {
                 $(<$resource as $crate::__private::HashResource<$w>>::hash_value(

@@ -4,8 +4,8 @@
 use crate::entity::Entity;
 use crate::lend::SplitWorld;
 use crate::query::{ChunkRecorder, Sealed};
-use crate::schema::Schema;
 use crate::system::{Access, SystemParam};
+use crate::world_impl::Schema;
 use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;

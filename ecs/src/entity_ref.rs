@@ -2,8 +2,8 @@
 //! once, for reading (or writing) several of its components.
 
 use crate::entity::Entity;
+use crate::layout::{Component, Layout};
 use crate::mask::Mask;
-use crate::schema::{Component, Schema};
 use crate::storage::{is_sparse, Bins, Column, Soa, Table, Values};
 use core::fmt;
 
@@ -33,7 +33,7 @@ use core::fmt;
 /// assert_eq!(e.archetype(), PhysicsMask::POS | PhysicsMask::FROZEN);
 /// assert_eq!(format!("{e:?}"), format!("EntityRef({a:?}: Pos, Frozen)"));
 /// ```
-pub struct EntityRef<'w, S: Schema> {
+pub struct EntityRef<'w, S: Layout> {
     id: Entity,
     /// The entity's table; its row is `row`.
     table: &'w Table<S>,
@@ -43,7 +43,7 @@ pub struct EntityRef<'w, S: Schema> {
     bins: &'w Bins<S>,
 }
 
-impl<'w, S: Schema> EntityRef<'w, S> {
+impl<'w, S: Layout> EntityRef<'w, S> {
     /// The view of live entity `id`, at `row` of `table`.
     #[inline]
     pub(crate) fn new(id: Entity, table: &'w Table<S>, row: usize, bins: &'w Bins<S>) -> Self {
@@ -65,7 +65,7 @@ impl<'w, S: Schema> EntityRef<'w, S> {
     /// as the world's borrow, not just this `EntityRef`.
     #[inline]
     pub fn get<C: Component<S>>(&self) -> Option<&'w C> {
-        const { crate::schema::whole_check::<S>(C::BIT) };
+        const { crate::layout::whole_check::<S>(C::BIT) };
         self.get_after_check()
     }
 
@@ -92,7 +92,7 @@ impl<'w, S: Schema> EntityRef<'w, S> {
     /// component stored whole.
     #[inline]
     pub fn get_soa<C: Component<S> + Soa>(&self) -> Option<C::Ref<'w>> {
-        const { crate::schema::soa_check::<S>(C::BIT) };
+        const { crate::layout::soa_check::<S>(C::BIT) };
         let table = self.table;
         if !table.mask().has(C::BIT) {
             return None;
@@ -120,7 +120,7 @@ impl<'w, S: Schema> EntityRef<'w, S> {
 
 /// The archetype of `id`, whose row is in `table`.
 #[inline]
-fn archetype<S: Schema>(id: Entity, table: &Table<S>, bins: &Bins<S>) -> S::Mask {
+fn archetype<S: Layout>(id: Entity, table: &Table<S>, bins: &Bins<S>) -> S::Mask {
     if S::SPARSE_BITS == 0 {
         table.mask()
     } else {
@@ -128,17 +128,17 @@ fn archetype<S: Schema>(id: Entity, table: &Table<S>, bins: &Bins<S>) -> S::Mask
     }
 }
 
-impl<S: Schema> Clone for EntityRef<'_, S> {
+impl<S: Layout> Clone for EntityRef<'_, S> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<S: Schema> Copy for EntityRef<'_, S> {}
+impl<S: Layout> Copy for EntityRef<'_, S> {}
 
 /// Written `EntityRef(3v1: Pos, Frozen)`: the entity and the names of its
 /// components, in bit order (`EntityRef(3v1: no components)` for none).
-impl<S: Schema> fmt::Debug for EntityRef<'_, S> {
+impl<S: Layout> fmt::Debug for EntityRef<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt_entity::<S>(f, "EntityRef", self.id, self.archetype())
     }
@@ -163,7 +163,7 @@ impl<S: Schema> fmt::Debug for EntityRef<'_, S> {
 /// e.get_mut::<Pos>().unwrap().0 += step;
 /// assert_eq!(world.get::<Pos>(a), Some(&Pos(3)));
 /// ```
-pub struct EntityMut<'w, S: Schema> {
+pub struct EntityMut<'w, S: Layout> {
     id: Entity,
     table: &'w mut Table<S>,
     row: usize,
@@ -172,7 +172,7 @@ pub struct EntityMut<'w, S: Schema> {
     tick: u32,
 }
 
-impl<'w, S: Schema> EntityMut<'w, S> {
+impl<'w, S: Layout> EntityMut<'w, S> {
     /// The view of live entity `id`, at `row` of `table`; writes of tracked
     /// components are stamped with `tick`.
     #[inline]
@@ -241,8 +241,8 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// ```
     #[inline]
     pub fn into_mut<C: Component<S>>(self) -> Option<&'w mut C> {
-        const { crate::schema::kept_check::<S>(C::BIT) };
-        const { crate::schema::whole_check::<S>(C::BIT) };
+        const { crate::layout::kept_check::<S>(C::BIT) };
+        const { crate::layout::whole_check::<S>(C::BIT) };
         self.into_mut_kept()
     }
 
@@ -258,8 +258,8 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     /// `EntityMut` is used up.
     #[inline]
     pub fn into_soa_mut<C: Component<S> + Soa>(self) -> Option<C::Mut<'w>> {
-        const { crate::schema::soa_check::<S>(C::BIT) };
-        const { crate::schema::kept_check::<S>(C::BIT) };
+        const { crate::layout::soa_check::<S>(C::BIT) };
+        const { crate::layout::kept_check::<S>(C::BIT) };
         if !self.table.mask().has(C::BIT) {
             return None;
         }
@@ -307,20 +307,20 @@ impl<'w, S: Schema> EntityMut<'w, S> {
     }
 }
 
-impl<'w, S: Schema> From<EntityMut<'w, S>> for EntityRef<'w, S> {
+impl<'w, S: Layout> From<EntityMut<'w, S>> for EntityRef<'w, S> {
     fn from(entity: EntityMut<'w, S>) -> Self {
         EntityRef::new(entity.id, entity.table, entity.row, entity.bins)
     }
 }
 
 /// Written `EntityMut(3v1: Pos, Vel)`, as [`EntityRef`].
-impl<S: Schema> fmt::Debug for EntityMut<'_, S> {
+impl<S: Layout> fmt::Debug for EntityMut<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt_entity::<S>(f, "EntityMut", self.id, self.archetype())
     }
 }
 
-fn fmt_entity<S: Schema>(
+fn fmt_entity<S: Layout>(
     f: &mut fmt::Formatter<'_>,
     kind: &str,
     id: Entity,

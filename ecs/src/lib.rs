@@ -164,7 +164,7 @@ pub mod entity;
 mod entity_ref;
 pub mod event;
 pub mod guide;
-mod hook;
+mod layout;
 mod lend;
 pub mod mask;
 mod migrator;
@@ -219,6 +219,10 @@ pub mod prelude {
     pub use crate::relation::{Inverse, Relation};
     pub use crate::schedule::{FixedTime, GameLoop, Schedule};
     pub use crate::schema::{Component, Resource, Schema};
+    // In scope unnamed, so that a schema's constants (`Physics::NAME`,
+    // `Physics::COMPONENT_NAMES`), which `Layout` declares, are there to
+    // read; generic code names `schemecs::schema::Layout`.
+    pub use crate::schema::Layout as _;
     pub use crate::state::{in_state, NextState, State};
     #[cfg(feature = "serde")]
     pub use crate::system::SavedLocal;
@@ -245,7 +249,6 @@ pub mod __private {
     pub use crate::component_bounds::{
         CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
     };
-    pub use crate::hook::HookKind;
     pub use crate::lend::Lent;
     pub use crate::misuse::{
         ComponentIsNotAResource, IsAResource, Misuse, NotAComponent, RelationField,
@@ -260,16 +263,17 @@ pub mod __private {
     pub use crate::storage::{
         AsVec, Column, ColumnVec, SoaComponent, SoaField, SoaVec, TrackedVec, Values,
     };
+    pub use crate::world_impl::HookKind;
     pub use bitflags;
     #[cfg(feature = "serde")]
     pub use serde;
 
+    use crate::layout::Layout;
     use crate::mask::Mask;
-    use crate::schema::Schema;
     use core::fmt;
 
     /// `Debug` of a generated mask: `PhysicsMask(Pos | Vel)`.
-    pub fn fmt_mask<S: Schema>(mask: S::Mask, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    pub fn fmt_mask<S: Layout>(mask: S::Mask, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}Mask(", S::NAME)?;
         for (i, bit) in mask.iter_bits().enumerate() {
             if i > 0 {
@@ -287,7 +291,7 @@ pub mod __private {
     /// invariant, never a user error.
     #[cold]
     #[track_caller]
-    pub fn column_mismatch<S: Schema>(bit: u32) -> ! {
+    pub fn column_mismatch<S: Layout>(bit: u32) -> ! {
         panic!(
             "schemecs internal error: a column of schema `{}` does not hold component bit {bit}",
             S::NAME
@@ -298,7 +302,7 @@ pub mod __private {
     /// invariant, never a user error.
     #[cold]
     #[track_caller]
-    pub(crate) fn tag_bag_empty<S: Schema>(bit: u32) -> ! {
+    pub(crate) fn tag_bag_empty<S: Layout>(bit: u32) -> ! {
         panic!(
             "schemecs internal error: no value of tag `{}` of schema `{}` is stored",
             S::COMPONENT_NAMES[bit as usize],
@@ -310,7 +314,7 @@ pub mod __private {
     /// has one: a broken invariant, never a user error.
     #[cold]
     #[track_caller]
-    pub(crate) fn sparse_value_missing<S: Schema>(bit: u32) -> ! {
+    pub(crate) fn sparse_value_missing<S: Layout>(bit: u32) -> ! {
         panic!(
             "schemecs internal error: an entity's value of sparse component `{}` of schema \
              `{}` is missing",

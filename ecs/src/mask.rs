@@ -464,12 +464,12 @@ mod tests {
 
     #[test]
     fn bits_follow_field_order() {
-        assert_eq!(<A as crate::schema::Component<Alg>>::BIT, BA);
-        assert_eq!(<B as crate::schema::Component<Alg>>::BIT, BB);
-        assert_eq!(<T as crate::schema::Component<Alg>>::BIT, BT);
-        assert_eq!(<C as crate::schema::Component<Alg>>::BIT, BC);
-        assert_eq!(<U as crate::schema::Component<Alg>>::BIT, BU);
-        assert_eq!(<D as crate::schema::Component<Alg>>::BIT, BD);
+        assert_eq!(<A as crate::layout::Component<Alg>>::BIT, BA);
+        assert_eq!(<B as crate::layout::Component<Alg>>::BIT, BB);
+        assert_eq!(<T as crate::layout::Component<Alg>>::BIT, BT);
+        assert_eq!(<C as crate::layout::Component<Alg>>::BIT, BC);
+        assert_eq!(<U as crate::layout::Component<Alg>>::BIT, BU);
+        assert_eq!(<D as crate::layout::Component<Alg>>::BIT, BD);
         assert_eq!(AlgMask::bit(BC), AlgMask::C);
         assert_eq!(AlgMask::bit(BC).bits(), 0b1000);
         assert_eq!(AlgMask::from_u128(0b10_0001), AlgMask::A | AlgMask::D);
@@ -629,7 +629,7 @@ mod tests {
         assert_eq!(AlgMask::TAGS, AlgMask::T | AlgMask::U);
         assert_eq!(AlgMask::DATA.union(AlgMask::TAGS), AlgMask::all());
         assert!(AlgMask::DATA.intersection(AlgMask::TAGS).is_empty());
-        assert_eq!(<Alg as crate::schema::Schema>::DATA_BITS, 0b10_1011);
+        assert_eq!(<Alg as crate::layout::Layout>::DATA_BITS, 0b10_1011);
         assert_eq!(Wide9Mask::DATA, Wide9Mask::all());
         assert_eq!(Wide9Mask::TAGS, Wide9Mask::EMPTY);
     }

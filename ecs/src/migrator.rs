@@ -4,14 +4,15 @@
 
 use crate::bundle::Placement;
 use crate::changes::ChangeWindow;
-use crate::component_bounds::SendSchema;
 use crate::entity::{Entities, Entity, EntityLocation, NoSuchEntity};
+use crate::layout::{Component, Migratable};
 use crate::lend::{recycle, SplitWorld};
 use crate::mask::{Mask, MaskBits};
 use crate::query::{ChunkRecorder, QueryFilter, Sealed};
-use crate::schema::{Component, Migratable, Schema};
 use crate::storage::{Bins, EntityIndex, Table, TableId, TableRow, Tables};
 use crate::system::{Access, Message, SystemParam};
+use crate::world_impl::Schema;
+use crate::world_impl::SendSchema;
 use crate::world_impl::World;
 use core::cmp::Reverse;
 use core::fmt;

@@ -16,7 +16,7 @@
 //! whose message names `State<Phase>` and `NextState<Phase>`.
 //! The impls never apply; their bodies are never run.
 
-use crate::schema::{Component, Schema};
+use crate::layout::{Component, Layout};
 
 /// Types that schema `S` knows not to be components although they may be
 /// used as one, and why ([`Misuse`]): a blanket impl over
@@ -130,7 +130,7 @@ impl<S, T> ResourceIsNotAComponent<S, T> for IsAnEntity {}
 impl<S, T> TupleIsNotAComponent<S, T> for IsAnEntity {}
 
 /// Never applies: see the module documentation.
-impl<S: Schema, T: KnownToSchema<S> + 'static> Component<S> for T
+impl<S: Layout, T: KnownToSchema<S> + 'static> Component<S> for T
 where
     T::NotAComponentBecause:
         ResourceIsNotAComponent<S, T> + TupleIsNotAComponent<S, T> + EntityIsNotAComponent<S>,
@@ -159,13 +159,13 @@ where
     }
 }
 
-impl<S: Schema> NotAComponent<S> for crate::entity::Entity {
+impl<S: Layout> NotAComponent<S> for crate::entity::Entity {
     type Because = IsAnEntity;
 }
 
 macro_rules! tuple_is_not_a_component {
     ($($c:ident),+) => {
-        impl<S: Schema, $($c: Component<S>),+> NotAComponent<S> for ($($c,)+) {
+        impl<S: Layout, $($c: Component<S>),+> NotAComponent<S> for ($($c,)+) {
             type Because = IsATuple;
         }
     };
@@ -196,7 +196,7 @@ tuple_is_not_a_component!(A, B, C, D, E, F, G, H, I, J, K, L);
     note = "a relation is a struct with one `Entity` field that derives `Relation`: \
             `#[derive(Relation)] struct {Self}(Entity);`; or remove `relation(..)` from its field"
 )]
-pub trait RelationField<S: crate::schema::Schema> {
+pub trait RelationField<S: crate::layout::Layout> {
     /// The target.
     fn relation_target(&self) -> crate::entity::Entity;
     /// Hands `visitor` this relation.
@@ -204,7 +204,7 @@ pub trait RelationField<S: crate::schema::Schema> {
 }
 
 #[diagnostic::do_not_recommend]
-impl<S: crate::schema::Schema, T: crate::relations::RelationOf<S>> RelationField<S> for T {
+impl<S: crate::layout::Layout, T: crate::relations::RelationOf<S>> RelationField<S> for T {
     #[inline(always)]
     fn relation_target(&self) -> crate::entity::Entity {
         self.target()

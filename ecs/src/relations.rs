@@ -8,7 +8,7 @@
 //! an inverse list unlinks its sources ([`Inverse`]).
 
 use crate::entity::Entity;
-use crate::schema::{Component, Schema};
+use crate::layout::{Component, Layout};
 
 /// A component that points at one other entity, its target: a child's
 /// `ChildOf(parent)`, a turret's `MountedOn(ship)`. Derive it on a struct with
@@ -151,17 +151,17 @@ pub enum OnTargetDespawn {
     label = "not a relation of `{S}`",
     note = "mark its field in `{S}` `#[ecs(relation(inverse = <field of the list>))]`"
 )]
-pub trait RelationOf<S: Schema>: Relation + Component<S> {
+pub trait RelationOf<S: Layout>: Relation + Component<S> {
     /// The list of sources the world keeps on each target.
     type Inverse: Inverse + Component<S>;
     /// What despawning a target does to its sources.
     const ON_TARGET_DESPAWN: OnTargetDespawn;
 }
 
-/// What a [`Schema::visit_relation`] call is handed: code that works on one
+/// What a [`Schema::visit_relation`](crate::schema::Schema::visit_relation) call is handed: code that works on one
 /// relation, typed.
 #[doc(hidden)]
-pub trait RelationVisitor<S: Schema> {
+pub trait RelationVisitor<S: Layout> {
     /// Works on relation `R`.
     fn visit<R: RelationOf<S>>(&mut self);
 }

@@ -4,9 +4,10 @@
 
 use crate::changes::ChangeWindow;
 use crate::entity::Entity;
+use crate::layout::Tracked;
 use crate::lend::SplitWorld;
-use crate::schema::{Schema, Tracked};
 use crate::system::{Access, SystemParam};
+use crate::world_impl::Schema;
 use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;

@@ -3,11 +3,12 @@
 
 use crate::changes::ChangeWindow;
 use crate::entity::{Entities, Entity, NoSuchEntity};
+use crate::layout::SparseMutable;
 use crate::lend::SplitWorld;
 use crate::query::{ChunkRecorder, Sealed};
-use crate::schema::{Schema, SparseMutable};
 use crate::storage::{sparse_position, Column, EntityIndex, SparseIndex};
 use crate::system::{Access, SystemParam};
+use crate::world_impl::Schema;
 use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;

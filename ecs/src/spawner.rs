@@ -3,14 +3,14 @@
 
 use crate::bundle::{Bundle, Placement};
 use crate::changes::ChangeWindow;
-use crate::component_bounds::SendSchema;
 use crate::entity::{Entities, Entity};
 use crate::lend::SplitWorld;
 use crate::mask::Mask;
 use crate::query::{ChunkRecorder, Sealed};
-use crate::schema::Schema;
 use crate::storage::{Bins, EntityIndex, Staged, TableId};
 use crate::system::{Access, SystemParam};
+use crate::world_impl::Schema;
+use crate::world_impl::SendSchema;
 use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;

@@ -21,8 +21,8 @@ use crate::bundle::{Bundle, NewRows, Placement, SpawnRows};
 use crate::changes::Changes;
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity, SlotsMut};
 use crate::entity_ref::{EntityMut, EntityRef};
+use crate::layout::{Component, Layout};
 use crate::mask::{Mask, MaskBits};
-use crate::schema::{Component, Schema};
 use crate::storage::{
     is_sparse, table_part, Bins, Column, Edge, EntityIndex, Staged, Table, TableId, TableMove,
     TableRow, Tables,
@@ -37,7 +37,7 @@ use core::fmt;
 /// is in no table and no sparse set; no table's mask holds a sparse bit; each
 /// tag's bag holds one value per live entity that has the tag; the trash is
 /// empty between operations.
-pub(crate) struct EntityStore<S: Schema> {
+pub(crate) struct EntityStore<S: Layout> {
     entities: Entities,
     tables: Tables<S>,
     /// Tag values and values waiting to be dropped; see [`Bins`].
@@ -47,7 +47,7 @@ pub(crate) struct EntityStore<S: Schema> {
     changes: Changes,
 }
 
-impl<S: Schema> Default for EntityStore<S> {
+impl<S: Layout> Default for EntityStore<S> {
     fn default() -> Self {
         EntityStore {
             entities: Entities::default(),
@@ -58,7 +58,7 @@ impl<S: Schema> Default for EntityStore<S> {
     }
 }
 
-impl<S: Schema> Clone for EntityStore<S>
+impl<S: Layout> Clone for EntityStore<S>
 where
     S::Column: Clone,
 {
@@ -80,7 +80,7 @@ where
 }
 
 /// Reading.
-impl<S: Schema> EntityStore<S> {
+impl<S: Layout> EntityStore<S> {
     #[inline]
     pub(crate) fn entities(&self) -> &Entities {
         &self.entities
@@ -299,7 +299,7 @@ impl<S: Schema> EntityStore<S> {
 }
 
 /// Spawning.
-impl<S: Schema> EntityStore<S> {
+impl<S: Layout> EntityStore<S> {
     /// Makes the entities reserved since the last flush alive, with no
     /// components. Every operation that allocates or frees entities calls it
     /// first: the reservations were made against the free list as it was.
@@ -570,7 +570,7 @@ impl<S: Schema> EntityStore<S> {
 }
 
 /// Spawns recorded by commands.
-impl<S: Schema> EntityStore<S> {
+impl<S: Layout> EntityStore<S> {
     /// Gives `entity`, reserved by a spawn command and made alive with no
     /// components when the commands' application began, the components of
     /// `mask` from `values`: what [`EntityStore::insert_staged`] does, but
@@ -610,7 +610,7 @@ impl<S: Schema> EntityStore<S> {
 }
 
 /// Inserting components.
-impl<S: Schema> EntityStore<S> {
+impl<S: Layout> EntityStore<S> {
     /// Adds the components of `bundle` to `entity`; see
     /// [`World::insert`](crate::world::World::insert).
     // Always inlined, up to the caller's loop: a migration is a chain of
@@ -826,7 +826,7 @@ impl<S: Schema> EntityStore<S> {
 }
 
 /// Removing components.
-impl<S: Schema> EntityStore<S> {
+impl<S: Layout> EntityStore<S> {
     /// Removes every component of `B` from `entity` and returns them; see
     /// [`World::remove_bundle`](crate::world::World::remove_bundle).
     // Inlined for the same reason as `insert`.
@@ -979,7 +979,7 @@ impl<S: Schema> EntityStore<S> {
 }
 
 /// Moving components out: an entity taken apart, components exchanged.
-impl<S: Schema> EntityStore<S> {
+impl<S: Layout> EntityStore<S> {
     /// `Ok` if `entity`, at `location` (`None`: reserved, with no
     /// component yet), has exactly the components of bundle `B`.
     fn check_take<B: Bundle<S>>(
@@ -1191,7 +1191,7 @@ impl<S: Schema> EntityStore<S> {
 }
 
 /// Moving rows and destroying entities.
-impl<S: Schema> EntityStore<S> {
+impl<S: Layout> EntityStore<S> {
     /// Moves `entity` from `location` to the end of table `target`, moving
     /// the columns both tables have (the caller has taken out the others), and
     /// fixes the locations. Returns the new row.
@@ -1369,7 +1369,7 @@ impl<S: Schema> EntityStore<S> {
 /// component's column is the next one: no column's position is counted
 /// from its bit.
 #[inline(always)]
-fn place_staged<S: Schema>(
+fn place_staged<S: Layout>(
     mask: S::Mask,
     columns: &mut [S::Column],
     tags: &mut [S::Column],
@@ -1390,7 +1390,7 @@ fn place_staged<S: Schema>(
 
 /// The sparse bits of `mask`.
 #[inline(always)]
-fn sparse_part<S: Schema>(mask: S::Mask) -> S::Mask {
+fn sparse_part<S: Layout>(mask: S::Mask) -> S::Mask {
     mask.intersection(S::Mask::from_u128(S::SPARSE_BITS))
 }
 
@@ -1514,7 +1514,7 @@ impl fmt::Debug for Spawned<'_> {
 }
 
 /// The names of the components of `mask`, in bit order.
-fn component_names<S: Schema>(mask: S::Mask) -> Vec<&'static str> {
+fn component_names<S: Layout>(mask: S::Mask) -> Vec<&'static str> {
     mask.iter_bits()
         .map(|bit| S::COMPONENT_NAMES[bit as usize])
         .collect()

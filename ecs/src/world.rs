@@ -10,8 +10,8 @@
 //! such state in a `SavedLocal` or a resource).
 
 pub use crate::entity_ref::{EntityMut, EntityRef};
-pub use crate::hook::DeferredWorld;
 #[cfg(feature = "serde")]
 pub use crate::save::LoadError;
 pub use crate::structure::{ExchangeError, InsertError, Spawned, TakeError};
+pub use crate::world_impl::DeferredWorld;
 pub use crate::world_impl::{Description, TableDescription, World};

@@ -3,6 +3,7 @@
 
 use ecs::mask::Mask;
 use ecs::prelude::*;
+use ecs::schema::Layout;
 
 use ecs::command::CommandBuffer;
 
@@ -49,11 +50,11 @@ fn tables(world: &World<Game>) -> Vec<String> {
 #[test]
 fn schema_reports_its_sparse_bits() {
     assert_eq!(
-        <Game as Schema>::SPARSE_BITS,
+        <Game as Layout>::SPARSE_BITS,
         (GameMask::STUN | GameMask::HEAT).bits() as u128
     );
     assert_eq!(
-        <Game as Schema>::TRACKED_BITS,
+        <Game as Layout>::TRACKED_BITS,
         GameMask::HEAT.bits() as u128
     );
 }

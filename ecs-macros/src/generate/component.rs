@@ -231,7 +231,7 @@ pub(super) fn not_a_resource_impl(names: &Names, field: &FieldModel) -> TokenStr
             const BIT: u32 = u32::MAX;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+                _: &'s mut <#schema as #krate::schema::Layout>::ResourceSlots<'a>,
             ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 ::core::unreachable!()
             }

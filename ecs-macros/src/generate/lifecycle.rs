@@ -69,9 +69,10 @@ fn bits_where(model: &SchemaModel, keep: impl Fn(&FieldModel) -> bool) -> TokenS
     bits_literal(bits)
 }
 
-/// The lifecycle items of `impl Schema`; nothing for a schema without any,
-/// which keeps the trait's defaults (all zero, nothing to do).
-pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
+/// The lifecycle items of `impl Layout` (the bit sets, requirements) and of
+/// `impl Schema` (relations, hooks); nothing for a schema without any, which
+/// keeps the traits' defaults (all zero, nothing to do).
+pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> (TokenStream, TokenStream) {
     let any = model.components().any(|field| {
         let lifecycle = &field.lifecycle;
         lifecycle.relation.is_some()
@@ -81,7 +82,7 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
             || !lifecycle.on_remove.is_empty()
     });
     if !any {
-        return quote!();
+        return (quote!(), quote!());
     }
     let krate = names.krate;
     let schema = names.schema;
@@ -179,25 +180,13 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
             .collect::<Vec<_>>()
     });
 
-    quote! {
+    let layout_items = quote! {
         const RELATION_BITS: u128 = #relation_bits;
         const INVERSE_BITS: u128 = #inverse_bits;
         const REQUIRING_BITS: u128 = #requiring_bits;
         const ON_ADD_BITS: u128 = #on_add_bits;
         const ON_INSERT_BITS: u128 = #on_insert_bits;
         const ON_REMOVE_BITS: u128 = #on_remove_bits;
-
-        #[inline]
-        #[allow(unused_variables)]
-        fn visit_relation<#visitor_param: #krate::__private::RelationVisitor<Self>>(
-            #bit: u32,
-            #visitor: &mut #visitor_param,
-        ) {
-            match #bit {
-                #(#visit_arms)*
-                _ => {}
-            }
-        }
 
         #[inline]
         #[allow(unused_mut)]
@@ -210,6 +199,19 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
         #[allow(unused_variables)]
         fn stage_required(#bits: u128, #staged: &mut #krate::__private::Staged<Self>) {
             #(#stage_arms)*
+        }
+    };
+    let schema_items = quote! {
+        #[inline]
+        #[allow(unused_variables)]
+        fn visit_relation<#visitor_param: #krate::__private::RelationVisitor<Self>>(
+            #bit: u32,
+            #visitor: &mut #visitor_param,
+        ) {
+            match #bit {
+                #(#visit_arms)*
+                _ => {}
+            }
         }
 
         #[allow(unused_variables)]
@@ -224,7 +226,8 @@ pub(super) fn schema_items(model: &SchemaModel, names: &Names) -> TokenStream {
                 _ => {}
             }
         }
-    }
+    };
+    (layout_items, schema_items)
 }
 
 /// `impl RelationOf<Schema> for ChildOf`, for each relation field.

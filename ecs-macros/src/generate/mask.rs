@@ -75,10 +75,10 @@ pub(super) fn mask_impls(names: &Names) -> TokenStream {
             type Bits = #bits;
             const EMPTY: Self = Self::from_bits_retain(0);
             const DATA: Self = Self::from_bits_retain(
-                <#schema as #krate::schema::Schema>::DATA_BITS as #bits
+                <#schema as #krate::schema::Layout>::DATA_BITS as #bits
             );
             const TAGS: Self = Self::from_bits_retain(
-                Self::bits(&Self::all()) & !(<#schema as #krate::schema::Schema>::DATA_BITS as #bits)
+                Self::bits(&Self::all()) & !(<#schema as #krate::schema::Layout>::DATA_BITS as #bits)
             );
 
             #[inline]

@@ -126,7 +126,7 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
 
                 #[inline]
                 fn slot<'s, 'a>(
-                    #slots: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+                    #slots: &'s mut <#schema as #krate::schema::Layout>::ResourceSlots<'a>,
                 ) -> &'s mut #krate::__private::Lent<'a, #krate::event::Events<Self>> {
                     &mut #slots.#slot
                 }
@@ -155,7 +155,7 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
 
                 #[inline]
                 fn slot<'s, 'a>(
-                    #slots: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+                    #slots: &'s mut <#schema as #krate::schema::Layout>::ResourceSlots<'a>,
                 ) -> &'s mut #krate::__private::Lent<'a, #krate::state::State<Self>> {
                     &mut #slots.#slot
                 }
@@ -186,7 +186,7 @@ pub(super) fn resource_impl(names: &Names, index: usize, field: &FieldModel) -> 
 
             #[inline]
             fn slot<'s, 'a>(
-                #slots: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+                #slots: &'s mut <#schema as #krate::schema::Layout>::ResourceSlots<'a>,
             ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 &mut #slots.#slot
             }

@@ -1,5 +1,6 @@
-//! `impl Schema for Physics`: the item types, the text consts (worded by the
-//! runtime's `schema_texts!`), the data bits, and the resource slots.
+//! `impl Layout for Physics`: the item types, the text consts (worded by the
+//! runtime's `schema_texts!`), the data bits, and the resource slots; and
+//! `impl Schema for Physics`, which adds the relations and hooks.
 
 use super::resources::stored_ty;
 use super::{bit_literal, Krate, Names};
@@ -35,7 +36,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
         .map(|(bit, _)| bit_literal(bit));
     let event_fields: Vec<_> = model.events().map(|field| field.ident).collect();
     let event_types: Vec<_> = model.events().map(|field| field.ty).collect();
-    let lifecycle = super::lifecycle::schema_items(model, names);
+    let (lifecycle, hooks) = super::lifecycle::schema_items(model, names);
     let [bits, resources, bit, retention, now] =
         ["bits", "resources", "bit", "retention", "now"].map(local);
     let new_columns = model
@@ -43,7 +44,7 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
         .map(|field| super::column::column_store(field, names.krate));
     quote! {
         #[automatically_derived]
-        impl #krate::schema::Schema for #schema {
+        impl #krate::schema::Layout for #schema {
             type Mask = #mask;
             type Column = #column;
             type Resources = #resources_ty;
@@ -103,6 +104,11 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
                 #(#krate::event::Events::check_ticks(&#resources.#event_fields, #now)?;)*
                 ::core::result::Result::Ok(())
             }
+        }
+
+        #[automatically_derived]
+        impl #krate::schema::Schema for #schema {
+            #hooks
         }
     }
 }

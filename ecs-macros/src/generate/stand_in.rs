@@ -228,7 +228,7 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
     let schema_texts = schema::schema_texts(model, names.krate);
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::schema::Schema for #schema #where_clause {
+        impl #impl_generics #krate::schema::Layout for #schema #where_clause {
             type Mask = #mask;
             type Column = #column;
             type Resources = #resources_ty;
@@ -255,6 +255,9 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
                 ::core::result::Result::Ok(())
             }
         }
+
+        #[automatically_derived]
+        impl #impl_generics #krate::schema::Schema for #schema #where_clause {}
 
         #[automatically_derived]
         impl #impl_generics #krate::__private::CloneSchema<#schema> for #schema #where_clause {
@@ -310,16 +313,16 @@ fn resource_impl(names: &Names, target: &Target, index: usize, field: &FieldMode
             const BIT: u32 = #bit;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+                _: &'s mut <#schema as #krate::schema::Layout>::ResourceSlots<'a>,
             ) -> &'s mut #krate::__private::Lent<'a, Self> {
                 ::core::unreachable!()
             }
 
-            fn get(_: &<#schema as #krate::schema::Schema>::Resources) -> &Self {
+            fn get(_: &<#schema as #krate::schema::Layout>::Resources) -> &Self {
                 ::core::unreachable!()
             }
 
-            fn get_mut(_: &mut <#schema as #krate::schema::Schema>::Resources) -> &mut Self {
+            fn get_mut(_: &mut <#schema as #krate::schema::Layout>::Resources) -> &mut Self {
                 ::core::unreachable!()
             }
         }
@@ -341,16 +344,16 @@ fn state_impl(names: &Names, target: &Target, index: usize, field: &FieldModel) 
             const BIT: u32 = #bit;
 
             fn slot<'s, 'a>(
-                _: &'s mut <#schema as #krate::schema::Schema>::ResourceSlots<'a>,
+                _: &'s mut <#schema as #krate::schema::Layout>::ResourceSlots<'a>,
             ) -> &'s mut #krate::__private::Lent<'a, #krate::state::State<Self>> {
                 ::core::unreachable!()
             }
 
-            fn cell(_: &<#schema as #krate::schema::Schema>::Resources) -> &#krate::state::State<Self> {
+            fn cell(_: &<#schema as #krate::schema::Layout>::Resources) -> &#krate::state::State<Self> {
                 ::core::unreachable!()
             }
 
-            fn cell_mut(_: &mut <#schema as #krate::schema::Schema>::Resources) -> &mut #krate::state::State<Self> {
+            fn cell_mut(_: &mut <#schema as #krate::schema::Layout>::Resources) -> &mut #krate::state::State<Self> {
                 ::core::unreachable!()
             }
         }

@@ -36,9 +36,9 @@ mod read;
 pub use read::{ChunkEvents, EventCursor, EventReader, EventWriter};
 
 use crate::changes::ChangeWindow;
+use crate::layout::Layout;
 use crate::lend::Lent;
 use crate::retention::{LogId, Retention, TickLog};
-use crate::schema::Schema;
 use crate::stable_hash::{StableHash, StableHasher};
 use core::fmt;
 
@@ -53,7 +53,7 @@ use core::fmt;
             `#[ecs(event)] name: {Self}` to the schema to send and read it \
             (a component or resource type cannot also be an event)"
 )]
-pub trait Event<S: Schema>: Sized + Send + Sync + 'static {
+pub trait Event<S: Layout>: Sized + Send + Sync + 'static {
     /// The resource bit of this event type's queue.
     #[doc(hidden)]
     const BIT: u32;

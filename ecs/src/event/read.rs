@@ -6,8 +6,8 @@ use super::{Event, Events};
 use crate::changes::ChangeWindow;
 use crate::lend::SplitWorld;
 use crate::query::{ChunkRecorder, Sealed};
-use crate::schema::Schema;
 use crate::system::{Access, SystemParam};
+use crate::world_impl::Schema;
 use crate::world_impl::World;
 use core::fmt;
 

@@ -8,14 +8,14 @@
 
 use super::Lent;
 use crate::entity::Entities;
-use crate::schema::Schema;
+use crate::layout::Layout;
 use crate::storage::{column_index, EntityIndex, SparseIndex, Table, TableId};
 
 /// A world taken apart for the systems of one stage: each table's columns and
 /// each resource in a [`Lent`] slot, from which a system parameter takes what
 /// it declared.
 #[doc(hidden)]
-pub struct SplitWorld<'w, S: Schema> {
+pub struct SplitWorld<'w, S: Layout> {
     pub(crate) entities: &'w Entities,
     /// The tables nobody asked for yet, as runs of consecutive ids, ascending.
     unlent: Vec<Unlent<'w, S>>,
@@ -34,14 +34,14 @@ pub struct SplitWorld<'w, S: Schema> {
 }
 
 /// Consecutive tables, not taken apart yet; the first has id `first`.
-struct Unlent<'w, S: Schema> {
+struct Unlent<'w, S: Layout> {
     first: u32,
     tables: &'w mut [Table<S>],
 }
 
 /// One table taken apart: its archetype, its entities (shared by everyone)
 /// and where its column slots sit in [`SplitWorld::columns`].
-struct LentTable<'w, S: Schema> {
+struct LentTable<'w, S: Layout> {
     id: TableId,
     mask: S::Mask,
     /// The table's entities, by slot index.
@@ -56,7 +56,7 @@ struct LentTable<'w, S: Schema> {
 
 /// What a query takes a table's columns from: the table's archetype, its
 /// entities and its column slots.
-pub(crate) struct TableSlots<'s, 'w, S: Schema> {
+pub(crate) struct TableSlots<'s, 'w, S: Layout> {
     pub(crate) mask: S::Mask,
     /// The table's entities, by slot index.
     pub(crate) entities: &'w [EntityIndex],
@@ -68,7 +68,7 @@ pub(crate) struct TableSlots<'s, 'w, S: Schema> {
 /// The vectors of a [`SplitWorld`], kept empty between splits so that the
 /// next split reuses their memory.
 #[doc(hidden)]
-pub(crate) struct SplitBuffers<S: Schema> {
+pub(crate) struct SplitBuffers<S: Layout> {
     unlent: Vec<Unlent<'static, S>>,
     lent: Vec<LentTable<'static, S>>,
     columns: Vec<Lent<'static, S::Column>>,
@@ -78,7 +78,7 @@ pub(crate) struct SplitBuffers<S: Schema> {
     sparse_index: Vec<Lent<'static, SparseIndex>>,
 }
 
-impl<S: Schema> Default for SplitBuffers<S> {
+impl<S: Layout> Default for SplitBuffers<S> {
     fn default() -> Self {
         SplitBuffers {
             unlent: Vec::new(),
@@ -90,7 +90,7 @@ impl<S: Schema> Default for SplitBuffers<S> {
     }
 }
 
-impl<S: Schema> SplitBuffers<S> {
+impl<S: Layout> SplitBuffers<S> {
     /// An empty vector for the sparse sets' values, in the memory of the
     /// last split's.
     pub(crate) fn sparse<'w>(&mut self) -> Vec<Lent<'w, S::Column>> {
@@ -104,7 +104,7 @@ impl<S: Schema> SplitBuffers<S> {
     }
 }
 
-impl<'w, S: Schema> SplitWorld<'w, S> {
+impl<'w, S: Layout> SplitWorld<'w, S> {
     /// Lends out `tables` and `resources`, in vectors taken from `buffers`;
     /// [`SplitWorld::reclaim`] gives them back.
     pub(crate) fn new(

@@ -9,9 +9,9 @@ use super::sparse::{self, SparseRuns};
 use super::{FetchedTable, Query};
 use crate::changes::ChangeWindow;
 use crate::entity::Entities;
+use crate::layout::Layout;
 use crate::lend::{Lent, SplitWorld};
 use crate::mask::{Mask, MaskBits};
-use crate::schema::Schema;
 use crate::storage::{EntityIndex, SparseSets, Table, TableId};
 use core::marker::PhantomData;
 use std::borrow::Cow;
@@ -19,7 +19,7 @@ use std::borrow::Cow;
 /// The rows of the tables `matched` that pass the row conditions of filter
 /// `F`, seen through `window`, in `rows` (which is cleared first).
 /// `scratch` is working memory.
-pub(crate) fn filter_rows<S: Schema, F: QueryFilter<S>>(
+pub(crate) fn filter_rows<S: Layout, F: QueryFilter<S>>(
     tables: &[Table<S>],
     matched: &[TableId],
     window: ChangeWindow,
@@ -45,7 +45,7 @@ pub(crate) fn filter_rows<S: Schema, F: QueryFilter<S>>(
 /// columns with a cursor; others go through `slots`, which tell shared from
 /// exclusive borrows (a buffer the caller reuses from table to table).
 #[inline]
-pub(crate) fn fetch_table<'w, S: Schema, Q: SchemaQuery<S>>(
+pub(crate) fn fetch_table<'w, S: Layout, Q: SchemaQuery<S>>(
     table: &'w mut Table<S>,
     entities: &'w Entities,
     tick: u32,
@@ -70,7 +70,7 @@ pub(crate) fn fetch_table<'w, S: Schema, Q: SchemaQuery<S>>(
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Builds the query over the tables `matched` (ascending ids), with a
     /// row filter over the rows `rows` of each; `tick` stamps writes.
-    pub(crate) fn build<S: Schema>(
+    pub(crate) fn build<S: Layout>(
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         matched: &[TableId],
@@ -106,7 +106,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         Query::from_tables::<S>(entities, fetched, rows)
     }
 
-    fn from_tables<S: Schema>(
+    fn from_tables<S: Layout>(
         entities: &'w Entities,
         tables: Vec<FetchedTable<'w, Q>>,
         rows: Option<Cow<'w, PassingRows>>,
@@ -122,7 +122,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 
     /// Builds a read-only query over the tables `matched` (ascending ids) of
     /// a shared world, with a row filter over the rows `rows` of each.
-    pub(crate) fn build_shared<S: Schema>(
+    pub(crate) fn build_shared<S: Layout>(
         entities: &'w Entities,
         tables: &'w [Table<S>],
         matched: &[TableId],
@@ -151,7 +151,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 
     /// `Q`'s fetch of the rows of `table`, a table of a shared world.
     #[inline]
-    pub(crate) fn fetch_shared<S: Schema>(
+    pub(crate) fn fetch_shared<S: Layout>(
         table: &'w Table<S>,
         entities: &'w Entities,
         tick: u32,
@@ -167,7 +167,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 
     /// Builds a query that reaches sparse components (see `sparse.rs`) over
     /// the runs `runs` of an exclusively borrowed world; `tick` stamps writes.
-    pub(crate) fn build_sparse<S: Schema>(
+    pub(crate) fn build_sparse<S: Layout>(
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         sparse: &'w mut SparseSets<S>,
@@ -202,7 +202,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 
     /// Builds a read-only query that reaches sparse components over the runs
     /// `runs` of a shared world.
-    pub(crate) fn build_sparse_shared<S: Schema>(
+    pub(crate) fn build_sparse_shared<S: Layout>(
         entities: &'w Entities,
         tables: &'w [Table<S>],
         sparse: &'w SparseSets<S>,
@@ -226,7 +226,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 
     /// Builds a query that reaches sparse components over the runs `runs`
     /// of a world taken apart for systems.
-    pub(crate) fn from_split_sparse<S: Schema>(
+    pub(crate) fn from_split_sparse<S: Layout>(
         world: &mut SplitWorld<'w, S>,
         runs: &mut SparseRuns,
         tick: u32,
@@ -256,7 +256,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// systems, taking its columns out of their slots.
     /// With a row filter, `rows` are the rows that pass it (found by
     /// [`filter_rows`] before the split); `tick` stamps writes.
-    pub(crate) fn from_split<S: Schema>(
+    pub(crate) fn from_split<S: Layout>(
         world: &mut SplitWorld<'w, S>,
         matched: &[TableId],
         rows: Option<Cow<'w, PassingRows>>,

@@ -4,10 +4,10 @@
 
 use super::entities::TableEntities;
 use crate::entity::{Entities, Entity};
+use crate::layout::{Component, Layout};
 use crate::lend::Lent;
 use crate::mask::Mask;
 use crate::misuse::Misuse;
-use crate::schema::{Component, Schema};
 use crate::storage::{column_index, is_sparse, EntityIndex};
 use core::marker::PhantomData;
 
@@ -110,7 +110,7 @@ pub trait ReadOnlyQueryData: QueryData {
             `Has<T>` with `T` a component of `{S}`, or a tuple of up to 12 of them (tuples \
             nest); resources are not queried but read with `world.resource::<T>()`"
 )]
-pub trait SchemaQuery<S: Schema>: QueryData {
+pub trait SchemaQuery<S: Layout>: QueryData {
     /// Components a table must have.
     const REQUIRED: u128;
     /// Components read through a shared borrow.
@@ -190,7 +190,7 @@ pub(crate) const NO_COLUMN: u32 = u32::MAX;
 pub(crate) const ALIASING: &str = "a query borrowed one column twice; its CHECK const should \
                                    have rejected it at compile time";
 
-pub(super) const fn tag_check<S: Schema>(bit: u32) {
+pub(super) const fn tag_check<S: Layout>(bit: u32) {
     if S::DATA_BITS & (1u128 << bit) == 0 {
         panic!("{}", S::TAG_REFERENCE_MESSAGES[bit as usize]);
     }
@@ -198,9 +198,9 @@ pub(super) const fn tag_check<S: Schema>(bit: u32) {
 
 /// Fails for a `&mut` of a relation or an inverse list, which only the
 /// world writes (their two sides must agree).
-pub(super) const fn write_check<S: Schema>(bit: u32) {
+pub(super) const fn write_check<S: Layout>(bit: u32) {
     tag_check::<S>(bit);
-    crate::schema::kept_check::<S>(bit);
+    crate::layout::kept_check::<S>(bit);
 }
 
 impl<T: 'static> QueryData for &T {
@@ -255,13 +255,13 @@ impl<T: 'static> ReadOnlyQueryData for &T {
     }
 }
 
-impl<S: Schema, T: Component<S>> SchemaQuery<S> for &T {
+impl<S: Layout, T: Component<S>> SchemaQuery<S> for &T {
     const REQUIRED: u128 = 1 << T::BIT;
     const READS: u128 = 1 << T::BIT;
     const WRITES: u128 = 0;
     const CHECK: () = {
         tag_check::<S>(T::BIT);
-        crate::schema::whole_check::<S>(T::BIT);
+        crate::layout::whole_check::<S>(T::BIT);
     };
     const ORDERED: bool = true;
     const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
@@ -446,13 +446,13 @@ pub(super) fn split_pending(
     }
 }
 
-impl<S: Schema, T: Component<S>> SchemaQuery<S> for &mut T {
+impl<S: Layout, T: Component<S>> SchemaQuery<S> for &mut T {
     const REQUIRED: u128 = 1 << T::BIT;
     const READS: u128 = 0;
     const WRITES: u128 = 1 << T::BIT;
     const CHECK: () = {
         write_check::<S>(T::BIT);
-        crate::schema::whole_check::<S>(T::BIT);
+        crate::layout::whole_check::<S>(T::BIT);
     };
     const ORDERED: bool = true;
     const FIRST_COLUMN: u32 = table_column::<S>(T::BIT);
@@ -536,7 +536,7 @@ impl ReadOnlyQueryData for Entity {
     }
 }
 
-impl<S: Schema> SchemaQuery<S> for Entity {
+impl<S: Layout> SchemaQuery<S> for Entity {
     const REQUIRED: u128 = 0;
     const READS: u128 = 0;
     const WRITES: u128 = 0;
@@ -589,7 +589,7 @@ impl<T: 'static> ReadOnlyQueryData for Has<T> {
     }
 }
 
-impl<S: Schema, T: Component<S>> SchemaQuery<S> for Has<T> {
+impl<S: Layout, T: Component<S>> SchemaQuery<S> for Has<T> {
     const REQUIRED: u128 = 0;
     const READS: u128 = 0;
     const WRITES: u128 = 0;
@@ -671,7 +671,7 @@ impl<Q: ReadOnlyQueryData> ReadOnlyQueryData for Option<Q> {
 
 /// `Option<Q>` matches every table; it yields `Some` in tables that have all of
 /// `Q`'s required components.
-impl<S: Schema, Q: SchemaQuery<S>> SchemaQuery<S> for Option<Q> {
+impl<S: Layout, Q: SchemaQuery<S>> SchemaQuery<S> for Option<Q> {
     const REQUIRED: u128 = 0;
     const READS: u128 = Q::READS;
     const WRITES: u128 = Q::WRITES;
@@ -822,7 +822,7 @@ macro_rules! impl_query_tuple {
         }
 
         #[allow(non_snake_case, clippy::unused_unit)]
-        impl<S: Schema, $($q: SchemaQuery<S>),*> SchemaQuery<S> for ($($q,)*) {
+        impl<S: Layout, $($q: SchemaQuery<S>),*> SchemaQuery<S> for ($($q,)*) {
             const REQUIRED: u128 = 0 $(| $q::REQUIRED)*;
             const READS: u128 = 0 $(| $q::READS)*;
             const WRITES: u128 = 0 $(| $q::WRITES)*;
@@ -981,7 +981,7 @@ macro_rules! query_tuple_too_long {
             }
         }
 
-        impl<S: Schema, $($q: QueryData),*> SchemaQuery<S> for ($($q,)*)
+        impl<S: Layout, $($q: QueryData),*> SchemaQuery<S> for ($($q,)*)
         where
             Misuse: QueryTupleTooLong<Self>,
         {
@@ -1008,7 +1008,7 @@ query_tuple_too_long!(A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P);
 /// One table's entity list and columns, being handed out to a query's items:
 /// each column at most once mutably, or any number of times shared.
 #[doc(hidden)]
-pub struct TableView<'s, 'w, S: Schema> {
+pub struct TableView<'s, 'w, S: Layout> {
     pub(crate) mask: S::Mask,
     /// The table's entities, by slot index.
     pub(crate) entities: &'w [EntityIndex],
@@ -1028,7 +1028,7 @@ pub struct TableView<'s, 'w, S: Schema> {
 /// A view that lends one sparse component's whole set of values, and no
 /// table: the source from which a query with sparse items carves each run's
 /// values (see `query/sparse.rs`).
-pub(crate) struct Donor<'w, S: Schema> {
+pub(crate) struct Donor<'w, S: Layout> {
     pub(crate) bit: u32,
     pub(crate) values: Option<Lent<'w, S::Column>>,
 }
@@ -1044,7 +1044,7 @@ pub(crate) enum ViewColumns<'s, 'w, C> {
     Shared(&'w [C]),
 }
 
-impl<'s, 'w, S: Schema> TableView<'s, 'w, S> {
+impl<'s, 'w, S: Layout> TableView<'s, 'w, S> {
     /// The view of a table of archetype `mask`, whose rows hold `entities`
     /// and whose component `bit` has column `column_index[bit]`.
     #[inline]
@@ -1169,7 +1169,7 @@ pub struct RowSplit {
 impl RowSplit {
     /// The mid point of an item of component `bit`, sparse or not.
     #[inline(always)]
-    pub(super) fn mid<S: Schema>(self, bit: u32) -> usize {
+    pub(super) fn mid<S: Layout>(self, bit: u32) -> usize {
         if !is_sparse::<S>(bit) {
             self.rows
         } else if self.bit == bit {
@@ -1183,7 +1183,7 @@ impl RowSplit {
 /// The column bit of an item of component `bit` for the column order
 /// ([`SchemaQuery::FIRST_COLUMN`]): none for a sparse component, which
 /// takes no table column.
-pub(super) const fn table_column<S: Schema>(bit: u32) -> u32 {
+pub(super) const fn table_column<S: Layout>(bit: u32) -> u32 {
     if is_sparse::<S>(bit) {
         NO_COLUMN
     } else {
@@ -1197,7 +1197,7 @@ mod tests {
     //! there is a compile error, which the UI suite checks. Called here at
     //! run time, where its panic is the message.
     use super::tag_check;
-    use crate::schema::{Component, Schema};
+    use crate::layout::{Component, Layout};
 
     #[allow(dead_code)] // never read: only the bits matter
     struct Pos(i32);

@@ -6,7 +6,7 @@ use super::fetch::{
     TableView,
 };
 use super::{QueryData, ReadOnlyQueryData, SchemaQuery};
-use crate::schema::{soa_check, Component, Schema};
+use crate::layout::{soa_check, Component, Layout};
 use crate::storage::{Soa, Values};
 use core::marker::PhantomData;
 
@@ -99,7 +99,7 @@ impl<T: Soa> ReadOnlyQueryData for Fields<&T> {
     }
 }
 
-impl<S: Schema, T: Component<S> + Soa> SchemaQuery<S> for Fields<&T> {
+impl<S: Layout, T: Component<S> + Soa> SchemaQuery<S> for Fields<&T> {
     const REQUIRED: u128 = 1 << T::BIT;
     const READS: u128 = 1 << T::BIT;
     const WRITES: u128 = 0;
@@ -227,7 +227,7 @@ impl<T: Soa> QueryData for Fields<&mut T> {
     }
 }
 
-impl<S: Schema, T: Component<S> + Soa> SchemaQuery<S> for Fields<&mut T> {
+impl<S: Layout, T: Component<S> + Soa> SchemaQuery<S> for Fields<&mut T> {
     const REQUIRED: u128 = 1 << T::BIT;
     const READS: u128 = 0;
     const WRITES: u128 = 1 << T::BIT;

@@ -11,8 +11,8 @@
 use super::fetch::SchemaQuery;
 use super::rows::RowSet;
 use crate::changes::ChangeWindow;
+use crate::layout::{Component, Layout, Tracked};
 use crate::mask::{Mask, MaskBits};
-use crate::schema::{Component, Schema, Tracked};
 use crate::storage::{Column, EntityIndex, SparseSets, Table};
 use core::marker::PhantomData;
 
@@ -26,7 +26,7 @@ use core::marker::PhantomData;
             `Changed<T>` with `T` a tracked one (`#[ecs(track)]`), \
             `Or<(F1, F2, ...)>`, or a tuple of up to 12 filters (tuples nest)"
 )]
-pub trait QueryFilter<S: Schema> {
+pub trait QueryFilter<S: Layout> {
     /// Components every matching table has.
     const REQUIRED: u128;
     /// Components no matching table has.
@@ -168,7 +168,7 @@ pub struct Changed<T>(PhantomData<fn() -> T>);
 /// entity at a time (`row_passes`), its tick `$ticks` of (added, changed).
 macro_rules! tick_filter {
     ($filter:ident, $ticks:tt, $keep:expr) => {
-        impl<S: Schema, T: Tracked<S>> QueryFilter<S> for $filter<T> {
+        impl<S: Layout, T: Tracked<S>> QueryFilter<S> for $filter<T> {
             const REQUIRED: u128 = 1 << T::BIT;
             const EXCLUDED: u128 = 0;
             const CONDITIONS: Conditions = Conditions::one(TableCondition {
@@ -217,7 +217,7 @@ tick_filter!(Changed, 1, |column, window, rows| {
     }
 });
 
-impl<S: Schema, T: Component<S>> QueryFilter<S> for With<T> {
+impl<S: Layout, T: Component<S>> QueryFilter<S> for With<T> {
     const REQUIRED: u128 = 1 << T::BIT;
     const EXCLUDED: u128 = 0;
     const CONDITIONS: Conditions = Conditions::one(TableCondition {
@@ -226,7 +226,7 @@ impl<S: Schema, T: Component<S>> QueryFilter<S> for With<T> {
     });
 }
 
-impl<S: Schema, T: Component<S>> QueryFilter<S> for Without<T> {
+impl<S: Layout, T: Component<S>> QueryFilter<S> for Without<T> {
     const REQUIRED: u128 = 0;
     const EXCLUDED: u128 = 1 << T::BIT;
     const CONDITIONS: Conditions = Conditions::one(TableCondition {
@@ -237,7 +237,7 @@ impl<S: Schema, T: Component<S>> QueryFilter<S> for Without<T> {
 
 macro_rules! impl_filter_tuple {
     ($($f:ident),*) => {
-        impl<S: Schema, $($f: QueryFilter<S>),*> QueryFilter<S> for ($($f,)*) {
+        impl<S: Layout, $($f: QueryFilter<S>),*> QueryFilter<S> for ($($f,)*) {
             const REQUIRED: u128 = 0 $(| $f::REQUIRED)*;
             const EXCLUDED: u128 = 0 $(| $f::EXCLUDED)*;
             const CONDITIONS: Conditions = Conditions::ALL $(.and(&$f::CONDITIONS))*;
@@ -263,7 +263,7 @@ macro_rules! impl_filter_tuple {
 
 macro_rules! impl_or {
     ($($f:ident),+) => {
-        impl<S: Schema, $($f: QueryFilter<S>),+> QueryFilter<S> for Or<($($f,)+)> {
+        impl<S: Layout, $($f: QueryFilter<S>),+> QueryFilter<S> for Or<($($f,)+)> {
             const REQUIRED: u128 = Self::CONDITIONS.required();
             const EXCLUDED: u128 = Self::CONDITIONS.excluded();
             const CONDITIONS: Conditions = Conditions::NONE $(.or(&$f::CONDITIONS))+;
@@ -531,7 +531,7 @@ impl Conditions {
 #[allow(clippy::type_complexity)]
 pub(crate) struct QueryReach<S, Q, F>(PhantomData<fn() -> (S, Q, F)>);
 
-impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
+impl<S: Layout, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
     /// The conditions any one of which admits a table.
     pub(crate) const CONDITIONS: &'static Conditions = &Conditions::one(TableCondition {
         required: Q::REQUIRED,
@@ -590,7 +590,7 @@ impl<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>> QueryReach<S, Q, F> {
 /// One entity of a matched table, as a row filter sees it: its full
 /// archetype and its ticks.
 #[doc(hidden)]
-pub struct RowView<'a, S: Schema> {
+pub struct RowView<'a, S: Layout> {
     /// The entity's archetype: its table's mask and its sparse components.
     pub(crate) mask: u128,
     pub(crate) window: ChangeWindow,
@@ -600,7 +600,7 @@ pub struct RowView<'a, S: Schema> {
     pub(super) sparse: &'a SparseSets<S>,
 }
 
-impl<S: Schema> RowView<'_, S> {
+impl<S: Layout> RowView<'_, S> {
     /// The (added, changed) ticks of the entity's tracked component `bit`.
     pub(crate) fn ticks(&self, bit: u32) -> Option<(u32, u32)> {
         if crate::storage::is_sparse::<S>(bit) {

@@ -3,8 +3,8 @@
 //! per list of conditions ([`QueryCache`]).
 
 use super::filter::TableCondition;
+use crate::layout::Layout;
 use crate::mask::{Mask, MaskBits};
-use crate::schema::Schema;
 use crate::storage::{MaskMap, TableId, Tables};
 
 /// The tables matching one query's list of [`TableCondition`]s, kept up to
@@ -44,7 +44,7 @@ impl MatchedTables {
 
     /// Whether every table of `tables` has been tested.
     #[inline]
-    pub(crate) fn is_current<S: Schema>(&self, tables: &Tables<S>) -> bool {
+    pub(crate) fn is_current<S: Layout>(&self, tables: &Tables<S>) -> bool {
         self.layout == tables.layout() && self.seen == tables.len()
     }
 
@@ -52,7 +52,7 @@ impl MatchedTables {
     /// (a table matches when it satisfies any one of them). Tables of
     /// another history (another world, or this one after a restore or a
     /// load) are all tested anew.
-    pub(crate) fn update<S: Schema>(
+    pub(crate) fn update<S: Layout>(
         &mut self,
         tables: &Tables<S>,
         conditions: &[TableCondition],
@@ -92,12 +92,12 @@ impl MatchedTables {
 /// The world's [`MatchedTables`], one per list of conditions queried so far.
 /// A list of one condition (a query without `Or`, by far the most common) is
 /// keyed by its two masks, which is cheaper to hash than the list.
-pub(crate) struct QueryCache<S: Schema> {
+pub(crate) struct QueryCache<S: Layout> {
     by_masks: MaskMap<(S::Mask, S::Mask), MatchedTables>,
     by_conditions: MaskMap<&'static [TableCondition], MatchedTables>,
 }
 
-impl<S: Schema> Default for QueryCache<S> {
+impl<S: Layout> Default for QueryCache<S> {
     fn default() -> Self {
         QueryCache {
             by_masks: MaskMap::default(),
@@ -106,7 +106,7 @@ impl<S: Schema> Default for QueryCache<S> {
     }
 }
 
-impl<S: Schema> Clone for QueryCache<S> {
+impl<S: Layout> Clone for QueryCache<S> {
     fn clone(&self) -> Self {
         QueryCache {
             by_masks: self.by_masks.clone(),
@@ -139,7 +139,7 @@ where
     }
 }
 
-impl<S: Schema> QueryCache<S> {
+impl<S: Layout> QueryCache<S> {
     /// Makes the entries kept for table history `from` belong to `to`: for
     /// a world's cache copied along with its tables, whose copy gets a
     /// history token of its own.

@@ -5,8 +5,8 @@ use super::filter::{QueryFilter, QueryReach};
 use super::rows::{for_each_reached, PassingRows};
 use super::state::QueryState;
 use super::{fetch_table, Query};
+use crate::layout::Layout;
 use crate::lend::Lent;
-use crate::schema::Schema;
 use crate::world_impl::World;
 use core::fmt;
 use core::marker::PhantomData;
@@ -60,7 +60,7 @@ use core::marker::PhantomData;
 /// given a world other than the one it last saw, or the same world after a
 /// `clone_from` or a load replaced its tables, it matches that world's
 /// tables anew.
-pub struct PreparedQuery<S: Schema, Q, F = ()> {
+pub struct PreparedQuery<S: Layout, Q, F = ()> {
     state: QueryState,
     query: PhantomData<Types<S, Q, F>>,
 }
@@ -71,7 +71,7 @@ type Types<S, Q, F> = fn() -> (S, Q, F);
 
 impl<S, Q, F> PreparedQuery<S, Q, F>
 where
-    S: Schema,
+    S: Layout,
     Q: SchemaQuery<S>,
     F: QueryFilter<S>,
 {
@@ -177,7 +177,7 @@ where
     }
 }
 
-impl<S: Schema> World<S> {
+impl<S: Layout> World<S> {
     /// A [`PreparedQuery`] for `Q`, to keep and call with this world (or
     /// another of its schema) again and again: it keeps its matched tables
     /// between calls, and its `for_each_mut` builds nothing.
@@ -213,7 +213,7 @@ impl<S: Schema> World<S> {
 
 impl<S, Q, F> Default for PreparedQuery<S, Q, F>
 where
-    S: Schema,
+    S: Layout,
     Q: SchemaQuery<S>,
     F: QueryFilter<S>,
 {
@@ -222,7 +222,7 @@ where
     }
 }
 
-impl<S: Schema, Q, F> fmt::Debug for PreparedQuery<S, Q, F> {
+impl<S: Layout, Q, F> fmt::Debug for PreparedQuery<S, Q, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PreparedQuery")
             .field("schema", &S::NAME)

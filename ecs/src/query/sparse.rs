@@ -61,9 +61,9 @@ use super::rows::{PassingRows, RowRun, RowSet};
 use super::FetchedTable;
 use crate::changes::ChangeWindow;
 use crate::entity::Entities;
+use crate::layout::Layout;
 use crate::lend::{recycle, Lent};
 use crate::mask::{Mask, MaskBits};
-use crate::schema::Schema;
 use crate::storage::{EntityIndex, SparseSet, SparseSets, Table, TableId};
 
 /// The runs of a query that reaches sparse components: see the module docs.
@@ -89,7 +89,7 @@ pub(crate) struct SparseRuns {
 impl SparseRuns {
     /// Finds the runs of the rows of tables `matched` that pass query `Q`
     /// and filter `F`, seen through `window`; `presence` is working memory.
-    pub(crate) fn find<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+    pub(crate) fn find<S: Layout, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &[Table<S>],
         (sparse, entities): (&SparseSets<S>, &Entities),
@@ -120,7 +120,7 @@ impl SparseRuns {
     /// [`SparseRuns::find`] for a filter without row filters: the rows
     /// that pass are found 64 at a time from the presence bits of the
     /// sparse components, and only those are looked at one by one.
-    fn find_by_words<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+    fn find_by_words<S: Layout, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &[Table<S>],
         (sparse, entities): (&SparseSets<S>, &Entities),
@@ -195,7 +195,7 @@ impl SparseRuns {
     /// where the rows stop passing the `admitted` conditions or a row's
     /// `observed` sparse components differ from the row before, both found
     /// 64 rows at a time, so the cost is per run, not per row.
-    fn cut_by_words<S: Schema>(
+    fn cut_by_words<S: Layout>(
         &mut self,
         id: TableId,
         len: usize,
@@ -265,7 +265,7 @@ impl SparseRuns {
     ///
     /// [`Added`]: crate::query::Added
     /// [`Changed`]: crate::query::Changed
-    fn find_row_by_row<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+    fn find_row_by_row<S: Layout, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &[Table<S>],
         sparse: &SparseSets<S>,
@@ -345,7 +345,7 @@ impl SparseRuns {
     /// The sets of the sparse components of `bits`, each with its bit, in
     /// the memory of the last call's list (`recycle`: the same layout, a bit
     /// and a reference; give it back with `self.lookups = recycle(sets)`).
-    fn lookups<'s, S: Schema>(
+    fn lookups<'s, S: Layout>(
         &mut self,
         sparse: &'s SparseSets<S>,
         bits: u128,
@@ -430,7 +430,7 @@ impl Presence {
     /// tables `matched` hold it. A component held by few entities is found
     /// from its set, each owner's location marking its row; one held by
     /// many is looked up row by row.
-    pub(crate) fn find<S: Schema>(
+    pub(crate) fn find<S: Layout>(
         &mut self,
         tables: &[Table<S>],
         sparse: &SparseSets<S>,
@@ -502,7 +502,7 @@ impl Presence {
     /// `admitted` (those the table's own components satisfy): each narrowed
     /// by the sparse components it requires and excludes.
     #[inline]
-    fn passing<S: Schema>(
+    fn passing<S: Layout>(
         &self,
         conditions: &[TableCondition],
         admitted: u32,
@@ -533,7 +533,7 @@ impl Presence {
 /// satisfies in its own components (a table holds no sparse bit: only the
 /// table part of a condition can fail here).
 #[inline]
-fn admitted<S: Schema>(conditions: &[TableCondition], mask: u128) -> u32 {
+fn admitted<S: Layout>(conditions: &[TableCondition], mask: u128) -> u32 {
     conditions
         .iter()
         .enumerate()
@@ -562,7 +562,7 @@ fn in_table(len: usize, w: usize) -> u64 {
 /// `presence` and `scratch` are working memory.
 ///
 /// [`QueryReach::SPARSE_FILTER`]: super::QueryReach::SPARSE_FILTER
-pub(crate) fn filter_rows_by_presence<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+pub(crate) fn filter_rows_by_presence<S: Layout, Q: SchemaQuery<S>, F: QueryFilter<S>>(
     tables: &[Table<S>],
     sparse: &SparseSets<S>,
     entities: &Entities,
@@ -590,12 +590,12 @@ pub(crate) fn filter_rows_by_presence<S: Schema, Q: SchemaQuery<S>, F: QueryFilt
 }
 
 /// A sparse component's values, lent to a query build.
-pub(crate) type SparseValues<'w, S> = Lent<'w, <S as Schema>::Column>;
+pub(crate) type SparseValues<'w, S> = Lent<'w, <S as Layout>::Column>;
 
 /// Builds the fetched tables of query `Q` from its runs: `fetch_table`
 /// fetches the rows of a table (with no sparse values), and `values` lends
 /// each sparse set's values, by position among the sparse components.
-pub(super) fn build<'w, S: Schema, Q: SchemaQuery<S>>(
+pub(super) fn build<'w, S: Layout, Q: SchemaQuery<S>>(
     runs: &mut SparseRuns,
     entities: &'w Entities,
     values: &mut [SparseValues<'w, S>],

@@ -27,8 +27,8 @@ use super::sparse::{filter_rows_by_presence, Presence};
 use super::{filter_rows, MatchedTables, Query, QueryData, SchemaQuery, SparseRuns};
 use crate::changes::ChangeWindow;
 use crate::entity::Entities;
+use crate::layout::Layout;
 use crate::lend::SplitWorld;
-use crate::schema::Schema;
 use crate::storage::{SparseSets, Table, TableId, Tables};
 use std::borrow::Cow;
 
@@ -52,7 +52,7 @@ impl Reach {
     /// Finds what query `Q` with filter `F` reaches in the tables `matched`
     /// of `tables` (whose entities are in `entities`, their sparse
     /// components in `sparse`), seen through `window`.
-    pub(crate) fn find<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+    pub(crate) fn find<S: Layout, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &[Table<S>],
         (sparse, entities): (&SparseSets<S>, &Entities),
@@ -113,7 +113,7 @@ pub(crate) struct Reached<'a, 'w> {
 impl<'w> Reached<'_, 'w> {
     /// The passing rows, for a query `Q` with filter `F` that keeps them
     /// ([`QueryReach::ROWS`]).
-    fn rows<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+    fn rows<S: Layout, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
     ) -> Option<Cow<'w, PassingRows>> {
         if QueryReach::<S, Q, F>::ROWS {
@@ -141,7 +141,7 @@ impl QueryState {
     /// and `entities`, seen through `window`: matches the tables it has not
     /// seen (all of them, for a world other than the last one) and finds
     /// what the query reaches in them now.
-    pub(crate) fn update<S: Schema, Q: SchemaQuery<S>, F: QueryFilter<S>>(
+    pub(crate) fn update<S: Layout, Q: SchemaQuery<S>, F: QueryFilter<S>>(
         &mut self,
         tables: &Tables<S>,
         sparse: (&SparseSets<S>, &Entities),
@@ -188,7 +188,7 @@ impl QueryState {
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// The query over the tables `matched` of an exclusively borrowed world
     /// and what it reaches there; `tick` stamps writes.
-    pub(crate) fn exclusive<S: Schema>(
+    pub(crate) fn exclusive<S: Layout>(
         entities: &'w Entities,
         tables: &'w mut [Table<S>],
         sparse: &'w mut SparseSets<S>,
@@ -209,7 +209,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 
     /// The read-only query over the tables `matched` of a shared world and
     /// what it reaches there.
-    pub(crate) fn shared<S: Schema>(
+    pub(crate) fn shared<S: Layout>(
         entities: &'w Entities,
         tables: &'w [Table<S>],
         sparse: &'w SparseSets<S>,
@@ -230,7 +230,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// The query over the tables `matched` of a world taken apart for
     /// systems, taking its columns out of their slots, and what it reaches
     /// there; `tick` stamps writes.
-    pub(crate) fn split<S: Schema>(
+    pub(crate) fn split<S: Layout>(
         world: &mut SplitWorld<'w, S>,
         matched: &[TableId],
         mut reached: Reached<'_, 'w>,

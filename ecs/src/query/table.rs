@@ -8,9 +8,9 @@ use super::entities::TableEntities;
 use super::par::CHUNKS_PER_THREAD;
 use super::{Query, QueryData, ReadOnlyQueryData, Run};
 use crate::entity::Entities;
+use crate::layout::Layout;
 use crate::mask::Mask;
 use crate::pool;
-use crate::schema::Schema;
 use core::fmt;
 use core::ops::Range;
 
@@ -53,7 +53,7 @@ impl<'a> TableChunk<'a> {
     /// assert_eq!(masks, [SMask::POS, SMask::POS | SMask::FROZEN]);
     /// ```
     #[inline]
-    pub fn mask<S: Schema>(&self) -> S::Mask {
+    pub fn mask<S: Layout>(&self) -> S::Mask {
         let asked = core::any::type_name::<S>();
         assert!(
             asked == self.schema,

@@ -2,7 +2,7 @@
 //! a Graphviz graph.
 
 use super::{plural, ran_text, Schedule, WaitText};
-use crate::schema::Schema;
+use crate::world_impl::Schema;
 
 impl<S: Schema> Schedule<S> {
     /// The stage plan as a graph in Graphviz's DOT language: one cluster per

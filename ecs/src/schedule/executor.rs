@@ -19,11 +19,11 @@
 
 use super::plan::Plan;
 use crate::changes::ChangeWindow;
-use crate::component_bounds::SendSchema;
 use crate::lend::{recycle, SplitBuffers, SplitWorld};
 use crate::pool;
-use crate::schema::Schema;
 use crate::system::{Group, ParamSystem, SystemKind, SystemNode};
+use crate::world_impl::Schema;
+use crate::world_impl::SendSchema;
 use crate::world_impl::World;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -2,9 +2,10 @@
 //! world, with the fixed step's clock ([`FixedTime`]) kept in the world.
 
 use super::Schedule;
-use crate::component_bounds::SendSchema;
-use crate::schema::{Resource, Schema};
+use crate::layout::Resource;
 use crate::stable_hash::{StableHash, StableHasher};
+use crate::world_impl::Schema;
+use crate::world_impl::SendSchema;
 use crate::world_impl::World;
 use core::time::Duration;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};

@@ -15,16 +15,16 @@ mod plan;
 mod transitions;
 
 use crate::entity::Entity;
-use crate::schema::Schema;
 use crate::state::States;
 use crate::structure::DespawnBatch;
 use crate::system::{Group, IntoSystem, IntoSystems, SystemFn, SystemKind, SystemNode};
+use crate::world_impl::Schema;
 use crate::world_impl::{ScheduleOwner, World};
 use core::fmt;
 use executor::{admit, apply, check_in, run_alone, Executor, StageRun, Why};
 use transitions::{StateTransitions, Transitions};
 
-pub use crate::component_bounds::SendSchema;
+pub use crate::world_impl::SendSchema;
 pub use game_loop::{FixedTime, GameLoop};
 use plan::{Plan, Reason};
 use std::borrow::Cow;

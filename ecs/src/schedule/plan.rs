@@ -1,8 +1,8 @@
 //! [`Plan`]: which systems of a schedule may run at the same time, and why
 //! the others wait.
 
-use crate::schema::Schema;
 use crate::system::{Access, Group, SystemNode};
+use crate::world_impl::Schema;
 use std::borrow::Cow;
 
 /// Which systems run in which stage, and why each waits.

@@ -10,11 +10,11 @@
 //! to, if it has one), and they run only when a transition is applied.
 
 use super::Schedule;
-use crate::component_bounds::SendSchema;
-use crate::schema::Schema;
 use crate::state::in_state;
 use crate::state::{state_text, State, States};
 use crate::system::{IntoSystems, RunIfExt, SystemFn};
+use crate::world_impl::Schema;
+use crate::world_impl::SendSchema;
 use crate::world_impl::{ScheduleOwner, World};
 use core::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};

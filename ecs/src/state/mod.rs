@@ -32,7 +32,7 @@ mod next;
 
 pub use next::{in_state, InState, NextState};
 
-use crate::schema::{Resource, Schema};
+use crate::layout::{Layout, Resource};
 use crate::stable_hash::{StableHash, StableHasher};
 use core::fmt;
 
@@ -49,7 +49,7 @@ use core::fmt;
             `#[ecs(state)] name: {Self}` to `{S}` to use it here (a state of another schema \
             is not one of `{S}`)"
 )]
-pub trait States<S: Schema>: Clone + Eq + fmt::Debug + Send + Sync + 'static {
+pub trait States<S: Layout>: Clone + Eq + fmt::Debug + Send + Sync + 'static {
     /// The resource bit of this state's [`State`] cell.
     const BIT: u32;
 
@@ -70,7 +70,7 @@ pub trait States<S: Schema>: Clone + Eq + fmt::Debug + Send + Sync + 'static {
 
 /// Every state's cell is a resource: read it with `Res<State<T>>` or
 /// [`World::resource`](crate::world::World::resource).
-impl<S: Schema, T: States<S>> Resource<S> for State<T> {
+impl<S: Layout, T: States<S>> Resource<S> for State<T> {
     const BIT: u32 = T::BIT;
 
     #[inline]

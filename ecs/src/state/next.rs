@@ -5,8 +5,8 @@
 use super::{state_text, State, States};
 use crate::changes::ChangeWindow;
 use crate::lend::SplitWorld;
-use crate::schema::Schema;
 use crate::system::{Access, SystemParam};
+use crate::world_impl::Schema;
 use crate::world_impl::World;
 use core::fmt;
 

@@ -2,8 +2,8 @@
 //! sets, and values on their way to being dropped.
 
 use super::{Column, EntityIndex, SparseSets, Values};
+use crate::layout::{Component, Layout};
 use crate::mask::{BitIter, Mask, MaskBits};
-use crate::schema::{Component, Schema};
 
 /// Two columns per component bit, and the sparse sets, beside the tables.
 ///
@@ -19,13 +19,13 @@ use crate::schema::{Component, Schema};
 ///   (see [`SparseSets`]); they sit here, beside the trash their overwritten
 ///   and removed values go to, so that every path that places or takes a
 ///   bundle's values reaches them with the bins it already holds.
-pub(crate) struct Bins<S: Schema> {
+pub(crate) struct Bins<S: Layout> {
     tags: Box<[S::Column]>,
     trash: Box<[S::Column]>,
     sparse: SparseSets<S>,
 }
 
-impl<S: Schema> Default for Bins<S> {
+impl<S: Layout> Default for Bins<S> {
     fn default() -> Self {
         let columns = || {
             (0..S::COMPONENT_NAMES.len() as u32)
@@ -40,7 +40,7 @@ impl<S: Schema> Default for Bins<S> {
     }
 }
 
-impl<S: Schema> Clone for Bins<S>
+impl<S: Layout> Clone for Bins<S>
 where
     S::Column: Clone,
 {
@@ -59,7 +59,7 @@ where
     }
 }
 
-impl<S: Schema> Bins<S> {
+impl<S: Layout> Bins<S> {
     /// Drops every tag value.
     pub(crate) fn clear_tags(&mut self) {
         for bag in self.tags.iter_mut() {

@@ -26,15 +26,15 @@
 //! cloning, saving and hashing of columns serve sparse values unchanged.
 
 use crate::entity::Entity;
+use crate::layout::{Component, Layout};
 use crate::mask::Mask;
-use crate::schema::{Component, Schema};
 use crate::storage::{Column, EntityIndex, Staged};
 
 /// The entry of [`SparseSet::slots`] of an entity without the component.
 pub(crate) const ABSENT: u32 = u32::MAX;
 
 /// The values of one sparse component, by entity; see the module docs.
-pub(crate) struct SparseSet<S: Schema> {
+pub(crate) struct SparseSet<S: Layout> {
     /// The values, densely, in the column type of the schema.
     values: S::Column,
     /// Which entity owns which dense slot.
@@ -124,7 +124,7 @@ fn grow(slots: &mut Vec<u32>, at: usize) -> &mut u32 {
     &mut slots[at]
 }
 
-impl<S: Schema> Clone for SparseSet<S>
+impl<S: Layout> Clone for SparseSet<S>
 where
     S::Column: Clone,
 {
@@ -142,7 +142,7 @@ where
     }
 }
 
-impl<S: Schema> SparseSet<S> {
+impl<S: Layout> SparseSet<S> {
     fn new(bit: u32) -> Self {
         SparseSet {
             values: S::new_column(bit),
@@ -237,11 +237,11 @@ impl<S: Schema> SparseSet<S> {
 /// The sparse sets of a world: one [`SparseSet`] per sparse component, in bit
 /// order. Empty (and never consulted: every use is behind a constant
 /// `S::SPARSE_BITS != 0`) in a schema without sparse components.
-pub(crate) struct SparseSets<S: Schema> {
+pub(crate) struct SparseSets<S: Layout> {
     sets: Box<[SparseSet<S>]>,
 }
 
-impl<S: Schema> Default for SparseSets<S> {
+impl<S: Layout> Default for SparseSets<S> {
     fn default() -> Self {
         SparseSets {
             sets: sparse_bits::<S>().map(SparseSet::new).collect(),
@@ -249,7 +249,7 @@ impl<S: Schema> Default for SparseSets<S> {
     }
 }
 
-impl<S: Schema> Clone for SparseSets<S>
+impl<S: Layout> Clone for SparseSets<S>
 where
     S::Column: Clone,
 {
@@ -266,19 +266,19 @@ where
 
 /// The sparse component bits of `S`, lowest first.
 #[inline]
-pub(crate) fn sparse_bits<S: Schema>() -> impl Iterator<Item = u32> {
+pub(crate) fn sparse_bits<S: Layout>() -> impl Iterator<Item = u32> {
     S::Mask::from_u128(S::SPARSE_BITS).iter_bits()
 }
 
 /// Whether component `bit` of `S` is sparse.
 #[inline(always)]
-pub(crate) const fn is_sparse<S: Schema>(bit: u32) -> bool {
+pub(crate) const fn is_sparse<S: Layout>(bit: u32) -> bool {
     S::SPARSE_BITS & (1u128 << bit) != 0
 }
 
 /// The part of `mask` a table holds: every bit but the sparse ones.
 #[inline(always)]
-pub(crate) fn table_part<S: Schema>(mask: S::Mask) -> S::Mask {
+pub(crate) fn table_part<S: Layout>(mask: S::Mask) -> S::Mask {
     if S::SPARSE_BITS == 0 {
         mask
     } else {
@@ -286,7 +286,7 @@ pub(crate) fn table_part<S: Schema>(mask: S::Mask) -> S::Mask {
     }
 }
 
-impl<S: Schema> SparseSets<S> {
+impl<S: Layout> SparseSets<S> {
     /// Sets of the given parts, one per sparse bit in order: a loaded save,
     /// whose caller has checked the parts.
     #[cfg(feature = "serde")]
@@ -562,6 +562,6 @@ impl<S: Schema> SparseSets<S> {
 
 /// The position of sparse component `bit` among the sparse components.
 #[inline(always)]
-pub(crate) fn position<S: Schema>(bit: u32) -> usize {
+pub(crate) fn position<S: Layout>(bit: u32) -> usize {
     (S::SPARSE_BITS & ((1u128 << bit) - 1)).count_ones() as usize
 }

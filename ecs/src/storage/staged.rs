@@ -2,7 +2,7 @@
 //! commands are applied.
 
 use super::column::{Column, Values};
-use crate::schema::{Component, Schema};
+use crate::layout::{Component, Layout};
 
 /// The values of recorded bundles: one column per component bit (tags
 /// included), each value pushed when its command is recorded. No type
@@ -12,12 +12,12 @@ use crate::schema::{Component, Schema};
 /// value is the earliest one not applied yet: the one [`Staged::pop_into`]
 /// moves.
 #[doc(hidden)]
-pub struct Staged<S: Schema> {
+pub struct Staged<S: Layout> {
     /// Empty until the first bundle is recorded; then one column per bit.
     columns: Vec<S::Column>,
 }
 
-impl<S: Schema> Default for Staged<S> {
+impl<S: Layout> Default for Staged<S> {
     fn default() -> Self {
         Staged {
             columns: Vec::new(),
@@ -25,7 +25,7 @@ impl<S: Schema> Default for Staged<S> {
     }
 }
 
-impl<S: Schema> Staged<S> {
+impl<S: Layout> Staged<S> {
     /// The columns, one per bit, created at the first use.
     pub(crate) fn columns(&mut self) -> &mut [S::Column] {
         if self.columns.is_empty() {

@@ -1,8 +1,8 @@
 //! [`Table`]: the rows of one archetype; [`Tables`]: all of them, by mask.
 
 use super::{Column, EntityIndex, MaskMap, TableId, TableRow};
+use crate::layout::Layout;
 use crate::mask::{Mask, MaskBits};
-use crate::schema::Schema;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 /// Every entity of one archetype, and one column per data component of it.
@@ -18,7 +18,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 /// * Removing row `r` (despawn, migration) swap-removes it from every column
 ///   and from `entities`: the entity that was last now sits at `r`. The method
 ///   returns that entity, and the caller must update its location.
-pub(crate) struct Table<S: Schema> {
+pub(crate) struct Table<S: Layout> {
     mask: S::Mask,
     /// The entity of each row, by slot index; its generation is in its slot.
     entities: Vec<EntityIndex>,
@@ -43,8 +43,8 @@ pub(crate) struct Table<S: Schema> {
 pub(crate) mod column_index {
     #[cfg(all(target_arch = "x86_64", not(target_feature = "popcnt")))]
     mod imp {
+        use crate::layout::Layout;
         use crate::mask::Mask;
-        use crate::schema::Schema;
 
         /// A table's lookup: by bit, the column's index, or
         /// [`ABSENT`] where the table has no column of that component.
@@ -56,7 +56,7 @@ pub(crate) mod column_index {
         const ABSENT: u8 = u8::MAX;
 
         /// The lookup of a table of archetype `mask`.
-        pub(crate) fn of<S: Schema>(mask: S::Mask) -> ByBit {
+        pub(crate) fn of<S: Layout>(mask: S::Mask) -> ByBit {
             (0..S::COMPONENT_NAMES.len() as u32)
                 .map(|bit| match mask.index_of(bit) {
                     // At most 128 components, so every index fits.
@@ -95,8 +95,8 @@ pub(crate) mod column_index {
 
     #[cfg(not(all(target_arch = "x86_64", not(target_feature = "popcnt"))))]
     mod imp {
+        use crate::layout::Layout;
         use crate::mask::Mask;
-        use crate::schema::Schema;
 
         /// No lookup: the popcount is one instruction here.
         #[derive(Clone, Default)]
@@ -108,7 +108,7 @@ pub(crate) mod column_index {
         #[derive(Clone, Copy, Default)]
         pub(crate) struct NoLookup;
 
-        pub(crate) fn of<S: Schema>(_: S::Mask) -> ByBit {
+        pub(crate) fn of<S: Layout>(_: S::Mask) -> ByBit {
             ByBit
         }
 
@@ -134,7 +134,7 @@ pub(crate) mod column_index {
     pub(crate) use imp::{borrow, clone_from, column, none, of, ByBit, Lookup};
 }
 
-impl<S: Schema> Table<S> {
+impl<S: Layout> Table<S> {
     fn new(mask: S::Mask) -> Self {
         Table {
             mask,
@@ -529,7 +529,7 @@ impl<S: Schema> Table<S> {
 
 /// A copy with the same rows in the same order; `clone_from` keeps the
 /// target's allocations (the columns' `Vec`s) where the shapes agree.
-impl<S: Schema> Clone for Table<S>
+impl<S: Layout> Clone for Table<S>
 where
     S::Column: Clone,
 {
@@ -580,7 +580,7 @@ pub(crate) struct TableMove {
 /// each table: `insert_edges[table * components + bit]` is the table of
 /// `mask.with(bit)` ([`TableId::UNKNOWN`] until known). A migration then finds its
 /// target one load after the entity's location, without reading the table.
-pub(crate) struct Tables<S: Schema> {
+pub(crate) struct Tables<S: Layout> {
     /// Which history of tables this is: a token no other `Tables` has, new
     /// whenever the list is replaced rather than extended (a copy, a
     /// `clone_from`, a load). State kept outside the world about its tables
@@ -608,7 +608,7 @@ pub(crate) struct Edge {
 }
 
 /// The same tables under the same ids, with the same cached edges.
-impl<S: Schema> Clone for Tables<S>
+impl<S: Layout> Clone for Tables<S>
 where
     S::Column: Clone,
 {
@@ -634,7 +634,7 @@ where
     }
 }
 
-impl<S: Schema> Default for Tables<S> {
+impl<S: Layout> Default for Tables<S> {
     fn default() -> Self {
         let mut tables = Tables {
             layout: next_layout(),
@@ -656,7 +656,7 @@ fn next_layout() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-impl<S: Schema> Tables<S> {
+impl<S: Layout> Tables<S> {
     /// This table list's history token (see the field).
     #[inline]
     pub(crate) fn layout(&self) -> u64 {
@@ -893,7 +893,7 @@ fn single_bit<M: Mask>(mask: M) -> Option<u32> {
 
 /// Where the single-bit edge of table `from` for component `bit` is kept.
 #[inline]
-fn edge_index<S: Schema>(from: TableId, bit: u32) -> usize {
+fn edge_index<S: Layout>(from: TableId, bit: u32) -> usize {
     from.index() * S::COMPONENT_NAMES.len() + bit as usize
 }
 

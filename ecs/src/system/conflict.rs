@@ -20,7 +20,7 @@
 //! depend on masks computed by a `const` on stable Rust.
 
 use super::Access;
-use crate::schema::Schema;
+use crate::world_impl::Schema;
 
 /// Why parameters `first` and `second` (positions from 1) of a system of
 /// schema `S` conflict, if they do: which two, and the component or
@@ -155,8 +155,8 @@ mod tests {
     //! conflict is a compile error, which the UI suite checks. Called here
     //! at run time, where it returns the message.
     use super::conflict;
+    use crate::layout::{Component, Layout, Resource};
     use crate::query::{With, Without};
-    use crate::schema::{Component, Resource, Schema};
     use crate::system::{Access, Query, Res, ResMut, SystemParam};
 
     // Values are never read: the tests look at accesses only.

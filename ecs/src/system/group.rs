@@ -16,7 +16,7 @@ use super::condition::LocalPlaces;
 use super::{Condition, IntoSystem, SystemFn, SystemNode};
 use crate::changes::ChangeWindow;
 use crate::lend::SplitBuffers;
-use crate::schema::Schema;
+use crate::world_impl::Schema;
 use crate::world_impl::{Locals, World};
 use core::ops::Range;
 use std::borrow::Cow;

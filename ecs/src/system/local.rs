@@ -38,7 +38,7 @@
 use super::{Access, SystemParam};
 use crate::changes::ChangeWindow;
 use crate::lend::SplitWorld;
-use crate::schema::Schema;
+use crate::world_impl::Schema;
 use crate::world_impl::{LocalSlots, LocalState, World};
 use core::fmt;
 use core::ops::{Deref, DerefMut};
@@ -262,8 +262,8 @@ mod saved {
     use super::{Access, SavedLocal, SystemParam};
     use crate::changes::ChangeWindow;
     use crate::lend::SplitWorld;
-    use crate::schema::Schema;
     use crate::system::ConditionParam;
+    use crate::world_impl::Schema;
     use crate::world_impl::{LocalSlots, SavedLocalState, World};
     use core::fmt;
     use core::ops::{Deref, DerefMut};

@@ -34,10 +34,11 @@ pub use local::SavedLocal;
 
 use crate::changes::ChangeWindow;
 use crate::commands::{CommandQueue, Commands};
-use crate::component_bounds::SendSchema;
+use crate::layout::Resource;
 use crate::lend::SplitWorld;
 use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery};
-use crate::schema::{Resource, Schema};
+use crate::world_impl::Schema;
+use crate::world_impl::SendSchema;
 use crate::world_impl::{LocalSlots, World};
 use core::fmt;
 use core::marker::PhantomData;

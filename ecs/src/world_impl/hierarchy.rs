@@ -4,7 +4,7 @@
 use super::World;
 use crate::entity::Entity;
 use crate::relations::{Inverse, OnTargetDespawn, Relation, RelationOf};
-use crate::schema::Schema;
+use crate::world_impl::Schema;
 use core::marker::PhantomData;
 
 impl<S: Schema> World<S> {
@@ -238,8 +238,8 @@ struct CheckRelations<'w, S: Schema> {
 impl<S: Schema> crate::relations::RelationVisitor<S> for CheckRelations<'_, S> {
     fn visit<R: RelationOf<S>>(&mut self) {
         let world = self.world;
-        let relation = S::COMPONENT_NAMES[<R as crate::schema::Component<S>>::BIT as usize];
-        let inverse = S::COMPONENT_NAMES[<R::Inverse as crate::schema::Component<S>>::BIT as usize];
+        let relation = S::COMPONENT_NAMES[<R as crate::layout::Component<S>>::BIT as usize];
+        let inverse = S::COMPONENT_NAMES[<R::Inverse as crate::layout::Component<S>>::BIT as usize];
         let mut listed = vec![
             false;
             world

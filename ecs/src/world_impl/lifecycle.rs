@@ -4,7 +4,7 @@
 //! them, in the same migration) and hooks (run as the change happens).
 //!
 //! The world's operations come here only for a bundle, command or entity
-//! that holds one of [`Schema::LIFECYCLE_BITS`]; the test is on constants,
+//! that holds one of [`Layout::LIFECYCLE_BITS`](crate::schema::Layout::LIFECYCLE_BITS); the test is on constants,
 //! so a schema that declares none of it compiles to the plain paths.
 //!
 //! One order for every change, whatever path it came by (a `World` method,
@@ -19,12 +19,13 @@ use crate::bundle::Bundle;
 use crate::commands::CommandQueue;
 use crate::commands::Commands;
 use crate::entity::{Entity, NoSuchEntity};
-use crate::hook::{DeferredWorld, HookKind};
+use crate::layout::Component;
 use crate::mask::{Mask, MaskBits};
 use crate::relations::{Inverse, OnTargetDespawn, RelationOf, RelationVisitor};
-use crate::schema::{Component, Schema};
 use crate::storage::Staged;
 use crate::structure::{ExchangeError, InsertError, RelationCycle, TakeError};
+use crate::world_impl::Schema;
+use crate::world_impl::{DeferredWorld, HookKind};
 
 /// The bits of `mask`.
 #[inline(always)]

@@ -1,18 +1,24 @@
-//! [`World`]: the entities, tables and resources of one schema.
+//! [`World`]: the entities, tables and resources of one schema; and the
+//! whole [`Schema`] (its [`Layout`] with the hooks and relations that need
+//! the world), the [`DeferredWorld`] a hook receives and [`SendSchema`].
+//! The three refer to each other (a world's methods run the schema's hooks,
+//! which receive the world), so they share this file, and the ground of the
+//! crate, which knows only `Layout`, never names any of them.
 
 use crate::bundle::Bundle;
 use crate::changes::{ChangeWindow, Tick};
-use crate::commands::{Command, CommandQueue};
+use crate::commands::{Command, CommandQueue, Commands};
 use crate::entity::{Entities, EntitiesExhausted, Entity, EntityLocation, NoSuchEntity};
 use crate::entity_ref::{EntityMut, EntityRef};
 use crate::event::{Event, Events};
+use crate::layout::{Component, Layout, Resource, Tracked};
 use crate::lend::{Lent, SplitBuffers, SplitWorld};
 use crate::mask::{Mask, MaskBits};
 use crate::query::{
     Query, QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData, SchemaQuery,
 };
+use crate::relations::RelationVisitor;
 use crate::retention::LogReads;
-use crate::schema::{Component, Resource, Schema, Tracked};
 use crate::storage::{Bins, EntityIndex, SparseSets, Staged, Table, TableId, Tables};
 use crate::structure::{DespawnBatch, EntityStore, ExchangeError, InsertError, Spawned, TakeError};
 use core::fmt;
@@ -64,7 +70,7 @@ pub(crate) use owners::{ScheduleOwner, ScheduleOwners};
 /// assert!(world.is_empty());
 /// # Ok(()) }
 /// ```
-pub struct World<S: Schema> {
+pub struct World<S: Layout> {
     /// The entities and their components; every structural change goes
     /// through it.
     store: EntityStore<S>,
@@ -84,7 +90,7 @@ pub struct World<S: Schema> {
     owners: ScheduleOwners,
 }
 
-impl<S: Schema> World<S>
+impl<S: Layout> World<S>
 where
     S::Resources: Default,
 {
@@ -96,7 +102,7 @@ where
     }
 }
 
-impl<S: Schema> Default for World<S>
+impl<S: Layout> Default for World<S>
 where
     S::Resources: Default,
 {
@@ -106,30 +112,6 @@ where
 }
 
 impl<S: Schema> World<S> {
-    /// An empty world with the given resources (the `…Resources` struct
-    /// generated for the schema).
-    ///
-    /// ```
-    /// use schemecs::prelude::*;
-    /// struct Pos(f32);
-    /// struct Gravity(f32); // no Default: supplied here
-    /// #[derive(Schema)]
-    /// struct Game { pos: Pos, #[ecs(resource)] gravity: Gravity }
-    ///
-    /// let world = World::<Game>::with_resources(GameResources { gravity: Gravity(9.8) });
-    /// assert_eq!(world.resource::<Gravity>().0, 9.8);
-    /// ```
-    pub fn with_resources(resources: S::Resources) -> Self {
-        World {
-            store: EntityStore::default(),
-            queries: RwLock::default(),
-            resources,
-            locals: Locals::default(),
-            spawned: Vec::new(),
-            owners: ScheduleOwners::default(),
-        }
-    }
-
     /// Creates an entity with the components of `bundle` (a tuple).
     ///
     /// # Panics
@@ -400,56 +382,6 @@ impl<S: Schema> World<S> {
         self.store.exchange(entity, bundle)
     }
 
-    /// The world taken apart for the systems of one stage: every column and
-    /// resource in a slot of its own, in vectors taken from `buffers` (give
-    /// them back with [`SplitWorld::reclaim`]).
-    pub(crate) fn split(&mut self, buffers: &mut SplitBuffers<S>) -> SplitWorld<'_, S> {
-        let (entities, tables, sparse) = self.store.lend_with_sparse();
-        let mut values = buffers.sparse();
-        let mut indexes = buffers.sparse_index();
-        if S::SPARSE_BITS != 0 {
-            for set in sparse.sets_mut() {
-                let (set_values, index) = set.parts_mut();
-                values.push(Lent::Free(set_values));
-                indexes.push(Lent::Free(index));
-            }
-        }
-        let resources = S::resource_slots(&mut self.resources);
-        SplitWorld::new(entities, tables, resources, (values, indexes), buffers)
-    }
-
-    /// The sparse sets (for queries that reach sparse components).
-    pub(crate) fn sparse_sets(&self) -> &SparseSets<S> {
-        self.store.bins().sparse()
-    }
-
-    /// The entity slots, the tables and the sparse sets, for a query that
-    /// reaches sparse components to borrow columns from.
-    pub(crate) fn lend_with_sparse(&mut self) -> (&Entities, &mut [Table<S>], &mut SparseSets<S>) {
-        self.store.lend_with_sparse()
-    }
-
-    /// The entity slots, where commands reserve the ids of what they spawn.
-    pub(crate) fn entities(&self) -> &Entities {
-        self.store.entities()
-    }
-
-    /// The tables, for bringing a query's matched tables up to date.
-    pub(crate) fn tables(&self) -> &Tables<S> {
-        self.store.tables()
-    }
-
-    /// The entity slots and the tables, for a query to borrow columns from.
-    pub(crate) fn lend_tables(&mut self) -> (&Entities, &mut [Table<S>]) {
-        self.store.lend()
-    }
-
-    /// The window of queries made outside systems: since the mark of
-    /// [`World::clear_trackers`].
-    pub(crate) fn outside_window(&self) -> ChangeWindow {
-        self.store.changes().outside_window()
-    }
-
     /// Applies the commands of `queue` in recording order, leaving it empty;
     /// each as the `World` operation of the same name, with a dead entity
     /// skipped (its values dropped).
@@ -582,6 +514,82 @@ impl<S: Schema> World<S> {
     pub fn clear(&mut self) {
         self.store.clear();
     }
+}
+
+impl<S: Layout> World<S> {
+    /// An empty world with the given resources (the `…Resources` struct
+    /// generated for the schema).
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// struct Pos(f32);
+    /// struct Gravity(f32); // no Default: supplied here
+    /// #[derive(Schema)]
+    /// struct Game { pos: Pos, #[ecs(resource)] gravity: Gravity }
+    ///
+    /// let world = World::<Game>::with_resources(GameResources { gravity: Gravity(9.8) });
+    /// assert_eq!(world.resource::<Gravity>().0, 9.8);
+    /// ```
+    pub fn with_resources(resources: S::Resources) -> Self {
+        World {
+            store: EntityStore::default(),
+            queries: RwLock::default(),
+            resources,
+            locals: Locals::default(),
+            spawned: Vec::new(),
+            owners: ScheduleOwners::default(),
+        }
+    }
+
+    /// The world taken apart for the systems of one stage: every column and
+    /// resource in a slot of its own, in vectors taken from `buffers` (give
+    /// them back with [`SplitWorld::reclaim`]).
+    pub(crate) fn split(&mut self, buffers: &mut SplitBuffers<S>) -> SplitWorld<'_, S> {
+        let (entities, tables, sparse) = self.store.lend_with_sparse();
+        let mut values = buffers.sparse();
+        let mut indexes = buffers.sparse_index();
+        if S::SPARSE_BITS != 0 {
+            for set in sparse.sets_mut() {
+                let (set_values, index) = set.parts_mut();
+                values.push(Lent::Free(set_values));
+                indexes.push(Lent::Free(index));
+            }
+        }
+        let resources = S::resource_slots(&mut self.resources);
+        SplitWorld::new(entities, tables, resources, (values, indexes), buffers)
+    }
+
+    /// The sparse sets (for queries that reach sparse components).
+    pub(crate) fn sparse_sets(&self) -> &SparseSets<S> {
+        self.store.bins().sparse()
+    }
+
+    /// The entity slots, the tables and the sparse sets, for a query that
+    /// reaches sparse components to borrow columns from.
+    pub(crate) fn lend_with_sparse(&mut self) -> (&Entities, &mut [Table<S>], &mut SparseSets<S>) {
+        self.store.lend_with_sparse()
+    }
+
+    /// The entity slots, where commands reserve the ids of what they spawn.
+    pub(crate) fn entities(&self) -> &Entities {
+        self.store.entities()
+    }
+
+    /// The tables, for bringing a query's matched tables up to date.
+    pub(crate) fn tables(&self) -> &Tables<S> {
+        self.store.tables()
+    }
+
+    /// The entity slots and the tables, for a query to borrow columns from.
+    pub(crate) fn lend_tables(&mut self) -> (&Entities, &mut [Table<S>]) {
+        self.store.lend()
+    }
+
+    /// The window of queries made outside systems: since the mark of
+    /// [`World::clear_trackers`].
+    pub(crate) fn outside_window(&self) -> ChangeWindow {
+        self.store.changes().outside_window()
+    }
 
     /// `entity`, for reading several of its components: its table and row
     /// are looked up once, here. `None` if it is not alive.
@@ -617,7 +625,7 @@ impl<S: Schema> World<S> {
     /// Component `C` of `entity`; `None` if the entity is not alive or lacks it.
     #[inline]
     pub fn get<C: Component<S>>(&self, entity: Entity) -> Option<&C> {
-        const { crate::schema::whole_check::<S>(C::BIT) };
+        const { crate::layout::whole_check::<S>(C::BIT) };
         self.store.get(entity)
     }
 
@@ -625,8 +633,8 @@ impl<S: Schema> World<S> {
     /// lacks it.
     #[inline]
     pub fn get_mut<C: Component<S>>(&mut self, entity: Entity) -> Option<&mut C> {
-        const { crate::schema::kept_check::<S>(C::BIT) };
-        const { crate::schema::whole_check::<S>(C::BIT) };
+        const { crate::layout::kept_check::<S>(C::BIT) };
+        const { crate::layout::whole_check::<S>(C::BIT) };
         self.store.get_mut(entity)
     }
 
@@ -1165,7 +1173,7 @@ impl<S: Schema> World<S> {
     }
 }
 
-impl<S: Schema> fmt::Debug for World<S> {
+impl<S: Layout> fmt::Debug for World<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.describe(), f)
     }
@@ -1214,5 +1222,251 @@ impl fmt::Display for Description {
             )?;
         }
         Ok(())
+    }
+}
+
+/// A world's complete list of component and resource types, fixed at compile
+/// time. Implement it with `#[derive(Schema)]`; never by hand.
+///
+/// The derive reads a struct whose fields are the components (one bit each, in
+/// field order) and, marked `#[ecs(resource)]`, the resources:
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use schemecs::mask::Mask;
+///
+/// #[derive(Debug, PartialEq)] pub struct Pos(pub i64);
+/// #[derive(Debug, PartialEq)] pub struct Vel(pub i64);
+/// #[derive(Debug, PartialEq, Default)] pub struct Frozen;   // zero-sized: a tag
+/// #[derive(Debug, PartialEq, Default)] pub struct Tick(pub u64);
+///
+/// #[derive(Schema)]
+/// pub struct Physics {
+///     pos: Pos,
+///     vel: Vel,
+///     frozen: Frozen,
+///     #[ecs(resource)]
+///     tick: Tick,
+/// }
+///
+/// assert_eq!(Physics::NAME, "Physics");
+/// assert_eq!(Physics::COMPONENT_NAMES, ["Pos", "Vel", "Frozen"]);
+/// assert_eq!(PhysicsMask::DATA, PhysicsMask::POS | PhysicsMask::VEL);
+/// ```
+///
+/// # The `#[ecs(..)]` keys
+///
+/// A field without a key is a component. These keys, in `#[ecs(...)]` on
+/// a field (several in one attribute, or in several), say otherwise or
+/// give a component more; the struct itself takes none. Each links to its
+/// chapter of the [guide](crate::guide):
+///
+/// | Key | Meaning |
+/// | --- | --- |
+/// | `resource` | A resource: one value per world, not a component ([`Res`], [`ResMut`], [`World::resource`]). [schema](crate::guide::schema) |
+/// | `event` | An event type, whose queue the world keeps beside its resources ([`EventWriter`], [`EventReader`]). [events](crate::guide::events_and_changes) |
+/// | `state` | A state, such as a game's phase: kept as the resource [`State<T>`](crate::state::State), changed through [`NextState`](crate::state::NextState). [game loop](crate::guide::game_loop) |
+/// | `track` | A component with change detection: [`Added<T>`], [`Changed<T>`], [`Removed<T>`]. [changes](crate::guide::events_and_changes) |
+/// | `sparse` | A component kept in a sparse set keyed by entity index instead of a table column: inserting or removing it moves nothing else. [sparse](crate::guide::sparse) |
+/// | `soa` | A component stored field by field, one array per field; its type derives [`Soa`](crate::soa::Soa) and queries read it as [`Fields`](crate::query::Fields). [soa](crate::guide::soa) |
+/// | `relation(inverse = <field>)` | A component that points at another entity (a [`Relation`]); the world keeps the target's list of sources in the field named (an [`Inverse`]). [relations](crate::guide::relations) |
+/// | `relation(.., on_target_despawn = despawn)` | Despawning a target despawns its sources too; `= remove` (the default) takes the relation off them. [relations](crate::guide::relations) |
+/// | `requires(T, U = make_u)` | Spawning or inserting this component adds the components it requires that the entity lacks, by `Default` or the named function, transitively, in the same migration. [hooks](crate::guide::hooks) |
+/// | `on_add = f` | Runs `f(&mut DeferredWorld<S>, Entity)` when the component is added to an entity that lacked it (see [`DeferredWorld`]). [hooks](crate::guide::hooks) |
+/// | `on_insert = f` | Runs `f` when an insert writes the component, added or overwritten. [hooks](crate::guide::hooks) |
+/// | `on_remove = f` | Runs `f` when the component is taken: removed, or its entity despawned (the value is still there to read). [hooks](crate::guide::hooks) |
+///
+/// A component that an insert or an exchange writes over is neither added
+/// nor taken: only its `on_insert` runs (see [`World::exchange`]).
+///
+/// Keys that make no sense together are compile errors that say why:
+/// `resource` with `event`; `state` with any of `resource`, `event`,
+/// `track`, `sparse`, `soa`; `track`, `sparse` or `soa` on a resource or
+/// an event; `requires`, `relation` or a hook on a resource, an event or
+/// a state; `soa` with `sparse` or with `relation`; `sparse` on a tag (a
+/// zero-sized component); one key twice; and an unknown key, whose message
+/// lists the keys above.
+///
+/// [`Relation`]: crate::relation::Relation
+/// [`Inverse`]: crate::relation::Inverse
+/// [`World::exchange`]: crate::world::World::exchange
+/// [`World::resource`]: crate::world::World::resource
+/// [`Res`]: crate::system::Res
+/// [`ResMut`]: crate::system::ResMut
+/// [`EventWriter`]: crate::event::EventWriter
+/// [`EventReader`]: crate::event::EventReader
+/// [`Added<T>`]: crate::query::Added
+/// [`Changed<T>`]: crate::query::Changed
+/// [`Removed<T>`]: crate::change::Removed
+///
+/// A sparse component's bit stays in the mask, so `get`, `has`,
+/// `archetype`, bundles, commands, queries, filters and change detection
+/// (with `track`) treat it like any other component; no table's archetype
+/// ever holds it. A filter on it does not separate two systems' queries
+/// (they are lent whole table columns), and its set is lent whole: two
+/// writers of it never run at once, whatever their filters.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// #[derive(Debug, PartialEq)] struct Pos(i32);
+/// #[derive(Debug, PartialEq)] struct Stun(u32);
+/// #[derive(Schema)]
+/// struct Game { pos: Pos, #[ecs(sparse)] stun: Stun }
+///
+/// let mut world = World::<Game>::new();
+/// let e = world.spawn((Pos(0), Stun(2)));
+/// assert_eq!(world.archetype(e), Some(GameMask::POS | GameMask::STUN));
+/// assert_eq!(world.describe().to_string().lines().last(), Some("  [Pos]: 1 entity"));
+/// ```
+///
+/// Besides this impl and that of [`Layout`], the part of the schema that
+/// storage and queries read (its masks, columns, names and bit sets), the
+/// derive generates next to the struct: `PhysicsMask` (the archetype mask,
+/// see [`Mask`](crate::mask::Mask)), `PhysicsResources` (the resources a
+/// `World<Physics>` owns) and a hidden column enum.
+pub trait Schema: Layout {
+    /// Hands `visitor` the relation whose field has `bit`, or whose inverse
+    /// has it; does nothing for any other bit.
+    #[doc(hidden)]
+    #[inline]
+    fn visit_relation<V: RelationVisitor<Self>>(bit: u32, visitor: &mut V) {
+        let _ = (bit, visitor);
+    }
+
+    /// Runs the `kind` hook of the component of `bit` on `entity`.
+    #[doc(hidden)]
+    #[inline]
+    fn run_hook(kind: HookKind, bit: u32, world: &mut DeferredWorld<'_, Self>, entity: Entity) {
+        let _ = (kind, bit, world, entity);
+    }
+}
+
+/// A schema whose worlds a [`Schedule`](crate::schedule::Schedule) can run: every
+/// component, resource, event and state of it can be sent to another
+/// thread and shared between threads (`Send + Sync`), which running systems
+/// in parallel needs. Every such schema implements it, with or without the
+/// `parallel` feature, so code written for one builds with the other; name
+/// it as the bound of code generic over schemas that builds or runs
+/// schedules.
+///
+/// A schema with a type that is not `Send` or not `Sync` (an `Rc`, a
+/// `Cell`) does not implement it; the compiler names that type where the
+/// bound is required.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use schemecs::schedule::SendSchema;
+///
+/// fn run_twice<S: SendSchema>(schedule: &mut Schedule<S>, world: &mut World<S>) {
+///     schedule.run(world);
+///     schedule.run(world);
+/// }
+///
+/// struct Pos(i32);
+/// #[derive(Schema)] struct Game { pos: Pos }
+///
+/// let mut world = World::<Game>::new();
+/// let e = world.spawn((Pos(0),));
+/// let mut schedule = Schedule::<Game>::new();
+/// schedule.add(|mut q: Query<&mut Pos>| q.for_each_mut(|p| p.0 += 1));
+/// run_twice(&mut schedule, &mut world);
+/// assert_eq!(world.get::<Pos>(e).unwrap().0, 2);
+/// ```
+//
+// The two bounds are supertraits (associated type bounds) rather than a
+// where-clause so that code bounded by `SendSchema` may rely on them: a
+// trait's where-clauses on its associated types are not implied where the
+// trait is named, its supertraits are.
+pub trait SendSchema:
+    Schema + Layout<Column: Send + Sync> + for<'a> Layout<ResourceSlots<'a>: Send>
+{
+}
+
+impl<S> SendSchema for S
+where
+    S: Schema,
+    S::Column: Send + Sync,
+    for<'a> S::ResourceSlots<'a>: Send,
+{
+}
+
+/// Which change a hook runs on.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookKind {
+    /// The entity did not have the component and now has it.
+    Add,
+    /// The component was written: added, or overwritten by an insert or
+    /// by an exchange that keeps it.
+    Insert,
+    /// The component is about to be taken: removed (an exchange that gives
+    /// it back does not remove it), or the entity despawned.
+    Remove,
+}
+
+/// What a hook sees: the world, to read, and commands, to change it. The
+/// commands a hook records are applied once the structural change that ran
+/// it is complete (with every hook it ran), before anything else happens;
+/// hooks run in the order the changes are made, which is program order, so
+/// their effects are the same on any number of threads.
+///
+/// ```
+/// use schemecs::prelude::*;
+/// use schemecs::world::DeferredWorld;
+/// #[derive(Debug, PartialEq)] struct Collider(u32);
+/// #[derive(Debug, Default)] struct Registry(Vec<Entity>);
+/// #[derive(Debug, PartialEq)] struct Registered;
+///
+/// fn register(world: &mut DeferredWorld<Game>, entity: Entity) {
+///     // A hook reads freely and records what it changes.
+///     assert!(world.get::<Collider>(entity).is_some());
+///     world.commands().insert(entity, (Registered,));
+/// }
+///
+/// #[derive(Schema)]
+/// struct Game {
+///     #[ecs(on_add = register)]
+///     collider: Collider,
+///     registered: Registered,
+/// }
+///
+/// let mut world = World::<Game>::new();
+/// let e = world.spawn((Collider(3),));
+/// assert!(world.has::<Registered>(e));
+/// ```
+pub struct DeferredWorld<'w, S: Schema> {
+    world: &'w World<S>,
+    commands: Commands<'w, S>,
+}
+
+impl<'w, S: Schema> DeferredWorld<'w, S> {
+    pub(crate) fn new(world: &'w World<S>, commands: Commands<'w, S>) -> Self {
+        DeferredWorld { world, commands }
+    }
+
+    /// The world, as the change that ran the hook left it (for `on_remove`,
+    /// the component is still there).
+    pub fn world(&self) -> &'w World<S> {
+        self.world
+    }
+
+    /// Records changes, applied after the hook; see [`DeferredWorld`].
+    pub fn commands(&mut self) -> &mut Commands<'w, S> {
+        &mut self.commands
+    }
+
+    /// Component `C` of `entity`, as [`World::get`].
+    pub fn get<C: Component<S>>(&self, entity: Entity) -> Option<&'w C> {
+        self.world.get(entity)
+    }
+
+    /// `entity`, as [`World::entity`].
+    pub fn entity(&self, entity: Entity) -> Option<EntityRef<'w, S>> {
+        self.world.entity(entity)
+    }
+
+    /// Resource `R`, as [`World::resource`].
+    pub fn resource<R: Resource<S>>(&self) -> &'w R {
+        self.world.resource()
     }
 }

@@ -37,11 +37,11 @@ use crate::changes::Changes;
 use crate::entity::{Entities, EntitiesSeed, SavedEntities};
 use crate::mask::{Mask, MaskBits};
 use crate::save::{bounded, reject, take_reason, Bounded, LoadColumn, LoadError};
-use crate::schema::Schema;
 use crate::storage::{
     sparse_bits, Bins, Column, EntityIndex, SparseSet, SparseSets, TableId, Tables,
 };
 use crate::structure::EntityStore;
+use crate::world_impl::Schema;
 use core::fmt;
 use core::marker::PhantomData;
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};

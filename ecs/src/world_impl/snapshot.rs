@@ -13,8 +13,8 @@
 
 use super::World;
 use crate::component_bounds::{ChecksumSchema, CloneSchema};
+use crate::layout::Layout;
 use crate::mask::{Mask, MaskBits};
-use crate::schema::Schema;
 use crate::stable_hash::{StableHash, StableHasher};
 use std::sync::{PoisonError, RwLock};
 
@@ -44,7 +44,7 @@ use std::sync::{PoisonError, RwLock};
 /// snapshot.clone_from(&world);
 /// assert!(snapshot.iter().eq(world.iter()));
 /// ```
-impl<S: Schema> Clone for World<S>
+impl<S: Layout> Clone for World<S>
 where
     S: CloneSchema<S>,
     S::Column: Clone,
@@ -92,7 +92,7 @@ where
 /// resource lacking `Clone`. (Called as methods, the trait's would fail
 /// early, on the bound of the hidden column type, and the compiler would
 /// name only that.)
-impl<S: Schema> World<S> {
+impl<S: Layout> World<S> {
     /// An exact copy: the same as [`Clone::clone`] (see the `Clone` impl).
     #[allow(
         clippy::should_implement_trait,
@@ -220,6 +220,6 @@ impl<S: Schema> World<S> {
 
 /// Whether schema `S` has tracked components or events, whose readers depend
 /// on the world's change state.
-pub(crate) fn uses_change_state<S: Schema>() -> bool {
+pub(crate) fn uses_change_state<S: Layout>() -> bool {
     S::TRACKED_BITS != 0 || !S::EVENT_NAMES.is_empty()
 }

@@ -24,7 +24,7 @@ fn main() {
     let mut world = World::<Physics>::new();
     let a = world.spawn((Pos(1), Vel(2)));
     let mask: PhysicsMask = PhysicsMask::POS | PhysicsMask::VEL;
-    let _ = (mask, <Physics as Schema>::NAME, world.get::<Pos>(a));
+    let _ = (mask, Physics::NAME, world.get::<Pos>(a));
     world.resource_mut::<Tick>().0 += 1;
     let _resources = PhysicsResources::default();
     let mut schedule = Schedule::<Physics>::new();

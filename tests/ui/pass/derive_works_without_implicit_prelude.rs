@@ -51,7 +51,7 @@ fn main() {
     world.resource_mut::<Tick>().0 += 1;
     ::std::assert_eq!(world.resource::<Tick>().0, 1);
     ::std::assert_eq!(
-        <Physics as ::ecs::schema::Schema>::COMPONENT_NAMES,
+        <Physics as ::ecs::schema::Layout>::COMPONENT_NAMES,
         ["Pos", "Vel", "Frozen"]
     );
     ::std::assert_eq!(
