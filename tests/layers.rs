@@ -14,7 +14,7 @@ const LAYERS: [&[&str]; 5] = [
     // The data.
     &[
         "mask",
-        "schema",
+        "layout",
         "misuse",
         "lend",
         "storage",
@@ -38,7 +38,6 @@ const LAYERS: [&[&str]; 5] = [
         "commands",
         "command_buffer",
         "component_bounds",
-        "hook",
     ],
     // Systems, and each feature's parameters beside the feature.
     &[
@@ -55,6 +54,7 @@ const LAYERS: [&[&str]; 5] = [
     // The public modules that gather items of several files: re-exports
     // only, named by no other file.
     &[
+        "schema",
         "world",
         "relation",
         "change",
@@ -66,13 +66,6 @@ const LAYERS: [&[&str]; 5] = [
         "guide",
     ],
 ];
-
-/// The one use of a later layer that is allowed, and why: `Schema`
-/// dispatches a component's hooks, and a hook's signature names the
-/// `DeferredWorld` it receives (layer 3). The derive writes the dispatch in
-/// the user's crate; the trait only declares it, so no code of layer 1 runs
-/// anything of layer 3.
-const EXCEPTIONS: [(&str, &str); 1] = [("schema.rs", "hook")];
 
 fn layer_of_module(module: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&module))
@@ -171,9 +164,6 @@ fn no_file_imports_from_a_later_layer() {
                 continue;
             };
             checked += 1;
-            if EXCEPTIONS.contains(&(relative.as_str(), path.as_str())) {
-                continue;
-            }
             if target > layer {
                 wrong.push(format!(
                     "{relative} (layer {}) uses crate::{path} (layer {})",
@@ -192,4 +182,168 @@ fn no_file_imports_from_a_later_layer() {
         "imports from a later layer:\n{}",
         wrong.join("\n")
     );
+}
+
+/// The file a `crate::` path (one or two segments, as [`crate_paths`] gives
+/// them) leads to, among `files` (paths under `ecs/src`): `event::read` is
+/// `event/read.rs`, `event` is `event/mod.rs`, `mask` is `mask.rs`.
+fn file_of_path(path: &str, files: &[String]) -> Option<String> {
+    let segments: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+    (1..=segments.len()).rev().find_map(|len| {
+        let base = segments[..len].join("/");
+        [format!("{base}.rs"), format!("{base}/mod.rs")]
+            .into_iter()
+            .find(|file| files.contains(file))
+    })
+}
+
+/// The import circles among `edges` (file → files it imports): Tarjan's
+/// strongly connected components of more than one file, each sorted.
+fn circles(edges: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        edges: &'a [(String, Vec<String>)],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        stack: Vec<usize>,
+        on_stack: Vec<bool>,
+        next: usize,
+        found: Vec<Vec<String>>,
+    }
+    impl Walk<'_> {
+        fn node(&self, file: &str) -> Option<usize> {
+            self.edges.iter().position(|(name, _)| name == file)
+        }
+        fn visit(&mut self, v: usize) {
+            self.index[v] = Some(self.next);
+            self.low[v] = self.next;
+            self.next += 1;
+            self.stack.push(v);
+            self.on_stack[v] = true;
+            let targets: Vec<usize> = self.edges[v]
+                .1
+                .iter()
+                .filter_map(|file| self.node(file))
+                .collect();
+            for w in targets {
+                match self.index[w] {
+                    None => {
+                        self.visit(w);
+                        self.low[v] = self.low[v].min(self.low[w]);
+                    }
+                    Some(index) if self.on_stack[w] => self.low[v] = self.low[v].min(index),
+                    Some(_) => {}
+                }
+            }
+            if Some(self.low[v]) == self.index[v] {
+                let mut component = Vec::new();
+                loop {
+                    let w = self.stack.pop().unwrap();
+                    self.on_stack[w] = false;
+                    component.push(self.edges[w].0.clone());
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    component.sort();
+                    self.found.push(component);
+                }
+            }
+        }
+    }
+    let count = edges.len();
+    let mut walk = Walk {
+        edges,
+        index: vec![None; count],
+        low: vec![0; count],
+        stack: Vec::new(),
+        on_stack: vec![false; count],
+        next: 0,
+        found: Vec::new(),
+    };
+    for v in 0..count {
+        if walk.index[v].is_none() {
+            walk.visit(v);
+        }
+    }
+    walk.found
+}
+
+#[test]
+fn the_circle_finder_finds_a_circle() {
+    let edge = |from: &str, to: &[&str]| {
+        (
+            from.to_string(),
+            to.iter().map(|file| file.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    let loop_of_three = [
+        edge("a.rs", &["b.rs"]),
+        edge("b.rs", &["c/mod.rs"]),
+        edge("c/mod.rs", &["a.rs", "d.rs"]),
+        edge("d.rs", &[]),
+    ];
+    assert_eq!(circles(&loop_of_three), [["a.rs", "b.rs", "c/mod.rs"]]);
+    let files: Vec<String> = ["c/mod.rs", "c/e.rs", "d.rs"].map(String::from).to_vec();
+    assert_eq!(file_of_path("c::e", &files).as_deref(), Some("c/e.rs"));
+    assert_eq!(file_of_path("c::f", &files).as_deref(), Some("c/mod.rs"));
+    assert_eq!(file_of_path("d", &files).as_deref(), Some("d.rs"));
+}
+
+/// The import circles among the files of `src` (a crate's source folder,
+/// relative to this package), and how many imports were read.
+fn circles_in(src: &str) -> (Vec<Vec<String>>, usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(src);
+    let mut paths = Vec::new();
+    rust_files(&root, &mut paths);
+    paths.sort();
+    let relative = |path: &PathBuf| {
+        path.strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/")
+    };
+    let files: Vec<String> = paths.iter().map(relative).collect();
+    let edges: Vec<(String, Vec<String>)> = paths
+        .iter()
+        .zip(&files)
+        .filter(|(_, file)| file.as_str() != "lib.rs")
+        .map(|(path, file)| {
+            let mut targets: Vec<String> = crate_paths(&fs::read_to_string(path).unwrap())
+                .iter()
+                .filter_map(|path| file_of_path(path, &files))
+                .filter(|target| target != file)
+                .collect();
+            targets.sort();
+            targets.dedup();
+            (file.clone(), targets)
+        })
+        .collect();
+    let imports = edges.iter().map(|(_, targets)| targets.len()).sum();
+    (circles(&edges), imports)
+}
+
+/// No loop of imports between files, in the runtime or the derive: a
+/// file's `crate::` paths lead to files that never lead back to it. The
+/// layers above allow a loop inside a layer; this rules those out too. A
+/// child module's `super::` paths to its parent are not counted (the parent
+/// declares the child).
+#[test]
+fn no_import_circle_among_files() {
+    for (src, least) in [("../ecs/src", 200), ("../ecs-macros/src", 20)] {
+        let (found, imports) = circles_in(src);
+        assert!(
+            imports > least,
+            "only {imports} imports read in {src}: is it there?"
+        );
+        assert!(
+            found.is_empty(),
+            "import circles among the files of {src}:\n{}",
+            found
+                .iter()
+                .map(|circle| circle.join(" "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
 }
