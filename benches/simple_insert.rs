@@ -3,8 +3,9 @@
 //! Creating the world is part of the timed region, and so is dropping it (the
 //! closure's result is dropped inside the measured loop), as in the suite.
 //!
-//! In one group: one `spawn` per entity, one `spawn_batch` for all of them,
-//! and the floor for this layout, four `Vec`s made with room for every entity
+//! In one group: one `spawn` per entity, the same after
+//! `World::reserve` made room for all of them, one `spawn_batch` for all of
+//! them, and the floor for this layout, four `Vec`s made with room for every entity
 //! and pushed to (also made inside the timed region).
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -102,6 +103,17 @@ fn simple_insert(c: &mut Criterion) {
     group.bench_function("ecs_spawn", |b| {
         b.iter(|| {
             let mut world = World::<Bench>::new();
+            for _ in 0..ENTITIES {
+                black_box(world.spawn(bundle()));
+            }
+            world
+        })
+    });
+
+    group.bench_function("ecs_spawn_reserved", |b| {
+        b.iter(|| {
+            let mut world = World::<Bench>::new();
+            world.reserve::<(Transform, Position, Rotation, Velocity)>(ENTITIES);
             for _ in 0..ENTITIES {
                 black_box(world.spawn(bundle()));
             }

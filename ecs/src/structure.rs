@@ -497,6 +497,17 @@ impl<S: Layout> EntityStore<S> {
         Ok(entity)
     }
 
+    /// Makes room for `additional` more entities with `B`'s components; see
+    /// [`World::reserve`](crate::world::World::reserve).
+    pub(crate) fn reserve<B: Bundle<S>>(&mut self, additional: usize) {
+        self.flush();
+        let id = self
+            .tables
+            .insert_target(TableId::EMPTY, table_part::<S>(B::mask()));
+        self.tables.get_mut(id).reserve(additional);
+        self.entities.reserve(additional);
+    }
+
     /// Creates one entity per bundle at the end of one table; see
     /// [`World::spawn_batch`](crate::world::World::spawn_batch).
     pub(crate) fn spawn_batch<B, I>(&mut self, bundles: I) -> Spawned<'_>

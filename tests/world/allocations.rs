@@ -387,3 +387,44 @@ fn a_warm_query_of_sparse_components_allocates_only_its_list_of_runs() {
         assert!(heat > (0..64).step_by(3).sum::<u32>(), "{how:?}");
     }
 }
+
+/// `World::reserve` makes room for the spawns that follow it: one at a
+/// time, they allocate nothing (without it, each column and the entity list
+/// grow as they fill); and it changes nothing a world holds, so the two
+/// worlds end equal, entity for entity.
+#[test]
+fn spawns_after_reserve_allocate_nothing_and_match_spawns_without_it() {
+    const COUNT: u32 = 1_000;
+    let mut reserved = World::<Many>::new();
+    // A world that already holds entities, some in the table reserved in.
+    for i in 0..10 {
+        reserved.spawn((A(i), B(i)));
+        reserved.spawn((A(i),));
+    }
+    let mut plain = reserved.clone();
+    reserved.reserve::<(A, B, D)>(COUNT as usize);
+    let spawned = allocations_of(|| {
+        for i in 0..COUNT {
+            reserved.spawn((A(i), B(i), D));
+        }
+    });
+    assert_eq!(spawned, 0);
+    let unreserved = allocations_of(|| {
+        for i in 0..COUNT {
+            plain.spawn((A(i), B(i), D));
+        }
+    });
+    assert!(unreserved > 0, "spawns without room allocate");
+    let contents = |world: &World<Many>| {
+        let mut rows: Vec<_> = world
+            .query::<(Entity, &A, Option<&B>, Has<D>)>()
+            .iter()
+            .map(|(entity, a, b, d)| (entity, a.0, b.map(|b| b.0), d))
+            .collect();
+        rows.sort_by_key(|row| row.0);
+        rows
+    };
+    assert_eq!(contents(&reserved).len(), 20 + COUNT as usize);
+    assert_eq!(contents(&reserved), contents(&plain));
+    assert_eq!(reserved.describe(), plain.describe());
+}
