@@ -25,8 +25,10 @@ mod stable_hash;
 
 use proc_macro::TokenStream;
 
-/// Derives `schemecs::Schema` for a struct whose named fields list the components
-/// (and, with `#[ecs(resource)]`, the resources) of a world.
+/// Derives `schemecs::schema::Schema` (and `schemecs::schema::Layout`, the
+/// part of it that storage and queries read) for a struct whose named fields
+/// list the components (and, with `#[ecs(resource)]`, the resources) of a
+/// world.
 ///
 /// A field without a key is a component. The keys of `#[ecs(...)]` on a
 /// field (the struct itself takes none), each with its chapter of the guide
