@@ -15,6 +15,7 @@ use crate::mask::{Mask, MaskBits};
 use crate::storage::{EntityIndex, SparseSets, Table, TableId};
 use core::marker::PhantomData;
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// The rows of the tables `matched` that pass the row conditions of filter
 /// `F`, seen through `window`, in `rows` (which is cleared first).
@@ -116,6 +117,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             tables,
             rows: rows.unwrap_or_default(),
             schema: core::any::type_name::<S>(),
+            by_table: OnceLock::new(),
             filter: PhantomData,
         }
     }

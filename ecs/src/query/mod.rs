@@ -66,6 +66,7 @@ use crate::entity::{Entities, Entity};
 use crate::storage::EntityIndex;
 use core::marker::PhantomData;
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// The result of [`World::query`](crate::world::World::query): for every entity that
 /// matches `Q` and filter `F`, its item `Q::Item`.
@@ -106,6 +107,12 @@ pub struct Query<'w, Q: QueryData, F = ()> {
     /// The schema of the world, by type name: a query's type leaves it out,
     /// and [`TableChunk::mask`] checks what it is asked for against this.
     schema: &'static str,
+    /// Made by the first lookup of an entity (`get`, `get_mut`,
+    /// `contains`, ...), and kept for the query's life: for each table id up
+    /// to the last one matched, the index in `tables` of its first piece
+    /// (`u32::MAX` for a table the query does not match), so that a lookup
+    /// finds its table in one step rather than a search.
+    by_table: OnceLock<Box<[u32]>>,
     filter: PhantomData<fn() -> F>,
 }
 
@@ -273,17 +280,29 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         self.locate(entity).is_some()
     }
 
+    /// See the field `by_table`.
+    #[inline]
+    fn by_table(&self) -> &[u32] {
+        self.by_table.get_or_init(|| {
+            // Sorted by table id, then first row.
+            let len = self.tables.last().map_or(0, |table| table.id.index() + 1);
+            let mut by_table = vec![u32::MAX; len];
+            for (index, table) in self.tables.iter().enumerate().rev() {
+                by_table[table.id.index()] = index as u32;
+            }
+            by_table.into_boxed_slice()
+        })
+    }
+
     /// The fetched table holding `entity`, and its row there.
     #[inline]
     fn locate(&self, entity: Entity) -> Option<(usize, usize)> {
         let location = self.entities.location(entity)?;
         let row = location.row.index() as u32;
-        // Sorted by table, then first row: the entity's table's first
-        // piece, then the piece holding its row (a table is in pieces only
-        // where a query was split; the ids alone are the cheaper search).
-        let mut index = self
-            .tables
-            .partition_point(|table| table.id < location.table);
+        // The entity's table's first piece, then the piece holding its row
+        // (a table is in pieces only where a query was split). `u32::MAX`,
+        // a table not matched, is past the end of `tables`.
+        let mut index = *self.by_table().get(location.table.index())? as usize;
         loop {
             let table = self.tables.get(index)?;
             if table.id != location.table || row < table.first_row {
