@@ -2,6 +2,7 @@
 //! lookups, counts, and the matched-table cache.
 
 use ecs::prelude::*;
+use ecs::query::QueryEntityError;
 use ecs::query::QueryFilter;
 use std::collections::BTreeMap;
 
@@ -1510,4 +1511,82 @@ fn a_prepared_query_debugs_as_its_schema_query_and_matched_tables() {
     // {Vel, Player} and the table of every component.
     let used = format!("{prepared:?}");
     assert!(used.contains("matched_tables: 5"), "{used}");
+}
+
+// A world whose query matches two tables far apart among hundreds: a
+// lookup then finds its table by a search, not by an index over the ids
+// (which would be wider than the query is worth).
+#[derive(Debug, PartialEq)]
+struct Mark(u32);
+#[derive(Default)]
+struct T0;
+#[derive(Default)]
+struct T1;
+#[derive(Default)]
+struct T2;
+#[derive(Default)]
+struct T3;
+#[derive(Default)]
+struct T4;
+#[derive(Default)]
+struct T5;
+#[derive(Default)]
+struct T6;
+#[derive(Default)]
+struct T7;
+
+#[derive(Schema)]
+struct Spread {
+    mark: Mark,
+    t0: T0,
+    t1: T1,
+    t2: T2,
+    t3: T3,
+    t4: T4,
+    t5: T5,
+    t6: T6,
+    t7: T7,
+}
+
+#[test]
+fn lookups_find_entities_in_tables_far_apart() {
+    let mut world = World::<Spread>::new();
+    let first = world.spawn((Mark(1),));
+    // 255 tables without `Mark`: every non-empty set of the eight tags.
+    let mut unmarked = Vec::new();
+    for set in 1u32..256 {
+        let e = world.spawn(());
+        let tags: [fn(&mut World<Spread>, Entity); 8] = [
+            |w, e| w.insert(e, (T0,)).unwrap(),
+            |w, e| w.insert(e, (T1,)).unwrap(),
+            |w, e| w.insert(e, (T2,)).unwrap(),
+            |w, e| w.insert(e, (T3,)).unwrap(),
+            |w, e| w.insert(e, (T4,)).unwrap(),
+            |w, e| w.insert(e, (T5,)).unwrap(),
+            |w, e| w.insert(e, (T6,)).unwrap(),
+            |w, e| w.insert(e, (T7,)).unwrap(),
+        ];
+        for (bit, tag) in tags.iter().enumerate() {
+            if set & (1 << bit) != 0 {
+                tag(&mut world, e);
+            }
+        }
+        unmarked.push(e);
+    }
+    let last = world.spawn((Mark(2), T0, T1, T2, T3, T4, T5, T6, T7));
+    assert!(world.describe().tables.len() > 256);
+    let mut marks = world.query_mut::<&mut Mark>();
+    assert_eq!(marks.get_mut(first).map(|m| m.0), Ok(1));
+    assert_eq!(marks.get_mut(last).map(|m| m.0), Ok(2));
+    marks.get_mut(last).unwrap().0 = 3;
+    for &e in &unmarked {
+        assert_eq!(
+            marks.get_mut(e).map(|m| m.0),
+            Err(QueryEntityError::DoesNotMatch(e))
+        );
+    }
+    assert_eq!(world.get::<Mark>(last), Some(&Mark(3)));
+    let marks = world.query::<&Mark>();
+    assert_eq!(marks.get(first), Ok(&Mark(1)));
+    assert!(marks.contains(last) && !marks.contains(unmarked[0]));
 }

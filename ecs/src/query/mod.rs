@@ -63,7 +63,7 @@ pub(crate) use state::Reach;
 pub use table::TableChunk;
 
 use crate::entity::{Entities, Entity};
-use crate::storage::EntityIndex;
+use crate::storage::{EntityIndex, TableId};
 use core::marker::PhantomData;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -108,12 +108,55 @@ pub struct Query<'w, Q: QueryData, F = ()> {
     /// and [`TableChunk::mask`] checks what it is asked for against this.
     schema: &'static str,
     /// Made by the first lookup of an entity (`get`, `get_mut`,
-    /// `contains`, ...), and kept for the query's life: for each table id up
-    /// to the last one matched, the index in `tables` of its first piece
-    /// (`u32::MAX` for a table the query does not match), so that a lookup
-    /// finds its table in one step rather than a search.
-    by_table: OnceLock<Box<[u32]>>,
+    /// `contains`, ...) and kept for the query's life; see [`TablePlaces`].
+    by_table: OnceLock<TablePlaces>,
     filter: PhantomData<fn() -> F>,
+}
+
+/// Where each table of a query is in its list, by table id: for the ids
+/// from the first table matched to the last, the index of the table's first
+/// piece (`u32::MAX` for a table the query does not match), so that a
+/// lookup finds its table in one step rather than a binary search. Its size
+/// is kept to a few times the query's own list: when the matched ids are
+/// spread wider than that (a few tables among thousands), it is left empty
+/// and lookups search, as making it would cost more than the lookups save.
+struct TablePlaces {
+    /// The first table id `places` covers.
+    first: usize,
+    places: Box<[u32]>,
+}
+
+impl TablePlaces {
+    /// The widest range of ids indexed, for a query of `tables` tables.
+    fn widest(tables: usize) -> usize {
+        16 * tables + 64
+    }
+
+    /// `tables` sorted by table id, then first row.
+    fn new<Q: QueryData>(tables: &[FetchedTable<'_, Q>]) -> Self {
+        let (Some(first), Some(last)) = (tables.first(), tables.last()) else {
+            return TablePlaces {
+                first: 0,
+                places: Box::default(),
+            };
+        };
+        let first = first.id.index();
+        let span = last.id.index() - first + 1;
+        if span > Self::widest(tables.len()) {
+            return TablePlaces {
+                first,
+                places: Box::default(),
+            };
+        }
+        let mut places = vec![u32::MAX; span];
+        for (index, table) in tables.iter().enumerate().rev() {
+            places[table.id.index() - first] = index as u32;
+        }
+        TablePlaces {
+            first,
+            places: places.into_boxed_slice(),
+        }
+    }
 }
 
 /// Consecutive rows of one table that a query reaches: the whole table, or
@@ -280,18 +323,16 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         self.locate(entity).is_some()
     }
 
-    /// See the field `by_table`.
+    /// The index in `tables` of the first piece of table `id`, or of the
+    /// first table after it when the query does not match it.
     #[inline]
-    fn by_table(&self) -> &[u32] {
-        self.by_table.get_or_init(|| {
-            // Sorted by table id, then first row.
-            let len = self.tables.last().map_or(0, |table| table.id.index() + 1);
-            let mut by_table = vec![u32::MAX; len];
-            for (index, table) in self.tables.iter().enumerate().rev() {
-                by_table[table.id.index()] = index as u32;
-            }
-            by_table.into_boxed_slice()
-        })
+    fn first_piece(&self, id: TableId) -> usize {
+        let places = self.by_table.get_or_init(|| TablePlaces::new(&self.tables));
+        match places.places.get(id.index().wrapping_sub(places.first)) {
+            Some(&place) => place as usize,
+            // Outside the range, or no index: found (or not) by a search.
+            None => self.tables.partition_point(|table| table.id < id),
+        }
     }
 
     /// The fetched table holding `entity`, and its row there.
@@ -302,7 +343,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         // The entity's table's first piece, then the piece holding its row
         // (a table is in pieces only where a query was split). `u32::MAX`,
         // a table not matched, is past the end of `tables`.
-        let mut index = *self.by_table().get(location.table.index())? as usize;
+        let mut index = self.first_piece(location.table);
         loop {
             let table = self.tables.get(index)?;
             if table.id != location.table || row < table.first_row {
