@@ -1,4 +1,4 @@
-//! Building a [`Query`]: its matching tables' columns fetched into a list,
+//! Building a [`WorldQuery`]: its matching tables' columns fetched into a list,
 //! over an exclusively borrowed world, a shared one, or one taken apart for
 //! systems, with a row filter's passing rows or a sparse query's runs.
 
@@ -6,7 +6,7 @@ use super::fetch::{QueryData, ReadOnlyQueryData, SchemaQuery, TableView, ViewCol
 use super::filter::QueryFilter;
 use super::rows::{PassingRows, RowSet};
 use super::sparse::{self, SparseRuns};
-use super::{FetchedTable, Query};
+use super::{FetchedTable, WorldQuery};
 use crate::changes::ChangeWindow;
 use crate::entity::Entities;
 use crate::layout::Layout;
@@ -68,7 +68,7 @@ pub(crate) fn fetch_table<'w, S: Layout, Q: SchemaQuery<S>>(
     (indices, Q::fetch(&mut view))
 }
 
-impl<'w, Q: QueryData, F> Query<'w, Q, F> {
+impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     /// Builds the query over the tables `matched` (ascending ids), with a
     /// row filter over the rows `rows` of each; `tick` stamps writes.
     pub(crate) fn build<S: Layout>(
@@ -104,7 +104,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
             fetched.push(FetchedTable::new(id, bits, indices, fetch, table_rows));
         }
-        Query::from_tables::<S>(entities, fetched, rows)
+        WorldQuery::from_tables::<S>(entities, fetched, rows)
     }
 
     fn from_tables<S: Layout>(
@@ -112,7 +112,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         tables: Vec<FetchedTable<'w, Q>>,
         rows: Option<Cow<'w, PassingRows>>,
     ) -> Self {
-        Query {
+        WorldQuery {
             entities,
             tables,
             rows: rows.unwrap_or_default(),
@@ -148,7 +148,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let indices = table.entities();
             fetched.push(FetchedTable::new(id, bits, indices, fetch, table_rows));
         }
-        Query::from_tables::<S>(entities, fetched, rows)
+        WorldQuery::from_tables::<S>(entities, fetched, rows)
     }
 
     /// `Q`'s fetch of the rows of `table`, a table of a shared world.
@@ -199,7 +199,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
             (bits, indices, fetch)
         });
-        Query::from_tables::<S>(entities, fetched, None)
+        WorldQuery::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds a read-only query that reaches sparse components over the runs
@@ -223,7 +223,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             let fetch = Self::fetch_shared::<S>(table, entities, 0);
             (table.mask().bits().to_u128(), table.entities(), fetch)
         });
-        Query::from_tables::<S>(entities, fetched, None)
+        WorldQuery::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds a query that reaches sparse components over the runs `runs`
@@ -251,7 +251,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
             (table.mask.bits().to_u128(), table.entities, fetch)
         });
         world.sparse = values;
-        Query::from_tables::<S>(entities, fetched, None)
+        WorldQuery::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds the query over the tables `matched` of a world taken apart for
@@ -295,6 +295,6 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
                 table_rows,
             ));
         }
-        Query::from_tables::<S>(world.entities, fetched, rows)
+        WorldQuery::from_tables::<S>(world.entities, fetched, rows)
     }
 }

@@ -17,12 +17,12 @@ use core::marker::PhantomData;
 /// A query holds, for each matching table, a [`QueryData::Fetch`] (for `&T`, a
 /// `&[T]` column slice) and hands out [`QueryData::Item`]s (a `&T`) row by row,
 /// or whole tables as [`QueryData::Slice`]s in the table form
-/// ([`Query::for_each_table_mut`](crate::query::Query::for_each_table_mut)).
+/// ([`WorldQuery::for_each_table_mut`](crate::query::WorldQuery::for_each_table_mut)).
 pub trait QueryData {
     /// What one entity yields: `&'a T` for `&T`, `bool` for `Has<T>`.
     type Item<'a>;
     /// What one table (or one row range of a table) yields in the table form
-    /// ([`Query::for_each_table_mut`](crate::query::Query::for_each_table_mut)): `&'a [T]` for `&T`,
+    /// ([`WorldQuery::for_each_table_mut`](crate::query::WorldQuery::for_each_table_mut)): `&'a [T]` for `&T`,
     /// `&'a mut [T]` for `&mut T`, `Option<&'a [T]>` and `Option<&'a mut [T]>`
     /// for optional items (`None` in tables without `T`), one `bool` for
     /// `Has<T>`, a [`TableEntities`] for [`Entity`], and a tuple of these for

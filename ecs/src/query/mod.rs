@@ -11,7 +11,7 @@
 //! pair of masks when there is one) and extends the list as new tables
 //! appear.
 
-// Here: the [`Query`] type and its item-by-item access. Beside it, by
+// Here: the [`WorldQuery`] type and its item-by-item access. Beside it, by
 // concept: `fetch` (what an item takes from a table), `fetched` (one table
 // of a built query), `entities` (the `Entity` item's table form) and
 // `filter` (conditions on archetypes and rows); `matched` (which tables
@@ -19,7 +19,8 @@
 // query's tables fetched, over each kind of borrowed world), `rows` (row
 // filters' passing rows) and `sparse` (runs of rows for sparse components);
 // `iter`, `lookup` (`get`, `single`, `get_many_mut`), `table` (the table
-// form) and `par` (parallel iteration); `prepared` ([`PreparedQuery`]).
+// form) and `par` (parallel iteration); `prepared` ([`PreparedQuery`]) and
+// `system` (a system's [`Query`], a `WorldQuery` lent to one run).
 
 mod build;
 mod entities;
@@ -35,6 +36,7 @@ mod prepared;
 mod rows;
 mod sparse;
 mod state;
+mod system;
 mod table;
 
 pub(crate) use build::{fetch_table, filter_rows};
@@ -60,6 +62,7 @@ use rows::{fold_runs, for_each_reached};
 pub(crate) use sparse::SparseRuns;
 pub(crate) use state::QueryState;
 pub(crate) use state::Reach;
+pub use system::Query;
 pub use table::TableChunk;
 
 use crate::entity::{Entities, Entity};
@@ -68,14 +71,15 @@ use core::marker::PhantomData;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-/// The result of [`World::query`](crate::world::World::query): for every entity that
-/// matches `Q` and filter `F`, its item `Q::Item`.
+/// The result of [`World::query`](crate::world::World::query) and its kin: for
+/// every entity that matches `Q` and filter `F`, its item `Q::Item`. A
+/// system's [`Query`] parameter dereferences to one.
 ///
 /// It borrows the world for `'w` and holds, per matching table, the column
-/// slices the query needs. Iterate it with [`Query::iter`] (read-only
-/// queries) or [`Query::iter_mut`], or with [`Query::for_each`] /
-/// [`Query::for_each_mut`], which run over the slices directly and are the
-/// fastest way through a query. [`Query::for_each_table_mut`] hands the
+/// slices the query needs. Iterate it with [`WorldQuery::iter`] (read-only
+/// queries) or [`WorldQuery::iter_mut`], or with [`WorldQuery::for_each`] /
+/// [`WorldQuery::for_each_mut`], which run over the slices directly and are the
+/// fastest way through a query. [`WorldQuery::for_each_table_mut`] hands the
 /// slices themselves to a loop written by hand, one table at a time.
 ///
 /// ```
@@ -99,7 +103,7 @@ use std::sync::OnceLock;
 /// assert_eq!(query.count(), 2);
 /// assert_eq!(query.get(a).map(|(e, p)| (e, p.0)), Ok((a, 2)));
 /// ```
-pub struct Query<'w, Q: QueryData, F = ()> {
+pub struct WorldQuery<'w, Q: QueryData, F = ()> {
     entities: &'w Entities,
     tables: Vec<FetchedTable<'w, Q>>,
     /// With a row filter, the rows of each table that pass it.
@@ -224,7 +228,7 @@ impl<'a, Q: QueryData> Run<'a, Q> {
     }
 }
 
-impl<'w, Q: QueryData, F> Query<'w, Q, F> {
+impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     /// Hands `each` the runs of rows the query reaches (see [`Run`]), in
     /// iteration order, their fetches borrowed mutably.
     fn runs_mut<'a>(&'a mut self, mut each: impl FnMut(Run<'a, Q>)) {
@@ -238,7 +242,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 
     /// Hands `each` the runs of rows of a read-only query, in iteration
-    /// order; see [`Query::runs_mut`].
+    /// order; see [`WorldQuery::runs_mut`].
     fn runs<'a>(&'a self, mut each: impl FnMut(Run<'a, Q>))
     where
         Q: ReadOnlyQueryData,
@@ -251,7 +255,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         }
     }
 }
-impl<'w, Q: QueryData, F> Query<'w, Q, F> {
+impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     /// Iterates over the items, mutably.
     ///
     /// Every row the query covers counts as handed out, so for a tracked
@@ -361,7 +365,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
 // The read-only bound sits on each method rather than on the impl, so that
 // calling one on a writing query reports the bound's message, not "method not
 // found".
-impl<'w, Q: QueryData, F> Query<'w, Q, F> {
+impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     /// Iterates over the items of a read-only query.
     pub fn iter(&self) -> QueryIter<'_, 'w, Q>
     where
@@ -422,7 +426,7 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     }
 }
 
-impl<'a, 'w, Q: ReadOnlyQueryData, F> IntoIterator for &'a Query<'w, Q, F> {
+impl<'a, 'w, Q: ReadOnlyQueryData, F> IntoIterator for &'a WorldQuery<'w, Q, F> {
     type Item = Q::Item<'a>;
     type IntoIter = QueryIter<'a, 'w, Q>;
 
@@ -431,7 +435,7 @@ impl<'a, 'w, Q: ReadOnlyQueryData, F> IntoIterator for &'a Query<'w, Q, F> {
     }
 }
 
-impl<'a, 'w, Q: QueryData, F> IntoIterator for &'a mut Query<'w, Q, F> {
+impl<'a, 'w, Q: QueryData, F> IntoIterator for &'a mut WorldQuery<'w, Q, F> {
     type Item = Q::Item<'a>;
     type IntoIter = QueryIter<'a, 'w, Q>;
 

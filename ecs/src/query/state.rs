@@ -9,8 +9,8 @@
 //! that pass it, for a query that reaches sparse components only through
 //! its filter's `With`/`Without` the rows whose entities pass, and for
 //! other queries that reach sparse components their runs of rows. A
-//! [`Query`] is then built over the tables and what they reach
-//! ([`Query::exclusive`], [`Query::shared`], [`Query::split`]).
+//! [`WorldQuery`] is then built over the tables and what they reach
+//! ([`WorldQuery::exclusive`], [`WorldQuery::shared`], [`WorldQuery::split`]).
 //!
 //! The three forms differ only in who keeps what:
 //!
@@ -24,7 +24,7 @@
 use super::filter::{QueryFilter, QueryReach};
 use super::rows::{PassingRows, RowSet};
 use super::sparse::{filter_rows_by_presence, Presence};
-use super::{filter_rows, MatchedTables, Query, QueryData, SchemaQuery, SparseRuns};
+use super::{filter_rows, MatchedTables, QueryData, SchemaQuery, SparseRuns, WorldQuery};
 use crate::changes::ChangeWindow;
 use crate::entity::Entities;
 use crate::layout::Layout;
@@ -185,7 +185,7 @@ impl QueryState {
     }
 }
 
-impl<'w, Q: QueryData, F> Query<'w, Q, F> {
+impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     /// The query over the tables `matched` of an exclusively borrowed world
     /// and what it reaches there; `tick` stamps writes.
     pub(crate) fn exclusive<S: Layout>(
@@ -201,10 +201,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         F: QueryFilter<S>,
     {
         if QueryReach::<S, Q, F>::SPARSE_RUNS {
-            return Query::build_sparse(entities, tables, sparse, reached.runs, tick);
+            return WorldQuery::build_sparse(entities, tables, sparse, reached.runs, tick);
         }
         let rows = reached.rows::<S, Q, F>();
-        Query::build(entities, tables, matched, rows, tick)
+        WorldQuery::build(entities, tables, matched, rows, tick)
     }
 
     /// The read-only query over the tables `matched` of a shared world and
@@ -221,10 +221,10 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         F: QueryFilter<S>,
     {
         if QueryReach::<S, Q, F>::SPARSE_RUNS {
-            return Query::build_sparse_shared(entities, tables, sparse, reached.runs);
+            return WorldQuery::build_sparse_shared(entities, tables, sparse, reached.runs);
         }
         let rows = reached.rows::<S, Q, F>();
-        Query::build_shared(entities, tables, matched, rows)
+        WorldQuery::build_shared(entities, tables, matched, rows)
     }
 
     /// The query over the tables `matched` of a world taken apart for
@@ -241,9 +241,9 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         F: QueryFilter<S>,
     {
         if QueryReach::<S, Q, F>::SPARSE_RUNS {
-            return Query::from_split_sparse(world, reached.runs, tick);
+            return WorldQuery::from_split_sparse(world, reached.runs, tick);
         }
         let rows = reached.rows::<S, Q, F>();
-        Query::from_split(world, matched, rows, tick)
+        WorldQuery::from_split(world, matched, rows, tick)
     }
 }

@@ -36,7 +36,7 @@ use crate::changes::ChangeWindow;
 use crate::commands::{CommandQueue, Commands};
 use crate::layout::Resource;
 use crate::lend::SplitWorld;
-use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery};
+use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery, WorldQuery};
 use crate::world_impl::Schema;
 use crate::world_impl::SendSchema;
 use crate::world_impl::{LocalSlots, World};
@@ -189,7 +189,7 @@ where
     fn fetch<'w>(state: &'w mut QueryState, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
         let tick = state.tick();
         let (matched, reached) = state.lend();
-        Query::split(world, matched, reached, tick)
+        Query::new(WorldQuery::split(world, matched, reached, tick))
     }
 }
 
