@@ -15,7 +15,7 @@ use crate::mask::{Mask, MaskBits};
 use crate::storage::{EntityIndex, SparseSets, Table, TableId};
 use core::marker::PhantomData;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// The rows of the tables `matched` that pass the row conditions of filter
 /// `F`, seen through `window`, in `rows` (which is cleared first).
@@ -118,6 +118,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
             rows: rows.unwrap_or_default(),
             schema: core::any::type_name::<S>(),
             by_table: OnceLock::new(),
+            spare_places: Mutex::new(Vec::new()),
             filter: PhantomData,
         }
     }
@@ -187,18 +188,25 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
         let mut offset = 0;
-        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, tick, |id| {
-            let (table, tail) =
-                match core::mem::take(&mut rest)[id.index() - offset..].split_first_mut() {
-                    Some(split) => split,
-                    None => unreachable!("runs are ascending by table and in range"),
-                };
-            rest = tail;
-            offset = id.index() + 1;
-            let bits = table.mask().bits().to_u128();
-            let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
-            (bits, indices, fetch)
-        });
+        let fetched = sparse::build::<S, Q>(
+            runs,
+            entities,
+            &mut values,
+            tick,
+            |id| {
+                let (table, tail) =
+                    match core::mem::take(&mut rest)[id.index() - offset..].split_first_mut() {
+                        Some(split) => split,
+                        None => unreachable!("runs are ascending by table and in range"),
+                    };
+                rest = tail;
+                offset = id.index() + 1;
+                let bits = table.mask().bits().to_u128();
+                let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
+                (bits, indices, fetch)
+            },
+            Vec::new(),
+        );
         WorldQuery::from_tables::<S>(entities, fetched, None)
     }
 
@@ -218,11 +226,18 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
             .iter()
             .map(|set| Lent::Shared(set.values()))
             .collect();
-        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, 0, |id| {
-            let table = &tables[id.index()];
-            let fetch = Self::fetch_shared::<S>(table, entities, 0);
-            (table.mask().bits().to_u128(), table.entities(), fetch)
-        });
+        let fetched = sparse::build::<S, Q>(
+            runs,
+            entities,
+            &mut values,
+            0,
+            |id| {
+                let table = &tables[id.index()];
+                let fetch = Self::fetch_shared::<S>(table, entities, 0);
+                (table.mask().bits().to_u128(), table.entities(), fetch)
+            },
+            Vec::new(),
+        );
         WorldQuery::from_tables::<S>(entities, fetched, None)
     }
 
@@ -232,30 +247,39 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         world: &mut SplitWorld<'w, S>,
         runs: &mut SparseRuns,
         tick: u32,
+        fetched: Vec<FetchedTable<'w, Q>>,
     ) -> Self
     where
         Q: SchemaQuery<S>,
     {
         let entities = world.entities;
         let mut values = core::mem::take(&mut world.sparse);
-        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, tick, |id| {
-            let table = world.table(id);
-            let mut view = TableView::new(
-                (table.mask, table.column_index),
-                table.entities,
-                entities,
-                ViewColumns::Slots(table.columns),
-                tick,
-            );
-            let fetch = Q::fetch(&mut view);
-            (table.mask.bits().to_u128(), table.entities, fetch)
-        });
+        let fetched = sparse::build::<S, Q>(
+            runs,
+            entities,
+            &mut values,
+            tick,
+            |id| {
+                let table = world.table(id);
+                let mut view = TableView::new(
+                    (table.mask, table.column_index),
+                    table.entities,
+                    entities,
+                    ViewColumns::Slots(table.columns),
+                    tick,
+                );
+                let fetch = Q::fetch(&mut view);
+                (table.mask.bits().to_u128(), table.entities, fetch)
+            },
+            fetched,
+        );
         world.sparse = values;
         WorldQuery::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds the query over the tables `matched` of a world taken apart for
-    /// systems, taking its columns out of their slots.
+    /// systems, taking its columns out of their slots, into `fetched` (an
+    /// empty list, whose memory a system keeps from run to run).
     /// With a row filter, `rows` are the rows that pass it (found by
     /// [`filter_rows`] before the split); `tick` stamps writes.
     pub(crate) fn from_split<S: Layout>(
@@ -263,12 +287,13 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         matched: &[TableId],
         rows: Option<Cow<'w, PassingRows>>,
         tick: u32,
+        mut fetched: Vec<FetchedTable<'w, Q>>,
     ) -> Self
     where
         Q: SchemaQuery<S>,
     {
         let mut passing = rows.as_deref().map(PassingRows::tables);
-        let mut fetched = Vec::with_capacity(passing.map_or(matched.len(), <[_]>::len));
+        fetched.reserve(passing.map_or(matched.len(), <[_]>::len));
         let all_entities = world.entities;
         for &id in matched {
             let Some(table_rows) = PassingRows::take_for(&mut passing, id) else {

@@ -32,6 +32,13 @@ pub trait QueryData {
     /// Its default is the fetch of no rows.
     #[doc(hidden)]
     type Fetch<'a>: Default;
+    /// A type of the size and alignment of [`QueryData::Fetch`] that borrows
+    /// nothing and is `Send` whatever the components are: a system keeps
+    /// the memory of its query's list of tables as a list of these between
+    /// runs (see `query/system.rs`). Where the sizes differ, the list is
+    /// allocated anew each run; nothing else changes.
+    #[doc(hidden)]
+    type Spare: Send + 'static;
 
     /// The item of `row`, for as long as the fetch lives.
     #[doc(hidden)]
@@ -207,6 +214,7 @@ impl<T: 'static> QueryData for &T {
     type Item<'a> = &'a T;
     type Slice<'a> = &'a [T];
     type Fetch<'a> = &'a [T];
+    type Spare = &'static [()];
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -355,6 +363,7 @@ impl<T: 'static> QueryData for &mut T {
     type Item<'a> = &'a mut T;
     type Slice<'a> = &'a mut [T];
     type Fetch<'a> = WriteFetch<'a, T>;
+    type Spare = WriteFetch<'static, ()>;
 
     // The table form hands out every row at once: every row is written.
     #[inline(always)]
@@ -502,6 +511,7 @@ impl QueryData for Entity {
     type Item<'a> = Entity;
     type Slice<'a> = TableEntities<'a>;
     type Fetch<'a> = TableEntities<'a>;
+    type Spare = TableEntities<'static>;
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -555,6 +565,7 @@ impl<T: 'static> QueryData for Has<T> {
     type Item<'a> = bool;
     type Slice<'a> = bool;
     type Fetch<'a> = bool;
+    type Spare = bool;
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -622,6 +633,7 @@ impl<Q: QueryData> QueryData for Option<Q> {
     type Item<'a> = Option<Q::Item<'a>>;
     type Slice<'a> = Option<Q::Slice<'a>>;
     type Fetch<'a> = Option<Q::Fetch<'a>>;
+    type Spare = Option<Q::Spare>;
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -769,6 +781,7 @@ macro_rules! impl_query_tuple {
             type Item<'a> = ($($q::Item<'a>,)*);
             type Slice<'a> = ($($q::Slice<'a>,)*);
             type Fetch<'a> = ($($q::Fetch<'a>,)*);
+            type Spare = ($($q::Spare,)*);
 
             #[inline(always)]
             fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -952,6 +965,7 @@ macro_rules! query_tuple_too_long {
         impl<$($q: QueryData),*> QueryData for ($($q,)*) {
             type Item<'a> = ();
             type Fetch<'a> = ();
+            type Spare = ();
             type Slice<'a> = ();
 
             fn get<'a>(_: Self::Fetch<'a>, _: usize) -> Self::Item<'a> {

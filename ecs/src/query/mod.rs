@@ -63,13 +63,14 @@ pub(crate) use sparse::SparseRuns;
 pub(crate) use state::QueryState;
 pub(crate) use state::Reach;
 pub use system::Query;
+pub(crate) use system::QueryHome;
 pub use table::TableChunk;
 
 use crate::entity::{Entities, Entity};
 use crate::storage::{EntityIndex, TableId};
 use core::marker::PhantomData;
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// The result of [`World::query`](crate::world::World::query) and its kin: for
 /// every entity that matches `Q` and filter `F`, its item `Q::Item`. A
@@ -114,6 +115,9 @@ pub struct WorldQuery<'w, Q: QueryData, F = ()> {
     /// Made by the first lookup of an entity (`get`, `get_mut`,
     /// `contains`, ...) and kept for the query's life; see [`TablePlaces`].
     by_table: OnceLock<TablePlaces>,
+    /// Memory for [`TablePlaces::places`]: a system's query is given the
+    /// memory of its last run's index here (empty otherwise).
+    spare_places: Mutex<Vec<u32>>,
     filter: PhantomData<fn() -> F>,
 }
 
@@ -127,7 +131,7 @@ pub struct WorldQuery<'w, Q: QueryData, F = ()> {
 struct TablePlaces {
     /// The first table id `places` covers.
     first: usize,
-    places: Box<[u32]>,
+    places: Vec<u32>,
 }
 
 impl TablePlaces {
@@ -136,30 +140,23 @@ impl TablePlaces {
         16 * tables + 64
     }
 
-    /// `tables` sorted by table id, then first row.
-    fn new<Q: QueryData>(tables: &[FetchedTable<'_, Q>]) -> Self {
+    /// `tables` sorted by table id, then first row; the index is made in
+    /// `places` (its contents dropped, its memory kept).
+    fn new<Q: QueryData>(tables: &[FetchedTable<'_, Q>], mut places: Vec<u32>) -> Self {
+        places.clear();
         let (Some(first), Some(last)) = (tables.first(), tables.last()) else {
-            return TablePlaces {
-                first: 0,
-                places: Box::default(),
-            };
+            return TablePlaces { first: 0, places };
         };
         let first = first.id.index();
         let span = last.id.index() - first + 1;
         if span > Self::widest(tables.len()) {
-            return TablePlaces {
-                first,
-                places: Box::default(),
-            };
+            return TablePlaces { first, places };
         }
-        let mut places = vec![u32::MAX; span];
+        places.resize(span, u32::MAX);
         for (index, table) in tables.iter().enumerate().rev() {
             places[table.id.index() - first] = index as u32;
         }
-        TablePlaces {
-            first,
-            places: places.into_boxed_slice(),
-        }
+        TablePlaces { first, places }
     }
 }
 
@@ -331,7 +328,13 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     /// first table after it when the query does not match it.
     #[inline]
     fn first_piece(&self, id: TableId) -> usize {
-        let places = self.by_table.get_or_init(|| TablePlaces::new(&self.tables));
+        let places = self.by_table.get_or_init(|| {
+            let spare = self
+                .spare_places
+                .lock()
+                .map(|mut spare| core::mem::take(&mut *spare));
+            TablePlaces::new(&self.tables, spare.unwrap_or_default())
+        });
         match places.places.get(id.index().wrapping_sub(places.first)) {
             Some(&place) => place as usize,
             // Outside the range, or no index: found (or not) by a search.

@@ -24,7 +24,9 @@
 use super::filter::{QueryFilter, QueryReach};
 use super::rows::{PassingRows, RowSet};
 use super::sparse::{filter_rows_by_presence, Presence};
-use super::{filter_rows, MatchedTables, QueryData, SchemaQuery, SparseRuns, WorldQuery};
+use super::{
+    filter_rows, FetchedTable, MatchedTables, QueryData, SchemaQuery, SparseRuns, WorldQuery,
+};
 use crate::changes::ChangeWindow;
 use crate::entity::Entities;
 use crate::layout::Layout;
@@ -229,21 +231,22 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
 
     /// The query over the tables `matched` of a world taken apart for
     /// systems, taking its columns out of their slots, and what it reaches
-    /// there; `tick` stamps writes.
+    /// there, its list of tables in `fetched` (empty); `tick` stamps writes.
     pub(crate) fn split<S: Layout>(
         world: &mut SplitWorld<'w, S>,
         matched: &[TableId],
         mut reached: Reached<'_, 'w>,
         tick: u32,
+        fetched: Vec<FetchedTable<'w, Q>>,
     ) -> Self
     where
         Q: SchemaQuery<S>,
         F: QueryFilter<S>,
     {
         if QueryReach::<S, Q, F>::SPARSE_RUNS {
-            return WorldQuery::from_split_sparse(world, reached.runs, tick);
+            return WorldQuery::from_split_sparse(world, reached.runs, tick, fetched);
         }
         let rows = reached.rows::<S, Q, F>();
-        WorldQuery::from_split(world, matched, rows, tick)
+        WorldQuery::from_split(world, matched, rows, tick, fetched)
     }
 }

@@ -36,7 +36,9 @@ use crate::changes::ChangeWindow;
 use crate::commands::{CommandQueue, Commands};
 use crate::layout::Resource;
 use crate::lend::SplitWorld;
-use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery, WorldQuery};
+use crate::query::{
+    Query, QueryFilter, QueryHome, QueryReach, QueryState, SchemaQuery, WorldQuery,
+};
 use crate::world_impl::Schema;
 use crate::world_impl::SendSchema;
 use crate::world_impl::{LocalSlots, World};
@@ -155,7 +157,7 @@ where
     Q: SchemaQuery<S> + 'static,
     F: QueryFilter<S> + 'static,
 {
-    type State = QueryState;
+    type State = (QueryState, QueryHome<Q>);
     type Item<'w> = Query<'w, Q, F>;
     const ACCESS: Access = Access {
         reads: Q::READS | F::READS,
@@ -177,19 +179,21 @@ where
         QueryReach::<S, Q, F>::CHECK
     };
 
-    fn init() -> QueryState {
-        QueryState::default()
+    fn init() -> Self::State {
+        Default::default()
     }
 
-    fn prepare(state: &mut QueryState, world: &World<S>, window: ChangeWindow) {
+    fn prepare(state: &mut Self::State, world: &World<S>, window: ChangeWindow) {
         let (tables, sparse) = (world.tables(), (world.sparse_sets(), world.entities()));
-        state.update::<S, Q, F>(tables, sparse, window);
+        state.0.update::<S, Q, F>(tables, sparse, window);
     }
 
-    fn fetch<'w>(state: &'w mut QueryState, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
+    fn fetch<'w>(state: &'w mut Self::State, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
+        let (state, home) = state;
         let tick = state.tick();
         let (matched, reached) = state.lend();
-        Query::new(WorldQuery::split(world, matched, reached, tick))
+        let query = WorldQuery::split(world, matched, reached, tick, home.lend());
+        Query::new(query, home)
     }
 }
 

@@ -63,22 +63,41 @@ impl ScheduleOwners {
                 held.push(Arc::downgrade(owner));
             }
             None => {
-                // The records of dropped schedules go when a new one comes,
-                // so that rebuilding schedules does not grow the list.
-                self.owners
-                    .retain(|(_, held)| held.iter().any(|held| held.strong_count() > 0));
-                self.owners.push((fingerprint, vec![Arc::downgrade(owner)]));
+                // A record whose schedules are all gone (or forgotten) is
+                // taken over, memory and all, so that neither rebuilding
+                // schedules nor restoring the world (which forgets every
+                // owner, then sees the same schedules claim again) grows
+                // the list or allocates.
+                let free = self
+                    .owners
+                    .iter_mut()
+                    .find(|(_, held)| held.iter().all(|held| held.strong_count() == 0));
+                match free {
+                    Some((free, held)) => {
+                        *free = fingerprint;
+                        held.clear();
+                        held.push(Arc::downgrade(owner));
+                    }
+                    None => self.owners.push((fingerprint, vec![Arc::downgrade(owner)])),
+                }
             }
         }
     }
 
     /// Forgets who ran `fingerprint`.
     pub(crate) fn release(&mut self, fingerprint: u64) {
-        self.owners.retain(|(f, _)| *f != fingerprint);
+        for (f, held) in &mut self.owners {
+            if *f == fingerprint {
+                held.clear();
+            }
+        }
     }
 
-    /// Forgets every owner (the world's state was replaced).
+    /// Forgets every owner (the world's state was replaced), keeping the
+    /// records' memory for the claims that follow.
     pub(crate) fn clear(&mut self) {
-        self.owners.clear();
+        for (_, held) in &mut self.owners {
+            held.clear();
+        }
     }
 }
