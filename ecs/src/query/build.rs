@@ -15,7 +15,7 @@ use crate::mask::{Mask, MaskBits};
 use crate::storage::{EntityIndex, SparseSets, Table, TableId};
 use core::marker::PhantomData;
 use std::borrow::Cow;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// The rows of the tables `matched` that pass the row conditions of filter
 /// `F`, seen through `window`, in `rows` (which is cleared first).
@@ -118,7 +118,6 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
             rows: rows.unwrap_or_default(),
             schema: core::any::type_name::<S>(),
             by_table: OnceLock::new(),
-            spare_places: Mutex::new(Vec::new()),
             filter: PhantomData,
         }
     }

@@ -70,7 +70,7 @@ use crate::entity::{Entities, Entity};
 use crate::storage::{EntityIndex, TableId};
 use core::marker::PhantomData;
 use std::borrow::Cow;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// The result of [`World::query`](crate::world::World::query) and its kin: for
 /// every entity that matches `Q` and filter `F`, its item `Q::Item`. A
@@ -115,9 +115,6 @@ pub struct WorldQuery<'w, Q: QueryData, F = ()> {
     /// Made by the first lookup of an entity (`get`, `get_mut`,
     /// `contains`, ...) and kept for the query's life; see [`TablePlaces`].
     by_table: OnceLock<TablePlaces>,
-    /// Memory for [`TablePlaces::places`]: a system's query is given the
-    /// memory of its last run's index here (empty otherwise).
-    spare_places: Mutex<Vec<u32>>,
     filter: PhantomData<fn() -> F>,
 }
 
@@ -328,13 +325,9 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     /// first table after it when the query does not match it.
     #[inline]
     fn first_piece(&self, id: TableId) -> usize {
-        let places = self.by_table.get_or_init(|| {
-            let spare = self
-                .spare_places
-                .lock()
-                .map(|mut spare| core::mem::take(&mut *spare));
-            TablePlaces::new(&self.tables, spare.unwrap_or_default())
-        });
+        let places = self
+            .by_table
+            .get_or_init(|| TablePlaces::new(&self.tables, Vec::new()));
         match places.places.get(id.index().wrapping_sub(places.first)) {
             Some(&place) => place as usize,
             // Outside the range, or no index: found (or not) by a search.

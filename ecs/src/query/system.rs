@@ -13,7 +13,7 @@
 //! for the whole call, does not mind.
 
 use super::rows::TableRows;
-use super::{FetchedTable, QueryData, QueryIter, ReadOnlyQueryData, WorldQuery};
+use super::{FetchedTable, QueryData, QueryIter, ReadOnlyQueryData, TablePlaces, WorldQuery};
 use crate::storage::{EntityIndex, TableId};
 use core::ops::{Deref, DerefMut};
 
@@ -71,8 +71,9 @@ pub struct Query<'w, Q: QueryData, F = ()> {
 #[doc(hidden)]
 pub struct QueryHome<Q: QueryData> {
     tables: Vec<SpareTable<Q>>,
-    /// The memory of the index that lookups by entity make
-    /// ([`WorldQuery::get`]), which borrows nothing.
+    /// The index that lookups by entity made in the last run
+    /// ([`WorldQuery::get`]), which borrows nothing: its memory, or none if
+    /// the last run made no lookup.
     places: Vec<u32>,
 }
 
@@ -120,9 +121,14 @@ fn relabel<T, U>(mut list: Vec<T>) -> Vec<U> {
 impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// The system's query over what `query` reaches, whose list's memory
     /// (and its index's) goes back to `home` when it is dropped.
-    pub(crate) fn new(mut query: WorldQuery<'w, Q, F>, home: &'w mut QueryHome<Q>) -> Self {
-        if let Ok(spare) = query.spare_places.get_mut() {
-            *spare = core::mem::take(&mut home.places);
+    ///
+    /// If the last run looked entities up, this one is likely to as well: its
+    /// index is made now, in the last one's memory (lookups borrow the query
+    /// shared, and could not take the memory from `home`).
+    pub(crate) fn new(query: WorldQuery<'w, Q, F>, home: &'w mut QueryHome<Q>) -> Self {
+        if home.places.capacity() > 0 {
+            let places = core::mem::take(&mut home.places);
+            let _ = query.by_table.set(TablePlaces::new(&query.tables, places));
         }
         Query { query, home }
     }
@@ -134,8 +140,6 @@ impl<Q: QueryData, F> Drop for Query<'_, Q, F> {
         self.home.tables = relabel(core::mem::take(&mut query.tables));
         if let Some(index) = query.by_table.take() {
             self.home.places = index.places;
-        } else if let Ok(spare) = query.spare_places.get_mut() {
-            self.home.places = core::mem::take(spare);
         }
     }
 }
