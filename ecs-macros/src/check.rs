@@ -4,6 +4,7 @@
 //! generator runs only on a model that passed them all and never re-checks.
 
 use crate::errors::Errors;
+use crate::generate::krate::CRATE_KEY;
 use crate::model::{
     is_field_key, FieldModel, Role, SchemaModel, Shape, EVENT_KEY, ON_ADD_KEY, ON_INSERT_KEY,
     ON_REMOVE_KEY, RELATION_KEY, REQUIRES_KEY, RESOURCE_KEY, SOA_KEY, SPARSE_KEY, STATE_KEY,
@@ -79,14 +80,15 @@ fn check_not_generic(model: &SchemaModel, errors: &mut Errors) {
     }
 }
 
-/// No struct-level key exists.
+/// The one struct-level key is `crate = path` (read by `Krate::resolve`).
 fn check_struct_keys(model: &SchemaModel, errors: &mut Errors) {
-    for key in &model.keys {
+    for key in model.keys.iter().filter(|key| !key.is_ident(CRATE_KEY)) {
         errors.at(
             key,
             format_args!(
-                "unknown `#[ecs(...)]` key `{}` on schema `{}`: \
-                 no struct-level keys are supported",
+                "unknown `#[ecs(...)]` key `{}` on schema `{}`: the only key a schema \
+                 takes is `crate = path` (the path of the `schemecs` crate, for a renamed \
+                 dependency); the other keys go on its fields",
                 path_string(key),
                 model.ident
             ),

@@ -30,8 +30,11 @@ use proc_macro::TokenStream;
 /// list the components (and, with `#[ecs(resource)]`, the resources) of a
 /// world.
 ///
-/// A field without a key is a component. The keys of `#[ecs(...)]` on a
-/// field (the struct itself takes none), each with its chapter of the guide
+/// A field without a key is a component. The struct itself takes one key,
+/// `#[ecs(crate = path)]`: the path of the `schemecs` crate, for a renamed
+/// dependency or a re-export (every derive of the crate takes it;
+/// `guide::schema`). The keys of `#[ecs(...)]` on a field, each with its
+/// chapter of the guide
 /// ([`schemecs::guide`](https://docs.rs/schemecs/latest/schemecs/guide/)):
 ///
 /// * `resource`: a resource, one value per world (`guide::schema`);
@@ -59,7 +62,10 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(Schema, attributes(ecs))]
 pub fn derive_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    let krate = generate::Krate::resolve();
+    let krate = match generate::Krate::resolve(&input.attrs) {
+        Ok(krate) => krate,
+        Err(error) => return error.into_compile_error().into(),
+    };
     let taken = fresh::Taken::of(&input);
     let mut errors = errors::Errors::default();
     let model = model::SchemaModel::from_syn(&input, &mut errors);
@@ -84,10 +90,13 @@ pub fn derive_schema(input: TokenStream) -> TokenStream {
 /// (and, marked `#[bundle]`, other bundles), for every schema `S` that has
 /// those components. Documented, with an example, at the trait in the
 /// `schemecs` crate.
-#[proc_macro_derive(Bundle, attributes(bundle))]
+#[proc_macro_derive(Bundle, attributes(bundle, ecs))]
 pub fn derive_bundle(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    bundle::expand(&input, &generate::Krate::resolve()).into()
+    match generate::Krate::resolve_only(&input, "Bundle") {
+        Ok(krate) => bundle::expand(&input, &krate).into(),
+        Err(error) => error.into_compile_error().into(),
+    }
 }
 
 /// Derives `schemecs::StableHash` for a struct or an enum: a struct writes its
@@ -95,10 +104,11 @@ pub fn derive_bundle(input: TokenStream) -> TokenStream {
 /// declaration order, from 0), then the variant's fields in order. Each type
 /// parameter gets a `schemecs::StableHash` bound. Documented, with examples,
 /// at the trait in the `schemecs` crate.
-#[proc_macro_derive(StableHash)]
+#[proc_macro_derive(StableHash, attributes(ecs))]
 pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    stable_hash::expand(&input, &generate::Krate::resolve())
+    generate::Krate::resolve_only(&input, "StableHash")
+        .and_then(|krate| stable_hash::expand(&input, &krate))
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
@@ -109,20 +119,22 @@ pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
 /// own, when its field in the schema is marked `#[ecs(soa)]`. Writes the
 /// views `NameRef`, `NameMut`, `NameSlices` and `NameSlicesMut`.
 /// Documented, with an example, at the trait in the `schemecs` crate.
-#[proc_macro_derive(Soa)]
+#[proc_macro_derive(Soa, attributes(ecs))]
 pub fn derive_soa(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    soa::expand(&input, &generate::Krate::resolve())
+    generate::Krate::resolve_only(&input, "Soa")
+        .and_then(|krate| soa::expand(&input, &krate))
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
 
 /// Derives `schemecs::Relation` for a struct with one `Entity` field: the
 /// relation's target. Documented at the trait in the `schemecs` crate.
-#[proc_macro_derive(Relation)]
+#[proc_macro_derive(Relation, attributes(ecs))]
 pub fn derive_relation(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    relation::expand_relation(&input, &generate::Krate::resolve())
+    generate::Krate::resolve_only(&input, "Relation")
+        .and_then(|krate| relation::expand_relation(&input, &krate))
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
@@ -130,10 +142,11 @@ pub fn derive_relation(input: TokenStream) -> TokenStream {
 /// Derives `schemecs::Inverse` for a struct with one `Vec<Entity>` field:
 /// the sources the world keeps for a relation. Documented at the trait in
 /// the `schemecs` crate.
-#[proc_macro_derive(Inverse)]
+#[proc_macro_derive(Inverse, attributes(ecs))]
 pub fn derive_inverse(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
-    relation::expand_inverse(&input, &generate::Krate::resolve())
+    generate::Krate::resolve_only(&input, "Inverse")
+        .and_then(|krate| relation::expand_inverse(&input, &krate))
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

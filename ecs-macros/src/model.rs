@@ -8,6 +8,7 @@
 //! spans.
 
 use crate::errors::Errors;
+use crate::generate::krate::CRATE_KEY;
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
@@ -169,7 +170,12 @@ impl<'a> SchemaModel<'a> {
             vis: &input.vis,
             generics: &input.generics,
             shape,
-            keys: ecs_keys(&input.attrs, |_| false, &mut Lifecycle::default(), errors),
+            keys: ecs_keys(
+                &input.attrs,
+                |key| key.is_ident(CRATE_KEY),
+                &mut Lifecycle::default(),
+                errors,
+            ),
             fields: fields
                 .map(|field| FieldModel::from_syn(field, errors))
                 .collect(),
@@ -323,6 +329,9 @@ fn ecs_keys(
                 lifecycle.on_insert.push(meta.value()?.parse()?);
             } else if meta.path.is_ident(ON_REMOVE_KEY) {
                 lifecycle.on_remove.push(meta.value()?.parse()?);
+            } else if meta.path.is_ident(CRATE_KEY) {
+                // Read by `Krate::resolve`.
+                skip_to_comma(meta.input)?;
             }
             keys.push(meta.path);
             Ok(())

@@ -23,7 +23,7 @@
 
 mod column;
 mod component;
-mod krate;
+pub mod krate;
 mod lifecycle;
 mod mask;
 mod resources;

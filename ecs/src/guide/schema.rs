@@ -68,3 +68,12 @@
 //! of their combinations; a key the derive does not know, or a combination
 //! that makes no sense (`resource` with `track`), is a compile error that
 //! says why.
+//!
+//! The derives write paths into this crate, `::schemecs::...`. Under a
+//! renamed dependency (`engine = { package = "schemecs", .. }` in
+//! Cargo.toml), or through a crate that re-exports it, give the path on the
+//! derived type: `#[ecs(crate = engine)]` (every derive of this crate takes
+//! this one key; serde's spelling, `crate = "engine"`, works too). Feature
+//! `detect-rename` instead finds a renamed dependency in the manifest,
+//! at the cost of a TOML parser in the build (about a fifth of a small
+//! crate's clean build), which is why it is off by default.

@@ -1,4 +1,4 @@
-// No struct-level `#[ecs(...)]` key exists; an unknown one is an error.
+// The one struct-level `#[ecs(...)]` key is `crate = path`; an unknown one is an error.
 use ecs::schema::Schema;
 
 pub struct Pos(pub i64);
