@@ -20,6 +20,8 @@
 # report (a markdown table) goes to stdout, progress to stderr. Any failed
 # build stops the script with the end of that build's log.
 set -euo pipefail
+# Decimal points, whatever the locale (bash's time, awk and printf agree).
+export LC_ALL=C
 
 die() {
     echo "run.sh: $*" >&2
@@ -164,7 +166,7 @@ measure() {
 # summary VALUES...: "median (min-max)", or the value alone for one run.
 summary() {
     local sorted
-    sorted=($(printf '%s\n' "$@" | sort -g))
+    mapfile -t sorted < <(printf '%s\n' "$@" | sort -g)
     local n=${#sorted[@]} median
     median=${sorted[$((n / 2))]}
     if [ $((n % 2)) = 0 ]; then
