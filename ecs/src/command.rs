@@ -30,7 +30,7 @@
 //!
 //! Each of the recorders but [`CommandBuffer`] has a
 //! `Chunk` form for the chunks of a parallel loop
-//! ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)):
+//! ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 //! [`ChunkCommands`], [`ChunkSpawner`],
 //! [`ChunkMigrator`],
 //! [`ChunkSparseMut`] and

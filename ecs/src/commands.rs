@@ -177,7 +177,7 @@ impl<S: Layout> fmt::Debug for Commands<'_, S> {
 }
 
 /// The commands of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// the methods of [`Commands`], except that [`ChunkCommands::spawn`] cannot
 /// tell the new entity's id. Chunks run in any order on any thread, so an id
 /// handed out while recording would depend on their timing; the id is
@@ -208,7 +208,7 @@ impl<S: Layout> fmt::Debug for ChunkCommands<S> {
 impl<S: Layout> Sealed for &mut Commands<'_, S> {}
 
 /// Commands recorded in the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through [`ChunkCommands`].
 ///
 /// ```

@@ -115,7 +115,7 @@ impl<S: Schema> fmt::Debug for Despawner<'_, S> {
 impl<S: Schema> Sealed for &mut Despawner<'_, S> {}
 
 /// A despawner's despawns recorded in the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through a [`ChunkDespawner`]: they follow the despawner's own
 /// in iteration order.
 ///
@@ -157,7 +157,7 @@ impl<S: Schema> ChunkRecorder for &mut Despawner<'_, S> {
 }
 
 /// The [`Despawner`] of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// the same method. Its despawns follow those of the chunks before it.
 pub struct ChunkDespawner {
     recorded: Vec<Entity>,

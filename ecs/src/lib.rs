@@ -131,7 +131,7 @@
 //! * **`parallel`** (on by default): [`Schedule::run`](crate::schedule::Schedule::run) hands a stage of
 //!   systems to rayon's thread pool when the work measured in earlier runs
 //!   pays for it, and the `par_*` methods of [`Query`](crate::query::Query)
-//!   ([`Query::par_for_each_mut`](crate::query::WorldQuery::par_for_each_mut), [`Query::par_for_each_table_mut`](crate::query::WorldQuery::par_for_each_table_mut), ...)
+//!   ([`Query::par_for_each_mut`](crate::query::Query::par_for_each_mut), [`Query::par_for_each_table_mut`](crate::query::Query::par_for_each_table_mut), ...)
 //!   run their chunks on it. Without it (`default-features = false`) the
 //!   crate does not depend on rayon: every stage runs on the calling thread,
 //!   and the `par_*` methods run the same chunks one after another, in

@@ -51,7 +51,7 @@ use std::sync::{Mutex, PoisonError};
 /// through the world when the run is applied.
 ///
 /// The changes can also come from the chunks of a parallel loop over a
-/// query of the system: see [`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with).
+/// query of the system: see [`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with).
 ///
 /// `C` must be a table component with no hooks, relation role or
 /// requirements ([`Migratable`]; for a sparse one,
@@ -275,7 +275,7 @@ fn debug<S: Schema, C, F>(name: &str, recorded: usize, f: &mut fmt::Formatter<'_
 impl<S: Schema, C: Migratable<S>, F: QueryFilter<S>> Sealed for &mut Migrator<'_, S, C, F> {}
 
 /// A migrator's changes recorded in the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through a [`ChunkMigrator`]: the paper's `conc(s)` with owned
 /// insert and delete. The chunks' changes follow the migrator's in
 /// iteration order, and are made as its other changes are, after the
@@ -328,7 +328,7 @@ where
 }
 
 /// The [`Migrator`] of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// the same methods, checks and errors. Its changes follow those of the
 /// chunks before it.
 pub struct ChunkMigrator<'w, S: Schema, C: Migratable<S>, F: QueryFilter<S> = ()> {

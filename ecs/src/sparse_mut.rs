@@ -213,7 +213,7 @@ impl<S: Schema, C: SparseMutable<S>> Sealed for &mut SparseMut<'_, S, C> {}
 
 /// Insertions and removals of a sparse component recorded in the chunks of
 /// a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through a [`ChunkSparseMut`]. Once the loop is done, they
 /// are made through the `SparseMut` in iteration order: the set ends as
 /// after a sequential loop making the same calls (the same values, dense
@@ -272,7 +272,7 @@ where
 }
 
 /// The [`SparseMut`] of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// it records insertions and removals, which are made once the loop is
 /// done, after those of the chunks before it. So it cannot return the value
 /// an insertion replaces or a removal takes (they are dropped), nor read

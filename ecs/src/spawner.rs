@@ -344,7 +344,7 @@ macro_rules! chunk_spawns {
 
 chunk_spawns!(
     /// Spawns recorded in the chunks of a parallel loop
-    /// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)),
+    /// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
     /// each chunk through a [`ChunkSpawner`]. Once the loop is done, they are
     /// spawned through the `Spawner` in iteration order: the ids, rows and
     /// values a sequential loop would give, on any number of threads. A chunk
@@ -354,7 +354,7 @@ chunk_spawns!(
 
 chunk_spawns!(
     /// Spawns recorded in the chunks of a parallel loop
-    /// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)),
+    /// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
     /// each chunk through a [`ChunkSpawner`]; once the loop is done, they are
     /// spawned through the `UnnamedSpawner` in iteration order, as a
     /// sequential loop would.
@@ -390,7 +390,7 @@ chunk_spawns!(
 );
 
 /// The [`Spawner`] or [`UnnamedSpawner`] of one chunk of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// it keeps the bundles, spawned once the loop is done, after those of the
 /// chunks before it. So [`ChunkSpawner::spawn`] does not return the new
 /// entity.

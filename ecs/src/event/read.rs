@@ -141,7 +141,7 @@ impl<T> fmt::Debug for EventWriter<'_, T> {
 impl<T> Sealed for &mut EventWriter<'_, T> {}
 
 /// Events sent from the chunks of a parallel loop
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)),
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)),
 /// each chunk through [`ChunkEvents`]: the events a sequential loop would
 /// send, in its order.
 ///
@@ -182,7 +182,7 @@ impl<T: Send> ChunkRecorder for &mut EventWriter<'_, T> {
 }
 
 /// The events one chunk of a parallel loop sends
-/// ([`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)):
+/// ([`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)):
 /// kept in the chunk's order, sent after the chunks before it.
 #[derive(Debug)]
 pub struct ChunkEvents<T>(Vec<T>);

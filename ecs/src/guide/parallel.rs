@@ -1,11 +1,11 @@
 //! Parallel loops inside one system.
 //!
-//! [`Query::par_for_each_mut`](crate::query::WorldQuery::par_for_each_mut) cuts
+//! [`Query::par_for_each_mut`](crate::query::Query::par_for_each_mut) cuts
 //! each table's columns into row ranges, as rayon cuts a slice, and runs
 //! them on rayon's pool; each call sees only its own entity, so the result
 //! is the same on any number of threads.
 //!
-//! [`Query::par_for_each_mut_with`](crate::query::WorldQuery::par_for_each_mut_with)
+//! [`Query::par_for_each_mut_with`](crate::query::Query::par_for_each_mut_with)
 //! also records changes, one buffer per chunk, appended in iteration order:
 //! the changes a sequential loop would record, on any number of threads. It
 //! takes `&mut` commands, an event writer, a `Migrator`, a `SparseMut`, a

@@ -16,11 +16,6 @@
 //! entities given, or a [`QueryEntityError`](crate::query::QueryEntityError)
 //! that says whether an entity is not alive or the query does not match it.
 //!
-//! The world's methods return a [`WorldQuery`](crate::query::WorldQuery); a
-//! system's parameter is a [`Query`](crate::query::Query), which
-//! dereferences to one and offers the same methods. A helper function that
-//! takes `&WorldQuery<..>` (or `&mut`) serves both.
-//!
 //! ```
 //! use schemecs::prelude::*;
 //! # #[derive(Clone, Copy, Debug, PartialEq)] pub struct Pos(pub i64);
@@ -123,7 +118,7 @@
 //! # The table form
 //!
 //! A query can also hand out whole tables:
-//! [`Query::for_each_table_mut`](crate::query::WorldQuery::for_each_table_mut)
+//! [`Query::for_each_table_mut`](crate::query::Query::for_each_table_mut)
 //! calls you once per matching table with its archetype, its entities and
 //! one slice per item, so that you write the loop over the columns yourself:
 //!

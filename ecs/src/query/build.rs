@@ -1,4 +1,4 @@
-//! Building a [`WorldQuery`]: its matching tables' columns fetched into a list,
+//! Building a [`Query`]: its matching tables' columns fetched into a list,
 //! over an exclusively borrowed world, a shared one, or one taken apart for
 //! systems, with a row filter's passing rows or a sparse query's runs.
 
@@ -6,7 +6,7 @@ use super::fetch::{QueryData, ReadOnlyQueryData, SchemaQuery, TableView, ViewCol
 use super::filter::QueryFilter;
 use super::rows::{PassingRows, RowSet};
 use super::sparse::{self, SparseRuns};
-use super::{FetchedTable, WorldQuery};
+use super::{FetchedTable, Query};
 use crate::changes::ChangeWindow;
 use crate::entity::Entities;
 use crate::layout::Layout;
@@ -68,7 +68,7 @@ pub(crate) fn fetch_table<'w, S: Layout, Q: SchemaQuery<S>>(
     (indices, Q::fetch(&mut view))
 }
 
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Builds the query over the tables `matched` (ascending ids), with a
     /// row filter over the rows `rows` of each; `tick` stamps writes.
     pub(crate) fn build<S: Layout>(
@@ -104,7 +104,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
             let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
             fetched.push(FetchedTable::new(id, bits, indices, fetch, table_rows));
         }
-        WorldQuery::from_tables::<S>(entities, fetched, rows)
+        Query::from_tables::<S>(entities, fetched, rows)
     }
 
     fn from_tables<S: Layout>(
@@ -112,7 +112,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         tables: Vec<FetchedTable<'w, Q>>,
         rows: Option<Cow<'w, PassingRows>>,
     ) -> Self {
-        WorldQuery {
+        Query {
             entities,
             tables,
             rows: rows.unwrap_or_default(),
@@ -148,7 +148,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
             let indices = table.entities();
             fetched.push(FetchedTable::new(id, bits, indices, fetch, table_rows));
         }
-        WorldQuery::from_tables::<S>(entities, fetched, rows)
+        Query::from_tables::<S>(entities, fetched, rows)
     }
 
     /// `Q`'s fetch of the rows of `table`, a table of a shared world.
@@ -187,26 +187,19 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         let mut slots: Vec<Lent<'w, S::Column>> = Vec::new();
         let mut rest = tables;
         let mut offset = 0;
-        let fetched = sparse::build::<S, Q>(
-            runs,
-            entities,
-            &mut values,
-            tick,
-            |id| {
-                let (table, tail) =
-                    match core::mem::take(&mut rest)[id.index() - offset..].split_first_mut() {
-                        Some(split) => split,
-                        None => unreachable!("runs are ascending by table and in range"),
-                    };
-                rest = tail;
-                offset = id.index() + 1;
-                let bits = table.mask().bits().to_u128();
-                let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
-                (bits, indices, fetch)
-            },
-            Vec::new(),
-        );
-        WorldQuery::from_tables::<S>(entities, fetched, None)
+        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, tick, |id| {
+            let (table, tail) =
+                match core::mem::take(&mut rest)[id.index() - offset..].split_first_mut() {
+                    Some(split) => split,
+                    None => unreachable!("runs are ascending by table and in range"),
+                };
+            rest = tail;
+            offset = id.index() + 1;
+            let bits = table.mask().bits().to_u128();
+            let (indices, fetch) = fetch_table::<S, Q>(table, entities, tick, &mut slots);
+            (bits, indices, fetch)
+        });
+        Query::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds a read-only query that reaches sparse components over the runs
@@ -225,19 +218,12 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
             .iter()
             .map(|set| Lent::Shared(set.values()))
             .collect();
-        let fetched = sparse::build::<S, Q>(
-            runs,
-            entities,
-            &mut values,
-            0,
-            |id| {
-                let table = &tables[id.index()];
-                let fetch = Self::fetch_shared::<S>(table, entities, 0);
-                (table.mask().bits().to_u128(), table.entities(), fetch)
-            },
-            Vec::new(),
-        );
-        WorldQuery::from_tables::<S>(entities, fetched, None)
+        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, 0, |id| {
+            let table = &tables[id.index()];
+            let fetch = Self::fetch_shared::<S>(table, entities, 0);
+            (table.mask().bits().to_u128(), table.entities(), fetch)
+        });
+        Query::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds a query that reaches sparse components over the runs `runs`
@@ -246,39 +232,30 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         world: &mut SplitWorld<'w, S>,
         runs: &mut SparseRuns,
         tick: u32,
-        fetched: Vec<FetchedTable<'w, Q>>,
     ) -> Self
     where
         Q: SchemaQuery<S>,
     {
         let entities = world.entities;
         let mut values = core::mem::take(&mut world.sparse);
-        let fetched = sparse::build::<S, Q>(
-            runs,
-            entities,
-            &mut values,
-            tick,
-            |id| {
-                let table = world.table(id);
-                let mut view = TableView::new(
-                    (table.mask, table.column_index),
-                    table.entities,
-                    entities,
-                    ViewColumns::Slots(table.columns),
-                    tick,
-                );
-                let fetch = Q::fetch(&mut view);
-                (table.mask.bits().to_u128(), table.entities, fetch)
-            },
-            fetched,
-        );
+        let fetched = sparse::build::<S, Q>(runs, entities, &mut values, tick, |id| {
+            let table = world.table(id);
+            let mut view = TableView::new(
+                (table.mask, table.column_index),
+                table.entities,
+                entities,
+                ViewColumns::Slots(table.columns),
+                tick,
+            );
+            let fetch = Q::fetch(&mut view);
+            (table.mask.bits().to_u128(), table.entities, fetch)
+        });
         world.sparse = values;
-        WorldQuery::from_tables::<S>(entities, fetched, None)
+        Query::from_tables::<S>(entities, fetched, None)
     }
 
     /// Builds the query over the tables `matched` of a world taken apart for
-    /// systems, taking its columns out of their slots, into `fetched` (an
-    /// empty list, whose memory a system keeps from run to run).
+    /// systems, taking its columns out of their slots.
     /// With a row filter, `rows` are the rows that pass it (found by
     /// [`filter_rows`] before the split); `tick` stamps writes.
     pub(crate) fn from_split<S: Layout>(
@@ -286,13 +263,12 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         matched: &[TableId],
         rows: Option<Cow<'w, PassingRows>>,
         tick: u32,
-        mut fetched: Vec<FetchedTable<'w, Q>>,
     ) -> Self
     where
         Q: SchemaQuery<S>,
     {
         let mut passing = rows.as_deref().map(PassingRows::tables);
-        fetched.reserve(passing.map_or(matched.len(), <[_]>::len));
+        let mut fetched = Vec::with_capacity(passing.map_or(matched.len(), <[_]>::len));
         let all_entities = world.entities;
         for &id in matched {
             let Some(table_rows) = PassingRows::take_for(&mut passing, id) else {
@@ -319,6 +295,6 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
                 table_rows,
             ));
         }
-        WorldQuery::from_tables::<S>(world.entities, fetched, rows)
+        Query::from_tables::<S>(world.entities, fetched, rows)
     }
 }

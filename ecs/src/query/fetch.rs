@@ -17,12 +17,12 @@ use core::marker::PhantomData;
 /// A query holds, for each matching table, a [`QueryData::Fetch`] (for `&T`, a
 /// `&[T]` column slice) and hands out [`QueryData::Item`]s (a `&T`) row by row,
 /// or whole tables as [`QueryData::Slice`]s in the table form
-/// ([`WorldQuery::for_each_table_mut`](crate::query::WorldQuery::for_each_table_mut)).
+/// ([`Query::for_each_table_mut`](crate::query::Query::for_each_table_mut)).
 pub trait QueryData {
     /// What one entity yields: `&'a T` for `&T`, `bool` for `Has<T>`.
     type Item<'a>;
     /// What one table (or one row range of a table) yields in the table form
-    /// ([`WorldQuery::for_each_table_mut`](crate::query::WorldQuery::for_each_table_mut)): `&'a [T]` for `&T`,
+    /// ([`Query::for_each_table_mut`](crate::query::Query::for_each_table_mut)): `&'a [T]` for `&T`,
     /// `&'a mut [T]` for `&mut T`, `Option<&'a [T]>` and `Option<&'a mut [T]>`
     /// for optional items (`None` in tables without `T`), one `bool` for
     /// `Has<T>`, a [`TableEntities`] for [`Entity`], and a tuple of these for
@@ -32,13 +32,6 @@ pub trait QueryData {
     /// Its default is the fetch of no rows.
     #[doc(hidden)]
     type Fetch<'a>: Default;
-    /// A type of the size and alignment of [`QueryData::Fetch`] that borrows
-    /// nothing and is `Send` whatever the components are: a system keeps
-    /// the memory of its query's list of tables as a list of these between
-    /// runs (see `query/system.rs`). Where the sizes differ, the list is
-    /// allocated anew each run; nothing else changes.
-    #[doc(hidden)]
-    type Spare: Send + 'static;
 
     /// The item of `row`, for as long as the fetch lives.
     #[doc(hidden)]
@@ -214,7 +207,6 @@ impl<T: 'static> QueryData for &T {
     type Item<'a> = &'a T;
     type Slice<'a> = &'a [T];
     type Fetch<'a> = &'a [T];
-    type Spare = &'static [()];
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -363,7 +355,6 @@ impl<T: 'static> QueryData for &mut T {
     type Item<'a> = &'a mut T;
     type Slice<'a> = &'a mut [T];
     type Fetch<'a> = WriteFetch<'a, T>;
-    type Spare = WriteFetch<'static, ()>;
 
     // The table form hands out every row at once: every row is written.
     #[inline(always)]
@@ -511,7 +502,6 @@ impl QueryData for Entity {
     type Item<'a> = Entity;
     type Slice<'a> = TableEntities<'a>;
     type Fetch<'a> = TableEntities<'a>;
-    type Spare = TableEntities<'static>;
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -565,7 +555,6 @@ impl<T: 'static> QueryData for Has<T> {
     type Item<'a> = bool;
     type Slice<'a> = bool;
     type Fetch<'a> = bool;
-    type Spare = bool;
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -633,7 +622,6 @@ impl<Q: QueryData> QueryData for Option<Q> {
     type Item<'a> = Option<Q::Item<'a>>;
     type Slice<'a> = Option<Q::Slice<'a>>;
     type Fetch<'a> = Option<Q::Fetch<'a>>;
-    type Spare = Option<Q::Spare>;
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -781,7 +769,6 @@ macro_rules! impl_query_tuple {
             type Item<'a> = ($($q::Item<'a>,)*);
             type Slice<'a> = ($($q::Slice<'a>,)*);
             type Fetch<'a> = ($($q::Fetch<'a>,)*);
-            type Spare = ($($q::Spare,)*);
 
             #[inline(always)]
             fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -965,7 +952,6 @@ macro_rules! query_tuple_too_long {
         impl<$($q: QueryData),*> QueryData for ($($q,)*) {
             type Item<'a> = ();
             type Fetch<'a> = ();
-            type Spare = ();
             type Slice<'a> = ();
 
             fn get<'a>(_: Self::Fetch<'a>, _: usize) -> Self::Item<'a> {

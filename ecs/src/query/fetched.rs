@@ -5,7 +5,7 @@ use super::rows::{PassingRows, TableRows};
 use crate::storage::{EntityIndex, TableId};
 
 /// One matching, non-empty table of a query.
-pub(crate) struct FetchedTable<'w, Q: QueryData> {
+pub(super) struct FetchedTable<'w, Q: QueryData> {
     pub(super) id: TableId,
     /// The table's archetype, as the bits of its `S::Mask`.
     pub(super) mask: u128,

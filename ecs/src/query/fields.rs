@@ -62,9 +62,6 @@ impl<T: Soa> QueryData for Fields<&T> {
     type Item<'a> = T::Ref<'a>;
     type Slice<'a> = T::Slices<'a>;
     type Fetch<'a> = T::Slices<'a>;
-    // A struct of one slice per field, which no type here can match in
-    // size: a system's query of `Fields` allocates its list each run.
-    type Spare = ();
 
     #[inline(always)]
     fn slice<'a>(fetch: Self::Fetch<'a>) -> Self::Slice<'a> {
@@ -166,8 +163,6 @@ impl<T: Soa> QueryData for Fields<&mut T> {
     type Item<'a> = T::Mut<'a>;
     type Slice<'a> = T::SlicesMut<'a>;
     type Fetch<'a> = FieldsWriteFetch<'a, T>;
-    // See `Fields<&T>`.
-    type Spare = ();
 
     // The table form hands out every row at once: every row is written.
     #[inline(always)]

@@ -1,11 +1,11 @@
-//! Iterating a [`WorldQuery`](super::WorldQuery): [`QueryIter`], over the fetched tables (and with a
+//! Iterating a [`Query`](super::Query): [`QueryIter`], over the fetched tables (and with a
 //! row filter, their passing rows).
 
 use super::fetch::QueryData;
 use super::fetched::FetchedTable;
 use super::rows::{BitRuns, PassingRows, TableRows};
 
-/// Iterator over a [`WorldQuery`](super::WorldQuery)'s items, table by table (with a row filter,
+/// Iterator over a [`Query`](super::Query)'s items, table by table (with a row filter,
 /// run of passing rows by run).
 pub struct QueryIter<'a, 'w, Q: QueryData> {
     /// The tables (none with a row filter: they are in `filtered`).

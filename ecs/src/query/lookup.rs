@@ -1,13 +1,13 @@
-//! Several entities of a query at once ([`WorldQuery::get_many`],
-//! [`WorldQuery::get_many_mut`]) and the one entity of a query ([`WorldQuery::single`],
-//! [`WorldQuery::single_mut`]), with their errors.
+//! Several entities of a query at once ([`Query::get_many`],
+//! [`Query::get_many_mut`]) and the one entity of a query ([`Query::single`],
+//! [`Query::single_mut`]), with their errors.
 
-use super::{QueryData, ReadOnlyQueryData, WorldQuery};
+use super::{Query, QueryData, ReadOnlyQueryData};
 use crate::entity::{Entity, NoSuchEntity};
 use core::fmt;
 
-/// Why [`WorldQuery::get`], [`WorldQuery::get_mut`], [`WorldQuery::get_many`] or
-/// [`WorldQuery::get_many_mut`] could not hand out the item of an entity asked
+/// Why [`Query::get`], [`Query::get_mut`], [`Query::get_many`] or
+/// [`Query::get_many_mut`] could not hand out the item of an entity asked
 /// for. Each names the entity at fault (for `get_many` and `get_many_mut`,
 /// the first in the order given).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -18,7 +18,7 @@ pub enum QueryEntityError {
     /// The entity is alive but the query does not match it: it lacks a
     /// component the query requires, or the filter excludes it.
     DoesNotMatch(Entity),
-    /// [`WorldQuery::get_many_mut`] was given the entity more than once; it
+    /// [`Query::get_many_mut`] was given the entity more than once; it
     /// cannot hand out two mutable borrows of one entity's components.
     Repeated(Entity),
 }
@@ -52,7 +52,7 @@ impl From<NoSuchEntity> for QueryEntityError {
     }
 }
 
-/// Why [`WorldQuery::single`] or [`WorldQuery::single_mut`] found no item to return.
+/// Why [`Query::single`] or [`Query::single_mut`] found no item to return.
 /// Each names the query type, which its `Display` writes without module
 /// paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,7 +116,7 @@ fn without_paths(type_name: &str) -> String {
 
 impl std::error::Error for QuerySingleError {}
 
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// The items of `N` entities at once, mutably, in the order given: to
     /// let two entities act on each other. Fails, naming the entity, if one
     /// is not alive, does not match, or is given twice.
@@ -270,7 +270,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
 }
 
 // The read-only bound on each method, as in `query/mod.rs`.
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// The items of `N` entities at once, in the order given; an entity may
     /// be given more than once. Fails, naming the entity, if one is not
     /// alive or does not match.

@@ -11,7 +11,7 @@
 //! pair of masks when there is one) and extends the list as new tables
 //! appear.
 
-// Here: the [`WorldQuery`] type and its item-by-item access. Beside it, by
+// Here: the [`Query`] type and its item-by-item access. Beside it, by
 // concept: `fetch` (what an item takes from a table), `fetched` (one table
 // of a built query), `entities` (the `Entity` item's table form) and
 // `filter` (conditions on archetypes and rows); `matched` (which tables
@@ -19,8 +19,7 @@
 // query's tables fetched, over each kind of borrowed world), `rows` (row
 // filters' passing rows) and `sparse` (runs of rows for sparse components);
 // `iter`, `lookup` (`get`, `single`, `get_many_mut`), `table` (the table
-// form) and `par` (parallel iteration); `prepared` ([`PreparedQuery`]) and
-// `system` (a system's [`Query`], a `WorldQuery` lent to one run).
+// form) and `par` (parallel iteration); `prepared` ([`PreparedQuery`]).
 
 mod build;
 mod entities;
@@ -36,7 +35,6 @@ mod prepared;
 mod rows;
 mod sparse;
 mod state;
-mod system;
 mod table;
 
 pub(crate) use build::{fetch_table, filter_rows};
@@ -62,8 +60,6 @@ use rows::{fold_runs, for_each_reached};
 pub(crate) use sparse::SparseRuns;
 pub(crate) use state::QueryState;
 pub(crate) use state::Reach;
-pub use system::Query;
-pub(crate) use system::QueryHome;
 pub use table::TableChunk;
 
 use crate::entity::{Entities, Entity};
@@ -72,15 +68,14 @@ use core::marker::PhantomData;
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-/// The result of [`World::query`](crate::world::World::query) and its kin: for
-/// every entity that matches `Q` and filter `F`, its item `Q::Item`. A
-/// system's [`Query`] parameter dereferences to one.
+/// The result of [`World::query`](crate::world::World::query): for every entity that
+/// matches `Q` and filter `F`, its item `Q::Item`.
 ///
 /// It borrows the world for `'w` and holds, per matching table, the column
-/// slices the query needs. Iterate it with [`WorldQuery::iter`] (read-only
-/// queries) or [`WorldQuery::iter_mut`], or with [`WorldQuery::for_each`] /
-/// [`WorldQuery::for_each_mut`], which run over the slices directly and are the
-/// fastest way through a query. [`WorldQuery::for_each_table_mut`] hands the
+/// slices the query needs. Iterate it with [`Query::iter`] (read-only
+/// queries) or [`Query::iter_mut`], or with [`Query::for_each`] /
+/// [`Query::for_each_mut`], which run over the slices directly and are the
+/// fastest way through a query. [`Query::for_each_table_mut`] hands the
 /// slices themselves to a loop written by hand, one table at a time.
 ///
 /// ```
@@ -104,7 +99,7 @@ use std::sync::OnceLock;
 /// assert_eq!(query.count(), 2);
 /// assert_eq!(query.get(a).map(|(e, p)| (e, p.0)), Ok((a, 2)));
 /// ```
-pub struct WorldQuery<'w, Q: QueryData, F = ()> {
+pub struct Query<'w, Q: QueryData, F = ()> {
     entities: &'w Entities,
     tables: Vec<FetchedTable<'w, Q>>,
     /// With a row filter, the rows of each table that pass it.
@@ -128,7 +123,7 @@ pub struct WorldQuery<'w, Q: QueryData, F = ()> {
 struct TablePlaces {
     /// The first table id `places` covers.
     first: usize,
-    places: Vec<u32>,
+    places: Box<[u32]>,
 }
 
 impl TablePlaces {
@@ -137,23 +132,30 @@ impl TablePlaces {
         16 * tables + 64
     }
 
-    /// `tables` sorted by table id, then first row; the index is made in
-    /// `places` (its contents dropped, its memory kept).
-    fn new<Q: QueryData>(tables: &[FetchedTable<'_, Q>], mut places: Vec<u32>) -> Self {
-        places.clear();
+    /// `tables` sorted by table id, then first row.
+    fn new<Q: QueryData>(tables: &[FetchedTable<'_, Q>]) -> Self {
         let (Some(first), Some(last)) = (tables.first(), tables.last()) else {
-            return TablePlaces { first: 0, places };
+            return TablePlaces {
+                first: 0,
+                places: Box::default(),
+            };
         };
         let first = first.id.index();
         let span = last.id.index() - first + 1;
         if span > Self::widest(tables.len()) {
-            return TablePlaces { first, places };
+            return TablePlaces {
+                first,
+                places: Box::default(),
+            };
         }
-        places.resize(span, u32::MAX);
+        let mut places = vec![u32::MAX; span];
         for (index, table) in tables.iter().enumerate().rev() {
             places[table.id.index() - first] = index as u32;
         }
-        TablePlaces { first, places }
+        TablePlaces {
+            first,
+            places: places.into_boxed_slice(),
+        }
     }
 }
 
@@ -222,7 +224,7 @@ impl<'a, Q: QueryData> Run<'a, Q> {
     }
 }
 
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Hands `each` the runs of rows the query reaches (see [`Run`]), in
     /// iteration order, their fetches borrowed mutably.
     fn runs_mut<'a>(&'a mut self, mut each: impl FnMut(Run<'a, Q>)) {
@@ -236,7 +238,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     }
 
     /// Hands `each` the runs of rows of a read-only query, in iteration
-    /// order; see [`WorldQuery::runs_mut`].
+    /// order; see [`Query::runs_mut`].
     fn runs<'a>(&'a self, mut each: impl FnMut(Run<'a, Q>))
     where
         Q: ReadOnlyQueryData,
@@ -249,7 +251,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         }
     }
 }
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Iterates over the items, mutably.
     ///
     /// Every row the query covers counts as handed out, so for a tracked
@@ -325,9 +327,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     /// first table after it when the query does not match it.
     #[inline]
     fn first_piece(&self, id: TableId) -> usize {
-        let places = self
-            .by_table
-            .get_or_init(|| TablePlaces::new(&self.tables, Vec::new()));
+        let places = self.by_table.get_or_init(|| TablePlaces::new(&self.tables));
         match places.places.get(id.index().wrapping_sub(places.first)) {
             Some(&place) => place as usize,
             // Outside the range, or no index: found (or not) by a search.
@@ -361,7 +361,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
 // The read-only bound sits on each method rather than on the impl, so that
 // calling one on a writing query reports the bound's message, not "method not
 // found".
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Iterates over the items of a read-only query.
     pub fn iter(&self) -> QueryIter<'_, 'w, Q>
     where
@@ -422,7 +422,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     }
 }
 
-impl<'a, 'w, Q: ReadOnlyQueryData, F> IntoIterator for &'a WorldQuery<'w, Q, F> {
+impl<'a, 'w, Q: ReadOnlyQueryData, F> IntoIterator for &'a Query<'w, Q, F> {
     type Item = Q::Item<'a>;
     type IntoIter = QueryIter<'a, 'w, Q>;
 
@@ -431,7 +431,7 @@ impl<'a, 'w, Q: ReadOnlyQueryData, F> IntoIterator for &'a WorldQuery<'w, Q, F> 
     }
 }
 
-impl<'a, 'w, Q: QueryData, F> IntoIterator for &'a mut WorldQuery<'w, Q, F> {
+impl<'a, 'w, Q: QueryData, F> IntoIterator for &'a mut Query<'w, Q, F> {
     type Item = Q::Item<'a>;
     type IntoIter = QueryIter<'a, 'w, Q>;
 

@@ -2,13 +2,13 @@
 //! row ranges that run on rayon's thread pool (in order on the calling
 //! thread without the `parallel` feature). The forms that only call a
 //! function cut the ranges as rayon cuts a slice, adaptively; the form that
-//! records changes ([`WorldQuery::par_for_each_mut_with`], through a
+//! records changes ([`Query::par_for_each_mut_with`], through a
 //! [`ChunkRecorder`], implemented beside each recorder: `commands.rs`,
 //! `event/read.rs`, `migrator.rs`, `sparse_mut.rs`, `spawner.rs`) cuts them
-//! into fixed chunks ([`WorldQuery::exclusive_chunks`]), one buffer each, put
+//! into fixed chunks ([`Query::exclusive_chunks`]), one buffer each, put
 //! back in chunk order.
 
-use super::{QueryData, ReadOnlyQueryData, WorldQuery};
+use super::{Query, QueryData, ReadOnlyQueryData};
 use crate::pool;
 
 /// Chunks per thread: enough for rayon to balance uneven work, few enough
@@ -60,7 +60,7 @@ fn run_split<'a, Q: QueryData>(
     });
 }
 
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Calls `f` with every item, mutably, on rayon's thread pool: the
     /// tables' column slices are cut into chunks that run in parallel.
     ///
@@ -97,7 +97,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     }
 
     /// Calls `f` with every item of a read-only query on rayon's thread
-    /// pool; see [`WorldQuery::par_for_each_mut`].
+    /// pool; see [`Query::par_for_each_mut`].
     pub fn par_for_each<Func>(&self, f: Func)
     where
         Q: ReadOnlyQueryData,
@@ -110,7 +110,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     }
 
     /// The query's rows, mutably, cut into chunks for the pool: what
-    /// [`WorldQuery::par_for_each_mut_with`] hands each chunk's recorder.
+    /// [`Query::par_for_each_mut_with`] hands each chunk's recorder.
     fn exclusive_chunks(&mut self) -> Vec<(Q::Fetch<'_>, usize)> {
         let total = self.count();
         chunks::<Q>(self.exclusive_runs().into_iter(), total)
@@ -127,7 +127,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
 }
 
 /// A system parameter whose changes the chunks of a parallel loop can
-/// record ([`WorldQuery::par_for_each_mut_with`]): each chunk records into a
+/// record ([`Query::par_for_each_mut_with`]): each chunk records into a
 /// buffer of its own, through a [`ChunkRecorder::Chunk`], and the buffers
 /// are handed back in iteration order, so the changes are those, in the
 /// order, a sequential loop would record, on any number of threads.
@@ -187,8 +187,8 @@ tuple_recorder!(A 0, B 1, C 2);
 tuple_recorder!(A 0, B 1, C 2, D 3);
 
 /// The forms of parallel iteration that record changes.
-impl<Q: QueryData, F> WorldQuery<'_, Q, F> {
-    /// [`WorldQuery::par_for_each_mut`] for a function that also records changes
+impl<Q: QueryData, F> Query<'_, Q, F> {
+    /// [`Query::par_for_each_mut`] for a function that also records changes
     /// through `recorder`: commands, events, a migrator's moves, a sparse
     /// component's insertions and removals, spawns, or a tuple of those.
     ///

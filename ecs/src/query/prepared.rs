@@ -4,7 +4,7 @@ use super::fetch::{ReadOnlyQueryData, SchemaQuery};
 use super::filter::{QueryFilter, QueryReach};
 use super::rows::{for_each_reached, PassingRows};
 use super::state::QueryState;
-use super::{fetch_table, WorldQuery};
+use super::{fetch_table, Query};
 use crate::layout::Layout;
 use crate::lend::Lent;
 use crate::world_impl::World;
@@ -21,7 +21,7 @@ use core::marker::PhantomData;
 /// [`PreparedQuery::for_each_mut`] does neither: it walks its own list of
 /// tables and runs the loop over each table as soon as it has its columns,
 /// with no allocation. Keep one where a loop over many small tables runs
-/// every frame. [`PreparedQuery::query_mut`] gives the full [`WorldQuery`]
+/// every frame. [`PreparedQuery::query_mut`] gives the full [`Query`]
 /// (iterators, `get`, parallel iteration) without the cache lookup.
 ///
 /// ```
@@ -96,7 +96,7 @@ where
     }
 
     /// Calls `f` with every item, mutably, table by table: the loop of
-    /// [`WorldQuery::for_each_mut`] without building the [`WorldQuery`].
+    /// [`Query::for_each_mut`] without building the [`Query`].
     pub fn for_each_mut(&mut self, world: &mut World<S>, mut f: impl FnMut(Q::Item<'_>)) {
         if QueryReach::<S, Q, F>::SPARSE_RUNS {
             self.query_mut(world).for_each_mut(f);
@@ -126,7 +126,7 @@ where
     }
 
     /// Calls `f` with every item of a read-only query, table by table: the
-    /// loop of [`WorldQuery::for_each`] without building the [`WorldQuery`].
+    /// loop of [`Query::for_each`] without building the [`Query`].
     pub fn for_each(&mut self, world: &World<S>, mut f: impl FnMut(Q::Item<'_>))
     where
         Q: ReadOnlyQueryData,
@@ -148,32 +148,32 @@ where
             let Some(table_rows) = PassingRows::take_for(&mut passing, id) else {
                 continue;
             };
-            let fetch = WorldQuery::<Q, F>::fetch_shared::<S>(table, entities, 0);
+            let fetch = Query::<Q, F>::fetch_shared::<S>(table, entities, 0);
             let bits = table_rows.map(|table_rows| rows.bits(table_rows));
             for_each_reached::<Q>(fetch, len, bits, &mut f);
         }
     }
 
-    /// The query over `world`, with everything [`WorldQuery`] offers; built from
+    /// The query over `world`, with everything [`Query`] offers; built from
     /// this query's tables instead of the world's cache.
-    pub fn query_mut<'w>(&mut self, world: &'w mut World<S>) -> WorldQuery<'w, Q, F> {
+    pub fn query_mut<'w>(&mut self, world: &'w mut World<S>) -> Query<'w, Q, F> {
         self.update(world);
         let tick = world.outside_window().this_run;
         let (matched, reached) = self.state.copy();
         let (entities, tables, sparse) = world.lend_with_sparse();
-        WorldQuery::exclusive(entities, tables, sparse, matched, reached, tick)
+        Query::exclusive(entities, tables, sparse, matched, reached, tick)
     }
 
     /// The read-only query over `world` (several may be alive at once);
     /// built from this query's tables instead of the world's cache.
-    pub fn query<'w>(&mut self, world: &'w World<S>) -> WorldQuery<'w, Q, F>
+    pub fn query<'w>(&mut self, world: &'w World<S>) -> Query<'w, Q, F>
     where
         Q: ReadOnlyQueryData,
     {
         self.update(world);
         let (entities, tables) = (world.entities(), world.tables().as_slice());
         let (matched, reached) = self.state.copy();
-        WorldQuery::shared(entities, tables, world.sparse_sets(), matched, reached)
+        Query::shared(entities, tables, world.sparse_sets(), matched, reached)
     }
 }
 

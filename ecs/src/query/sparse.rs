@@ -601,9 +601,8 @@ pub(super) fn build<'w, S: Layout, Q: SchemaQuery<S>>(
     values: &mut [SparseValues<'w, S>],
     tick: u32,
     mut fetch_table: impl FnMut(TableId) -> (u128, &'w [EntityIndex], Q::Fetch<'w>),
-    mut fetched: Vec<FetchedTable<'w, Q>>,
 ) -> Vec<FetchedTable<'w, Q>> {
-    fetched.reserve(runs.runs.len());
+    let mut fetched: Vec<FetchedTable<'w, Q>> = Vec::with_capacity(runs.runs.len());
     // 1. The table items, table by table.
     let mut next = 0;
     while next < runs.runs.len() {

@@ -9,8 +9,8 @@
 //! that pass it, for a query that reaches sparse components only through
 //! its filter's `With`/`Without` the rows whose entities pass, and for
 //! other queries that reach sparse components their runs of rows. A
-//! [`WorldQuery`] is then built over the tables and what they reach
-//! ([`WorldQuery::exclusive`], [`WorldQuery::shared`], [`WorldQuery::split`]).
+//! [`Query`] is then built over the tables and what they reach
+//! ([`Query::exclusive`], [`Query::shared`], [`Query::split`]).
 //!
 //! The three forms differ only in who keeps what:
 //!
@@ -24,9 +24,7 @@
 use super::filter::{QueryFilter, QueryReach};
 use super::rows::{PassingRows, RowSet};
 use super::sparse::{filter_rows_by_presence, Presence};
-use super::{
-    filter_rows, FetchedTable, MatchedTables, QueryData, SchemaQuery, SparseRuns, WorldQuery,
-};
+use super::{filter_rows, MatchedTables, Query, QueryData, SchemaQuery, SparseRuns};
 use crate::changes::ChangeWindow;
 use crate::entity::Entities;
 use crate::layout::Layout;
@@ -187,7 +185,7 @@ impl QueryState {
     }
 }
 
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// The query over the tables `matched` of an exclusively borrowed world
     /// and what it reaches there; `tick` stamps writes.
     pub(crate) fn exclusive<S: Layout>(
@@ -203,10 +201,10 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         F: QueryFilter<S>,
     {
         if QueryReach::<S, Q, F>::SPARSE_RUNS {
-            return WorldQuery::build_sparse(entities, tables, sparse, reached.runs, tick);
+            return Query::build_sparse(entities, tables, sparse, reached.runs, tick);
         }
         let rows = reached.rows::<S, Q, F>();
-        WorldQuery::build(entities, tables, matched, rows, tick)
+        Query::build(entities, tables, matched, rows, tick)
     }
 
     /// The read-only query over the tables `matched` of a shared world and
@@ -223,30 +221,29 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         F: QueryFilter<S>,
     {
         if QueryReach::<S, Q, F>::SPARSE_RUNS {
-            return WorldQuery::build_sparse_shared(entities, tables, sparse, reached.runs);
+            return Query::build_sparse_shared(entities, tables, sparse, reached.runs);
         }
         let rows = reached.rows::<S, Q, F>();
-        WorldQuery::build_shared(entities, tables, matched, rows)
+        Query::build_shared(entities, tables, matched, rows)
     }
 
     /// The query over the tables `matched` of a world taken apart for
     /// systems, taking its columns out of their slots, and what it reaches
-    /// there, its list of tables in `fetched` (empty); `tick` stamps writes.
+    /// there; `tick` stamps writes.
     pub(crate) fn split<S: Layout>(
         world: &mut SplitWorld<'w, S>,
         matched: &[TableId],
         mut reached: Reached<'_, 'w>,
         tick: u32,
-        fetched: Vec<FetchedTable<'w, Q>>,
     ) -> Self
     where
         Q: SchemaQuery<S>,
         F: QueryFilter<S>,
     {
         if QueryReach::<S, Q, F>::SPARSE_RUNS {
-            return WorldQuery::from_split_sparse(world, reached.runs, tick, fetched);
+            return Query::from_split_sparse(world, reached.runs, tick);
         }
         let rows = reached.rows::<S, Q, F>();
-        WorldQuery::from_split(world, matched, rows, tick, fetched)
+        Query::from_split(world, matched, rows, tick)
     }
 }

@@ -6,7 +6,7 @@
 
 use super::entities::TableEntities;
 use super::par::CHUNKS_PER_THREAD;
-use super::{QueryData, ReadOnlyQueryData, Run, WorldQuery};
+use super::{Query, QueryData, ReadOnlyQueryData, Run};
 use crate::entity::Entities;
 use crate::layout::Layout;
 use crate::mask::Mask;
@@ -14,8 +14,8 @@ use crate::pool;
 use core::fmt;
 use core::ops::Range;
 
-/// One matching table of a [`WorldQuery`], or a row range of one, as the table
-/// form ([`WorldQuery::for_each_table_mut`] and its siblings) hands it out beside
+/// One matching table of a [`Query`], or a row range of one, as the table
+/// form ([`Query::for_each_table_mut`] and its siblings) hands it out beside
 /// the item slices: the table's archetype and the entities of the rows.
 ///
 /// Row `i` of every item slice belongs to entity `entities().get(i)`.
@@ -24,7 +24,7 @@ pub struct TableChunk<'a> {
     entities: TableEntities<'a>,
     /// The table's archetype, as the bits of its `S::Mask`.
     mask: u128,
-    /// The schema's type name (see [`WorldQuery`]'s field of the same name).
+    /// The schema's type name (see [`Query`]'s field of the same name).
     schema: &'static str,
     first_row: usize,
 }
@@ -132,7 +132,7 @@ fn pieces<'a, Q: QueryData>(tables: Vec<Run<'a, Q>>, total: usize) -> Vec<Run<'a
     pieces
 }
 
-impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
+impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     /// Calls `f` once per matching table with the table's slices, mutably:
     /// a [`TableChunk`] (the table's archetype and its entities in row
     /// order) and one slice per query item ([`QueryData::Slice`]: `&mut [T]`
@@ -209,7 +209,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
     }
 
     /// Calls `f` once per matching table of a read-only query with the
-    /// table's slices (`&[T]` for `&T`); see [`WorldQuery::for_each_table_mut`].
+    /// table's slices (`&[T]` for `&T`); see [`Query::for_each_table_mut`].
     ///
     /// ```
     /// use schemecs::prelude::*;
@@ -240,7 +240,7 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         });
     }
 
-    /// [`WorldQuery::for_each_table_mut`] on rayon's thread pool: large tables
+    /// [`Query::for_each_table_mut`] on rayon's thread pool: large tables
     /// are cut into row ranges ([`TableChunk::rows`]) and `f` is called once
     /// per range, the ranges in parallel. Each row is in exactly one range.
     /// Ranges hold a few hundred rows at least (unless the table is
@@ -276,8 +276,8 @@ impl<'w, Q: QueryData, F> WorldQuery<'w, Q, F> {
         run_pieces(pieces(runs, total), entities, schema, f);
     }
 
-    /// [`WorldQuery::for_each_table`] on rayon's thread pool, for read-only
-    /// queries; see [`WorldQuery::par_for_each_table_mut`].
+    /// [`Query::for_each_table`] on rayon's thread pool, for read-only
+    /// queries; see [`Query::par_for_each_table_mut`].
     pub fn par_for_each_table<Func>(&self, f: Func)
     where
         Q: ReadOnlyQueryData,

@@ -36,9 +36,7 @@ use crate::changes::ChangeWindow;
 use crate::commands::{CommandQueue, Commands};
 use crate::layout::Resource;
 use crate::lend::SplitWorld;
-use crate::query::{
-    Query, QueryFilter, QueryHome, QueryReach, QueryState, SchemaQuery, WorldQuery,
-};
+use crate::query::{Query, QueryFilter, QueryReach, QueryState, SchemaQuery};
 use crate::world_impl::Schema;
 use crate::world_impl::SendSchema;
 use crate::world_impl::{LocalSlots, World};
@@ -157,7 +155,7 @@ where
     Q: SchemaQuery<S> + 'static,
     F: QueryFilter<S> + 'static,
 {
-    type State = (QueryState, QueryHome<Q>);
+    type State = QueryState;
     type Item<'w> = Query<'w, Q, F>;
     const ACCESS: Access = Access {
         reads: Q::READS | F::READS,
@@ -179,21 +177,19 @@ where
         QueryReach::<S, Q, F>::CHECK
     };
 
-    fn init() -> Self::State {
-        Default::default()
+    fn init() -> QueryState {
+        QueryState::default()
     }
 
-    fn prepare(state: &mut Self::State, world: &World<S>, window: ChangeWindow) {
+    fn prepare(state: &mut QueryState, world: &World<S>, window: ChangeWindow) {
         let (tables, sparse) = (world.tables(), (world.sparse_sets(), world.entities()));
-        state.0.update::<S, Q, F>(tables, sparse, window);
+        state.update::<S, Q, F>(tables, sparse, window);
     }
 
-    fn fetch<'w>(state: &'w mut Self::State, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
-        let (state, home) = state;
+    fn fetch<'w>(state: &'w mut QueryState, world: &mut SplitWorld<'w, S>) -> Query<'w, Q, F> {
         let tick = state.tick();
         let (matched, reached) = state.lend();
-        let query = WorldQuery::split(world, matched, reached, tick, home.lend());
-        Query::new(query, home)
+        Query::split(world, matched, reached, tick)
     }
 }
 

@@ -15,7 +15,7 @@ use crate::layout::{Component, Layout, Resource, Tracked};
 use crate::lend::{Lent, SplitBuffers, SplitWorld};
 use crate::mask::{Mask, MaskBits};
 use crate::query::{
-    QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData, SchemaQuery, WorldQuery,
+    Query, QueryCache, QueryFilter, QueryReach, Reach, ReadOnlyQueryData, SchemaQuery,
 };
 use crate::relations::RelationVisitor;
 use crate::retention::LogReads;
@@ -751,7 +751,7 @@ impl<S: Layout> World<S> {
         &mut self.resources
     }
 
-    /// Every entity that matches the read-only query `Q`; see [`WorldQuery`].
+    /// Every entity that matches the read-only query `Q`; see [`Query`].
     ///
     /// `Q` is `&T`, `Option<&T>`, [`Entity`], [`Has<T>`](crate::query::Has) or a
     /// tuple of them. It borrows the world shared, so any number of queries
@@ -777,7 +777,7 @@ impl<S: Layout> World<S> {
     /// assert_eq!(report(&world), (1, 6));
     /// ```
     #[inline]
-    pub fn query<Q: SchemaQuery<S> + ReadOnlyQueryData>(&self) -> WorldQuery<'_, Q, ()> {
+    pub fn query<Q: SchemaQuery<S> + ReadOnlyQueryData>(&self) -> Query<'_, Q, ()> {
         const { Q::CHECK };
         self.query_shared()
     }
@@ -789,7 +789,7 @@ impl<S: Layout> World<S> {
     /// A query and filter that can never match, such as `(&Pos,
     /// Without<Pos>)`, fail to compile.
     #[inline]
-    pub fn query_filtered<Q, F>(&self) -> WorldQuery<'_, Q, F>
+    pub fn query_filtered<Q, F>(&self) -> Query<'_, Q, F>
     where
         Q: SchemaQuery<S> + ReadOnlyQueryData,
         F: QueryFilter<S>,
@@ -799,7 +799,7 @@ impl<S: Layout> World<S> {
         self.query_shared()
     }
 
-    /// Every entity that matches `Q`, which may write; see [`WorldQuery`].
+    /// Every entity that matches `Q`, which may write; see [`Query`].
     ///
     /// `Q` is `&T`, `&mut T`, `Option<…>`, [`Entity`], [`Has<T>`](crate::query::Has)
     /// or a tuple of them. A query that borrows a component mutably twice, or
@@ -817,7 +817,7 @@ impl<S: Layout> World<S> {
     /// assert_eq!(world.get::<Pos>(a), Some(&Pos(3)));
     /// ```
     #[inline]
-    pub fn query_mut<Q: SchemaQuery<S>>(&mut self) -> WorldQuery<'_, Q, ()> {
+    pub fn query_mut<Q: SchemaQuery<S>>(&mut self) -> Query<'_, Q, ()> {
         const { Q::CHECK };
         self.query_exclusive()
     }
@@ -825,15 +825,13 @@ impl<S: Layout> World<S> {
     /// Every entity that matches `Q`, which may write, and filter `F`; see
     /// [`World::query_mut`].
     #[inline]
-    pub fn query_filtered_mut<Q: SchemaQuery<S>, F: QueryFilter<S>>(
-        &mut self,
-    ) -> WorldQuery<'_, Q, F> {
+    pub fn query_filtered_mut<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
         const { Q::CHECK };
         const { QueryReach::<S, Q, F>::CHECK };
         self.query_exclusive()
     }
 
-    fn query_shared<Q, F>(&self) -> WorldQuery<'_, Q, F>
+    fn query_shared<Q, F>(&self) -> Query<'_, Q, F>
     where
         Q: SchemaQuery<S> + ReadOnlyQueryData,
         F: QueryFilter<S>,
@@ -845,7 +843,7 @@ impl<S: Layout> World<S> {
             let mut reach = Reach::default();
             let window = self.store.changes().outside_window();
             reach.find::<S, Q, F>(tables.as_slice(), (sparse, entities), matched, window);
-            WorldQuery::shared(entities, tables.as_slice(), sparse, matched, reach.give())
+            Query::shared(entities, tables.as_slice(), sparse, matched, reach.give())
         };
         // Warm: the tables matched so far are all there is; a shared lock
         // suffices, and readers on other threads do not wait for each other.
@@ -861,7 +859,7 @@ impl<S: Layout> World<S> {
         build(queries.entry(conditions).update(tables, conditions))
     }
 
-    fn query_exclusive<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> WorldQuery<'_, Q, F> {
+    fn query_exclusive<Q: SchemaQuery<S>, F: QueryFilter<S>>(&mut self) -> Query<'_, Q, F> {
         let conditions = const { QueryReach::<S, Q, F>::TABLE_CONDITIONS.as_slice() };
         let queries = self
             .queries
@@ -876,7 +874,7 @@ impl<S: Layout> World<S> {
         let entities = self.store.entities();
         reach.find::<S, Q, F>(tables.as_slice(), (sparse, entities), matched, window);
         let (entities, tables, sparse) = self.store.lend_with_sparse();
-        WorldQuery::exclusive(
+        Query::exclusive(
             entities,
             tables,
             sparse,
