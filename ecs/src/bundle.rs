@@ -168,7 +168,7 @@ impl<'a, S: Layout> Placement<'a, S> {
         let (entities, columns) = table.split_mut();
         // Read only where a bundle can hold a sparse component: the
         // migration paths of other schemas keep their loads.
-        let entity = if S::SPARSE_BITS != 0 {
+        let entity = if const { S::SPARSE_BITS != 0 } {
             entities[row.index()]
         } else {
             EntityIndex(u32::MAX)
@@ -194,14 +194,18 @@ impl<S: Layout> Placement<'_, S> {
     // loop LLVM otherwise calls it out of line (docs/PERFORMANCE.md).
     #[inline(always)]
     pub fn put<C: Component<S>>(&mut self, value: C) {
-        if is_sparse::<S>(C::BIT) {
+        // The component's kind in `const` blocks: each copy of `put` (one
+        // per component of each bundle) then holds only its kind's path,
+        // and the others are not even built (docs/PERFORMANCE.md, "The
+        // user's compile time").
+        if const { is_sparse::<S>(C::BIT) } {
             self.bins.put_sparse(self.entity, value, self.tick);
             return;
         }
         let present = self.previous.has(C::BIT);
-        if S::Mask::DATA.has(C::BIT) {
+        if const { S::DATA_BITS & (1 << C::BIT) != 0 } {
             let column = &mut self.columns[self.mask.index(C::BIT)];
-            if present && S::TRACKED_BITS & (1 << C::BIT) != 0 {
+            if present && const { S::TRACKED_BITS & (1 << C::BIT) != 0 } {
                 column.mark_changed(self.row, self.tick);
             }
             let values = C::values_mut(column);
@@ -226,16 +230,16 @@ impl<S: Layout> Placement<'_, S> {
     // Always inlined: see `put`.
     #[inline(always)]
     pub fn take<C: Component<S>>(&mut self) -> C {
-        if is_sparse::<S>(C::BIT) {
+        if const { is_sparse::<S>(C::BIT) } {
             return match self.bins.sparse_mut().take(self.entity) {
                 Some(value) => value,
                 None => crate::__private::sparse_value_missing::<S>(C::BIT),
             };
         }
         debug_assert!(self.mask.has(C::BIT));
-        if S::Mask::DATA.has(C::BIT) {
+        if const { S::DATA_BITS & (1 << C::BIT) != 0 } {
             let column = &mut self.columns[self.mask.index(C::BIT)];
-            if S::TRACKED_BITS & (1 << C::BIT) != 0 {
+            if const { S::TRACKED_BITS & (1 << C::BIT) != 0 } {
                 column.swap_remove_ticks(self.row);
             }
             C::values_mut(column).swap_remove(self.row)
@@ -432,7 +436,7 @@ macro_rules! impl_bundle {
                 // with no column lookup or match per row. The borrow cannot
                 // fail for a table of this mask (distinct bits, distinct
                 // columns).
-                if Self::BITS & (!S::DATA_BITS | S::SPARSE_BITS) == 0 {
+                if const { Self::BITS & (!S::DATA_BITS | S::SPARSE_BITS) == 0 } {
                     let SpawnRows { columns, entities, .. } = &mut *target;
                     let mask = table_part::<S>(<Self as Bundle<S>>::mask());
                     if let Ok(borrowed) = columns.get_disjoint_mut([$(mask.index($c::BIT)),+]) {

@@ -75,11 +75,11 @@ impl<'w, S: Layout> EntityRef<'w, S> {
     #[inline]
     pub(crate) fn get_after_check<C: Component<S>>(&self) -> Option<&'w C> {
         let (table, bins) = (self.table, self.bins);
-        if is_sparse::<S>(C::BIT) {
+        if const { is_sparse::<S>(C::BIT) } {
             bins.sparse().get(self.id.into())
         } else if !table.mask().has(C::BIT) {
             None
-        } else if S::Mask::DATA.has(C::BIT) {
+        } else if const { S::DATA_BITS & (1 << C::BIT) != 0 } {
             C::column(table.column(C::BIT)).get(self.row)
         } else {
             // A tag: every value of a zero-sized type is the same.
@@ -104,7 +104,7 @@ impl<'w, S: Layout> EntityRef<'w, S> {
     /// Whether it has component `C`.
     #[inline]
     pub fn has<C: Component<S>>(&self) -> bool {
-        if is_sparse::<S>(C::BIT) {
+        if const { is_sparse::<S>(C::BIT) } {
             self.bins.sparse().has(C::BIT, self.id.into())
         } else {
             self.table.mask().has(C::BIT)
@@ -121,7 +121,7 @@ impl<'w, S: Layout> EntityRef<'w, S> {
 /// The archetype of `id`, whose row is in `table`.
 #[inline]
 fn archetype<S: Layout>(id: Entity, table: &Table<S>, bins: &Bins<S>) -> S::Mask {
-    if S::SPARSE_BITS == 0 {
+    if const { S::SPARSE_BITS == 0 } {
         table.mask()
     } else {
         table.mask().union(bins.sparse().mask_of(id.into()))
@@ -264,7 +264,7 @@ impl<'w, S: Layout> EntityMut<'w, S> {
             return None;
         }
         let column = self.table.column_mut(C::BIT);
-        if S::TRACKED_BITS & (1 << C::BIT) != 0 {
+        if const { S::TRACKED_BITS & (1 << C::BIT) != 0 } {
             column.mark_changed(self.row, self.tick);
         }
         let fields = C::values_mut(column).fields_mut()?;
@@ -275,13 +275,13 @@ impl<'w, S: Layout> EntityMut<'w, S> {
     /// and inverse lists the world keeps.
     #[inline]
     pub(crate) fn into_mut_kept<C: Component<S>>(self) -> Option<&'w mut C> {
-        if is_sparse::<S>(C::BIT) {
+        if const { is_sparse::<S>(C::BIT) } {
             self.bins.sparse_mut().get_mut(self.id.into(), self.tick)
         } else if !self.table.mask().has(C::BIT) {
             None
-        } else if S::Mask::DATA.has(C::BIT) {
+        } else if const { S::DATA_BITS & (1 << C::BIT) != 0 } {
             let column = self.table.column_mut(C::BIT);
-            if S::TRACKED_BITS & (1 << C::BIT) != 0 {
+            if const { S::TRACKED_BITS & (1 << C::BIT) != 0 } {
                 column.mark_changed(self.row, self.tick);
             }
             C::column_mut(column).get_mut(self.row)
@@ -293,7 +293,7 @@ impl<'w, S: Layout> EntityMut<'w, S> {
     /// Whether it has component `C`.
     #[inline]
     pub fn has<C: Component<S>>(&self) -> bool {
-        if is_sparse::<S>(C::BIT) {
+        if const { is_sparse::<S>(C::BIT) } {
             self.bins.sparse().has(C::BIT, self.id.into())
         } else {
             self.table.mask().has(C::BIT)

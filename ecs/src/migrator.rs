@@ -678,7 +678,7 @@ where
                 "` names a sparse component, which says nothing of an entity's table; filter on \
                  table components only (`With<T>`, `Without<T>`)",
             )
-        } else if F::READS != 0 || F::ROWS {
+        } else if const { F::READS != 0 || F::ROWS } {
             Some(
                 "` selects entities by change ticks (`Added`, `Changed`), but a migrator's reach \
                  is a set of tables; filter with `With<T>` and `Without<T>`, and test the ticks \

@@ -151,12 +151,12 @@ impl<S: Layout> EntityStore<S> {
 
     /// Clamps the ticks of every tracked column (see [`crate::change`]).
     pub(crate) fn clamp_ticks(&mut self, now: u32) {
-        if S::TRACKED_BITS != 0 {
+        if const { S::TRACKED_BITS != 0 } {
             for id in 0..self.tables.len() {
                 self.tables.get_mut(TableId(id as u32)).clamp_ticks(now);
             }
         }
-        if S::TRACKED_BITS & S::SPARSE_BITS != 0 {
+        if const { S::TRACKED_BITS & S::SPARSE_BITS != 0 } {
             self.bins.sparse_mut().clamp_ticks(now);
         }
     }
@@ -166,7 +166,7 @@ impl<S: Layout> EntityStore<S> {
     /// it, as ticks that wrap go.
     #[cfg(feature = "serde")]
     pub(crate) fn check_ticks(&self, now: u32) -> Result<(), String> {
-        if S::TRACKED_BITS == 0 {
+        if const { S::TRACKED_BITS == 0 } {
             return Ok(());
         }
         let tables = self.tables.iter().flat_map(|table| table.columns());
@@ -193,7 +193,7 @@ impl<S: Layout> EntityStore<S> {
     /// components.
     #[inline(always)]
     fn stamp(&mut self, id: TableId) {
-        if S::TRACKED_BITS != 0 {
+        if const { S::TRACKED_BITS != 0 } {
             let table = self.tables.get_mut(id);
             if table.mask().bits().to_u128() & S::TRACKED_BITS != 0 {
                 table.sync_ticks(self.changes.tick);
@@ -204,7 +204,7 @@ impl<S: Layout> EntityStore<S> {
     /// Logs that `entity` lost the tracked components among `lost`.
     #[inline(always)]
     fn log_removed(&mut self, entity: Entity, lost: S::Mask) {
-        if S::TRACKED_BITS != 0 {
+        if const { S::TRACKED_BITS != 0 } {
             let tracked = lost.bits().to_u128() & S::TRACKED_BITS;
             if tracked != 0 {
                 self.log_removed_bits(entity, tracked);
@@ -278,7 +278,7 @@ impl<S: Layout> EntityStore<S> {
         if !table_mask.contains(table_part::<S>(mask)) {
             return false;
         }
-        if S::SPARSE_BITS == 0 {
+        if const { S::SPARSE_BITS == 0 } {
             return true;
         }
         let sparse = self.bins.sparse();
@@ -290,7 +290,7 @@ impl<S: Layout> EntityStore<S> {
     /// The archetype of entity `index`, whose table's mask is `table_mask`.
     #[inline(always)]
     fn full_mask(&self, index: EntityIndex, table_mask: S::Mask) -> S::Mask {
-        if S::SPARSE_BITS == 0 {
+        if const { S::SPARSE_BITS == 0 } {
             table_mask
         } else {
             table_mask.union(self.bins.sparse().mask_of(index))
@@ -633,13 +633,13 @@ impl<S: Layout> EntityStore<S> {
         entity: Entity,
         bundle: B,
     ) -> Result<(), NoSuchEntity> {
-        if B::BITS & S::SPARSE_BITS != 0 {
-            if B::BITS & !S::SPARSE_BITS == 0 {
+        if const { B::BITS & S::SPARSE_BITS != 0 } {
+            if const { B::BITS & !S::SPARSE_BITS == 0 } {
                 return self.insert_sparse(entity, bundle);
             }
             return self.insert_any(entity, bundle);
         }
-        if B::BITS.count_ones() != 1 {
+        if const { B::BITS.count_ones() != 1 } {
             return self.insert_any(entity, bundle);
         }
         // One component along a known edge: straight paths that read no
@@ -808,7 +808,7 @@ impl<S: Layout> EntityStore<S> {
     /// Gives `entity` the next staged value of each sparse bit of `mask`.
     #[inline]
     fn put_staged_sparse(&mut self, entity: Entity, mask: S::Mask, values: &mut Staged<S>) {
-        if S::SPARSE_BITS != 0 {
+        if const { S::SPARSE_BITS != 0 } {
             let tick = self.changes.tick;
             let (sparse, trash) = self.bins.sparse_and_trash_mut();
             for bit in sparse_part::<S>(mask).iter_bits() {
@@ -846,13 +846,13 @@ impl<S: Layout> EntityStore<S> {
         &mut self,
         entity: Entity,
     ) -> Result<Option<B>, NoSuchEntity> {
-        if B::BITS & S::SPARSE_BITS != 0 {
-            if B::BITS & !S::SPARSE_BITS == 0 {
+        if const { B::BITS & S::SPARSE_BITS != 0 } {
+            if const { B::BITS & !S::SPARSE_BITS == 0 } {
                 return self.remove_sparse(entity);
             }
             return self.remove_any(entity);
         }
-        if B::BITS.count_ones() != 1 {
+        if const { B::BITS.count_ones() != 1 } {
             return self.remove_any(entity);
         }
         // As in `insert`: a straight path along a known edge.
@@ -966,7 +966,7 @@ impl<S: Layout> EntityStore<S> {
         if !self.has_all(entity.into(), table_mask, mask) {
             return;
         }
-        if S::SPARSE_BITS != 0 {
+        if const { S::SPARSE_BITS != 0 } {
             let (sparse, trash) = self.bins.sparse_and_trash_mut();
             for bit in sparse_part::<S>(mask).iter_bits() {
                 sparse.discard(bit, entity.into(), trash);
@@ -1237,7 +1237,7 @@ impl<S: Layout> EntityStore<S> {
             self.entities.set_location(swapped, location);
         }
         self.bins.discard_tags(mask);
-        if S::SPARSE_BITS != 0 {
+        if const { S::SPARSE_BITS != 0 } {
             let (sparse, trash) = self.bins.sparse_and_trash_mut();
             mask = mask.union(sparse.discard_all(entity.into(), trash));
         }
@@ -1282,7 +1282,7 @@ impl<S: Layout> EntityStore<S> {
             self.bins.discard_tags(mask);
             self.log_removed(entity, mask);
             lost = lost.union(mask);
-            if S::SPARSE_BITS != 0 {
+            if const { S::SPARSE_BITS != 0 } {
                 freed.push(entity);
             }
         }
@@ -1351,9 +1351,9 @@ impl<S: Layout> EntityStore<S> {
             for &index in table.entities() {
                 let entity = self.entities.entity(index);
                 self.entities.free(entity);
-                if S::TRACKED_BITS != 0 {
+                if const { S::TRACKED_BITS != 0 } {
                     let mut mask = mask;
-                    if S::SPARSE_BITS & S::TRACKED_BITS != 0 {
+                    if const { S::SPARSE_BITS & S::TRACKED_BITS != 0 } {
                         mask = mask.union(self.bins.sparse().mask_of(index));
                     }
                     let tracked = mask.bits().to_u128() & S::TRACKED_BITS;
@@ -1367,7 +1367,7 @@ impl<S: Layout> EntityStore<S> {
             columns.push(table.take_rows());
         }
         columns.push(self.bins.take_tags());
-        if S::SPARSE_BITS != 0 {
+        if const { S::SPARSE_BITS != 0 } {
             columns.push(self.bins.sparse_mut().take_values().into_boxed_slice());
         }
         drop(columns);

@@ -270,7 +270,7 @@ impl<S: Layout, T: Component<S>> SchemaQuery<S> for &T {
 
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> &'w [T] {
-        if is_sparse::<S>(T::BIT) {
+        if const { is_sparse::<S>(T::BIT) } {
             return table
                 .sparse_shared(T::BIT)
                 .map_or(&[], |column| T::column(column));
@@ -462,7 +462,7 @@ impl<S: Layout, T: Component<S>> SchemaQuery<S> for &mut T {
     #[inline]
     fn fetch<'w>(table: &mut TableView<'_, 'w, S>) -> WriteFetch<'w, T> {
         let tick = table.tick;
-        let column = if is_sparse::<S>(T::BIT) {
+        let column = if const { is_sparse::<S>(T::BIT) } {
             match table.sparse_exclusive(T::BIT) {
                 Some(column) => column,
                 None => return WriteFetch::default(),
@@ -610,7 +610,7 @@ impl<S: Layout, T: Component<S>> SchemaQuery<S> for Has<T> {
         fetch: Self::Fetch<'w>,
         split: RowSplit,
     ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
-        if is_sparse::<S>(T::BIT) {
+        if const { is_sparse::<S>(T::BIT) } {
             (split.present & (1 << T::BIT) != 0, fetch)
         } else {
             (fetch, fetch)

@@ -186,7 +186,7 @@ macro_rules! tick_filter {
             ) {
                 // A sparse `T` is never in a table: its queries filter
                 // through `row_passes`.
-                if crate::storage::is_sparse::<S>(T::BIT) {
+                if const { crate::storage::is_sparse::<S>(T::BIT) } {
                     return;
                 }
                 let keep: fn(&S::Column, ChangeWindow, &mut RowSet) = $keep;

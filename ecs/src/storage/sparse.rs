@@ -279,7 +279,7 @@ pub(crate) const fn is_sparse<S: Layout>(bit: u32) -> bool {
 /// The part of `mask` a table holds: every bit but the sparse ones.
 #[inline(always)]
 pub(crate) fn table_part<S: Layout>(mask: S::Mask) -> S::Mask {
-    if S::SPARSE_BITS == 0 {
+    if const { S::SPARSE_BITS == 0 } {
         mask
     } else {
         mask.difference(S::Mask::from_u128(S::SPARSE_BITS))
@@ -327,7 +327,7 @@ impl<S: Layout> SparseSets<S> {
     #[inline]
     pub(crate) fn mask_of(&self, index: EntityIndex) -> S::Mask {
         let mut mask = S::Mask::EMPTY;
-        if S::SPARSE_BITS != 0 {
+        if const { S::SPARSE_BITS != 0 } {
             for (set, bit) in self.sets.iter().zip(sparse_bits::<S>()) {
                 if set.slot(index).is_some() {
                     mask = mask.with(bit);
@@ -355,7 +355,7 @@ impl<S: Layout> SparseSets<S> {
     ) -> Option<&mut C> {
         let set = self.set_mut(C::BIT);
         let dense = set.slot(index)?;
-        if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
+        if const { S::TRACKED_BITS & (1u128 << C::BIT) != 0 } {
             set.values.mark_changed(dense, tick);
         }
         C::column_mut(&mut set.values).get_mut(dense)
@@ -393,7 +393,7 @@ impl<S: Layout> SparseSets<S> {
         let set = self.set_mut(C::BIT);
         match set.index.slot_or_claim(index) {
             Some(dense) => {
-                if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
+                if const { S::TRACKED_BITS & (1u128 << C::BIT) != 0 } {
                     set.values.mark_changed(dense, tick);
                 }
                 let old = core::mem::replace(&mut C::column_mut(&mut set.values)[dense], value);
@@ -405,7 +405,7 @@ impl<S: Layout> SparseSets<S> {
             }
             None => {
                 C::column_mut(&mut set.values).push(value);
-                if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
+                if const { S::TRACKED_BITS & (1u128 << C::BIT) != 0 } {
                     set.values.sync_ticks(tick);
                 }
             }
@@ -417,7 +417,7 @@ impl<S: Layout> SparseSets<S> {
     pub(crate) fn take<C: Component<S>>(&mut self, index: EntityIndex) -> Option<C> {
         let set = self.set_mut(C::BIT);
         let dense = set.index.release(index)?;
-        if S::TRACKED_BITS & (1u128 << C::BIT) != 0 {
+        if const { S::TRACKED_BITS & (1u128 << C::BIT) != 0 } {
             set.values.swap_remove_ticks(dense);
         }
         Some(C::column_mut(&mut set.values).swap_remove(dense))
@@ -489,7 +489,7 @@ impl<S: Layout> SparseSets<S> {
     #[inline]
     pub(crate) fn discard_all(&mut self, index: EntityIndex, trash: &mut [S::Column]) -> S::Mask {
         let mut lost = S::Mask::EMPTY;
-        if S::SPARSE_BITS != 0 {
+        if const { S::SPARSE_BITS != 0 } {
             // Each set is asked for the entity without its bit: no set's
             // position is counted from its bit (a popcount per set, which
             // with default flags is a dozen instructions beside a lookup of

@@ -65,7 +65,7 @@ impl<S: Schema> World<S> {
     /// # Ok::<(), InsertError>(())
     /// ```
     pub fn ancestors<R: RelationOf<S>>(&self, entity: Entity) -> Ancestors<'_, S, R> {
-        let left = if R::ON_TARGET_DESPAWN == OnTargetDespawn::Despawn {
+        let left = if const { matches!(R::ON_TARGET_DESPAWN, OnTargetDespawn::Despawn) } {
             // No cycle: the chain ends at a root, well before this.
             self.len()
         } else {
@@ -288,7 +288,7 @@ impl<S: Schema> crate::relations::RelationVisitor<S> for CheckRelations<'_, S> {
                 }
             }
         }
-        if R::ON_TARGET_DESPAWN == OnTargetDespawn::Despawn {
+        if const { matches!(R::ON_TARGET_DESPAWN, OnTargetDespawn::Despawn) } {
             self.result = acyclic::<S, R>(world, relation, listed.len());
         }
     }

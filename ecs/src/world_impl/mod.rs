@@ -122,7 +122,7 @@ impl<S: Schema> World<S> {
     #[inline]
     pub fn spawn<B: Bundle<S>>(&mut self, bundle: B) -> Entity {
         const { B::INSERT_CHECK };
-        let spawned = if Self::has_lifecycle(B::BITS) {
+        let spawned = if const { Self::has_lifecycle(B::BITS) } {
             self.spawn_lifecycle(bundle)
         } else {
             self.store.spawn(bundle)
@@ -142,7 +142,7 @@ impl<S: Schema> World<S> {
     /// nothing changes.
     pub fn try_spawn<B: Bundle<S>>(&mut self, bundle: B) -> Result<Entity, EntitiesExhausted> {
         const { B::INSERT_CHECK };
-        if Self::has_lifecycle(B::BITS) {
+        if const { Self::has_lifecycle(B::BITS) } {
             return self.spawn_lifecycle(bundle);
         }
         self.store.spawn(bundle)
@@ -177,7 +177,7 @@ impl<S: Schema> World<S> {
         I: IntoIterator<Item = B>,
     {
         const { B::INSERT_CHECK };
-        if Self::has_lifecycle(B::BITS) {
+        if const { Self::has_lifecycle(B::BITS) } {
             return self.spawn_batch_lifecycle(bundles.into_iter());
         }
         self.store.spawn_batch(bundles.into_iter())
@@ -224,7 +224,7 @@ impl<S: Schema> World<S> {
     #[inline(always)]
     pub fn insert<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), InsertError> {
         const { B::INSERT_CHECK };
-        if Self::has_lifecycle(B::BITS) {
+        if const { Self::has_lifecycle(B::BITS) } {
             return self.insert_lifecycle(entity, bundle);
         }
         self.store.insert(entity, bundle).map_err(InsertError::from)
@@ -271,7 +271,7 @@ impl<S: Schema> World<S> {
         entity: Entity,
     ) -> Result<Option<B>, NoSuchEntity> {
         const { B::CHECK };
-        if Self::has_lifecycle(B::BITS) {
+        if const { Self::has_lifecycle(B::BITS) } {
             return self.remove_lifecycle(entity);
         }
         self.store.remove_bundle(entity)
@@ -333,7 +333,7 @@ impl<S: Schema> World<S> {
     /// they had, as when they are removed).
     pub fn take<B: Bundle<S>>(&mut self, entity: Entity) -> Result<B, TakeError> {
         const { B::CHECK };
-        if S::LIFECYCLE_BITS != 0 {
+        if const { S::LIFECYCLE_BITS != 0 } {
             return self.take_lifecycle(entity);
         }
         self.store.take(entity)
@@ -403,7 +403,7 @@ impl<S: Schema> World<S> {
     ) -> Result<R, ExchangeError<B>> {
         const { R::CHECK };
         const { B::INSERT_CHECK };
-        if Self::has_lifecycle(R::BITS | B::BITS) {
+        if const { Self::has_lifecycle(R::BITS | B::BITS) } {
             return self.exchange_lifecycle(entity, bundle);
         }
         self.store.exchange(entity, bundle)
@@ -416,7 +416,7 @@ impl<S: Schema> World<S> {
         // The entities reserved by spawns become alive (with no components
         // yet); each spawn then inserts its bundle.
         self.store.flush();
-        if S::LIFECYCLE_BITS != 0 {
+        if const { S::LIFECYCLE_BITS != 0 } {
             return self.apply_commands_lifecycle(queue);
         }
         queue.replay(|command, values| match command {
@@ -474,7 +474,7 @@ impl<S: Schema> World<S> {
     /// [`NoSuchEntity`] if `entity` is not alive (a second despawn, or a
     /// stale handle); then nothing changes.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), NoSuchEntity> {
-        if S::LIFECYCLE_BITS != 0 {
+        if const { S::LIFECYCLE_BITS != 0 } {
             let mut hooks = CommandQueue::default();
             let despawned = self.despawn_lifecycle(entity, &mut hooks);
             self.apply_hooks(&mut hooks);
@@ -522,7 +522,7 @@ impl<S: Schema> World<S> {
         entities: &[Entity],
         batch: &mut DespawnBatch,
     ) -> usize {
-        if S::LIFECYCLE_BITS != 0 {
+        if const { S::LIFECYCLE_BITS != 0 } {
             return entities
                 .iter()
                 .filter(|&&entity| self.despawn(entity).is_ok())
@@ -575,7 +575,7 @@ impl<S: Layout> World<S> {
         let (entities, tables, sparse) = self.store.lend_with_sparse();
         let mut values = buffers.sparse();
         let mut indexes = buffers.sparse_index();
-        if S::SPARSE_BITS != 0 {
+        if const { S::SPARSE_BITS != 0 } {
             for set in sparse.sets_mut() {
                 let (set_values, index) = set.parts_mut();
                 values.push(Lent::Free(set_values));

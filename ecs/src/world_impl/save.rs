@@ -330,7 +330,7 @@ where
             spawned: Vec::new(),
             owners: Default::default(),
         };
-        if S::RELATION_BITS != 0 {
+        if const { S::RELATION_BITS != 0 } {
             world.check_relations().map_err(reject::<A::Error>)?;
         }
         // Nothing changed or sent after the world's own tick.
@@ -370,7 +370,7 @@ fn restore_sparse<S: Schema>(
     tables: &Tables<S>,
 ) -> Result<SparseSets<S>, String> {
     let mut alive = Vec::new();
-    if S::SPARSE_BITS != 0 {
+    if const { S::SPARSE_BITS != 0 } {
         for table in tables.iter() {
             for index in table.entities() {
                 let at = index.0 as usize;
