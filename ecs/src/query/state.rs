@@ -129,11 +129,23 @@ impl<'w> Reached<'_, 'w> {
 /// with. Behind a system's `Query` parameter and a
 /// [`PreparedQuery`](super::PreparedQuery); see the module docs.
 #[doc(hidden)]
-#[derive(Default)]
 pub struct QueryState {
     matched: MatchedTables,
     reach: Reach,
     window: Option<ChangeWindow>,
+}
+
+impl Default for QueryState {
+    /// Out of line: built into every query's generic code, the empty
+    /// state's many fields cost 170 lines of LLVM IR per query type.
+    #[inline(never)]
+    fn default() -> Self {
+        QueryState {
+            matched: MatchedTables::default(),
+            reach: Reach::default(),
+            window: None,
+        }
+    }
 }
 
 impl QueryState {
