@@ -3,6 +3,9 @@
 //! every saved frame.
 //!
 //! * `ecs_checksum`: `world.checksum()`.
+//! * `ecs_checksum_parts`: `world.checksum_parts()`, the same bytes hashed
+//!   into one hasher per part (the entities, each component, each
+//!   resource, the change state, the locals).
 //! * `xxh3_128_columns`: the floor, XXH3-128 of the two columns' bytes
 //!   (little-endian, 8 bytes per entity), built before timing starts and
 //!   hashed in one call.
@@ -41,6 +44,10 @@ fn checksum(c: &mut Criterion) {
     let mut world = World::<Bench>::new();
     world.spawn_batch((0..ENTITIES).map(row));
     group.bench_function("ecs_checksum", |b| b.iter(|| black_box(&world).checksum()));
+    // The same bytes, one hasher per part (issue 45, item 2).
+    group.bench_function("ecs_checksum_parts", |b| {
+        b.iter(|| black_box(&world).checksum_parts())
+    });
 
     let mut columns = Vec::with_capacity(ENTITIES * 8);
     for i in 0..ENTITIES {

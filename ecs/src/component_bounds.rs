@@ -217,6 +217,10 @@ pub trait HashSchema<W>: Layout {
     fn hash_column(column: &Self::Column, hasher: &mut StableHasher);
     /// Writes every resource and event queue into `hasher`, in field order.
     fn hash_resources(resources: &Self::Resources, hasher: &mut StableHasher);
+    /// Writes each resource and event queue into a hasher of its own:
+    /// resource bit `i` into `hashers[i]` (those past the end of `hashers`
+    /// nowhere).
+    fn hash_each_resource(resources: &Self::Resources, hashers: &mut [StableHasher]);
 }
 
 /// A schema whose worlds have a [`World::checksum`](crate::world::World::checksum):
@@ -346,6 +350,22 @@ macro_rules! __schema_snapshot_impls {
                     &__ecs_resources.$field,
                     __ecs_hasher,
                 );)*
+            }
+
+            #[allow(unused_variables, unused_mut)]
+            fn hash_each_resource(
+                __ecs_resources: &<Self as $crate::schema::Layout>::Resources,
+                __ecs_hashers: &mut [$crate::checksum::StableHasher],
+            ) {
+                let mut __ecs_next = <[$crate::checksum::StableHasher]>::iter_mut(__ecs_hashers);
+                $(if let ::core::option::Option::Some(__ecs_hasher) =
+                    ::core::iter::Iterator::next(&mut __ecs_next)
+                {
+                    <$resource as $crate::__private::HashResource<$w>>::hash_value(
+                        &__ecs_resources.$field,
+                        __ecs_hasher,
+                    );
+                })*
             }
         }
 

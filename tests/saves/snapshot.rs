@@ -450,3 +450,93 @@ fn one_schedule_runs_on_two_worlds_of_different_shapes() {
     assert_eq!(first.resource::<Log>().0, ["a,b", "a,b"]);
     assert_eq!(second.resource::<Log>().0, ["c"]);
 }
+
+/// `World::checksum_parts` names the parts of two worlds that differ, and
+/// only those: one component's value, a tag, a resource.
+#[test]
+fn checksum_parts_name_what_differs() {
+    use ecs::checksum::ChecksumPart;
+    let (world, alive) = churned(7, 300);
+    let parts = world.checksum_parts();
+    assert!(parts.differing(&world.clone().checksum_parts()).is_empty());
+
+    let with_pos = *alive
+        .iter()
+        .find(|&&e| world.get::<Pos>(e).is_some())
+        .expect("an entity with Pos");
+    let mut moved = world.clone();
+    moved.get_mut::<Pos>(with_pos).unwrap().0 += 1.0;
+    assert_eq!(
+        moved.checksum_parts().differing(&parts),
+        [ChecksumPart::OfComponent("Pos")]
+    );
+
+    let unfrozen = *alive
+        .iter()
+        .find(|&&e| world.get::<Frozen>(e).is_none())
+        .expect("an entity without Frozen");
+    let mut frozen = world.clone();
+    frozen.insert(unfrozen, (Frozen,)).unwrap();
+    let differing = frozen.checksum_parts().differing(&parts);
+    assert!(differing.contains(&ChecksumPart::Entities), "{differing:?}");
+    assert!(
+        differing.contains(&ChecksumPart::OfComponent("Frozen")),
+        "{differing:?}"
+    );
+    assert!(
+        !differing
+            .iter()
+            .any(|part| matches!(part, ChecksumPart::OfResource(_))),
+        "{differing:?}"
+    );
+
+    let mut logged = world.clone();
+    logged.resource_mut::<Log>().0.push("one more".into());
+    assert_eq!(
+        logged.checksum_parts().differing(&parts),
+        [ChecksumPart::OfResource("Log")]
+    );
+    assert_eq!(
+        ChecksumPart::OfResource("Log").to_string(),
+        "resource `Log`"
+    );
+}
+
+/// Two worlds have equal checksums exactly when they have equal parts: over
+/// pairs of churned worlds, some built alike and some not.
+#[test]
+fn checksum_parts_agree_with_the_checksum() {
+    let (mut equal, mut unequal) = (0, 0);
+    for seed in 0..60 {
+        let (a, alive) = churned(seed, 120);
+        // The same world with one value changed, nothing else.
+        let mut nudged = a.clone();
+        if let Some(&e) = alive.iter().find(|&&e| a.get::<Pos>(e).is_some()) {
+            nudged.get_mut::<Pos>(e).unwrap().1 += 0.5;
+        }
+        let others = [(seed, 120), (seed, 119), (seed + 1, 120)].map(|(other_seed, steps)| {
+            (
+                format!("seed {other_seed}, {steps} steps"),
+                churned(other_seed, steps).0,
+            )
+        });
+        for (what, b) in others.into_iter().chain([("nudged".to_string(), nudged)]) {
+            let same_checksum = a.checksum() == b.checksum();
+            let differing = a.checksum_parts().differing(&b.checksum_parts());
+            assert_eq!(
+                same_checksum,
+                differing.is_empty(),
+                "seed {seed} against {what}: {differing:?}"
+            );
+            if same_checksum {
+                equal += 1;
+            } else {
+                unequal += 1;
+            }
+        }
+    }
+    assert!(
+        equal >= 60 && unequal >= 60,
+        "{equal} equal, {unequal} unequal"
+    );
+}

@@ -271,6 +271,7 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
         impl #impl_generics #krate::__private::HashSchema<#schema> for #schema #where_clause {
             fn hash_column(column: &#column, _: &mut #krate::checksum::StableHasher) { match *column {} }
             fn hash_resources(_: &#resources_ty, _: &mut #krate::checksum::StableHasher) {}
+            fn hash_each_resource(_: &#resources_ty, _: &mut [#krate::checksum::StableHasher]) {}
         }
     }
 }

@@ -39,6 +39,7 @@ pub(crate) use locals::Locals;
 #[cfg(feature = "serde")]
 pub use locals::SavedLocalState;
 pub(crate) use owners::{ScheduleOwner, ScheduleOwners};
+pub use snapshot::{ChecksumPart, ChecksumParts};
 
 /// All entities and resources of schema `S`.
 ///

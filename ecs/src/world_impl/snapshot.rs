@@ -218,6 +218,191 @@ impl<S: Layout> World<S> {
     }
 }
 
+impl<S: Layout> World<S> {
+    /// The world's [`checksum`](World::checksum) cut into parts, one digest
+    /// (XXH3-128) per part: the entities and the tables they are in, each
+    /// component's values, each resource, event queue and state, the change
+    /// state and the systems' [`Local`](crate::system::Local)s. Two worlds
+    /// of one schema have equal checksums exactly when they have equal
+    /// parts (barring a collision of the hash), and
+    /// [`ChecksumParts::differing`] names the parts that differ: two peers
+    /// that disagree can compare a few hundred bytes rather than their
+    /// worlds. It costs about what [`World::checksum`] does (it hashes the
+    /// same bytes, into one hasher per part).
+    ///
+    /// ```
+    /// use schemecs::prelude::*;
+    /// use schemecs::checksum::{ChecksumPart, StableHash};
+    ///
+    /// #[derive(Clone, StableHash)] struct Pos(f32);
+    /// #[derive(Clone, StableHash)] struct Vel(f32);
+    /// #[derive(Clone, Default, StableHash)] struct Frame(u64);
+    /// #[derive(Schema)]
+    /// struct Game { pos: Pos, vel: Vel, #[ecs(resource)] frame: Frame }
+    ///
+    /// let mut world = World::<Game>::new();
+    /// let e = world.spawn((Pos(1.0), Vel(2.0)));
+    /// let copy = world.clone();
+    /// world.get_mut::<Vel>(e).unwrap().0 = 2.5;
+    /// world.resource_mut::<Frame>().0 += 1;
+    ///
+    /// let differing = world.checksum_parts().differing(&copy.checksum_parts());
+    /// assert_eq!(
+    ///     differing,
+    ///     [ChecksumPart::OfComponent("Vel"), ChecksumPart::OfResource("Frame")]
+    /// );
+    /// assert_eq!(differing[0].to_string(), "component `Vel`");
+    /// ```
+    pub fn checksum_parts(&self) -> ChecksumParts
+    where
+        S: ChecksumSchema,
+    {
+        let mut parts = Vec::with_capacity(3 + S::COMPONENT_NAMES.len() + S::RESOURCE_NAMES.len());
+        // The entities, the tables' archetypes and rows, the tag bags:
+        // where everything is.
+        let mut hasher = StableHasher::new();
+        self.store.entities().stable_hash(&mut hasher);
+        let tables = self.store.tables();
+        hasher.write_word(tables.len() as u64);
+        for table in tables.iter() {
+            table.mask().bits().to_u128().stable_hash(&mut hasher);
+            table.entities().stable_hash(&mut hasher);
+        }
+        for bag in self.store.bins().tags() {
+            use crate::storage::Column;
+            hasher.write_word(bag.len() as u64);
+        }
+        parts.push((ChecksumPart::Entities, hasher.finish()));
+        // Each component: its column in each table that has one (with the
+        // table's index), or its sparse set's owners and values; each tag,
+        // the entities that have it.
+        let mut components: Vec<StableHasher> = S::COMPONENT_NAMES
+            .iter()
+            .map(|_| StableHasher::new())
+            .collect();
+        for (index, table) in tables.iter().enumerate() {
+            for column in table.columns() {
+                use crate::storage::Column;
+                let hasher = &mut components[column.bit() as usize];
+                hasher.write_word(index as u64);
+                S::hash_column(column, hasher);
+            }
+            // A tag has no column: its part says which entities have it.
+            for bit in table.mask().iter_bits() {
+                if S::DATA_BITS & (1 << bit) == 0 {
+                    let hasher = &mut components[bit as usize];
+                    hasher.write_word(index as u64);
+                    table.entities().stable_hash(hasher);
+                }
+            }
+        }
+        for set in self.store.bins().sparse().sets() {
+            use crate::storage::Column;
+            let hasher = &mut components[set.values().bit() as usize];
+            set.owners().stable_hash(hasher);
+            S::hash_column(set.values(), hasher);
+        }
+        let names = S::COMPONENT_NAMES.iter();
+        parts.extend(
+            names
+                .zip(components)
+                .map(|(name, hasher)| (ChecksumPart::OfComponent(name), hasher.finish())),
+        );
+        let mut resources: Vec<StableHasher> = S::RESOURCE_NAMES
+            .iter()
+            .map(|_| StableHasher::new())
+            .collect();
+        S::hash_each_resource(&self.resources, &mut resources);
+        let names = S::RESOURCE_NAMES.iter();
+        parts.extend(
+            names
+                .zip(resources)
+                .map(|(name, hasher)| (ChecksumPart::OfResource(name), hasher.finish())),
+        );
+        let mut hasher = StableHasher::new();
+        if uses_change_state::<S>() {
+            self.store.changes().stable_hash(&mut hasher);
+        }
+        parts.push((ChecksumPart::Changes, hasher.finish()));
+        let mut hasher = StableHasher::new();
+        if !self.locals.is_empty() {
+            self.locals.stable_hash(&mut hasher);
+        }
+        parts.push((ChecksumPart::Locals, hasher.finish()));
+        ChecksumParts { parts }
+    }
+}
+
+/// One part of a world's checksum (see [`World::checksum_parts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChecksumPart {
+    /// The entities (slots, generations, free list, reservations), which
+    /// table each is in and at which row, and the tags' values.
+    Entities,
+    /// The values of one component, by its type's name in the schema.
+    OfComponent(&'static str),
+    /// One resource, event queue (`Events<T>`) or state (`State<T>`), by
+    /// its name in the schema.
+    OfResource(&'static str),
+    /// The change state: the world's tick, which run of each schedule saw
+    /// what (tracked components and events read it).
+    Changes,
+    /// The values of the systems' [`Local`](crate::system::Local)s.
+    Locals,
+}
+
+impl core::fmt::Display for ChecksumPart {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            ChecksumPart::Entities => f.write_str("the entities and their tables"),
+            ChecksumPart::OfComponent(name) => write!(f, "component `{name}`"),
+            ChecksumPart::OfResource(name) => write!(f, "resource `{name}`"),
+            ChecksumPart::Changes => f.write_str("the change state"),
+            ChecksumPart::Locals => f.write_str("the systems' locals"),
+        }
+    }
+}
+
+/// A world's checksum by part ([`World::checksum_parts`]): one 128-bit
+/// digest per [`ChecksumPart`], in a fixed order (the entities, the
+/// components and the resources in schema order, the change state, the
+/// locals), the same for every world of the schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChecksumParts {
+    parts: Vec<(ChecksumPart, u128)>,
+}
+
+impl ChecksumParts {
+    /// Each part and its digest, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (ChecksumPart, u128)> + '_ {
+        self.parts.iter().copied()
+    }
+
+    /// The digest of `part`, if the schema has it.
+    pub fn get(&self, part: ChecksumPart) -> Option<u128> {
+        self.iter()
+            .find_map(|(each, digest)| (each == part).then_some(digest))
+    }
+
+    /// The parts whose digests differ from `other`'s, in order: empty
+    /// exactly when the two worlds' checksums are equal. Both must come
+    /// from worlds of one schema; a part only one of them has counts as
+    /// differing.
+    pub fn differing(&self, other: &ChecksumParts) -> Vec<ChecksumPart> {
+        let mut differing: Vec<ChecksumPart> = self
+            .iter()
+            .filter(|&(part, digest)| other.get(part) != Some(digest))
+            .map(|(part, _)| part)
+            .collect();
+        for (part, _) in other.iter() {
+            if self.get(part).is_none() {
+                differing.push(part);
+            }
+        }
+        differing
+    }
+}
+
 /// Whether schema `S` has tracked components or events, whose readers depend
 /// on the world's change state.
 pub(crate) fn uses_change_state<S: Layout>() -> bool {
