@@ -61,7 +61,10 @@ fn main() {
     schedule.add(step);
     schedule.run(&mut world);
     assert_eq!(world.resource::<Steps>().0, 1);
-    assert_eq!(world.get_soa::<Pos>(mover).map(|p| (*p.x, *p.y)), Some((4, 2)));
+    assert_eq!(
+        world.get_soa::<Pos>(mover).map(|p| (*p.x, *p.y)),
+        Some((4, 2))
+    );
     #[cfg(feature = "detect")]
     {
         let mut found = World::<Found>::new();
