@@ -28,7 +28,9 @@ pub(super) fn resources_struct(model: &SchemaModel, names: &Names) -> TokenStrea
     let defaults = model.resources().map(|field| stored_ty(field, names.krate));
     let fields = model.resources().map(|field| field.ident);
     let doc = format!(
-        "The resources of schema [`{schema}`]: one field per `#[ecs(resource)]` field.\n\n\
+        "The resources of schema [`{schema}`]: one field per `#[ecs(resource)]` field, \
+         and one per `#[ecs(event)]` field (its queue, `Events<T>`: start it empty with \
+         `Default::default()`) and per `#[ecs(state)]` field (`State<T>`).\n\n\
          `World::new()` builds it with `Default` when every resource has one; otherwise \
          pass it, filled in, to `World::with_resources`.",
         schema = model.ident

@@ -546,7 +546,8 @@ impl<S: Schema> World<S> {
 
 impl<S: Layout> World<S> {
     /// An empty world with the given resources (the `…Resources` struct
-    /// generated for the schema).
+    /// generated for the schema, which also holds each event's queue and
+    /// each state: give those `Default::default()`).
     ///
     /// ```
     /// use schemecs::prelude::*;
