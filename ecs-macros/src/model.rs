@@ -344,7 +344,7 @@ fn ecs_keys(
 }
 
 /// Moves past the tokens up to the next top-level `,` (or the end).
-fn skip_to_comma(input: ParseStream) -> syn::Result<()> {
+pub(crate) fn skip_to_comma(input: ParseStream) -> syn::Result<()> {
     input.step(|cursor| {
         let mut rest = *cursor;
         while let Some((token, next)) = rest.token_tree() {

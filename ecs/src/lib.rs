@@ -147,6 +147,13 @@
 //!   whichever crate of a build turns it on. A save of a world that holds a
 //!   plain `Local`'s value is an error naming the system, never a save
 //!   without the value.
+//! * **`detect-rename`**: the derives find this crate under a renamed
+//!   dependency (`engine = { package = "schemecs", .. }`) by reading your
+//!   `Cargo.toml`. Without it they name `::schemecs`, and a renamed
+//!   dependency says so on each derived type, `#[ecs(crate = engine)]`
+//!   (see [`guide::schema`]). Off by default: it
+//!   builds a TOML parser (proc-macro-crate, toml_edit, winnow) into every
+//!   clean build. It only adds: the key works with it too.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

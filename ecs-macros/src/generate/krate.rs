@@ -1,6 +1,7 @@
 //! [`Krate`]: the path by which the generated code names the runtime crate.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use crate::model::skip_to_comma;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 
 /// The runtime crate's package name, as published.
@@ -64,7 +65,7 @@ impl Krate {
                              dependency)"
                         )));
                     }
-                    return skip_value(meta.input);
+                    return skip_to_comma(meta.input);
                 }
                 let value = meta.value()?;
                 // `crate = path`, or serde's spelling, `crate = "path"`.
@@ -144,21 +145,4 @@ impl ToTokens for Krate {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         tokens.extend(self.path.clone());
     }
-}
-
-/// Moves past a key's value (`= ...` or `(...)`) up to the next top-level
-/// `,`, for the keys this module does not read.
-fn skip_value(input: syn::parse::ParseStream) -> syn::Result<()> {
-    input.step(|cursor| {
-        let mut rest = *cursor;
-        while let Some((token, next)) = rest.token_tree() {
-            if let TokenTree::Punct(punct) = &token {
-                if punct.as_char() == ',' {
-                    return Ok(((), rest));
-                }
-            }
-            rest = next;
-        }
-        Ok(((), rest))
-    })
 }
