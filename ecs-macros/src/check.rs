@@ -4,11 +4,10 @@
 //! generator runs only on a model that passed them all and never re-checks.
 
 use crate::errors::Errors;
-use crate::generate::krate::CRATE_KEY;
 use crate::model::{
-    is_field_key, FieldModel, Role, SchemaModel, Shape, EVENT_KEY, ON_ADD_KEY, ON_INSERT_KEY,
-    ON_REMOVE_KEY, RELATION_KEY, REQUIRES_KEY, RESOURCE_KEY, SOA_KEY, SPARSE_KEY, STATE_KEY,
-    TRACK_KEY,
+    is_field_key, FieldModel, Role, SchemaModel, Shape, CRATE_KEY, EVENT_KEY, ON_ADD_KEY,
+    ON_INSERT_KEY, ON_REMOVE_KEY, RELATION_KEY, REQUIRES_KEY, RESOURCE_KEY, SOA_KEY, SPARSE_KEY,
+    STATE_KEY, TRACK_KEY,
 };
 use quote::ToTokens;
 

@@ -8,7 +8,6 @@
 //! spans.
 
 use crate::errors::Errors;
-use crate::generate::krate::CRATE_KEY;
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
@@ -128,6 +127,9 @@ pub enum Role {
 }
 
 /// The keys a field may carry.
+/// The struct-level key that names the runtime crate, `#[ecs(crate = path)]`
+/// (read by `generate::Krate`).
+pub const CRATE_KEY: &str = "crate";
 pub const RESOURCE_KEY: &str = "resource";
 pub const EVENT_KEY: &str = "event";
 pub const STATE_KEY: &str = "state";

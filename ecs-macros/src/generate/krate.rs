@@ -1,14 +1,11 @@
 //! [`Krate`]: the path by which the generated code names the runtime crate.
 
-use crate::model::skip_to_comma;
+use crate::model::{skip_to_comma, CRATE_KEY};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 
 /// The runtime crate's package name, as published.
 const PACKAGE: &str = "schemecs";
-
-/// The struct-level key that names the runtime crate: `#[ecs(crate = path)]`.
-pub const CRATE_KEY: &str = "crate";
 
 /// The runtime crate as the crate being compiled names it: `::schemecs`;
 /// the path given by `#[ecs(crate = path)]` on the derived type (for a

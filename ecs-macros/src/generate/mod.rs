@@ -23,7 +23,7 @@
 
 mod column;
 mod component;
-pub mod krate;
+mod krate;
 mod lifecycle;
 mod mask;
 mod resources;
