@@ -211,13 +211,13 @@ mod ours {
             }
         };
         for root in roots.iter() {
-            let Some((local, global, children)) = nodes.get_mut(root) else {
+            let Ok((local, global, children)) = nodes.get_mut(root) else {
                 continue;
             };
             global.0 = local.0;
             push(&mut stack, children, global.0);
             while let Some((node, parent)) = stack.pop() {
-                let Some((local, global, children)) = nodes.get_mut(node) else {
+                let Ok((local, global, children)) = nodes.get_mut(node) else {
                     continue;
                 };
                 global.0 = parent.then(&local.0);

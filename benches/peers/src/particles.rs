@@ -13,6 +13,7 @@ use crate::Group;
 use bevy_ecs::component::Component;
 use criterion::Criterion;
 use ecs::prelude::*;
+use ecs::query::Fields;
 use std::hint::black_box;
 
 const PARTICLES: usize = 1_000_000;
