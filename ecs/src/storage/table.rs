@@ -66,12 +66,6 @@ pub(crate) mod column_index {
                 .collect()
         }
 
-        /// The lookup of a table's contents taken out to be filled
-        /// (`Table::detach`): no query views them, so they need none.
-        pub(crate) fn none() -> ByBit {
-            Box::default()
-        }
-
         /// `lookup`, borrowed.
         #[inline(always)]
         pub(crate) fn borrow(lookup: &ByBit) -> Lookup<'_> {
@@ -112,10 +106,6 @@ pub(crate) mod column_index {
             ByBit
         }
 
-        pub(crate) fn none() -> ByBit {
-            ByBit
-        }
-
         #[inline(always)]
         pub(crate) fn borrow(_: &ByBit) -> Lookup<'_> {
             NoLookup
@@ -131,7 +121,7 @@ pub(crate) mod column_index {
         pub(crate) fn clone_from(_: &mut ByBit, _: &ByBit) {}
     }
 
-    pub(crate) use imp::{borrow, clone_from, column, none, of, ByBit, Lookup};
+    pub(crate) use imp::{borrow, clone_from, column, of, ByBit, Lookup};
 }
 
 impl<S: Layout> Table<S> {
@@ -163,7 +153,9 @@ impl<S: Layout> Table<S> {
             mask: self.mask,
             entities: core::mem::take(&mut self.entities),
             columns,
-            column_index: column_index::none(),
+            // Moved out and back with the rows: the moves look columns up
+            // in the contents, and nothing looks at this table meanwhile.
+            column_index: core::mem::take(&mut self.column_index),
             multi_edges: core::mem::take(&mut self.multi_edges),
         }
     }
@@ -174,6 +166,7 @@ impl<S: Layout> Table<S> {
             core::mem::swap(mine, theirs);
         }
         self.entities = core::mem::take(&mut contents.entities);
+        self.column_index = core::mem::take(&mut contents.column_index);
         self.multi_edges = core::mem::take(&mut contents.multi_edges);
     }
 
@@ -209,13 +202,14 @@ impl<S: Layout> Table<S> {
     /// The column of data component `bit`; the table must have it.
     #[inline]
     pub(crate) fn column(&self, bit: u32) -> &S::Column {
-        &self.columns[self.mask.index(bit)]
+        &self.columns[column_index::column(self.column_index(), self.mask, bit)]
     }
 
     /// The column of data component `bit`; the table must have it.
     #[inline]
     pub(crate) fn column_mut(&mut self, bit: u32) -> &mut S::Column {
-        &mut self.columns[self.mask.index(bit)]
+        let index = column_index::column(self.column_index(), self.mask, bit);
+        &mut self.columns[index]
     }
 
     /// The entity list and the columns, borrowed apart (for queries).
