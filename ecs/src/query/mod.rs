@@ -62,7 +62,7 @@ pub(crate) use state::QueryState;
 pub(crate) use state::Reach;
 pub use table::TableChunk;
 
-use crate::entity::{Entities, Entity};
+use crate::entity::{Entities, Entity, EntityLocation};
 use crate::storage::{EntityIndex, TableId};
 use core::marker::PhantomData;
 use std::borrow::Cow;
@@ -115,8 +115,8 @@ pub struct Query<'w, Q: QueryData, F = ()> {
 
 /// Where each table of a query is in its list, by table id: for the ids
 /// from the first table matched to the last, the index of the table's first
-/// piece (`u32::MAX` for a table the query does not match), so that a
-/// lookup finds its table in one step rather than a binary search. Its size
+/// piece (`u32::MAX` for a table the query does not match) and whether the
+/// table is [`WHOLE`], so that a lookup finds its table in one step rather than a binary search. Its size
 /// is kept to a few times the query's own list: when the matched ids are
 /// spread wider than that (a few tables among thousands), it is left empty
 /// and lookups search, as making it would cost more than the lookups save.
@@ -150,7 +150,9 @@ impl TablePlaces {
         }
         let mut places = vec![u32::MAX; span];
         for (index, table) in tables.iter().enumerate().rev() {
-            places[table.id.index() - first] = index as u32;
+            let next_id = tables.get(index + 1).map(|next| next.id);
+            let whole = table.first_row == 0 && table.rows.is_none() && next_id != Some(table.id);
+            places[table.id.index() - first] = index as u32 | if whole { WHOLE } else { 0 };
         }
         TablePlaces {
             first,
@@ -158,6 +160,12 @@ impl TablePlaces {
         }
     }
 }
+
+/// The flag of a [`TablePlaces`] entry whose table is in one piece, every
+/// row of it reached (no row filter): a lookup there needs no more checks
+/// than the row's. Indices stay below it: a query's list of tables is
+/// shorter than `u32::MAX / 2`, as table ids are.
+const WHOLE: u32 = 1 << 31;
 
 /// Consecutive rows of one table that a query reaches: the whole table, or
 /// with a row filter one run of its passing rows.
@@ -323,15 +331,30 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
         self.locate(entity).is_some()
     }
 
-    /// The index in `tables` of the first piece of table `id`, or of the
-    /// first table after it when the query does not match it.
+    /// The entry of table `id` in [`TablePlaces`]: the index in `tables` of
+    /// its first piece, or of the first table after it when the query does
+    /// not match it, and the flag [`WHOLE`].
     #[inline]
-    fn first_piece(&self, id: TableId) -> usize {
+    fn place(&self, id: TableId) -> u32 {
+        // Made on the first lookup; until then, and outside the range it
+        // covers, found (or not) by a search.
+        if let Some(places) = self.by_table.get() {
+            if let Some(&place) = places.places.get(id.index().wrapping_sub(places.first)) {
+                return place;
+            }
+        }
+        self.place_slow(id)
+    }
+
+    /// [`Query::place`] without the index at hand: the first lookup makes
+    /// it; an id outside its range is searched for (and never `WHOLE`).
+    #[cold]
+    #[inline(never)]
+    fn place_slow(&self, id: TableId) -> u32 {
         let places = self.by_table.get_or_init(|| TablePlaces::new(&self.tables));
         match places.places.get(id.index().wrapping_sub(places.first)) {
-            Some(&place) => place as usize,
-            // Outside the range, or no index: found (or not) by a search.
-            None => self.tables.partition_point(|table| table.id < id),
+            Some(&place) => place,
+            None => self.tables.partition_point(|table| table.id < id) as u32,
         }
     }
 
@@ -339,11 +362,27 @@ impl<'w, Q: QueryData, F> Query<'w, Q, F> {
     #[inline]
     fn locate(&self, entity: Entity) -> Option<(usize, usize)> {
         let location = self.entities.location(entity)?;
+        let place = self.place(location.table);
+        // `u32::MAX`, a table not matched, has the flag, and its index is
+        // past the end of `tables`.
+        if place & WHOLE != 0 {
+            let index = (place & !WHOLE) as usize;
+            let row = location.row.index();
+            return (row < self.tables.get(index)?.entities.len()).then_some((index, row));
+        }
+        self.locate_in_pieces(place as usize, location)
+    }
+
+    /// [`Query::locate`] for a table in pieces (where a query was split,
+    /// or reaches sparse components) or with a row filter, from the first
+    /// piece at `index`.
+    #[inline(never)]
+    fn locate_in_pieces(
+        &self,
+        mut index: usize,
+        location: EntityLocation,
+    ) -> Option<(usize, usize)> {
         let row = location.row.index() as u32;
-        // The entity's table's first piece, then the piece holding its row
-        // (a table is in pieces only where a query was split). `u32::MAX`,
-        // a table not matched, is past the end of `tables`.
-        let mut index = self.first_piece(location.table);
         loop {
             let table = self.tables.get(index)?;
             if table.id != location.table || row < table.first_row {
