@@ -14,6 +14,15 @@
 //!   global = its parent's global then its local, from the roots down) over
 //!   a 100,000-node tree of the same shape (depth 9), as a system in a
 //!   `Schedule`.
+//! * `hierarchy_walk`: for each node of the 100,000-node tree that has
+//!   children, the sum of one value (its `Transform`'s x translation) of
+//!   each child, reached through the child's id: random access by id, as
+//!   a game reads its children, targets or neighbours. The parents' sums
+//!   are added up, so that the chain of dependent additions is one per
+//!   parent, not one per child (a chain of 100,000 would be the floor of
+//!   every contender and hide the lookups). `world_get` calls
+//!   [`World::get`] per child, `query_get` calls [`Query::get`] on a query
+//!   kept for the loop, `view` reads through a [`View`] kept for the loop.
 //!
 //! Beside each, the floor: the same scene in plain vectors, entities as
 //! slot indices with no generation, one table, and children lists of slot
@@ -22,7 +31,8 @@
 //! (the least work there is: no lists, no lookups), and
 //! `baseline_recursive`, the walk an ECS does (down the children lists, a
 //! stack of (node, parent's global), each node's row looked up from its
-//! slot) over the floor's vectors.
+//! slot) over the floor's vectors. For the walk, the floor's children
+//! lists and one load of each child's row through its slot.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use ecs::prelude::*;
@@ -392,5 +402,84 @@ fn propagation(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, spawn, despawn, propagation);
+/// The value the walk sums: a node's x translation.
+fn value(local: &Affine) -> f32 {
+    local.t[0]
+}
+
+fn walk(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hierarchy_walk");
+    let locals = locals(PROPAGATED);
+    let (world, _) = tree(&locals);
+    let floor = Floor::tree(&locals);
+
+    // The floor's parents, in the order the world's query visits them (so
+    // that the sums are added in the same order), listed before timing as
+    // a game on plain vectors would keep them.
+    let parents: Vec<usize> = world
+        .query::<(Entity, &Children)>()
+        .iter()
+        .map(|(parent, _)| parent.index() as usize)
+        .collect();
+    let by_floor = || {
+        let mut sum = 0.0f32;
+        for &parent in &parents {
+            let mut of_parent = 0.0f32;
+            for &child in &floor.children[parent] {
+                of_parent += value(&floor.locals[floor.rows[child as usize] as usize]);
+            }
+            sum += of_parent;
+        }
+        sum
+    };
+    let by_world_get = || {
+        let mut sum = 0.0f32;
+        for children in world.query::<&Children>().iter() {
+            let mut of_parent = 0.0f32;
+            for &child in children.sources() {
+                of_parent += value(&world.get::<Transform>(child).unwrap().0);
+            }
+            sum += of_parent;
+        }
+        sum
+    };
+    let by_query_get = || {
+        let mut sum = 0.0f32;
+        let transforms = world.query::<&Transform>();
+        for children in world.query::<&Children>().iter() {
+            let mut of_parent = 0.0f32;
+            for &child in children.sources() {
+                of_parent += value(&transforms.get(child).unwrap().0);
+            }
+            sum += of_parent;
+        }
+        sum
+    };
+    let by_view = || {
+        let mut sum = 0.0f32;
+        let transforms = world.view::<Transform>();
+        for children in world.query::<&Children>().iter() {
+            let mut of_parent = 0.0f32;
+            for &child in children.sources() {
+                of_parent += value(&transforms.get(child).unwrap().0);
+            }
+            sum += of_parent;
+        }
+        sum
+    };
+    // The same sum each way, in the same order (each parent's children in
+    // the order they were added), checked before timing.
+    let expected = by_floor();
+    assert_eq!(by_world_get(), expected);
+    assert_eq!(by_query_get(), expected);
+    assert_eq!(by_view(), expected);
+
+    group.bench_function("ecs/world_get", |b| b.iter(|| black_box(by_world_get())));
+    group.bench_function("ecs/query_get", |b| b.iter(|| black_box(by_query_get())));
+    group.bench_function("ecs/view", |b| b.iter(|| black_box(by_view())));
+    group.bench_function("baseline", |b| b.iter(|| black_box(by_floor())));
+    group.finish();
+}
+
+criterion_group!(benches, spawn, despawn, propagation, walk);
 criterion_main!(benches);

@@ -236,7 +236,7 @@ macro_rules! __schema_texts {
         const KEPT_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "`", $component, "` of schema `", $schema, "` is a relation or a relation's inverse \
              list, and the world keeps the two in step: a write through `&mut ", $component,
-            "` (a query, `get_mut`) or an inverse list inserted by hand would break the other \
+            "` (a query, `get_mut`, `view_mut`) or an inverse list inserted by hand would break the other \
              side; change relations by inserting or removing the relation (on the world or \
              through commands), and read them with `&", $component, "`, `World::target` or \
              `World::sources`"

@@ -137,6 +137,19 @@ impl<S: Layout> EntityStore<S> {
         )
     }
 
+    /// The entity slots, shared, the tables and the bins, to be lent out
+    /// together, and the change tick that writes are marked with
+    /// ([`ViewMut`](crate::query::ViewMut)).
+    #[inline]
+    pub(crate) fn lend_all(&mut self) -> (&Entities, &mut [Table<S>], &mut Bins<S>, u32) {
+        (
+            &self.entities,
+            self.tables.as_mut_slice(),
+            &mut self.bins,
+            self.changes.tick,
+        )
+    }
+
     /// The change tick and removal log.
     #[inline]
     pub(crate) fn changes(&self) -> &Changes {

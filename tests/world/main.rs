@@ -27,4 +27,5 @@ mod sparse_mut;
 mod spawner;
 mod stale;
 mod tables;
+mod view;
 mod world;

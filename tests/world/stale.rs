@@ -464,11 +464,18 @@ fn reads_of_a_bad_entity_see_nothing() {
             && w.query::<&Pos>().get(e).is_err()
             && w.query::<(&Pos, &Stun)>().get(e).is_err()
             && w.query::<(Entity, Option<&Cargo>)>().get(e).is_err()
-            && !w.query::<Entity>().contains(e);
+            && !w.query::<Entity>().contains(e)
+            && w.view::<Pos>().get(e).is_none()
+            && w.view::<Stun>().get(e).is_none()
+            && w.view::<Frozen>().get(e).is_none()
+            && w.view::<Children>().get(e).is_none();
         nothing &= w.get_mut::<Pos>(e).is_none();
         nothing &= w.get_mut::<Hp>(e).is_none();
         nothing &= w.get_mut::<Stun>(e).is_none();
         nothing &= w.entity_mut(e).is_none();
+        nothing &= w.view_mut::<Hp>().get_mut(e).is_none();
+        nothing &= w.view_mut::<Stun>().get_mut(e).is_none();
+        nothing &= w.view_mut::<Cargo>().get_mut(e).is_none();
         nothing &= w.query_mut::<&mut Hp>().get_mut(e).is_err();
         nothing &= w.query_mut::<(&mut Pos, &mut Stun)>().get_mut(e).is_err();
         nothing &= w.query_mut::<&mut Hp>().get_many_mut([ids.a, e]).is_err();

@@ -10,6 +10,15 @@
 //!   the 100 parents, made before timing.
 //! * `hierarchy_despawn`: despawn the root of a 10,000-node tree (4 children
 //!   a node, breadth first: depth 7), built afresh before each iteration.
+//! * `hierarchy_walk`: for each node of the 100,000-node tree that has
+//!   children, the sum of one value (its `Transform`'s x translation) of
+//!   each child, reached through the child's id: random access by id. The
+//!   parents' sums are added up (one chain of dependent additions per
+//!   parent, not per child, which would be every contender's floor).
+//!   Ours three ways: `World::get` per child, `Query::get` on a query made
+//!   for the pass, and a `View` made for the pass; hecs's `World::get` and
+//!   its `View` (on a children list kept by hand, which the walk only
+//!   reads); bevy's `World::get` and `Query::get` on a kept `QueryState`.
 //! * `hierarchy_propagate`: one pass of transform propagation over a
 //!   100,000-node tree of the same shape (depth 9): a system in a schedule
 //!   (bevy's single-threaded executor) that walks down from the roots with
@@ -105,6 +114,20 @@ fn parent_of(i: usize) -> Option<usize> {
     i.checked_sub(1).map(|i| i / FAN_OUT)
 }
 
+/// The value `hierarchy_walk` sums: a node's x translation.
+fn value(local: &Affine) -> f32 {
+    local.t[0]
+}
+
+/// Checks a contender's walk against the floor's: the same values, added
+/// in another order (each ECS visits the parents in its own order).
+fn check_walk(name: &str, sum: f32, expected: f32) {
+    assert!(
+        (sum - expected).abs() <= expected.abs() * 1e-4,
+        "{name}: the walk's sum is {sum}, the floor's {expected}"
+    );
+}
+
 /// Made up but fixed local transforms, one per node.
 fn locals(count: usize) -> Vec<Affine> {
     (0..count)
@@ -130,6 +153,14 @@ pub fn bench(c: &mut Criterion) {
     floor::despawn(&mut group, &locals_despawn);
     group.finish();
 
+    let mut group = c.benchmark_group("hierarchy_walk");
+    let locals_walk = locals(PROPAGATED);
+    let expected = floor::walk(&mut group, &locals_walk);
+    ours::walk(&mut group, &locals_walk, expected);
+    hecs_walk::walk(&mut group, &locals_walk, expected);
+    bevy::walk(&mut group, &locals_walk, expected);
+    group.finish();
+
     let mut group = c.benchmark_group("hierarchy_propagate");
     let locals_propagate = locals(PROPAGATED);
     let expected = floor::propagate(&mut group, &locals_propagate);
@@ -140,7 +171,10 @@ pub fn bench(c: &mut Criterion) {
 
 mod ours {
     use super::*;
-    use ecs::{entity::Entity, relation::Inverse, query::Query, schedule::Schedule, query::With, query::Without, world::World};
+    use ecs::{
+        entity::Entity, query::Query, query::With, query::Without, relation::Inverse,
+        schedule::Schedule, world::World,
+    };
 
     /// A world holding a breadth-first tree of `locals.len()` nodes, and
     /// its entities by node.
@@ -245,6 +279,117 @@ mod ours {
                 black_box(&mut world);
             })
         });
+    }
+
+    pub fn walk(group: &mut Group, locals: &[Affine], expected: f32) {
+        let (world, _) = tree(locals);
+        let world_get = || {
+            let mut sum = 0.0f32;
+            for children in world.query::<&Children>().iter() {
+                let mut of_parent = 0.0f32;
+                for &child in children.sources() {
+                    of_parent += value(&world.get::<Transform>(child).unwrap().0);
+                }
+                sum += of_parent;
+            }
+            sum
+        };
+        let query_get = || {
+            let mut sum = 0.0f32;
+            let transforms = world.query::<&Transform>();
+            for children in world.query::<&Children>().iter() {
+                let mut of_parent = 0.0f32;
+                for &child in children.sources() {
+                    of_parent += value(&transforms.get(child).unwrap().0);
+                }
+                sum += of_parent;
+            }
+            sum
+        };
+        let view = || {
+            let mut sum = 0.0f32;
+            let transforms = world.view::<Transform>();
+            for children in world.query::<&Children>().iter() {
+                let mut of_parent = 0.0f32;
+                for &child in children.sources() {
+                    of_parent += value(&transforms.get(child).unwrap().0);
+                }
+                sum += of_parent;
+            }
+            sum
+        };
+        check_walk("ours_world_get", world_get(), expected);
+        check_walk("ours_query_get", query_get(), expected);
+        check_walk("ours_view", view(), expected);
+        group.bench_function("ours_view", |b| b.iter(|| black_box(view())));
+        group.bench_function("ours_query_get", |b| b.iter(|| black_box(query_get())));
+        group.bench_function("ours_world_get", |b| b.iter(|| black_box(world_get())));
+    }
+}
+
+/// hecs has no hierarchy: for the walk, each parent's children are kept in
+/// a list by hand, as our world and bevy's keep theirs (the parent moves to
+/// a table with the list when its first child comes), which the walk only
+/// reads.
+mod hecs_walk {
+    use super::*;
+
+    /// A node's parent.
+    struct HecsChildOf(#[allow(dead_code)] hecs::Entity);
+    /// A node's children, in the order they were added.
+    struct HecsChildren(Vec<hecs::Entity>);
+
+    fn tree(locals: &[Affine]) -> hecs::World {
+        let mut world = hecs::World::new();
+        let mut nodes = Vec::with_capacity(locals.len());
+        for (i, &l) in locals.iter().enumerate() {
+            let node = match parent_of(i) {
+                None => world.spawn((Transform(l), GlobalTransform(l))),
+                Some(p) => {
+                    let parent = nodes[p];
+                    let node = world.spawn((Transform(l), GlobalTransform(l), HecsChildOf(parent)));
+                    if world.satisfies::<&HecsChildren>(parent) {
+                        world.get::<&mut HecsChildren>(parent).unwrap().0.push(node);
+                    } else {
+                        world.insert_one(parent, HecsChildren(vec![node])).unwrap();
+                    }
+                    node
+                }
+            };
+            nodes.push(node);
+        }
+        world
+    }
+
+    pub fn walk(group: &mut Group, locals: &[Affine], expected: f32) {
+        let world = tree(locals);
+        let get = || {
+            let mut sum = 0.0f32;
+            for children in world.query::<&HecsChildren>().iter() {
+                let mut of_parent = 0.0f32;
+                for &child in &children.0 {
+                    of_parent += value(&world.get::<&Transform>(child).unwrap().0);
+                }
+                sum += of_parent;
+            }
+            sum
+        };
+        let view = || {
+            let mut sum = 0.0f32;
+            let transforms = world.view::<&Transform>();
+            for children in world.query::<&HecsChildren>().iter() {
+                let mut of_parent = 0.0f32;
+                for &child in &children.0 {
+                    of_parent += value(&transforms.get(child).unwrap().0);
+                }
+                sum += of_parent;
+            }
+            sum
+        };
+        check_walk("hecs_get", get(), expected);
+        check_walk("hecs_view", view(), expected);
+        group.bench_function("hecs_view", |b| b.iter(|| black_box(view())));
+        group.bench_function("hecs_get", |b| b.iter(|| black_box(get())));
     }
 }
 
@@ -362,6 +507,40 @@ mod bevy {
                 black_box(&mut world);
             })
         });
+    }
+
+    pub fn walk(group: &mut Group, locals: &[Affine], expected: f32) {
+        let (mut world, _) = tree(locals);
+        let parents = world.query::<&BevyChildren>();
+        let transforms = world.query::<&Transform>();
+        let world = &world;
+        let world_get = || {
+            let mut sum = 0.0f32;
+            for children in parents.query_manual(world).iter() {
+                let mut of_parent = 0.0f32;
+                for child in children {
+                    of_parent += value(&world.get::<Transform>(*child).unwrap().0);
+                }
+                sum += of_parent;
+            }
+            sum
+        };
+        let query_get = || {
+            let mut sum = 0.0f32;
+            let transforms = transforms.query_manual(world);
+            for children in parents.query_manual(world).iter() {
+                let mut of_parent = 0.0f32;
+                for child in children {
+                    of_parent += value(&transforms.get(*child).unwrap().0);
+                }
+                sum += of_parent;
+            }
+            sum
+        };
+        check_walk("bevy_world_get", world_get(), expected);
+        check_walk("bevy_cached", query_get(), expected);
+        group.bench_function("bevy_cached", |b| b.iter(|| black_box(query_get())));
+        group.bench_function("bevy_world_get", |b| b.iter(|| black_box(world_get())));
     }
 }
 
@@ -541,5 +720,30 @@ mod floor {
             })
         });
         expected
+    }
+
+    /// Adds the walk's floor; returns its sum, for the contenders to check
+    /// theirs against.
+    pub fn walk(group: &mut Group, locals: &[Affine]) -> f32 {
+        let floor = Floor::tree(locals);
+        // The parents, breadth first, listed before timing as a game on
+        // plain vectors would keep them.
+        let parents: Vec<u32> = (0..locals.len() as u32)
+            .filter(|&slot| !floor.children[slot as usize].is_empty())
+            .collect();
+        let walk = || {
+            let mut sum = 0.0f32;
+            for &parent in &parents {
+                let mut of_parent = 0.0f32;
+                for &child in &floor.children[parent as usize] {
+                    of_parent += value(&floor.locals[floor.rows[child as usize] as usize]);
+                }
+                sum += of_parent;
+            }
+            sum
+        };
+        let sum = walk();
+        group.bench_function("baseline", |b| b.iter(|| black_box(walk())));
+        sum
     }
 }

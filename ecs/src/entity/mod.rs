@@ -388,6 +388,22 @@ impl SlotsMut<'_> {
     }
 }
 
+/// The entity slots, shared: for a loop of lookups
+/// ([`View`](crate::query::View)), which keeps the slice's pointer and length
+/// itself rather than reaching them through the `Vec` at each lookup.
+#[derive(Clone, Copy)]
+pub(crate) struct Slots<'a>(&'a [Slot]);
+
+impl Slots<'_> {
+    /// The location of `entity`, if it is alive.
+    #[inline(always)]
+    pub(crate) fn location(&self, entity: Entity) -> Option<EntityLocation> {
+        self.0
+            .get(entity.index as usize)?
+            .location(entity.generation)
+    }
+}
+
 /// Slot indices run from 0 to `MAX_INDEX`; `u32::MAX` is never handed out (it
 /// is [`NO_SLOT`]), so the slot count always fits in a `u32`.
 const MAX_INDEX: u32 = u32::MAX - 1;
@@ -727,6 +743,12 @@ impl Entities {
     #[inline]
     pub(crate) fn set_location(&mut self, entity: impl SlotName, location: EntityLocation) {
         entity.relocate(&mut self.slots[entity.slot()], location);
+    }
+
+    /// The slots alone, for a loop of lookups; see [`Slots`].
+    #[inline]
+    pub(crate) fn slots(&self) -> Slots<'_> {
+        Slots(&self.slots)
     }
 
     /// The slots alone, for one migration; see [`SlotsMut`].

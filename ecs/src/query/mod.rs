@@ -36,6 +36,7 @@ mod rows;
 mod sparse;
 mod state;
 mod table;
+mod view;
 
 pub(crate) use build::{fetch_table, filter_rows};
 pub use entities::{TableEntities, TableEntitiesIter};
@@ -61,6 +62,7 @@ pub(crate) use sparse::SparseRuns;
 pub(crate) use state::QueryState;
 pub(crate) use state::Reach;
 pub use table::TableChunk;
+pub use view::{View, ViewMut};
 
 use crate::entity::{Entities, Entity, EntityLocation};
 use crate::storage::{EntityIndex, TableId};

@@ -667,6 +667,25 @@ impl<S: Layout> World<S> {
         self.store.get_mut(entity)
     }
 
+    /// Component `C` of any entity, by id, for a loop that reaches many
+    /// entities through their ids: see [`View`](crate::query::View). Each
+    /// lookup is cheaper than [`World::get`]'s; making the view costs a pass
+    /// over the tables.
+    #[inline]
+    pub fn view<C: Component<S>>(&self) -> crate::query::View<'_, S, C> {
+        const { crate::layout::whole_check::<S>(C::BIT) };
+        crate::query::View::new(&self.store)
+    }
+
+    /// Component `C` of any entity, by id, to read and write: see
+    /// [`ViewMut`](crate::query::ViewMut).
+    #[inline]
+    pub fn view_mut<C: Component<S>>(&mut self) -> crate::query::ViewMut<'_, S, C> {
+        const { crate::layout::kept_check::<S>(C::BIT) };
+        const { crate::layout::whole_check::<S>(C::BIT) };
+        crate::query::ViewMut::new(&mut self.store)
+    }
+
     /// The `#[ecs(soa)]` component `C` of `entity`, field by field (`CRef`:
     /// a reference to each field, see [`Soa`](trait@crate::soa::Soa)); `None` if
     /// the entity is not alive or lacks it. A compile error for a component

@@ -24,6 +24,9 @@ fn main() {
     if let Some(child_of) = world.get_mut::<ChildOf>(child) {
         child_of.0 = child;
     }
+    if let Some(child_of) = world.view_mut::<ChildOf>().get_mut(child) {
+        child_of.0 = child;
+    }
     // The world keeps the lists: one inserted by hand would not match.
     world.insert(root, (Children(vec![child]),)).unwrap();
     let mut schedule = Schedule::<Scene>::new();
