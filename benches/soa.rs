@@ -15,6 +15,13 @@
 //! these VMs, so every form is bound by its bandwidth and the timings are
 //! noisy) and `soa_10k` (10,000 particles, 240 KB: in the core's L2, where
 //! the loop's instructions decide).
+//!
+//! `soa_sum`: a read loop, one entity at a time: the sum of every
+//! particle's `pos.x` (100,000 particles) into 8 lanes, entity `i` into lane
+//! `i % 8` (so that the additions need not wait on one another and the
+//! loop may be vectorized). Per entity through `for_each`, over `Fields<&Pos>`
+//! and over `&Pos`; through the SoA table form; and the floor, the same loop
+//! over a `Vec<f32>` of the x field.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ecs::prelude::*;
@@ -99,6 +106,80 @@ fn advance(p: &mut [Pos], v: &[Vel], dt: f32) {
 fn soa(c: &mut Criterion) {
     particles(c, "soa", 1_000_000);
     particles(c, "soa_10k", 10_000);
+    sum(c, 100_000);
+}
+
+/// Adds `x` to lane `i % 8`, then moves `i` on: a per-entity body.
+#[inline(always)]
+fn add_to_lane(lanes: &mut [f32; 8], i: &mut usize, x: f32) {
+    lanes[*i % 8] += x;
+    *i += 1;
+}
+
+/// The read loop of `soa_sum` over `count` particles, every form.
+fn sum(c: &mut Criterion, count: usize) {
+    let mut group = c.benchmark_group("soa_sum");
+    // Every form adds the same values to the same lanes in the same order.
+    let expected = {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        for (p, _) in (0..count).map(particle) {
+            add_to_lane(&mut lanes, &mut i, p.x);
+        }
+        lanes
+    };
+
+    let mut world = World::<SoaParticles>::new();
+    world.spawn_batch((0..count).map(particle));
+    let soa_per_entity = |world: &World<SoaParticles>| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        world
+            .query::<Fields<&Pos>>()
+            .for_each(|p| add_to_lane(&mut lanes, &mut i, *p.x));
+        lanes
+    };
+    let soa_table = |world: &World<SoaParticles>| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        world.query::<Fields<&Pos>>().for_each_table(|_, p| {
+            for &x in p.x {
+                add_to_lane(&mut lanes, &mut i, x);
+            }
+        });
+        lanes
+    };
+    assert_eq!(soa_per_entity(&world), expected);
+    assert_eq!(soa_table(&world), expected);
+    group.bench_function("soa_per_entity", |b| {
+        b.iter(|| black_box(soa_per_entity(&world)))
+    });
+    group.bench_function("soa_table", |b| b.iter(|| black_box(soa_table(&world))));
+    drop(world);
+
+    let mut world = World::<WholeParticles>::new();
+    world.spawn_batch((0..count).map(particle));
+    let whole_per_entity = |world: &World<WholeParticles>| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        world
+            .query::<&Pos>()
+            .for_each(|p| add_to_lane(&mut lanes, &mut i, p.x));
+        lanes
+    };
+    assert_eq!(whole_per_entity(&world), expected);
+    group.bench_function("whole_per_entity", |b| {
+        b.iter(|| black_box(whole_per_entity(&world)))
+    });
+    drop(world);
+
+    let xs: Vec<f32> = (0..count).map(|i| particle(i).0.x).collect();
+    let floor = |xs: &[f32]| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        for &x in xs {
+            add_to_lane(&mut lanes, &mut i, x);
+        }
+        lanes
+    };
+    assert_eq!(floor(&xs), expected);
+    group.bench_function("baseline", |b| b.iter(|| black_box(floor(&xs))));
+    group.finish();
 }
 
 /// The five forms over `count` particles, in the group `name`.

@@ -313,6 +313,38 @@ fn per_entity_items_read_and_write_fields() {
 }
 
 #[test]
+fn per_entity_loops_hand_out_each_rows_fields_in_row_order() {
+    let (world, _, _) = churn(5, 1500);
+    let entities: Vec<Entity> = world.query_filtered::<Entity, With<Pos>>().iter().collect();
+    let expected: Vec<Pos> = entities
+        .iter()
+        .map(|&e| world.get_soa::<Pos>(e).unwrap().get())
+        .collect();
+    assert!(expected.len() > 50, "{} entities", expected.len());
+    let mut by_for_each = Vec::new();
+    world
+        .query::<Fields<&Pos>>()
+        .for_each(|p| by_for_each.push(p.get()));
+    assert_eq!(by_for_each, expected);
+    let by_fold = world
+        .query::<Fields<&Pos>>()
+        .iter()
+        .fold(Vec::new(), |mut seen, p| {
+            seen.push(p.get());
+            seen
+        });
+    assert_eq!(by_fold, expected);
+    let mut pairs = Vec::new();
+    world
+        .query::<(Entity, Fields<&Pos>)>()
+        .for_each(|(e, p)| pairs.push((e, p.get())));
+    assert_eq!(
+        pairs,
+        entities.into_iter().zip(expected).collect::<Vec<_>>()
+    );
+}
+
+#[test]
 fn parallel_iteration_and_schedules_equal_sequential_runs() {
     fn step(mut movers: Query<(Fields<&mut Pos>, Fields<&Vel>)>) {
         movers.par_for_each_mut(|(p, v)| {

@@ -81,6 +81,25 @@ impl<T: Soa> QueryData for Fields<&T> {
         T::row(first, 0)
     }
 
+    /// Each field's slice cut to `len` rows first, so that the row
+    /// indexing of the loop needs no bounds checks: splitting one row off
+    /// every field at each step, as `next` does, costs a check and two
+    /// writes per field per row.
+    #[inline(always)]
+    fn fold<'a, B>(
+        fetch: Self::Fetch<'a>,
+        len: usize,
+        init: B,
+        mut f: impl FnMut(B, Self::Item<'a>) -> B,
+    ) -> B {
+        let (rows, _) = T::split_at(fetch, len);
+        let mut acc = init;
+        for row in 0..len {
+            acc = f(acc, T::row(rows, row));
+        }
+        acc
+    }
+
     #[inline(always)]
     fn reborrow<'a>(fetch: &'a mut Self::Fetch<'_>) -> Self::Fetch<'a> {
         T::shorten(fetch)
