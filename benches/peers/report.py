@@ -41,6 +41,8 @@ WORKLOADS = [
     "hierarchy_despawn",
     "hierarchy_walk",
     "hierarchy_propagate",
+    "particles",
+    "particles_sum",
 ]
 
 # Workloads whose `ours` cannot be written yet, and what it waits for.
@@ -80,6 +82,8 @@ ORDER = [
     "ours_for_each_reversed",
     "ours_for",
     "ours_iter_for_each",
+    "ours_soa",
+    "ours_soa_table",
     "ours_view",
     "ours_query_get",
     "ours_world_get",

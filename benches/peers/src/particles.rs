@@ -8,6 +8,13 @@
 //! component); then hecs and bevy, which store whole values only, each
 //! with its fastest loop (hecs's `query_mut`, bevy's `QueryState` made
 //! before timing, `for_each`). The baseline is the loop over six `Vec<f32>`.
+//!
+//! `particles_sum`: a read loop one entity at a time over 100,000 of the
+//! same particles, the sum of every `pos.x` into 8 lanes (entity `i` into
+//! lane `i % 8`). Ours per entity over `Fields<&Pos>` (`ours_soa`) and over
+//! `&Pos` (`ours`), and the SoA table form (`ours_soa_table`); hecs's
+//! `query` iterator and bevy's `for_each` on a kept `QueryState`; the
+//! baseline is the same loop over a `Vec<f32>` of the x field.
 
 use crate::Group;
 use bevy_ecs::component::Component;
@@ -74,6 +81,98 @@ pub fn bench(c: &mut Criterion) {
     bevy(&mut group);
     baseline(&mut group);
     group.finish();
+
+    let mut group = c.benchmark_group("particles_sum");
+    sum(&mut group, 100_000);
+    group.finish();
+}
+
+/// Adds `x` to lane `i % 8`, then moves `i` on: a per-entity body.
+#[inline(always)]
+fn add_to_lane(lanes: &mut [f32; 8], i: &mut usize, x: f32) {
+    lanes[*i % 8] += x;
+    *i += 1;
+}
+
+/// Every contender of `particles_sum`, over `count` particles; each checks
+/// its lanes against the baseline's before timing.
+fn sum(group: &mut Group, count: usize) {
+    let xs: Vec<f32> = (0..count).map(|i| particle(i).0.x).collect();
+    let floor = |xs: &[f32]| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        for &x in xs {
+            add_to_lane(&mut lanes, &mut i, x);
+        }
+        lanes
+    };
+    let expected = floor(&xs);
+
+    let mut world = World::<SoaParticles>::new();
+    world.spawn_batch((0..count).map(particle));
+    let soa = |world: &World<SoaParticles>| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        world
+            .query::<Fields<&Pos>>()
+            .for_each(|p| add_to_lane(&mut lanes, &mut i, *p.x));
+        lanes
+    };
+    let soa_table = |world: &World<SoaParticles>| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        world.query::<Fields<&Pos>>().for_each_table(|_, p| {
+            for &x in p.x {
+                add_to_lane(&mut lanes, &mut i, x);
+            }
+        });
+        lanes
+    };
+    assert_eq!(soa(&world), expected);
+    assert_eq!(soa_table(&world), expected);
+    group.bench_function("ours_soa", |b| b.iter(|| black_box(soa(&world))));
+    group.bench_function("ours_soa_table", |b| {
+        b.iter(|| black_box(soa_table(&world)))
+    });
+    drop(world);
+
+    let mut world = World::<WholeParticles>::new();
+    world.spawn_batch((0..count).map(particle));
+    let whole = |world: &World<WholeParticles>| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        world
+            .query::<&Pos>()
+            .for_each(|p| add_to_lane(&mut lanes, &mut i, p.x));
+        lanes
+    };
+    assert_eq!(whole(&world), expected);
+    group.bench_function("ours", |b| b.iter(|| black_box(whole(&world))));
+    drop(world);
+
+    let mut world = hecs::World::new();
+    world.spawn_batch((0..count).map(particle));
+    let by_hecs = |world: &mut hecs::World| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        for p in world.query_mut::<&Pos>() {
+            add_to_lane(&mut lanes, &mut i, p.x);
+        }
+        lanes
+    };
+    assert_eq!(by_hecs(&mut world), expected);
+    group.bench_function("hecs", |b| b.iter(|| black_box(by_hecs(&mut world))));
+    drop(world);
+
+    let mut world = bevy_ecs::world::World::new();
+    world.spawn_batch((0..count).map(particle));
+    let mut query = world.query::<&Pos>();
+    let mut by_bevy = |world: &bevy_ecs::world::World| {
+        let (mut lanes, mut i) = ([0.0f32; 8], 0);
+        query
+            .iter(world)
+            .for_each(|p| add_to_lane(&mut lanes, &mut i, p.x));
+        lanes
+    };
+    assert_eq!(by_bevy(&world), expected);
+    group.bench_function("bevy", |b| b.iter(|| black_box(by_bevy(&world))));
+
+    group.bench_function("baseline", |b| b.iter(|| black_box(floor(&xs))));
 }
 
 #[inline(always)]
