@@ -330,20 +330,35 @@ impl<S: Schema> World<S> {
         removed: u128,
         hooks: &mut CommandQueue<S>,
     ) -> Vec<Orphans> {
-        self.run_hooks(HookKind::Remove, entity, removed & S::ON_REMOVE_BITS, hooks);
         let mut orphans = Vec::new();
+        self.unlink_all(entity, removed, hooks, false, &mut orphans);
+        orphans
+    }
+
+    /// [`World::before_remove`], adding the orphans to `orphans`; with
+    /// `going`, `entity` is being despawned, so its inverse lists are taken
+    /// out of it rather than copied (nothing reads them after).
+    fn unlink_all(
+        &mut self,
+        entity: Entity,
+        removed: u128,
+        hooks: &mut CommandQueue<S>,
+        going: bool,
+        orphans: &mut Vec<Orphans>,
+    ) {
+        self.run_hooks(HookKind::Remove, entity, removed & S::ON_REMOVE_BITS, hooks);
         for_each_bit(removed & (S::RELATION_BITS | S::INVERSE_BITS), |bit| {
             let mut visitor = Unlink {
                 world: self,
                 entity,
                 bit,
                 removed,
+                going,
                 orphans: None,
             };
             S::visit_relation(bit, &mut visitor);
             orphans.extend(visitor.orphans);
         });
-        orphans
     }
 
     /// Removes from each of `orphans`' sources the relation that pointed at
@@ -389,29 +404,30 @@ impl<S: Schema> World<S> {
             return self.store.despawn(entity);
         }
         let mut pending = vec![entity];
+        let mut orphans = Vec::new();
         while let Some(next) = pending.pop() {
             let Some(mask) = self.store.archetype(next) else {
                 continue;
             };
             let lifecycle = bits::<S>(mask) & S::LIFECYCLE_BITS;
-            let orphans = self.before_remove(next, lifecycle, hooks);
+            self.unlink_all(next, lifecycle, hooks, true, &mut orphans);
             let despawned = self.store.despawn(next);
             debug_assert!(despawned.is_ok(), "the entity is alive");
-            self.release(orphans, &mut pending, hooks);
+            self.release(&mut orphans, &mut pending, hooks);
         }
         Ok(())
     }
 
     /// What becomes of the sources of an entity that is going: each is
     /// pushed onto `pending` (to be despawned, in list order) or loses its
-    /// relation, as the relation declares.
+    /// relation, as the relation declares. Empties `orphans`.
     fn release(
         &mut self,
-        orphans: Vec<Orphans>,
+        orphans: &mut Vec<Orphans>,
         pending: &mut Vec<Entity>,
         hooks: &mut CommandQueue<S>,
     ) {
-        for Orphans { relation, sources } in orphans {
+        for Orphans { relation, sources } in orphans.drain(..) {
             let mut visitor = Rule { despawn: false };
             S::visit_relation(relation, &mut visitor);
             if visitor.despawn {
@@ -437,10 +453,10 @@ impl<S: Schema> World<S> {
             return self.store.take(entity);
         }
         let mut hooks = CommandQueue::default();
-        let orphans = self.before_remove(entity, lifecycle, &mut hooks);
+        let mut orphans = self.before_remove(entity, lifecycle, &mut hooks);
         let taken = self.store.take(entity);
         let mut pending = Vec::new();
-        self.release(orphans, &mut pending, &mut hooks);
+        self.release(&mut orphans, &mut pending, &mut hooks);
         while let Some(source) = pending.pop() {
             let _ = self.despawn_lifecycle(source, &mut hooks);
         }
@@ -613,6 +629,8 @@ struct Unlink<'w, S: Schema> {
     bit: u32,
     /// Everything `entity` loses with it.
     removed: u128,
+    /// Whether `entity` is being despawned: its lists are taken, not copied.
+    going: bool,
     orphans: Option<Orphans>,
 }
 
@@ -628,6 +646,14 @@ impl<S: Schema> RelationVisitor<S> for Unlink<'_, S> {
             // the rest of what it loses, itself still listed.
             if target != self.entity || self.removed & (1 << inverse) == 0 {
                 unlink::<S, R>(world, target, self.entity);
+            }
+        } else if self.going {
+            // Nothing reads the list of an entity being despawned.
+            if let Some(list) = world.store.get_mut::<R::Inverse>(self.entity) {
+                self.orphans = Some(Orphans {
+                    relation: R::BIT,
+                    sources: core::mem::take(list.sources_mut()),
+                });
             }
         } else if let Some(list) = world.store.get::<R::Inverse>(self.entity) {
             // The list goes out as it is (what `remove` returns); its
