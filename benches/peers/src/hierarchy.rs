@@ -142,6 +142,7 @@ pub fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("hierarchy_spawn");
     let locals_spawn = locals(CHILDREN);
     ours::spawn(&mut group, &locals_spawn);
+    hecs_by_hand::spawn(&mut group, &locals_spawn);
     bevy::spawn(&mut group, &locals_spawn);
     floor::spawn(&mut group, &locals_spawn);
     group.finish();
@@ -149,6 +150,7 @@ pub fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("hierarchy_despawn");
     let locals_despawn = locals(DESPAWNED);
     ours::despawn(&mut group, &locals_despawn);
+    hecs_by_hand::despawn(&mut group, &locals_despawn);
     bevy::despawn(&mut group, &locals_despawn);
     floor::despawn(&mut group, &locals_despawn);
     group.finish();
@@ -157,7 +159,7 @@ pub fn bench(c: &mut Criterion) {
     let locals_walk = locals(PROPAGATED);
     let expected = floor::walk(&mut group, &locals_walk);
     ours::walk(&mut group, &locals_walk, expected);
-    hecs_walk::walk(&mut group, &locals_walk, expected);
+    hecs_by_hand::walk(&mut group, &locals_walk, expected);
     bevy::walk(&mut group, &locals_walk, expected);
     group.finish();
 
@@ -327,11 +329,12 @@ mod ours {
     }
 }
 
-/// hecs has no hierarchy: for the walk, each parent's children are kept in
-/// a list by hand, as our world and bevy's keep theirs (the parent moves to
-/// a table with the list when its first child comes), which the walk only
-/// reads.
-mod hecs_walk {
+/// hecs has no hierarchy: each parent's children are kept in a list by
+/// hand, as our world and bevy's keep theirs (the parent moves to a table
+/// with the list when its first child comes). The walk only reads the
+/// lists; the despawn is the recursive one a hecs user writes: take each
+/// entity's list out, despawn it, then its children.
+mod hecs_by_hand {
     use super::*;
 
     /// A node's parent.
@@ -359,6 +362,71 @@ mod hecs_walk {
             nodes.push(node);
         }
         world
+    }
+
+    /// 100 parents' children, one `spawn_batch` per parent, then the
+    /// parent's list of them.
+    pub fn spawn(group: &mut Group, locals: &[Affine]) {
+        let setup = || {
+            let mut world = hecs::World::new();
+            let parents: Vec<hecs::Entity> = world
+                .spawn_batch(
+                    locals[..PARENTS]
+                        .iter()
+                        .map(|&l| (Transform(l), GlobalTransform(l))),
+                )
+                .collect();
+            (world, parents)
+        };
+        let routine = |(mut world, parents): (hecs::World, Vec<hecs::Entity>)| {
+            for (&parent, locals) in parents.iter().zip(locals.chunks(CHILDREN / PARENTS)) {
+                let children: Vec<hecs::Entity> = world
+                    .spawn_batch(
+                        locals
+                            .iter()
+                            .map(|&l| (Transform(l), GlobalTransform(l), HecsChildOf(parent))),
+                    )
+                    .collect();
+                world.insert_one(parent, HecsChildren(children)).unwrap();
+            }
+            (world, parents)
+        };
+        let (world, parents) = routine(setup());
+        assert_eq!(world.len() as usize, PARENTS + CHILDREN);
+        assert!(parents
+            .iter()
+            .all(|&p| world.get::<&HecsChildren>(p).unwrap().0.len() == CHILDREN / PARENTS));
+        group.bench_function("hecs", |b| {
+            b.iter_batched(setup, routine, BatchSize::SmallInput)
+        });
+    }
+
+    /// Despawns `root` and everything under it, depth first.
+    fn despawn_tree(world: &mut hecs::World, root: hecs::Entity) {
+        let mut pending = vec![root];
+        while let Some(node) = pending.pop() {
+            if let Ok(mut children) = world.get::<&mut HecsChildren>(node) {
+                pending.extend(core::mem::take(&mut children.0).into_iter().rev());
+            }
+            world.despawn(node).unwrap();
+        }
+    }
+
+    pub fn despawn(group: &mut Group, locals: &[Affine]) {
+        let routine = |mut world: hecs::World| {
+            let root = world
+                .query::<hecs::Entity>()
+                .without::<&HecsChildOf>()
+                .iter()
+                .next()
+                .unwrap();
+            despawn_tree(&mut world, root);
+            world
+        };
+        assert!(routine(tree(locals)).is_empty());
+        group.bench_function("hecs", |b| {
+            b.iter_batched(|| tree(locals), routine, BatchSize::SmallInput)
+        });
     }
 
     pub fn walk(group: &mut Group, locals: &[Affine], expected: f32) {
