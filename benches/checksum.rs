@@ -6,6 +6,9 @@
 //! * `ecs_checksum_parts`: `world.checksum_parts()`, the same bytes hashed
 //!   into one hasher per part (the entities, each component, each
 //!   resource, the change state, the locals).
+//! * `ecs_diff`: `world.diff(&other)` against a copy in which one entity's
+//!   `Ammo` differs: both worlds' parts, then each entity's `Ammo` in both
+//!   (issue 45, item 1).
 //! * `xxh3_128_columns`: the floor, XXH3-128 of the two columns' bytes
 //!   (little-endian, 8 bytes per entity), built before timing starts and
 //!   hashed in one call.
@@ -48,6 +51,14 @@ fn checksum(c: &mut Criterion) {
     group.bench_function("ecs_checksum_parts", |b| {
         b.iter(|| black_box(&world).checksum_parts())
     });
+    let mut other = world.clone();
+    let one = other.iter().nth(ENTITIES / 2).unwrap();
+    other.get_mut::<Ammo>(one).unwrap().0 += 1;
+    assert_eq!(
+        world.diff(&other).component("Ammo").unwrap().values(),
+        [one]
+    );
+    group.bench_function("ecs_diff", |b| b.iter(|| black_box(&world).diff(&other)));
 
     let mut columns = Vec::with_capacity(ENTITIES * 8);
     for i in 0..ENTITIES {

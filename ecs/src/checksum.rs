@@ -5,5 +5,5 @@
 
 pub use crate::component_bounds::ChecksumSchema;
 pub use crate::stable_hash::{StableHash, StableHasher};
-pub use crate::world_impl::{ChecksumPart, ChecksumParts};
+pub use crate::world_impl::{ChecksumPart, ChecksumParts, ComponentDiff, WorldDiff};
 pub use schemecs_macros::StableHash;

@@ -47,15 +47,54 @@ pub trait Store<T>: Sized {
     fn hash_store(&self, hasher: &mut StableHasher)
     where
         T: StableHash;
+    /// Writes what a column holds for `row` into `hasher`: the value, and a
+    /// tracked column's ticks of it ([`World::diff`](crate::world::World::diff)
+    /// compares entities by it). A store that is not a column writes all of
+    /// itself.
+    fn hash_row(&self, row: usize, hasher: &mut StableHasher)
+    where
+        T: StableHash;
+}
+
+/// One row of a column, hashed: its value, then a tracked column's ticks.
+trait RowHash {
+    fn hash_row(&self, row: usize, hasher: &mut StableHasher);
+}
+
+impl<T: StableHash> RowHash for Vec<T> {
+    #[inline]
+    fn hash_row(&self, row: usize, hasher: &mut StableHasher) {
+        if let Some(value) = self.get(row) {
+            value.stable_hash(hasher);
+        }
+    }
+}
+
+impl<T: Soa + StableHash> RowHash for SoaVec<T> {
+    #[inline]
+    fn hash_row(&self, row: usize, hasher: &mut StableHasher) {
+        if row < self.len() {
+            self.read(row).stable_hash(hasher);
+        }
+    }
+}
+
+impl<T, V: RowHash + crate::storage::ColumnVec> RowHash for TrackedVec<T, V> {
+    #[inline]
+    fn hash_row(&self, row: usize, hasher: &mut StableHasher) {
+        use crate::storage::ColumnVec;
+        self.values().hash_row(row, hasher);
+        self.row_ticks(row).stable_hash(hasher);
+    }
 }
 
 /// `Store<T>` for each way of keeping `T`, by the stored type's own `Clone`
 /// and `StableHash`, which it has when `T` does.
 macro_rules! stores {
-    ($params:tt $($store:ty),+ $(,)?) => {$(
-        stores!(@one $params $store);
+    ($kind:ident $params:tt $($store:ty),+ $(,)?) => {$(
+        stores!(@one $kind $params $store);
     )+};
-    (@one [$($param:tt)*] $store:ty) => {
+    (@one $kind:ident [$($param:tt)*] $store:ty) => {
         impl<$($param)*> Store<T> for $store {
             #[inline]
             fn clone_store(&self) -> Self
@@ -80,14 +119,30 @@ macro_rules! stores {
             {
                 self.stable_hash(hasher);
             }
+
+            #[inline]
+            fn hash_row(&self, row: usize, hasher: &mut StableHasher)
+            where
+                T: StableHash,
+            {
+                stores!(@row $kind self row hasher);
+            }
         }
     };
+    (@row column $self:ident $row:ident $hasher:ident) => {
+        RowHash::hash_row($self, $row, $hasher)
+    };
+    (@row whole $self:ident $row:ident $hasher:ident) => {{
+        let _ = $row;
+        $self.stable_hash($hasher)
+    }};
 }
 
-stores!([T] Vec<T>, TrackedVec<T>, T, Events<T>, crate::state::State<T>);
+stores!(column [T] Vec<T>, TrackedVec<T>);
+stores!(whole [T] T, Events<T>, crate::state::State<T>);
 // A column kept field by field, tracked or not: cloned array by array,
 // hashed as the `Vec<T>` of the same values would be.
-stores!([T: Soa] SoaVec<T>, TrackedVec<T, SoaVec<T>>);
+stores!(column [T: Soa] SoaVec<T>, TrackedVec<T, SoaVec<T>>);
 
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
@@ -175,6 +230,8 @@ pub trait CloneSchema<W>: Layout {
 pub trait HashComponent<S>: Sized {
     /// Writes the column's values (and ticks) into `hasher`.
     fn hash_values<C: Store<Self>>(store: &C, hasher: &mut StableHasher);
+    /// Writes the value (and ticks) of one row of the column into `hasher`.
+    fn hash_value_at<C: Store<Self>>(store: &C, row: usize, hasher: &mut StableHasher);
 }
 
 #[diagnostic::do_not_recommend]
@@ -182,6 +239,11 @@ impl<T: StableHash, S> HashComponent<S> for T {
     #[inline]
     fn hash_values<C: Store<T>>(store: &C, hasher: &mut StableHasher) {
         store.hash_store(hasher);
+    }
+
+    #[inline]
+    fn hash_value_at<C: Store<T>>(store: &C, row: usize, hasher: &mut StableHasher) {
+        store.hash_row(row, hasher);
     }
 }
 
@@ -215,6 +277,8 @@ impl<T: StableHash, S> HashResource<S> for T {
 pub trait HashSchema<W>: Layout {
     /// Writes the values of `column` into `hasher`.
     fn hash_column(column: &Self::Column, hasher: &mut StableHasher);
+    /// Writes the value (and ticks) of `row` of `column` into `hasher`.
+    fn hash_row(column: &Self::Column, row: usize, hasher: &mut StableHasher);
     /// Writes every resource and event queue into `hasher`, in field order.
     fn hash_resources(resources: &Self::Resources, hasher: &mut StableHasher);
     /// Writes each resource and event queue into a hasher of its own:
@@ -335,6 +399,21 @@ macro_rules! __schema_snapshot_impls {
                     $($column::$variant(__ecs_values) => {
                         <$component as $crate::__private::HashComponent<$w>>::hash_values(
                             __ecs_values, __ecs_hasher,
+                        )
+                    })+
+                }
+            }
+
+            #[inline]
+            fn hash_row(
+                __ecs_column: &$column,
+                __ecs_row: usize,
+                __ecs_hasher: &mut $crate::checksum::StableHasher,
+            ) {
+                match __ecs_column {
+                    $($column::$variant(__ecs_values) => {
+                        <$component as $crate::__private::HashComponent<$w>>::hash_value_at(
+                            __ecs_values, __ecs_row, __ecs_hasher,
                         )
                     })+
                 }

@@ -71,6 +71,9 @@ struct Harness {
     /// Every handle ever despawned (or cleared).
     dead: Vec<Entity>,
     dead_set: HashSet<Entity>,
+    /// The world and the model at the previous full check, for
+    /// `World::diff` between the two.
+    previous: Option<(World<Model>, HashMap<Entity, Ent>)>,
 }
 
 impl Harness {
@@ -85,6 +88,7 @@ impl Harness {
             live: Vec::new(),
             dead: Vec::new(),
             dead_set: HashSet::new(),
+            previous: None,
         }
     }
 
@@ -658,6 +662,79 @@ impl Harness {
             assert_eq!(observe(&self.world, e), None, "{ctx}: stale {e:?}");
         }
         self.check_queries();
+        self.check_diff();
+    }
+
+    /// `World::diff` against a copy (empty) and against the world of the
+    /// previous check: empty exactly when the checksums are equal, and
+    /// naming exactly the entities and components the model says changed.
+    fn check_diff(&mut self) {
+        let ctx = self.ctx();
+        let copy = self.world.clone();
+        assert!(self.world.diff(&copy).is_empty(), "{ctx}: a copy differs");
+        if let Some((previous, before)) = &self.previous {
+            let diff = self.world.diff(previous);
+            assert_eq!(
+                diff.is_empty(),
+                self.world.checksum() == previous.checksum(),
+                "{ctx}: the diff is empty exactly when the checksums are equal: {diff}"
+            );
+            let only = |of: &HashMap<Entity, Ent>, not: &HashMap<Entity, Ent>| {
+                let mut only: Vec<Entity> = of
+                    .keys()
+                    .filter(|e| !not.contains_key(e))
+                    .copied()
+                    .collect();
+                only.sort_by_key(|e| e.index());
+                only
+            };
+            assert_eq!(
+                diff.only_in_self(),
+                only(&self.model, before),
+                "{ctx}: {diff}"
+            );
+            assert_eq!(
+                diff.only_in_other(),
+                only(before, &self.model),
+                "{ctx}: {diff}"
+            );
+            let mut both: Vec<Entity> = self
+                .model
+                .keys()
+                .filter(|e| before.contains_key(e))
+                .copied()
+                .collect();
+            both.sort_by_key(|e| e.index());
+            // Per component: (values differ, here only, there only).
+            type Field = fn(&Ent) -> Option<String>;
+            let fields: [(&str, Field); 5] = [
+                ("A", |e| e.a.map(|v| v.to_string())),
+                ("B", |e| e.b.map(|v| v.to_string())),
+                ("Tag", |e| e.tag.then(String::new)),
+                ("C", |e| e.c.map(|v| v.to_string())),
+                ("D", |e| e.d.clone()),
+            ];
+            for (name, field) in fields {
+                let mut expected = (Vec::new(), Vec::new(), Vec::new());
+                for &e in &both {
+                    match (field(&self.model[&e]), field(&before[&e])) {
+                        (Some(a), Some(b)) if a != b => expected.0.push(e),
+                        (Some(_), None) => expected.1.push(e),
+                        (None, Some(_)) => expected.2.push(e),
+                        _ => {}
+                    }
+                }
+                let found = diff.component(name).map_or((vec![], vec![], vec![]), |c| {
+                    (
+                        c.values().to_vec(),
+                        c.only_in_self().to_vec(),
+                        c.only_in_other().to_vec(),
+                    )
+                });
+                assert_eq!(found, expected, "{ctx}: component {name}: {diff}");
+            }
+        }
+        self.previous = Some((copy, self.model.clone()));
     }
 
     fn check_queries(&mut self) {

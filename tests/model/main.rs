@@ -33,15 +33,15 @@ use ecs::world::InsertError;
 use std::collections::HashSet;
 use support::Rng;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, ecs::checksum::StableHash)]
 pub struct A(u32);
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, ecs::checksum::StableHash)]
 pub struct B(u64);
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, ecs::checksum::StableHash)]
 pub struct Tag;
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, ecs::checksum::StableHash)]
 pub struct C(i16);
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, ecs::checksum::StableHash)]
 pub struct D(String);
 
 /// Bits: A 0, B 1, Tag 2 (a tag between data components), C 3 (sparse:

@@ -384,10 +384,10 @@ macro_rules! schema_with_fillers {
         $vis:vis struct $name:ident [$($pairs:ident)*] { $($fields:tt)* }
     ) => {
         /// A data component of a schema made by `schema_with_fillers!`.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, ::ecs::checksum::StableHash)]
         $vis struct Filler<const N: usize>(pub u64);
         /// A tag of a schema made by `schema_with_fillers!`.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, ::ecs::checksum::StableHash)]
         $vis struct FillerTag<const N: usize>;
         $crate::schema_with_fillers!(
             @fill [$(#[$meta])* $vis struct $name] [] [] [$($pairs)*] { $($fields)* }

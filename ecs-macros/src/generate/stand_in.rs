@@ -270,6 +270,7 @@ fn schema_impl(model: &SchemaModel, names: &Names, target: &Target) -> TokenStre
         #[automatically_derived]
         impl #impl_generics #krate::__private::HashSchema<#schema> for #schema #where_clause {
             fn hash_column(column: &#column, _: &mut #krate::checksum::StableHasher) { match *column {} }
+            fn hash_row(column: &#column, _: usize, _: &mut #krate::checksum::StableHasher) { match *column {} }
             fn hash_resources(_: &#resources_ty, _: &mut #krate::checksum::StableHasher) {}
             fn hash_each_resource(_: &#resources_ty, _: &mut [#krate::checksum::StableHasher]) {}
         }

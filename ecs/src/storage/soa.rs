@@ -216,6 +216,12 @@ impl<T: Soa> SoaVec<T> {
     pub(crate) fn read(&self, row: usize) -> T {
         T::read(&self.columns, row)
     }
+
+    /// Number of values.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        T::len(&self.columns)
+    }
 }
 
 impl<T: Soa> core::fmt::Debug for SoaVec<T> {

@@ -24,6 +24,7 @@ use crate::structure::{DespawnBatch, EntityStore, ExchangeError, InsertError, Sp
 use core::fmt;
 use std::sync::{PoisonError, RwLock};
 
+mod diff;
 mod hierarchy;
 mod lifecycle;
 mod locals;
@@ -32,6 +33,7 @@ mod owners;
 mod save;
 mod snapshot;
 
+pub use diff::{ComponentDiff, WorldDiff};
 pub use hierarchy::{Ancestors, Descendants};
 pub(crate) use locals::LocalSlots;
 pub use locals::LocalState;
