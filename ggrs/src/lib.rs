@@ -59,7 +59,7 @@
 
 use ggrs::{Config, Frame, GameStateCell, GgrsRequest, InputStatus, PlayerHandle};
 use schemecs::checksum::{ChecksumSchema, StableHash, StableHasher};
-use schemecs::schedule::{Schedule, SendSchema};
+use schemecs::schedule::{Divergence, Schedule, SendSchema};
 use schemecs::{schema::Resource, schema::Schema, world::World};
 use std::fmt;
 use std::marker::PhantomData;
@@ -256,6 +256,46 @@ impl fmt::Display for RollbackError {
 }
 
 impl std::error::Error for RollbackError {}
+
+/// What [`GgrsRunner::diagnose`] found when it re-simulated a frame twice:
+/// the first system whose result differed between the two runs, if any.
+#[derive(Clone, Debug)]
+pub struct Diagnosis {
+    frame: Frame,
+    divergence: Option<Divergence>,
+}
+
+impl Diagnosis {
+    /// The frame re-simulated (its advance from the frame before).
+    pub fn frame(&self) -> Frame {
+        self.frame
+    }
+
+    /// The first step whose result differed, with how the worlds differed
+    /// after it; `None` if the two runs agreed.
+    pub fn divergence(&self) -> Option<&Divergence> {
+        self.divergence.as_ref()
+    }
+}
+
+/// "frame 9: system `glitch` (number 6 in program order) is the first step
+/// whose result differs ...", or why nothing was found.
+impl fmt::Display for Diagnosis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.divergence {
+            Some(divergence) => write!(f, "frame {}: {divergence}", self.frame),
+            None => write!(
+                f,
+                "frame {}: two runs of the schedule from the frame before, with this frame's \
+                 inputs, agree: the difference did not come from the systems reading something \
+                 outside the world while this frame was simulated (look for a change made to \
+                 the world between frames, or for logic that branches on whether an input was \
+                 predicted)",
+                self.frame
+            ),
+        }
+    }
+}
 
 /// One slot of the ring: a world, and which frame it holds.
 struct Snapshot<S: Schema> {
@@ -498,6 +538,55 @@ where
         }
         self.frame += 1;
         Ok(())
+    }
+
+    /// Finds where the simulation of `frame` went wrong: after a
+    /// [`GgrsError::MismatchedChecksum`](ggrs::GgrsError::MismatchedChecksum)
+    /// of a sync test, give it the first of the `mismatched_frames`. The
+    /// world saved for the frame before is re-simulated twice with the
+    /// inputs of `frame`, one system at a time
+    /// ([`Schedule::find_divergence`]), and the first system whose result
+    /// differs between the two runs is named, with the entities and
+    /// components it wrote differently.
+    ///
+    /// ```text
+    /// frame 9: system `glitch` (number 6 in program order) is the first step whose result
+    /// differs between two runs from the same world; right after it, 1 part differs
+    ///   component `Pos`: values (or change ticks) differ for 1 entity: 0v1
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`RollbackError::Overwritten`] if the ring no longer holds `frame`
+    /// and the frame before it (diagnose right after the mismatch).
+    pub fn diagnose(&mut self, frame: Frame) -> Result<Diagnosis, RollbackError>
+    where
+        World<S>: Clone,
+    {
+        let held = |runner: &Self, frame: Frame| {
+            let slot = runner.slot_of(frame);
+            let snapshot = &runner.ring[slot];
+            if snapshot.frame == Some(frame) {
+                Ok(slot)
+            } else {
+                Err(RollbackError::Overwritten {
+                    frame,
+                    slot,
+                    holds: snapshot.frame,
+                })
+            }
+        };
+        let before = held(self, frame - 1)?;
+        let after = held(self, frame)?;
+        // The inputs of the advance from `frame - 1` to `frame` stay in the
+        // world saved at `frame`.
+        let mut start = self.ring[before].world.clone();
+        let inputs = self.ring[after].world.resource::<PlayerInputs<C>>();
+        start
+            .resource_mut::<PlayerInputs<C>>()
+            .set(inputs.as_slice());
+        let divergence = self.schedule.find_divergence(&start);
+        Ok(Diagnosis { frame, divergence })
     }
 
     /// The ring slot of `frame`.

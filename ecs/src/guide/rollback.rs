@@ -75,3 +75,12 @@
 //! A diff of two 100,000-entity worlds that differ in one component takes
 //! about 11 ms (`benches/checksum.rs`): a tool for the hunt, not for every
 //! frame.
+//!
+//! To find the system at fault,
+//! [`Schedule::find_divergence`](crate::schedule::Schedule::find_divergence)
+//! runs a schedule twice from copies of one world, system by system
+//! ([`Schedule::run_inspected`](crate::schedule::Schedule::run_inspected)),
+//! and returns the first system after which the two runs differ, with the
+//! diff at that point: a system that reads something outside the world
+//! gives itself away. `GgrsRunner::diagnose(frame)` in `schemecs-ggrs` does
+//! this for a frame whose checksums a sync test found to mismatch.

@@ -11,6 +11,7 @@
 mod dot;
 mod executor;
 mod game_loop;
+mod inspect;
 mod plan;
 mod transitions;
 
@@ -26,6 +27,7 @@ use transitions::{StateTransitions, Transitions};
 
 pub use crate::world_impl::SendSchema;
 pub use game_loop::{FixedTime, GameLoop};
+pub use inspect::{Divergence, Step};
 use plan::{Plan, Reason};
 use std::borrow::Cow;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe, Location};

@@ -150,11 +150,11 @@ impl fmt::Display for WorldDiff {
             return f.write_str("the worlds are equal");
         }
         let count = self.parts.len();
-        write!(
-            f,
-            "{count} part{} differ",
-            if count == 1 { "" } else { "s" }
-        )?;
+        if count == 1 {
+            f.write_str("1 part differs")?;
+        } else {
+            write!(f, "{count} parts differ")?;
+        }
         for part in &self.parts {
             f.write_str("\n  ")?;
             match part {

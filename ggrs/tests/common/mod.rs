@@ -280,6 +280,37 @@ fn nondeterministic(mut stats: ResMut<Stats>) {
     stats.noise = CALLS.fetch_add(1, Ordering::Relaxed);
 }
 
+static GLITCHES: AtomicU64 = AtomicU64::new(0);
+
+/// A bug on purpose, in a component: player 0's ship drifts by the parity
+/// of a process-global counter, so two runs of one frame disagree.
+fn glitch(mut ships: Query<(&Player, &mut Vel)>) {
+    ships.for_each_mut(|(player, vel)| {
+        if player.0 == 0 {
+            vel.x += (GLITCHES.fetch_add(1, Ordering::Relaxed) % 2) as i32;
+        }
+    });
+}
+
+/// The game's 9 systems with `glitch` fifth, after `movement` (whose
+/// `Vel` it writes) and beside `collide` (with which it shares nothing, so
+/// the two may run in one parallel stage): 10 systems.
+pub fn schedule_with_glitch() -> Schedule<Arena> {
+    let mut schedule = Schedule::new();
+    schedule
+        .add(steer)
+        .add(fire)
+        .add(spawn_mobs)
+        .add(movement)
+        .add(glitch)
+        .add(collide)
+        .add(wound)
+        .add(reap)
+        .add(recover)
+        .add(burn);
+    schedule
+}
+
 /// The game's systems, in program order; with `bug`, one of them depends on
 /// a process-global counter.
 pub fn schedule(bug: bool) -> Schedule<Arena> {

@@ -3,8 +3,9 @@
 //! `Local`, events, `Changed`, a sparse component, commands and a seeded
 //! generator in a resource, so each of them must be restored exactly.
 
-use crate::common::{Net, Stats};
-use schemecs_ggrs::ggrs::{GgrsError, SessionBuilder};
+use crate::common::{Arena, Net, Player, Stats};
+use schemecs::prelude::*;
+use schemecs_ggrs::ggrs::{Frame, GgrsError, SessionBuilder};
 use schemecs_ggrs::GgrsRunner;
 
 const CHECK_DISTANCE: usize = 7;
@@ -92,4 +93,88 @@ fn a_nondeterministic_system_fails_the_sync_test() {
         }
         other => panic!("expected MismatchedChecksum, got {other:?}"),
     }
+}
+
+/// Runs a 2-player sync test of `schedule` until GGRS reports a mismatch:
+/// the runner as it was then, and the frames that mismatched. `None` if
+/// `frames` frames pass.
+fn until_mismatch(
+    schedule: Schedule<Arena>,
+    frames: i32,
+) -> (GgrsRunner<Arena, Net>, Option<Vec<Frame>>) {
+    let seed = 7;
+    let mut session = SessionBuilder::<Net>::new()
+        .with_num_players(2)
+        .unwrap()
+        .with_check_distance(CHECK_DISTANCE)
+        .start_synctest_session()
+        .unwrap();
+    let mut runner = GgrsRunner::new(
+        crate::common::world(2, seed),
+        schedule,
+        session.max_prediction(),
+    );
+    for frame in 0..frames {
+        for player in 0..2 {
+            let input = crate::common::input(seed, player, frame);
+            session.add_local_input(player, input).unwrap();
+        }
+        match session.advance_frame() {
+            Ok(requests) => runner.handle_requests(requests).expect("requests in order"),
+            Err(GgrsError::MismatchedChecksum {
+                mismatched_frames, ..
+            }) => return (runner, Some(mismatched_frames)),
+            Err(other) => panic!("{other}"),
+        }
+    }
+    (runner, None)
+}
+
+/// On a mismatch, the runner re-simulates the first mismatched frame twice
+/// and names the system (the fifth of ten), the component it wrote and the
+/// entity, on 1 thread and with the culprit in a parallel stage on 4.
+#[test]
+fn a_mismatch_is_traced_to_its_system_component_entity_and_frame() {
+    for threads in [1, 4] {
+        let (mut runner, mismatched) = on_threads(threads, || {
+            until_mismatch(crate::common::schedule_with_glitch(), 100)
+        });
+        let mismatched = mismatched.expect("the glitch fails the sync test");
+        let frame = *mismatched.iter().min().unwrap();
+        let diagnosis = on_threads(threads, || runner.diagnose(frame)).expect("the ring holds it");
+        eprintln!("{threads} threads: {diagnosis}");
+        assert_eq!(diagnosis.frame(), frame);
+        let divergence = diagnosis.divergence().expect("the two runs differ");
+        assert_eq!(divergence.system(), Some("glitch"));
+        let ship = runner
+            .world()
+            .query::<(Entity, &Player)>()
+            .iter()
+            .find(|(_, player)| player.0 == 0)
+            .map(|(ship, _)| ship)
+            .unwrap();
+        let vel = divergence.diff().component("Vel").expect("it wrote Vel");
+        assert_eq!(vel.values(), [ship]);
+        assert_eq!(divergence.diff().components().len(), 1, "{diagnosis}");
+        let report = diagnosis.to_string();
+        for needle in [
+            format!("frame {frame}:"),
+            "system `glitch` (number 5 in program order)".to_owned(),
+            format!("component `Vel`: values (or change ticks) differ for 1 entity: {ship}"),
+        ] {
+            assert!(report.contains(&needle), "{needle:?} not in {report}");
+        }
+    }
+}
+
+/// A frame of a deterministic game re-simulates to the same world twice:
+/// no system is blamed.
+#[test]
+fn a_deterministic_frame_blames_no_system() {
+    let (mut runner, mismatched) = until_mismatch(crate::common::schedule(false), 30);
+    assert_eq!(mismatched, None);
+    let frame = runner.frame() - 1;
+    let diagnosis = runner.diagnose(frame).expect("the ring holds it");
+    assert!(diagnosis.divergence().is_none(), "{diagnosis}");
+    assert!(diagnosis.to_string().contains("agree"), "{diagnosis}");
 }
