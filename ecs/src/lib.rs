@@ -147,6 +147,11 @@
 //!   whichever crate of a build turns it on. A save of a world that holds a
 //!   plain `Local`'s value is an error naming the system, never a save
 //!   without the value.
+//! * **`rand`**: the module `random`: `WorldRng`, a
+//!   seeded generator (ChaCha8, from `rand_chacha`) to keep in the world as
+//!   a resource, so that snapshots, checksums and saves carry it, and
+//!   per-entity streams for parallel loops, the same on any number of
+//!   threads. It only adds a module (with `serde`, the generator saves too).
 //! * **`detect-rename`**: the derives find this crate under a renamed
 //!   dependency (`engine = { package = "schemecs", .. }`) by reading your
 //!   `Cargo.toml`. Without it they name `::schemecs`, and a renamed
@@ -178,6 +183,8 @@ mod migrator;
 mod misuse;
 mod pool;
 pub mod query;
+#[cfg(feature = "rand")]
+pub mod random;
 mod relations;
 mod removed;
 pub mod retention;

@@ -48,7 +48,7 @@
 //! | `Changed<T>` fires for everything after a restore | Change ticks and each system's last-run tick are restored, so `Changed<T>` sees what it saw the first time. |
 //! | State outside what is registered for rollback | Nothing to register: every component, resource and event of the schema is in the snapshot and the checksum. State outside the world (statics, thread-locals, files) is still yours to keep out of systems. |
 //! | Game states and run conditions kept outside the world | A state is a schema field (`#[ecs(state)]`): its value and pending transition are in the snapshot and the checksum, and so are the run conditions' `Local`s and the windows of systems they skipped (`ggrs/tests/runner/game_states.rs` runs such a game through the sync test). |
-//! | Random numbers | Keep the generator in a resource (seeded, `StableHash`), never `thread_rng` or a global one. |
+//! | Random numbers | Keep the generator in the world: with feature `rand`, `#[ecs(resource)] rng: WorldRng` (module `random`, ChaCha8, in snapshots, checksums and saves), never `thread_rng` or a global one. In a parallel loop, draw from the entity's own stream (`rng.streams()`, then `streams.of(entity)`): the same numbers on any number of threads. |
 //! | Reading devices or the clock in systems | Read inputs only from `Res<PlayerInputs<C>>`; no wall clock, no `Instant::now()` in systems. Do not branch on `InputStatus::Predicted` versus `Confirmed`, which differ between peers by design. |
 //!
 //! What remains the game's job is caught by a `SyncTestSession` on one

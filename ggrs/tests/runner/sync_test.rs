@@ -178,3 +178,70 @@ fn a_deterministic_frame_blames_no_system() {
     assert!(diagnosis.divergence().is_none(), "{diagnosis}");
     assert!(diagnosis.to_string().contains("agree"), "{diagnosis}");
 }
+
+/// A swarm whose members wander by their own random streams, drawn in a
+/// parallel loop from a `WorldRng` kept in the world.
+mod swarm {
+    use super::{on_threads, CHECK_DISTANCE};
+    use crate::common::Net;
+    use schemecs::checksum::StableHash;
+    use schemecs::prelude::*;
+    use schemecs::random::{Rng, WorldRng};
+    use schemecs_ggrs::ggrs::SessionBuilder;
+    use schemecs_ggrs::{GgrsRunner, PlayerInputs};
+
+    #[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+    struct Pos(i32);
+
+    #[derive(Schema)]
+    struct Swarm {
+        pos: Pos,
+        #[ecs(resource)]
+        rng: WorldRng,
+        #[ecs(resource)]
+        inputs: PlayerInputs<Net>,
+    }
+
+    fn wander(
+        mut rng: ResMut<WorldRng>,
+        inputs: Res<PlayerInputs<Net>>,
+        mut members: Query<(Entity, &mut Pos)>,
+    ) {
+        let push = i32::from(inputs.input(0) & 1);
+        let streams = rng.streams();
+        members.par_for_each_mut(|(member, pos)| {
+            pos.0 += (streams.of(member).next_u32() % 5) as i32 - 2 + push;
+        });
+    }
+
+    /// The final checksum of `frames` frames of a sync test.
+    fn sync_test(frames: i32) -> u128 {
+        let mut session = SessionBuilder::<Net>::new()
+            .with_num_players(1)
+            .unwrap()
+            .with_check_distance(CHECK_DISTANCE)
+            .start_synctest_session()
+            .unwrap();
+        let mut world = World::<Swarm>::new();
+        *world.resource_mut::<WorldRng>() = WorldRng::seed_from_u64(99);
+        world.spawn_batch((0..200).map(|i| (Pos(i),)));
+        let mut schedule = Schedule::new();
+        schedule.add(wander);
+        let mut runner = GgrsRunner::new(world, schedule, session.max_prediction());
+        for frame in 0..frames {
+            session.add_local_input(0, (frame / 5 % 2) as u8).unwrap();
+            let requests = session.advance_frame().expect("no mismatch");
+            runner.handle_requests(requests).unwrap();
+        }
+        runner.checksum()
+    }
+
+    #[test]
+    fn a_parallel_loop_drawing_randomness_passes_the_sync_test_on_1_2_and_4_threads() {
+        let ends: Vec<u128> = [1, 2, 4]
+            .into_iter()
+            .map(|threads| on_threads(threads, || sync_test(60)))
+            .collect();
+        assert!(ends.iter().all(|&end| end == ends[0]), "{ends:x?}");
+    }
+}
