@@ -27,8 +27,10 @@
 //!   [`StableHash`], so the world can be copied and
 //!   checksummed;
 //! * a [`ggrs::Config`] whose `State` is [`SnapshotSlot`] (the cell GGRS keeps
-//!   for a frame only says where in the ring that frame lies);
-//! * systems that read their inputs from `Res<PlayerInputs<MyConfig>>`.
+//!   for a frame only says where in the ring that frame lies):
+//!   [`GgrsConfig<Input>`](GgrsConfig) is one;
+//! * systems that read their inputs from `Res<PlayerInputs<MyConfig>>`
+//!   (and the frame being simulated, [`PlayerInputs::frame`]).
 //!
 //! # What keeps peers in step
 //!
@@ -68,6 +70,37 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use ggrs;
 
+/// A ready-made [`ggrs::Config`]: inputs of type `I`, peers addressed by
+/// `A` (a UDP [`SocketAddr`](std::net::SocketAddr) unless said otherwise),
+/// the next input predicted as a repeat of the last one, and
+/// [`SnapshotSlot`] as the saved state, as [`GgrsRunner`] needs:
+///
+/// ```
+/// use schemecs_ggrs::{GgrsConfig, PlayerInputs};
+/// type Net = GgrsConfig<u8>; // one byte of buttons per player
+/// # use schemecs::prelude::*;
+/// # struct Pos(i32);
+/// #[derive(Schema)]
+/// struct Game {
+///     pos: Pos,
+///     #[ecs(resource)]
+///     inputs: PlayerInputs<Net>,
+/// }
+/// ```
+pub struct GgrsConfig<I, A = std::net::SocketAddr>(PhantomData<fn() -> (I, A)>);
+
+impl<I, A> ggrs::Config for GgrsConfig<I, A>
+where
+    I: Copy + PartialEq + Default + serde::Serialize + serde::de::DeserializeOwned,
+    I: Send + Sync + 'static,
+    A: Clone + Eq + std::hash::Hash + fmt::Debug + Send + Sync + 'static,
+{
+    type Input = I;
+    type InputPredictor = ggrs::PredictRepeatLast;
+    type State = SnapshotSlot;
+    type Address = A;
+}
+
 /// The inputs of every player for the frame being simulated, as a resource
 /// of the world: declare it in the schema as
 /// `#[ecs(resource)] inputs: PlayerInputs<MyConfig>` and read it from
@@ -83,6 +116,8 @@ pub use ggrs;
 /// use, since GGRS rolls every peer back to the frame of the disconnection.
 pub struct PlayerInputs<C: Config> {
     inputs: Vec<(C::Input, InputStatus)>,
+    /// The frame being simulated.
+    frame: Frame,
 }
 
 impl<C: Config> PlayerInputs<C> {
@@ -104,6 +139,14 @@ impl<C: Config> PlayerInputs<C> {
         &self.inputs
     }
 
+    /// The frame being simulated: 0 for the first advance, then one more
+    /// each frame, the same on every peer and in every re-simulation (GGRS
+    /// counts frames so). Game logic may depend on it, e.g. to do
+    /// something every 60 frames.
+    pub fn frame(&self) -> Frame {
+        self.frame
+    }
+
     /// The number of players (0 before the first frame).
     pub fn len(&self) -> usize {
         self.inputs.len()
@@ -120,11 +163,20 @@ impl<C: Config> PlayerInputs<C> {
         self.inputs.clear();
         self.inputs.extend_from_slice(inputs);
     }
+
+    /// Sets the frame [`PlayerInputs::frame`] says (what [`GgrsRunner`]
+    /// does before each run, with the inputs).
+    pub fn set_frame(&mut self, frame: Frame) {
+        self.frame = frame;
+    }
 }
 
 impl<C: Config> Default for PlayerInputs<C> {
     fn default() -> Self {
-        PlayerInputs { inputs: Vec::new() }
+        PlayerInputs {
+            inputs: Vec::new(),
+            frame: 0,
+        }
     }
 }
 
@@ -134,11 +186,13 @@ impl<C: Config> Clone for PlayerInputs<C> {
     fn clone(&self) -> Self {
         PlayerInputs {
             inputs: self.inputs.clone(),
+            frame: self.frame,
         }
     }
 
     fn clone_from(&mut self, source: &Self) {
         self.inputs.clone_from(&source.inputs);
+        self.frame = source.frame;
     }
 }
 
@@ -320,17 +374,11 @@ struct Snapshot<S: Schema> {
 /// ```
 /// use schemecs::prelude::*;
 /// use schemecs::checksum::StableHash;
-/// use schemecs_ggrs::ggrs::{self, PredictRepeatLast, SessionBuilder};
-/// use schemecs_ggrs::{GgrsRunner, PlayerInputs, SnapshotSlot};
+/// use schemecs_ggrs::ggrs::SessionBuilder;
+/// use schemecs_ggrs::{GgrsConfig, GgrsRunner, PlayerInputs};
 ///
 /// /// The session's types: one byte of input per player.
-/// struct Net;
-/// impl ggrs::Config for Net {
-///     type Input = u8;
-///     type InputPredictor = PredictRepeatLast;
-///     type State = SnapshotSlot;
-///     type Address = std::net::SocketAddr;
-/// }
+/// type Net = GgrsConfig<u8>;
 ///
 /// #[derive(Clone, Copy, Debug, PartialEq, StableHash)]
 /// struct Pos(i32);
@@ -525,7 +573,10 @@ where
         if let Some(frame) = self.poisoned {
             return Err(RollbackError::Poisoned { frame });
         }
-        self.world.resource_mut::<PlayerInputs<C>>().set(inputs);
+        let frame = self.frame;
+        let resource = self.world.resource_mut::<PlayerInputs<C>>();
+        resource.set(inputs);
+        resource.set_frame(frame);
         let (schedule, world) = (&mut self.schedule, &mut self.world);
         if let Err(panic) = catch_unwind(AssertUnwindSafe(|| schedule.run(world))) {
             let snapshot = &self.ring[self.slot_of(self.frame)];
@@ -582,9 +633,10 @@ where
         // world saved at `frame`.
         let mut start = self.ring[before].world.clone();
         let inputs = self.ring[after].world.resource::<PlayerInputs<C>>();
-        start
-            .resource_mut::<PlayerInputs<C>>()
-            .set(inputs.as_slice());
+        let (inputs, at) = (inputs.as_slice(), inputs.frame());
+        let resource = start.resource_mut::<PlayerInputs<C>>();
+        resource.set(inputs);
+        resource.set_frame(at);
         let divergence = self.schedule.find_divergence(&start);
         Ok(Diagnosis { frame, divergence })
     }

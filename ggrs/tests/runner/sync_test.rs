@@ -245,3 +245,56 @@ mod swarm {
         assert!(ends.iter().all(|&end| end == ends[0]), "{ends:x?}");
     }
 }
+
+/// `GgrsConfig` is a whole `ggrs::Config`, and systems read the frame
+/// being simulated from `PlayerInputs`, the same through every rollback.
+mod ready_made_config {
+    use super::CHECK_DISTANCE;
+    use schemecs::checksum::StableHash;
+    use schemecs::prelude::*;
+    use schemecs_ggrs::ggrs::{Frame, SessionBuilder};
+    use schemecs_ggrs::{GgrsConfig, GgrsRunner, PlayerInputs};
+
+    type Net = GgrsConfig<u16>;
+
+    #[derive(Clone, Debug, Default, PartialEq, StableHash)]
+    struct Seen(Vec<(i32, u16)>);
+
+    #[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+    struct Marker;
+
+    #[derive(Schema)]
+    struct Log {
+        marker: Marker,
+        #[ecs(resource)]
+        seen: Seen,
+        #[ecs(resource)]
+        inputs: PlayerInputs<Net>,
+    }
+
+    fn record(inputs: Res<PlayerInputs<Net>>, mut seen: ResMut<Seen>) {
+        seen.0.push((inputs.frame(), inputs.input(0)));
+    }
+
+    #[test]
+    fn systems_read_the_frame_and_the_inputs_of_a_ready_made_config() {
+        let mut session = SessionBuilder::<Net>::new()
+            .with_num_players(1)
+            .unwrap()
+            .with_check_distance(CHECK_DISTANCE)
+            .start_synctest_session()
+            .unwrap();
+        let mut schedule = Schedule::new();
+        schedule.add(record);
+        let mut runner = GgrsRunner::new(World::<Log>::new(), schedule, session.max_prediction());
+        let frames: Frame = 30;
+        for frame in 0..frames {
+            session.add_local_input(0, 1000 + frame as u16).unwrap();
+            let requests = session.advance_frame().expect("no mismatch");
+            runner.handle_requests(requests).unwrap();
+        }
+        let expected: Vec<(i32, u16)> = (0..frames).map(|f| (f, 1000 + f as u16)).collect();
+        assert_eq!(runner.world().resource::<Seen>().0, expected);
+        assert!(runner.rollbacks() > 10, "the sync test rolled back");
+    }
+}
