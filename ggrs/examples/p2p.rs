@@ -21,6 +21,18 @@
 //! the peer with the lower port is player 0), `--loss N` (packets dropped
 //! per thousand, 0), `--delay-ms N` (half the packets held back up to this
 //! long, 0), `--seed N`.
+//!
+//! Finding a desync: `--desync-log FILE` writes this peer's checksums by
+//! part for every confirmed frame to FILE (with `--both`, to FILE.0 and
+//! FILE.1), also when the match ends in a desync, and `--drift-at N` plants
+//! one: from frame N on, this peer (with `--both`, player 1) makes player
+//! 0's ship drift. Then compare the two logs:
+//!
+//!     cargo run --release -p schemecs-ggrs --example p2p -- --both --drift-at 300 --desync-log /tmp/p2p.log
+//!     cargo run --release -p schemecs-ggrs --example desync_compare -- /tmp/p2p.log.0 /tmp/p2p.log.1
+//!
+//! which prints the first frame the peers disagree on and the parts that
+//! differ there: `frame 301: component `Vel` differs`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -31,7 +43,7 @@ use schemecs_ggrs::ggrs::{
     DesyncDetection, Frame, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder,
     SessionState,
 };
-use schemecs_ggrs::GgrsRunner;
+use schemecs_ggrs::{DesyncLog, GgrsRunner};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -51,10 +63,13 @@ struct Options {
     loss_per_mille: u32,
     delay: Duration,
     seed: u64,
+    desync_log: Option<String>,
+    drift_at: Option<Frame>,
 }
 
 const USAGE: &str = "usage: p2p (--both | --local-port PORT --remote ADDR) [--player 0|1] \
-                     [--frames N] [--fps N] [--loss PER_MILLE] [--delay-ms N] [--seed N]";
+                     [--frames N] [--fps N] [--loss PER_MILLE] [--delay-ms N] [--seed N] \
+                     [--desync-log FILE] [--drift-at FRAME]";
 
 fn parse_options() -> Result<Options, String> {
     let mut options = Options {
@@ -67,6 +82,8 @@ fn parse_options() -> Result<Options, String> {
         loss_per_mille: 0,
         delay: Duration::ZERO,
         seed: 0x5eed,
+        desync_log: None,
+        drift_at: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -90,6 +107,8 @@ fn parse_options() -> Result<Options, String> {
                 options.delay = Duration::from_millis(value.parse().map_err(|e| bad(&e))?)
             }
             "--seed" => options.seed = value.parse().map_err(|e| bad(&e))?,
+            "--desync-log" => options.desync_log = Some(value),
+            "--drift-at" => options.drift_at = Some(value.parse().map_err(|e| bad(&e))?),
             _ => return Err(format!("unknown option {flag}")),
         }
     }
@@ -139,11 +158,26 @@ fn play(
         .map(|builder| builder.with_desync_detection_mode(DesyncDetection::On { interval: 10 }))
         .and_then(|builder| builder.start_p2p_session(socket))
         .map_err(|error| error.to_string())?;
+    // Both peers run the same systems; the drift is switched on in one.
+    let drifts = options.drift_at.is_some() && (!options.both || player == 1);
+    let schedule = common::schedule_drifting_from(options.drift_at.unwrap_or(Frame::MAX), drifts);
     let mut runner = GgrsRunner::new(
         common::world(2, options.seed),
-        common::schedule(false),
+        schedule,
         session.max_prediction(),
     );
+    let log_path = options.desync_log.as_ref().map(|path| match options.both {
+        true => format!("{path}.{player}"),
+        false => path.clone(),
+    });
+    let mut log = DesyncLog::new();
+    let write_log = |log: &DesyncLog| -> Result<(), String> {
+        match &log_path {
+            Some(path) => std::fs::write(path, log.to_string())
+                .map_err(|error| format!("[player {player}] writing {path}: {error}")),
+            None => Ok(()),
+        }
+    };
     let tag = format!("[player {player}]");
     let frame_time = Duration::from_secs(1) / options.fps;
     let give_up = Instant::now() + Duration::from_secs(10) + frame_time * options.frames as u32 * 4;
@@ -176,10 +210,19 @@ fn play(
                     remote_checksum,
                     ..
                 } => {
+                    // What differs here is known only by comparing logs;
+                    // the parts of this frame, if still saved, say which
+                    // digests to look for.
+                    if let Some(parts) = runner.checksum_parts(frame) {
+                        for (part, digest) in parts.iter() {
+                            println!("{tag} frame {frame}, {part}: {digest:#034x}");
+                        }
+                    }
+                    write_log(&log)?;
                     return Err(format!(
                         "{tag} DESYNC at frame {frame}: {local_checksum:#034x} here, \
                          {remote_checksum:#034x} there"
-                    ))
+                    ));
                 }
                 GgrsEvent::Disconnected { .. } => {
                     return Err(format!("{tag} the other peer disconnected"))
@@ -209,6 +252,9 @@ fn play(
                         .handle_requests(requests)
                         .map_err(|error| error.to_string())?;
                     checksums.extend(runner.saved().filter(|&(frame, _)| frame <= options.frames));
+                    if log_path.is_some() {
+                        runner.log_confirmed(&mut log, session.confirmed_frame());
+                    }
                 }
                 Err(GgrsError::PredictionThreshold) => {}
                 Err(error) => return Err(format!("{tag} {error}")),
@@ -236,6 +282,7 @@ fn play(
     }
     // Frames confirmed here whose saves were never seen (there are none
     // unless the ring was too short) would show as gaps.
+    write_log(&log)?;
     let confirmed = session.confirmed_frame().min(options.frames);
     checksums.retain(|&frame, _| frame <= confirmed);
     if let Some(gap) = (0..=confirmed).find(|frame| !checksums.contains_key(frame)) {

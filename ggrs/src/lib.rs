@@ -60,7 +60,7 @@
 #![forbid(unsafe_code)]
 
 use ggrs::{Config, Frame, GameStateCell, GgrsRequest, InputStatus, PlayerHandle};
-use schemecs::checksum::{ChecksumSchema, StableHash, StableHasher};
+use schemecs::checksum::{ChecksumParts, ChecksumSchema, StableHash, StableHasher};
 use schemecs::schedule::{Divergence, Schedule, SendSchema};
 use schemecs::{schema::Resource, schema::Schema, world::World};
 use std::fmt;
@@ -69,6 +69,9 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use ggrs;
+
+mod desync;
+pub use desync::{DesyncLog, LogMismatch, LogParseError};
 
 /// A ready-made [`ggrs::Config`]: inputs of type `I`, peers addressed by
 /// `A` (a UDP [`SocketAddr`](std::net::SocketAddr) unless said otherwise),
@@ -644,6 +647,38 @@ where
     /// The ring slot of `frame`.
     fn slot_of(&self, frame: Frame) -> usize {
         frame.unsigned_abs() as usize % self.ring.len()
+    }
+
+    /// The checksums by part ([`World::checksum_parts`]) of the world saved
+    /// for `frame`, if the ring still holds it: on a
+    /// [`GgrsEvent::DesyncDetected`](ggrs::GgrsEvent::DesyncDetected), what
+    /// to report (or send to the other peer) so that the parts that differ
+    /// can be named.
+    pub fn checksum_parts(&self, frame: Frame) -> Option<ChecksumParts> {
+        self.ring
+            .iter()
+            .find(|snapshot| snapshot.frame == Some(frame))
+            .map(|snapshot| snapshot.world.checksum_parts())
+    }
+
+    /// Records in `log` the checksums by part of each frame up to
+    /// `confirmed` (the session's `confirmed_frame()`) that the ring holds
+    /// and `log` does not yet: call it after each
+    /// [`handle_requests`](Self::handle_requests) to log every confirmed
+    /// frame once, with its final state. Frames confirmed while not in the
+    /// ring any more are skipped.
+    pub fn log_confirmed(&self, log: &mut DesyncLog, confirmed: Frame) {
+        let after = log.last_frame();
+        let mut frames: Vec<(Frame, &World<S>)> = self
+            .ring
+            .iter()
+            .filter_map(|snapshot| Some((snapshot.frame?, &snapshot.world)))
+            .filter(|&(frame, _)| frame <= confirmed && after.is_none_or(|last| frame > last))
+            .collect();
+        frames.sort_by_key(|&(frame, _)| frame);
+        for (frame, world) in frames {
+            log.record(frame, &world.checksum_parts());
+        }
     }
 
     /// The checksum of the world as it is now, as GGRS receives it.

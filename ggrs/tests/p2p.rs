@@ -14,11 +14,13 @@ mod common;
 
 use common::net::{LossySocket, TrafficCounts};
 use common::{Arena, Net, Stats};
+use schemecs::checksum::ChecksumParts;
+use schemecs::schedule::Schedule;
 use schemecs_ggrs::ggrs::{
     DesyncDetection, Frame, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder,
     SessionState, SpectatorSession,
 };
-use schemecs_ggrs::GgrsRunner;
+use schemecs_ggrs::{DesyncLog, GgrsRunner};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -41,6 +43,13 @@ struct Peer {
     /// Frames not advanced because the other peer was too far behind.
     stalls: u32,
     traffic: TrafficCounts,
+    /// The checksums by part of every frame confirmed.
+    log: DesyncLog,
+    /// Whether a desync is what the test is about: then each one GGRS
+    /// reports is kept (with the parts of that frame, if still in the
+    /// ring) rather than failing the test.
+    expect_desync: bool,
+    desyncs: Vec<(Frame, Option<ChecksumParts>)>,
 }
 
 impl Peer {
@@ -49,6 +58,16 @@ impl Peer {
         socket: LossySocket,
         other: SocketAddr,
         spectator: Option<SocketAddr>,
+    ) -> Self {
+        Self::with_schedule(player, socket, other, spectator, common::schedule(false))
+    }
+
+    fn with_schedule(
+        player: usize,
+        socket: LossySocket,
+        other: SocketAddr,
+        spectator: Option<SocketAddr>,
+        schedule: Schedule<Arena>,
     ) -> Self {
         let traffic = socket.traffic();
         let mut builder = SessionBuilder::<Net>::new()
@@ -65,11 +84,7 @@ impl Peer {
                 .unwrap();
         }
         let session = builder.start_p2p_session(socket).unwrap();
-        let runner = GgrsRunner::new(
-            common::world(2, SEED),
-            common::schedule(false),
-            session.max_prediction(),
-        );
+        let runner = GgrsRunner::new(common::world(2, SEED), schedule, session.max_prediction());
         Peer {
             player,
             session,
@@ -77,6 +92,9 @@ impl Peer {
             checksums: HashMap::new(),
             stalls: 0,
             traffic,
+            log: DesyncLog::new(),
+            expect_desync: false,
+            desyncs: Vec::new(),
         }
     }
 
@@ -90,11 +108,14 @@ impl Peer {
                 ..
             } = event
             {
-                panic!(
+                assert!(
+                    self.expect_desync,
                     "peer {}: desync at frame {frame}: {local_checksum:#x} here, \
                      {remote_checksum:#x} there",
                     self.player
                 );
+                self.desyncs
+                    .push((frame, self.runner.checksum_parts(frame)));
             }
         }
         if self.session.current_state() != SessionState::Running {
@@ -107,6 +128,8 @@ impl Peer {
             Ok(requests) => {
                 self.runner.handle_requests(requests).unwrap();
                 self.checksums.extend(self.runner.saved());
+                let confirmed = self.session.confirmed_frame();
+                self.runner.log_confirmed(&mut self.log, confirmed);
             }
             Err(GgrsError::PredictionThreshold) => self.stalls += 1,
             Err(error) => panic!("peer {}: {error}", self.player),
@@ -243,4 +266,91 @@ fn two_peers_and_a_spectator_agree_over_a_lossy_network() {
         "{traffic:?}"
     );
     assert!(stats.shots > 0 && stats.killed > 0, "{stats:?}");
+}
+
+/// One peer's schedule makes player 0's ship drift from frame 300 on (the
+/// other's has the same system, switched off): a desync that its own
+/// re-simulations agree with. GGRS detects it from the
+/// checksums the peers exchange; the peers' logs of checksums by part then
+/// name the first frame they disagree on and the component that differs.
+#[test]
+fn a_desync_is_detected_and_the_peers_logs_name_the_frame_and_the_component() {
+    const DRIFT: Frame = 300;
+    let sockets = [0, 1].map(|i| LossySocket::bind(0, SEED + 10 + i, LOSS_PER_MILLE, MAX_DELAY));
+    let addrs = [0, 1].map(|i| sockets[i].local_addr());
+    let [first, second] = sockets;
+    let mut peers = [
+        Peer::with_schedule(
+            0,
+            first,
+            addrs[1],
+            None,
+            common::schedule_drifting_from(DRIFT, false),
+        ),
+        Peer::with_schedule(
+            1,
+            second,
+            addrs[0],
+            None,
+            common::schedule_drifting_from(DRIFT, true),
+        ),
+    ];
+    for peer in &mut peers {
+        peer.expect_desync = true;
+    }
+    let start = Instant::now();
+    while peers
+        .iter()
+        .any(|peer| peer.session.current_state() != SessionState::Running)
+    {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "not synchronized in {DEADLINE:?}"
+        );
+        for peer in &mut peers {
+            peer.session.poll_remote_clients();
+        }
+        std::thread::sleep(FRAME_TIME);
+    }
+    while peers.iter().any(|peer| peer.desyncs.is_empty()) {
+        assert!(
+            start.elapsed() < DEADLINE,
+            "no desync reported in {DEADLINE:?}"
+        );
+        for peer in &mut peers {
+            peer.tick();
+        }
+        std::thread::sleep(FRAME_TIME);
+    }
+    for peer in &peers {
+        let (frame, parts) = &peer.desyncs[0];
+        assert!(
+            *frame > DRIFT,
+            "peer {}: desync reported at frame {frame}",
+            peer.player
+        );
+        eprintln!(
+            "peer {}: GGRS reports a desync at frame {frame}; its parts here: {}",
+            peer.player,
+            parts
+                .as_ref()
+                .map_or("no longer in the ring".to_owned(), |parts| format!(
+                    "{parts:?}"
+                ))
+        );
+    }
+    // The logs, through their text form, as two processes would write them.
+    let [a, b] = [0, 1].map(|i| DesyncLog::parse(&peers[i].log.to_string()).unwrap());
+    assert_eq!(a, peers[0].log);
+    let mismatch = a.first_mismatch(&b).expect("the logs differ");
+    eprintln!("{mismatch}");
+    // The world at frame 301 is the first the drift (in frame 300's advance)
+    // reached; its last system wrote Vel, which movement reads next frame.
+    assert_eq!(mismatch.frame, DRIFT + 1, "{mismatch}");
+    assert_eq!(mismatch.parts, ["component:Vel"], "{mismatch}");
+    assert_eq!(
+        mismatch.to_string(),
+        format!("frame {}: component `Vel` differs", DRIFT + 1)
+    );
+    assert!(a.frames().filter(|&f| f <= DRIFT).count() > 100);
 }

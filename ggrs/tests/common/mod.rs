@@ -331,6 +331,33 @@ pub fn schedule(bug: bool) -> Schedule<Arena> {
     schedule
 }
 
+/// With `active`, player 0's ship drifts right from frame `from` on.
+/// Both peers of a test run the same schedule (a schedule's systems are
+/// part of what the world records), only one with `active`: a desync that
+/// its own re-simulations agree with.
+fn drift_from(
+    from: i32,
+    active: bool,
+) -> impl FnMut(Query<(&Player, &mut Vel)>, Res<PlayerInputs<Net>>) {
+    move |mut ships: Query<(&Player, &mut Vel)>, inputs: Res<PlayerInputs<Net>>| {
+        if active && inputs.frame() >= from {
+            ships.for_each_mut(|(player, vel)| {
+                if player.0 == 0 {
+                    vel.x += 1;
+                }
+            });
+        }
+    }
+}
+
+/// The game's systems and, last, one that (with `active`) makes player 0's
+/// ship drift from frame `from` on.
+pub fn schedule_drifting_from(from: i32, active: bool) -> Schedule<Arena> {
+    let mut schedule = schedule(false);
+    schedule.add(drift_from(from, active));
+    schedule
+}
+
 /// A ship per player, spread over the arena, and a seeded generator.
 pub fn world(players: u8, seed: u64) -> World<Arena> {
     let mut world = World::<Arena>::new();
