@@ -62,6 +62,7 @@ const LAYERS: [&[&str]; 5] = [
         "checksum",
         "condition",
         "soa",
+        "random",
         // The guide: documentation only, it imports nothing.
         "guide",
     ],
