@@ -54,6 +54,17 @@
 //! runner refuses to save or advance ([`RollbackError::Poisoned`]) until a
 //! load puts a saved frame back.
 //!
+//! # When peers disagree
+//!
+//! * [`GgrsRunner::diagnose`]: after a sync test's mismatch, re-simulates
+//!   the frame twice, system by system, and names the system, component
+//!   and entities at fault.
+//! * [`GgrsRunner::log_confirmed`] and [`DesyncLog`]: each peer logs its
+//!   checksums by part per confirmed frame; comparing two logs names the
+//!   first frame and the parts that differ.
+//! * [`ReplayRecorder`] and [`Replay`]: a match recorded into one file and
+//!   played back, every recorded checksum verified.
+//!
 //! See [`GgrsRunner`] for a whole program.
 
 #![warn(missing_docs)]
@@ -71,7 +82,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use ggrs;
 
 mod desync;
+mod replay;
 pub use desync::{DesyncLog, LogMismatch, LogParseError};
+pub use replay::{Replay, ReplayDivergence, ReplayError, ReplayRecorder};
 
 /// A ready-made [`ggrs::Config`]: inputs of type `I`, peers addressed by
 /// `A` (a UDP [`SocketAddr`](std::net::SocketAddr) unless said otherwise),
@@ -212,6 +225,50 @@ where
 /// part of the checksum.
 impl<C: Config> StableHash for PlayerInputs<C> {
     fn stable_hash(&self, _: &mut StableHasher) {}
+}
+
+/// A save (schemecs's feature `serde`) holds the inputs, each status and the
+/// frame, so that a saved world runs on as it would have.
+impl<C: Config> serde::Serialize for PlayerInputs<C> {
+    fn serialize<Ser: serde::Serializer>(&self, serializer: Ser) -> Result<Ser::Ok, Ser::Error> {
+        let inputs: Vec<(C::Input, u8)> = self
+            .inputs
+            .iter()
+            .map(|&(input, status)| {
+                let status = match status {
+                    InputStatus::Confirmed => 0,
+                    InputStatus::Predicted => 1,
+                    InputStatus::Disconnected => 2,
+                };
+                (input, status)
+            })
+            .collect();
+        (inputs, self.frame).serialize(serializer)
+    }
+}
+
+impl<'de, C: Config> serde::Deserialize<'de> for PlayerInputs<C> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (inputs, frame): (Vec<(C::Input, u8)>, Frame) =
+            serde::Deserialize::deserialize(deserializer)?;
+        let inputs = inputs
+            .into_iter()
+            .map(|(input, status)| {
+                let status = match status {
+                    0 => InputStatus::Confirmed,
+                    1 => InputStatus::Predicted,
+                    2 => InputStatus::Disconnected,
+                    other => {
+                        return Err(serde::de::Error::custom(format!(
+                            "input status {other} (0 confirmed, 1 predicted, 2 disconnected)"
+                        )))
+                    }
+                };
+                Ok((input, status))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(PlayerInputs { inputs, frame })
+    }
 }
 
 /// What GGRS keeps for a saved frame: which slot of the runner's ring holds
@@ -649,16 +706,21 @@ where
         frame.unsigned_abs() as usize % self.ring.len()
     }
 
+    /// The world saved for `frame`, if the ring still holds it.
+    pub fn saved_world(&self, frame: Frame) -> Option<&World<S>> {
+        self.ring
+            .iter()
+            .find(|snapshot| snapshot.frame == Some(frame))
+            .map(|snapshot| &snapshot.world)
+    }
+
     /// The checksums by part ([`World::checksum_parts`]) of the world saved
     /// for `frame`, if the ring still holds it: on a
     /// [`GgrsEvent::DesyncDetected`](ggrs::GgrsEvent::DesyncDetected), what
     /// to report (or send to the other peer) so that the parts that differ
     /// can be named.
     pub fn checksum_parts(&self, frame: Frame) -> Option<ChecksumParts> {
-        self.ring
-            .iter()
-            .find(|snapshot| snapshot.frame == Some(frame))
-            .map(|snapshot| snapshot.world.checksum_parts())
+        self.saved_world(frame).map(World::checksum_parts)
     }
 
     /// Records in `log` the checksums by part of each frame up to

@@ -34,7 +34,7 @@ const ARENA: i32 = 400;
 const MAX_MOBS: usize = 12;
 
 /// splitmix64: a tiny seeded generator, enough for games and tests.
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
 pub struct SplitMix(pub u64);
 
 impl SplitMix {
@@ -63,44 +63,46 @@ impl Default for SplitMix {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
 pub struct Pos {
     pub x: i32,
     pub y: i32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
 pub struct Vel {
     pub x: i32,
     pub y: i32,
 }
 
 /// A player's ship, steered by input `0`.
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
 pub struct Player(pub u8);
 
 /// A shot; it burns out after this many frames.
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
 pub struct Bullet(pub u32);
 
 /// A mob's health: tracked, so `Changed<Hp>` sees hits.
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
 pub struct Hp(pub i32);
 
 /// A stunned mob does not move for this many frames: sparse, inserted and
 /// removed often.
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
 pub struct Stun(pub u32);
 
 /// A bullet struck a mob.
-#[derive(Clone, Copy, Debug, PartialEq, StableHash)]
+#[derive(Clone, Copy, Debug, PartialEq, StableHash, serde::Serialize, serde::Deserialize)]
 pub struct Hit {
     pub mob: Entity,
     pub damage: i32,
 }
 
 /// What happened so far, for the tests to look at.
-#[derive(Clone, Copy, Debug, Default, PartialEq, StableHash)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, StableHash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Stats {
     pub shots: u64,
     pub hits: u64,

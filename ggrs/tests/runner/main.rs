@@ -9,5 +9,6 @@ mod common;
 
 mod errors;
 mod game_states;
+mod replay;
 mod robustness;
 mod sync_test;
