@@ -9,6 +9,11 @@
 //! * `ecs_diff`: `world.diff(&other)` against a copy in which one entity's
 //!   `Ammo` differs: both worlds' parts, then each entity's `Ammo` in both
 //!   (issue 45, item 1).
+//! * `ecs_run` and `ecs_find_divergence`: a schedule of three systems
+//!   (each writes one component of every entity) run once, and
+//!   `Schedule::find_divergence` of it from the same world: two runs one
+//!   system at a time, a copy and a checksum of the world after each
+//!   (issue 45, item 3).
 //! * `xxh3_128_columns`: the floor, XXH3-128 of the two columns' bytes
 //!   (little-endian, 8 bytes per entity), built before timing starts and
 //!   hashed in one call.
@@ -81,7 +86,24 @@ fn checksum(c: &mut Criterion) {
         b.iter(|| xxh3_128(black_box(&everything)))
     });
 
+    let mut schedule = Schedule::<Bench>::new();
+    schedule.add(heavier).add(reload).add(heavier);
+    let mut running = world.clone();
+    group.bench_function("ecs_run", |b| b.iter(|| schedule.run(&mut running)));
+    assert!(schedule.find_divergence(&world).is_none());
+    group.bench_function("ecs_find_divergence", |b| {
+        b.iter(|| schedule.find_divergence(black_box(&world)))
+    });
+
     group.finish();
+}
+
+fn heavier(mut masses: Query<&mut Mass>) {
+    masses.for_each_mut(|mass| mass.0 += 1.0);
+}
+
+fn reload(mut ammo: Query<&mut Ammo>) {
+    ammo.for_each_mut(|ammo| ammo.0 = ammo.0.wrapping_add(3));
 }
 
 criterion_group!(benches, checksum);
