@@ -65,6 +65,13 @@
 //! * [`ReplayRecorder`] and [`Replay`]: a match recorded into one file and
 //!   played back, every recorded checksum verified.
 //!
+//! [`P2PDriver`] is the loop around a peer-to-peer session and its runner,
+//! written once: it polls, paces frames (slower while ahead of the other
+//! peers), gathers the local inputs through a callback, advances, and
+//! hands back a [`Step`] and GGRS's events as values. [`GgrsConfig`] is a
+//! ready-made `ggrs::Config`, and [`PlayerInputs::frame`] tells systems
+//! which frame they simulate.
+//!
 //! See [`GgrsRunner`] for a whole program.
 
 #![warn(missing_docs)]
@@ -82,8 +89,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub use ggrs;
 
 mod desync;
+mod driver;
 mod replay;
 pub use desync::{DesyncLog, LogMismatch, LogParseError};
+pub use driver::{DriverError, P2PDriver, Step};
 pub use replay::{Replay, ReplayDivergence, ReplayError, ReplayRecorder};
 
 /// A ready-made [`ggrs::Config`]: inputs of type `I`, peers addressed by

@@ -1,0 +1,224 @@
+//! [`P2PDriver`]: the loop around a [`P2PSession`] and a [`GgrsRunner`]
+//! that every peer-to-peer game writes, written once: poll the network,
+//! pace the frames (slower while ahead of the other peers), gather the
+//! local players' inputs, advance, and hand back what happened as values.
+
+use crate::{GgrsRunner, PlayerInputs, RollbackError, SnapshotSlot};
+use ggrs::{Config, Frame, GgrsError, GgrsEvent, P2PSession, PlayerHandle, SessionState};
+use schemecs::checksum::ChecksumSchema;
+use schemecs::schedule::SendSchema;
+use schemecs::{schema::Resource, world::World};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// What one [`P2PDriver::update`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Step {
+    /// The session is still synchronizing with the other peers.
+    Synchronizing,
+    /// Not time for the next frame yet: [`P2PDriver::until_next_frame`].
+    Idle,
+    /// A frame was advanced (and any rollback it asked for made); the
+    /// world is now at `frame`.
+    Advanced {
+        /// The frame the world is at.
+        frame: Frame,
+    },
+    /// The session would predict too far ahead of the other peers: no
+    /// frame was advanced; the next update tries again.
+    Waiting,
+}
+
+/// Why a [`P2PDriver::update`] failed: the session's error or the
+/// runner's.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DriverError {
+    /// GGRS refused an input or a frame.
+    Session(GgrsError),
+    /// The runner could not fulfil GGRS's requests.
+    Runner(RollbackError),
+}
+
+impl fmt::Display for DriverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DriverError::Session(error) => write!(f, "the session: {error}"),
+            DriverError::Runner(error) => write!(f, "the runner: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for DriverError {}
+
+impl From<GgrsError> for DriverError {
+    fn from(error: GgrsError) -> Self {
+        DriverError::Session(error)
+    }
+}
+
+impl From<RollbackError> for DriverError {
+    fn from(error: RollbackError) -> Self {
+        DriverError::Runner(error)
+    }
+}
+
+/// A peer's [`P2PSession`] and its [`GgrsRunner`], driven at a fixed frame
+/// rate: call [`P2PDriver::update`] from the game's loop (as often as it
+/// likes; it advances at most one frame a call, when one is due), handle
+/// the [`GgrsEvent`]s it gathered ([`P2PDriver::events`]: desyncs,
+/// disconnections, synchronization, ...), then sleep
+/// [`P2PDriver::until_next_frame`].
+///
+/// While this peer is ahead of the others (`frames_ahead() > 0`) it
+/// stretches its frames by a tenth, so that the others catch up without
+/// it stalling on the prediction threshold; GGRS's wait recommendations
+/// are followed by skipping that many frames.
+///
+/// ```text
+/// let mut driver = P2PDriver::new(session, runner, 60);
+/// loop {
+///     match driver.update(|player, _frame| read_buttons(player))? {
+///         Step::Advanced { frame } => draw(driver.runner().world(), frame),
+///         _ => {}
+///     }
+///     for event in driver.events() {
+///         if let GgrsEvent::DesyncDetected { frame, .. } = event { report(frame) }
+///     }
+///     std::thread::sleep(driver.until_next_frame());
+/// }
+/// ```
+pub struct P2PDriver<S: schemecs::schema::Schema, C: Config> {
+    session: P2PSession<C>,
+    runner: GgrsRunner<S, C>,
+    frame_time: Duration,
+    next_frame: Instant,
+    /// Frames still to skip, as GGRS recommended.
+    skip: u32,
+    events: Vec<GgrsEvent<C>>,
+    locals: Vec<PlayerHandle>,
+}
+
+impl<S, C> P2PDriver<S, C>
+where
+    S: ChecksumSchema + SendSchema,
+    World<S>: Clone,
+    C: Config<State = SnapshotSlot>,
+    PlayerInputs<C>: Resource<S>,
+{
+    /// A driver of `session` and `runner` at `fps` frames a second (the
+    /// session's own `fps` setting, at least 1).
+    pub fn new(session: P2PSession<C>, runner: GgrsRunner<S, C>, fps: u32) -> Self {
+        let locals = session.local_player_handles();
+        P2PDriver {
+            session,
+            runner,
+            frame_time: Duration::from_secs(1) / fps.max(1),
+            next_frame: Instant::now(),
+            skip: 0,
+            events: Vec::new(),
+            locals,
+        }
+    }
+
+    /// One turn of the game's loop: polls the network, gathers GGRS's
+    /// events (see [`P2PDriver::events`]) and, if a frame is due, adds
+    /// each local player's input (`input(handle, frame)`, the frame about
+    /// to be advanced) and advances.
+    ///
+    /// # Errors
+    ///
+    /// A [`DriverError`] if GGRS refuses an input or a frame for a reason
+    /// other than the prediction threshold (which is [`Step::Waiting`]),
+    /// or the runner a request.
+    pub fn update(
+        &mut self,
+        mut input: impl FnMut(PlayerHandle, Frame) -> C::Input,
+    ) -> Result<Step, DriverError> {
+        self.session.poll_remote_clients();
+        for event in self.session.events() {
+            if let GgrsEvent::WaitRecommendation { skip_frames } = event {
+                self.skip += skip_frames;
+            }
+            self.events.push(event);
+        }
+        let now = Instant::now();
+        if self.session.current_state() != SessionState::Running {
+            // Poll again a frame from now.
+            self.next_frame = now + self.frame_time;
+            return Ok(Step::Synchronizing);
+        }
+        if now < self.next_frame {
+            return Ok(Step::Idle);
+        }
+        let stretch = if self.session.frames_ahead() > 0 {
+            self.frame_time / 10
+        } else {
+            Duration::ZERO
+        };
+        // A late frame starts the clock again rather than hurrying to
+        // catch up on every frame missed.
+        let late = now.checked_sub(self.frame_time).unwrap_or(now);
+        self.next_frame = self.next_frame.max(late) + self.frame_time + stretch;
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Ok(Step::Waiting);
+        }
+        let frame = self.session.current_frame();
+        for &player in &self.locals {
+            self.session.add_local_input(player, input(player, frame))?;
+        }
+        match self.session.advance_frame() {
+            Ok(requests) => {
+                self.runner.handle_requests(requests)?;
+                Ok(Step::Advanced {
+                    frame: self.runner.frame(),
+                })
+            }
+            Err(GgrsError::PredictionThreshold) => Ok(Step::Waiting),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// The GGRS events gathered since the last call, in order: every kind
+    /// GGRS has (synchronizing, synchronized, disconnected, desync
+    /// detected, wait recommended, network interrupted and resumed).
+    pub fn events(&mut self) -> std::vec::Drain<'_, GgrsEvent<C>> {
+        self.events.drain(..)
+    }
+
+    /// How long until the next frame is due (zero if it is).
+    pub fn until_next_frame(&self) -> Duration {
+        self.next_frame.saturating_duration_since(Instant::now())
+    }
+
+    /// The session.
+    pub fn session(&self) -> &P2PSession<C> {
+        &self.session
+    }
+
+    /// The session, mutably (network stats, disconnecting a player).
+    pub fn session_mut(&mut self) -> &mut P2PSession<C> {
+        &mut self.session
+    }
+
+    /// The runner: the world, its checksums, the ring.
+    pub fn runner(&self) -> &GgrsRunner<S, C> {
+        &self.runner
+    }
+
+    /// The runner, mutably.
+    pub fn runner_mut(&mut self) -> &mut GgrsRunner<S, C> {
+        &mut self.runner
+    }
+}
+
+impl<S: schemecs::schema::Schema, C: Config> fmt::Debug for P2PDriver<S, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("P2PDriver")
+            .field("frame_time", &self.frame_time)
+            .field("locals", &self.locals)
+            .finish_non_exhaustive()
+    }
+}
