@@ -193,12 +193,14 @@ fn play(
     };
     loop {
         if Instant::now() > give_up {
+            write_log(&log)?;
             return Err(format!(
                 "{tag} gave up at frame {}",
                 session.current_frame()
             ));
         }
         if shared.is_some_and(|shared| shared.failed.load(Ordering::Relaxed)) {
+            write_log(&log)?;
             return Err(format!("{tag} the other peer failed"));
         }
         session.poll_remote_clients();
