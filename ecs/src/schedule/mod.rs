@@ -22,7 +22,7 @@ use crate::system::{Group, IntoSystem, IntoSystems, SystemFn, SystemKind, System
 use crate::world_impl::Schema;
 use crate::world_impl::{ScheduleOwner, World};
 use core::fmt;
-use executor::{admit, apply, check_in, run_alone, Executor, StageRun, Why};
+use executor::{check_in, Executor, StageRun, Why};
 use transitions::{StateTransitions, Transitions};
 
 pub use crate::world_impl::SendSchema;
@@ -761,28 +761,8 @@ impl<S: Schema> Schedule<S> {
     where
         S: SendSchema,
     {
-        self.claim(world);
-        self.apply_pending(world, true);
-        let fingerprint = self.start(world);
-        let (base, previous) =
-            world.begin_schedule_run(fingerprint, self.systems.len() as u32, self.logs_read());
-        self.undecide_groups();
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            let buffers = self.executor.buffers();
-            let groups = &mut self.groups;
-            for (i, system) in self.systems.iter_mut().enumerate() {
-                let window = World::<S>::system_window(base, previous, i);
-                let place = (fingerprint, i);
-                let Some(window) = admit(system, groups, world, buffers, window, place) else {
-                    continue;
-                };
-                run_alone(system, world, buffers, window, place);
-                world.set_change_tick(window.this_run);
-                apply(system, world);
-            }
-        }));
-        world.set_change_tick(base.wrapping_add(self.systems.len() as u32));
-        self.finish(result, world, fingerprint);
+        // The steps, with no one looking (see `inspect.rs`).
+        self.run_inspected(world, |_, _| {});
     }
 
     /// Forgets the groups' decisions of the last run: a run decides each
