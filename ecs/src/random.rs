@@ -111,24 +111,31 @@ impl Default for WorldRng {
     }
 }
 
-impl TryRng for WorldRng {
-    type Error = Infallible;
+/// `TryRng` (so `Rng`) for a wrapper of a `ChaCha8Rng` in its field `rng`.
+macro_rules! delegate_rng {
+    ($($wrapper:ty),+) => {$(
+        impl TryRng for $wrapper {
+            type Error = Infallible;
 
-    #[inline]
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        self.rng.try_next_u32()
-    }
+            #[inline]
+            fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+                self.rng.try_next_u32()
+            }
 
-    #[inline]
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        self.rng.try_next_u64()
-    }
+            #[inline]
+            fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+                self.rng.try_next_u64()
+            }
 
-    #[inline]
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        self.rng.try_fill_bytes(dst)
-    }
+            #[inline]
+            fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+                self.rng.try_fill_bytes(dst)
+            }
+        }
+    )+};
 }
+
+delegate_rng!(WorldRng, StreamRng);
 
 /// Its seed, stream and position in the stream: equal generators hash
 /// equal, and a draw changes the hash.
@@ -170,23 +177,4 @@ impl Streams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamRng {
     rng: ChaCha8Rng,
-}
-
-impl TryRng for StreamRng {
-    type Error = Infallible;
-
-    #[inline]
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        self.rng.try_next_u32()
-    }
-
-    #[inline]
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        self.rng.try_next_u64()
-    }
-
-    #[inline]
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        self.rng.try_fill_bytes(dst)
-    }
 }
