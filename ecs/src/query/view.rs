@@ -4,7 +4,7 @@
 use crate::entity::{Entity, Slots};
 use crate::layout::{Component, Layout};
 use crate::mask::Mask;
-use crate::storage::{is_sparse, Bins, Table};
+use crate::storage::{is_sparse, Bins, Column, Table};
 use crate::structure::EntityStore;
 use core::fmt;
 
@@ -12,6 +12,11 @@ use core::fmt;
 /// tag.
 const fn in_columns<S: Layout>(bit: u32) -> bool {
     !is_sparse::<S>(bit) && S::DATA_BITS & (1 << bit) != 0
+}
+
+/// Whether component `bit` of `S` is tracked (`#[ecs(track)]`).
+const fn is_tracked<S: Layout>(bit: u32) -> bool {
+    S::TRACKED_BITS & (1 << bit) != 0
 }
 
 /// Component `C` of any entity, read by id: made by [`World::view`], kept
@@ -161,10 +166,13 @@ impl<S: Layout, C: Component<S>> fmt::Debug for View<'_, S, C> {
 /// [`World::get_mut`]: crate::world::World::get_mut
 pub struct ViewMut<'w, S: Layout, C: Component<S>> {
     slots: Slots<'w>,
-    /// By table id: the table's values of `C` and, when `C` is tracked,
-    /// their changed ticks (empty otherwise); both empty where the table
-    /// lacks `C`, and for every table when `C` is sparse or a tag.
-    columns: Vec<(&'w mut [C], &'w mut [u32])>,
+    /// By table id: the table's values of `C`, empty where the table lacks
+    /// `C`, and for every table when `C` is tracked, sparse or a tag.
+    columns: Vec<&'w mut [C]>,
+    /// By table id, when `C` is tracked: the table's column of `C` (`None`
+    /// where it has none), whose change ticks and their summaries a write
+    /// updates row by row, as `World::get_mut` does. Empty otherwise.
+    tracked: Vec<Option<&'w mut S::Column>>,
     /// By table id, for a tag: whether the table has it. Empty otherwise.
     tagged: Vec<bool>,
     /// The sparse sets and the tags' values.
@@ -178,13 +186,20 @@ impl<'w, S: Layout, C: Component<S>> ViewMut<'w, S, C> {
     pub(crate) fn new(store: &'w mut EntityStore<S>) -> Self {
         let (entities, tables, bins, tick) = store.lend_all();
         let mut columns = Vec::new();
+        let mut tracked = Vec::new();
         let mut tagged = Vec::new();
-        if const { in_columns::<S>(C::BIT) } {
+        if const { is_tracked::<S>(C::BIT) && in_columns::<S>(C::BIT) } {
+            tracked.extend(
+                tables
+                    .iter_mut()
+                    .map(|table| table.mask().has(C::BIT).then(|| table.column_mut(C::BIT))),
+            );
+        } else if const { in_columns::<S>(C::BIT) } {
             columns.extend(tables.iter_mut().map(|table| {
                 if table.mask().has(C::BIT) {
-                    C::values_and_changed(table.column_mut(C::BIT), tick)
+                    C::column_mut(table.column_mut(C::BIT)).as_mut_slice()
                 } else {
-                    (&mut [][..], &mut [][..])
+                    &mut []
                 }
             }));
         } else if const { !is_sparse::<S>(C::BIT) } {
@@ -193,6 +208,7 @@ impl<'w, S: Layout, C: Component<S>> ViewMut<'w, S, C> {
         ViewMut {
             slots: entities.slots(),
             columns,
+            tracked,
             tagged,
             bins,
             tick,
@@ -204,9 +220,12 @@ impl<'w, S: Layout, C: Component<S>> ViewMut<'w, S, C> {
     #[inline]
     pub fn get(&self, entity: Entity) -> Option<&C> {
         let location = self.slots.location(entity)?;
-        if const { in_columns::<S>(C::BIT) } {
-            let (values, _) = self.columns.get(location.table.index())?;
-            values.get(location.row.index())
+        let row = location.row.index();
+        if const { is_tracked::<S>(C::BIT) && in_columns::<S>(C::BIT) } {
+            let column = self.tracked.get(location.table.index())?.as_deref()?;
+            C::column(column).get(row)
+        } else if const { in_columns::<S>(C::BIT) } {
+            self.columns.get(location.table.index())?.get(row)
         } else if const { is_sparse::<S>(C::BIT) } {
             self.bins.sparse().get(entity.into())
         } else if *self.tagged.get(location.table.index())? {
@@ -221,14 +240,19 @@ impl<'w, S: Layout, C: Component<S>> ViewMut<'w, S, C> {
     #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Option<&mut C> {
         let location = self.slots.location(entity)?;
-        if const { in_columns::<S>(C::BIT) } {
-            let (values, changed) = self.columns.get_mut(location.table.index())?;
-            let row = location.row.index();
-            let value = values.get_mut(row)?;
-            if const { S::TRACKED_BITS & (1 << C::BIT) != 0 } {
-                changed[row] = self.tick;
+        let row = location.row.index();
+        if const { is_tracked::<S>(C::BIT) && in_columns::<S>(C::BIT) } {
+            let column = self
+                .tracked
+                .get_mut(location.table.index())?
+                .as_deref_mut()?;
+            if row >= C::column(column).len() {
+                return None;
             }
-            Some(value)
+            column.mark_changed(row, self.tick);
+            C::column_mut(column).get_mut(row)
+        } else if const { in_columns::<S>(C::BIT) } {
+            self.columns.get_mut(location.table.index())?.get_mut(row)
         } else if const { is_sparse::<S>(C::BIT) } {
             self.bins.sparse_mut().get_mut(entity.into(), self.tick)
         } else if *self.tagged.get(location.table.index())? {
