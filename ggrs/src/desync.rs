@@ -22,6 +22,10 @@ use std::fmt;
 /// 312 resource:Stats 03c4...
 /// ```
 ///
+/// A log holds every frame recorded, a few hundred bytes each (one name
+/// and digest per part): for a long match, write it out now and then and
+/// go on in a new one.
+///
 /// [`World::checksum_parts`]: schemecs::world::World::checksum_parts
 /// [`GgrsRunner::log_confirmed`]: crate::GgrsRunner::log_confirmed
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

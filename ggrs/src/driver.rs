@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// What one [`P2PDriver::update`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Step {
+pub enum DriverStep {
     /// The session is still synchronizing with the other peers.
     Synchronizing,
     /// Not time for the next frame yet: [`P2PDriver::until_next_frame`].
@@ -80,7 +80,7 @@ impl From<RollbackError> for DriverError {
 /// let mut driver = P2PDriver::new(session, runner, 60);
 /// loop {
 ///     match driver.update(|player, _frame| read_buttons(player))? {
-///         Step::Advanced { frame } => draw(driver.runner().world(), frame),
+///         DriverStep::Advanced { frame } => draw(driver.runner().world(), frame),
 ///         _ => {}
 ///     }
 ///     for event in driver.events() {
@@ -130,12 +130,12 @@ where
     /// # Errors
     ///
     /// A [`DriverError`] if GGRS refuses an input or a frame for a reason
-    /// other than the prediction threshold (which is [`Step::Waiting`]),
+    /// other than the prediction threshold (which is [`DriverStep::Waiting`]),
     /// or the runner a request.
     pub fn update(
         &mut self,
         mut input: impl FnMut(PlayerHandle, Frame) -> C::Input,
-    ) -> Result<Step, DriverError> {
+    ) -> Result<DriverStep, DriverError> {
         self.session.poll_remote_clients();
         for event in self.session.events() {
             if let GgrsEvent::WaitRecommendation { skip_frames } = event {
@@ -147,10 +147,10 @@ where
         if self.session.current_state() != SessionState::Running {
             // Poll again a frame from now.
             self.next_frame = now + self.frame_time;
-            return Ok(Step::Synchronizing);
+            return Ok(DriverStep::Synchronizing);
         }
         if now < self.next_frame {
-            return Ok(Step::Idle);
+            return Ok(DriverStep::Idle);
         }
         let stretch = if self.session.frames_ahead() > 0 {
             self.frame_time / 10
@@ -163,7 +163,7 @@ where
         self.next_frame = self.next_frame.max(late) + self.frame_time + stretch;
         if self.skip > 0 {
             self.skip -= 1;
-            return Ok(Step::Waiting);
+            return Ok(DriverStep::Waiting);
         }
         let frame = self.session.current_frame();
         for &player in &self.locals {
@@ -172,18 +172,19 @@ where
         match self.session.advance_frame() {
             Ok(requests) => {
                 self.runner.handle_requests(requests)?;
-                Ok(Step::Advanced {
+                Ok(DriverStep::Advanced {
                     frame: self.runner.frame(),
                 })
             }
-            Err(GgrsError::PredictionThreshold) => Ok(Step::Waiting),
+            Err(GgrsError::PredictionThreshold) => Ok(DriverStep::Waiting),
             Err(error) => Err(error.into()),
         }
     }
 
     /// The GGRS events gathered since the last call, in order: every kind
     /// GGRS has (synchronizing, synchronized, disconnected, desync
-    /// detected, wait recommended, network interrupted and resumed).
+    /// detected, wait recommended, network interrupted and resumed). The
+    /// driver keeps them until they are drained: call this each turn.
     pub fn events(&mut self) -> std::vec::Drain<'_, GgrsEvent<C>> {
         self.events.drain(..)
     }

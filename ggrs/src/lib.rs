@@ -68,7 +68,7 @@
 //! [`P2PDriver`] is the loop around a peer-to-peer session and its runner,
 //! written once: it polls, paces frames (slower while ahead of the other
 //! peers), gathers the local inputs through a callback, advances, and
-//! hands back a [`Step`] and GGRS's events as values. [`GgrsConfig`] is a
+//! hands back a [`DriverStep`] and GGRS's events as values. [`GgrsConfig`] is a
 //! ready-made `ggrs::Config`, and [`PlayerInputs::frame`] tells systems
 //! which frame they simulate.
 //!
@@ -92,7 +92,7 @@ mod desync;
 mod driver;
 mod replay;
 pub use desync::{DesyncLog, LogMismatch, LogParseError};
-pub use driver::{DriverError, P2PDriver, Step};
+pub use driver::{DriverError, DriverStep, P2PDriver};
 pub use replay::{Replay, ReplayDivergence, ReplayError, ReplayRecorder};
 
 /// A ready-made [`ggrs::Config`]: inputs of type `I`, peers addressed by

@@ -20,7 +20,7 @@ use schemecs_ggrs::ggrs::{
     DesyncDetection, Frame, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder,
     SessionState, SpectatorSession,
 };
-use schemecs_ggrs::{DesyncLog, GgrsRunner, P2PDriver, Step};
+use schemecs_ggrs::{DesyncLog, DriverStep, GgrsRunner, P2PDriver};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -398,9 +398,9 @@ fn two_drivers_play_a_match_and_agree() {
                 .update(|player, frame| common::input(SEED, player, frame))
                 .unwrap();
             steps[me][match step {
-                Step::Synchronizing => 0,
-                Step::Idle => 1,
-                Step::Advanced { .. } => 2,
+                DriverStep::Synchronizing => 0,
+                DriverStep::Idle => 1,
+                DriverStep::Advanced { .. } => 2,
                 _ => 3,
             }] += 1;
             checksums[me].extend(driver.runner().saved());
