@@ -314,31 +314,47 @@ where
         let locals = seq
             .next_element::<Locals>()?
             .ok_or_else(|| cut("systems' locals"))?;
-        let entities = restore_entities(entities, &tables).map_err(reject::<A::Error>)?;
-        let sparse = restore_sparse(sparse, &tables).map_err(reject::<A::Error>)?;
-        let mut bins = Bins::<S>::default();
-        let (bags, _) = bins.tags_and_trash_mut();
-        for (bit, bag) in S::Mask::TAGS.iter_bits().zip(tags) {
-            bags[bit as usize] = bag;
-        }
-        *bins.sparse_mut() = sparse;
-        let world = World {
-            store: EntityStore::from_parts(entities, tables, bins, changes),
-            queries: RwLock::default(),
-            resources,
-            locals,
-            spawned: Vec::new(),
-            owners: Default::default(),
-        };
-        if const { S::RELATION_BITS != 0 } {
-            world.check_relations().map_err(reject::<A::Error>)?;
-        }
-        // Nothing changed or sent after the world's own tick.
-        let now = world.store.changes().tick;
-        world.store.check_ticks(now).map_err(reject::<A::Error>)?;
-        S::check_event_ticks(&world.resources, now).map_err(reject::<A::Error>)?;
-        Ok(world)
+        assemble(entities, tables, tags, resources, changes, sparse, locals)
+            .map_err(reject::<A::Error>)
     }
+}
+
+/// The world of a save's parts, read in either form, after the checks
+/// that span parts: every live entity in one row, every sparse value's
+/// owner alive, relations whole, no tick past the world's.
+pub(super) fn assemble<S: Schema>(
+    entities: SavedEntities,
+    tables: Tables<S>,
+    tags: Vec<S::Column>,
+    resources: S::Resources,
+    changes: Changes,
+    sparse: Vec<(Vec<EntityIndex>, S::Column)>,
+    locals: Locals,
+) -> Result<World<S>, String> {
+    let entities = restore_entities(entities, &tables)?;
+    let sparse = restore_sparse(sparse, &tables)?;
+    let mut bins = Bins::<S>::default();
+    let (bags, _) = bins.tags_and_trash_mut();
+    for (bit, bag) in S::Mask::TAGS.iter_bits().zip(tags) {
+        bags[bit as usize] = bag;
+    }
+    *bins.sparse_mut() = sparse;
+    let world = World {
+        store: EntityStore::from_parts(entities, tables, bins, changes),
+        queries: RwLock::default(),
+        resources,
+        locals,
+        spawned: Vec::new(),
+        owners: Default::default(),
+    };
+    if const { S::RELATION_BITS != 0 } {
+        world.check_relations()?;
+    }
+    // Nothing changed or sent after the world's own tick.
+    let now = world.store.changes().tick;
+    world.store.check_ticks(now)?;
+    S::check_event_ticks(&world.resources, now)?;
+    Ok(world)
 }
 
 /// The change state ([`Changes::load`]).
@@ -622,24 +638,7 @@ where
             let Some((mask, entities, columns)) = seq.next_element_seed(seed)? else {
                 break;
             };
-            if count == 0 && mask != S::Mask::EMPTY {
-                return Err(reject::<A::Error>(
-                    "the first table of a saved world must be the empty archetype's",
-                ));
-            }
-            if count >= u32::MAX as usize - 1 {
-                return Err(reject::<A::Error>("more tables than table ids"));
-            }
-            if count > 0 && tables.get_or_create(mask) != TableId(count as u32) {
-                return Err(reject::<A::Error>(format!(
-                    "two tables of the save have the archetype {mask:?}"
-                )));
-            }
-            let (rows, slots) = tables.get_mut(TableId(count as u32)).rows_mut();
-            *rows = entities;
-            for (slot, column) in slots.iter_mut().zip(columns) {
-                *slot = column;
-            }
+            push_table(&mut tables, count, mask, entities, columns).map_err(reject::<A::Error>)?;
             count += 1;
         }
         if count == 0 {
@@ -647,6 +646,34 @@ where
         }
         Ok(tables)
     }
+}
+
+/// Adds the `count`th table of a save, after checking its place: the empty
+/// archetype's first, no two tables alike.
+pub(super) fn push_table<S: Schema>(
+    tables: &mut Tables<S>,
+    count: usize,
+    mask: S::Mask,
+    entities: Vec<EntityIndex>,
+    columns: Vec<S::Column>,
+) -> Result<(), String> {
+    if count == 0 && mask != S::Mask::EMPTY {
+        return Err("the first table of a saved world must be the empty archetype's".into());
+    }
+    if count >= u32::MAX as usize - 1 {
+        return Err("more tables than table ids".into());
+    }
+    if count > 0 && tables.get_or_create(mask) != TableId(count as u32) {
+        return Err(format!(
+            "two tables of the save have the archetype {mask:?}"
+        ));
+    }
+    let (rows, slots) = tables.get_mut(TableId(count as u32)).rows_mut();
+    *rows = entities;
+    for (slot, column) in slots.iter_mut().zip(columns) {
+        *slot = column;
+    }
+    Ok(())
 }
 
 struct TableSeed<S> {
