@@ -8,7 +8,9 @@
 //!   the same way.
 //! * `save_load` (feature `serde`: `cargo bench -p ecs-benches --features
 //!   serde --bench snapshot`): save the world with postcard and load it back,
-//!   against saving and loading the same four `Vec`s directly.
+//!   against saving and loading the same four `Vec`s directly; and the same
+//!   in JSON, in the compact form and the readable one (`World::readable`).
+//!   The sizes of the four saves are printed first.
 
 #![cfg_attr(not(feature = "serde"), allow(dead_code))]
 
@@ -159,6 +161,39 @@ fn save_load(c: &mut Criterion) {
         b.iter(|| {
             let bytes = postcard::to_stdvec(black_box(&source)).unwrap();
             let loaded: Baseline = postcard::from_bytes(&bytes).unwrap();
+            black_box(loaded)
+        })
+    });
+
+    let world = world();
+    let vecs = baseline();
+    eprintln!(
+        "save_load sizes, {ENTITIES} entities: postcard {} bytes (four Vecs: {}); JSON compact {} \
+         bytes, readable {} (four Vecs: {})",
+        postcard::to_stdvec(&world).unwrap().len(),
+        postcard::to_stdvec(&vecs).unwrap().len(),
+        serde_json::to_string(&world).unwrap().len(),
+        serde_json::to_string(&world.readable()).unwrap().len(),
+        serde_json::to_string(&vecs).unwrap().len(),
+    );
+    group.bench_function("ecs_json", |b| {
+        b.iter(|| {
+            let text = serde_json::to_string(black_box(&world)).unwrap();
+            let loaded: World<Bench> = serde_json::from_str(&text).unwrap();
+            black_box(loaded)
+        })
+    });
+    group.bench_function("ecs_json_readable", |b| {
+        b.iter(|| {
+            let text = serde_json::to_string(&black_box(&world).readable()).unwrap();
+            let loaded: World<Bench> = serde_json::from_str(&text).unwrap();
+            black_box(loaded)
+        })
+    });
+    group.bench_function("baseline_json", |b| {
+        b.iter(|| {
+            let text = serde_json::to_string(black_box(&vecs)).unwrap();
+            let loaded: Baseline = serde_json::from_str(&text).unwrap();
             black_box(loaded)
         })
     });

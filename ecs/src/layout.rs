@@ -34,6 +34,9 @@ pub trait Layout: Sized + 'static {
     const NAME: &'static str;
     /// Component type names, indexed by bit.
     const COMPONENT_NAMES: &'static [&'static str];
+    /// The schema struct's field of each component, indexed by bit (`pos`
+    /// for `pos: Pos`): the keys of a save's readable form.
+    const COMPONENT_FIELDS: &'static [&'static str];
     // The bit sets below (one bit per component, as in the mask) are read
     // by the runtime as constants, so that the code of a feature a schema
     // does not use (tracking, sparse sets, hooks) is left out; the derive
@@ -182,6 +185,7 @@ pub trait Layout: Sized + 'static {
 ///     ::schemecs::__private::schema_texts! {
 ///         schema: "Physics",
 ///         components: ["Pos", "Vel"],
+///         fields: ["pos", "vel"],
 ///         resources: ["Tick"],
 ///         events: ["Hit"],
 ///         states: ["Phase"],
@@ -195,12 +199,14 @@ macro_rules! __schema_texts {
     (
         schema: $schema:literal,
         components: [$($component:literal),* $(,)?],
+        fields: [$($field:literal),* $(,)?],
         resources: [$($resource:literal),* $(,)?],
         events: [$($event:literal),* $(,)?],
         states: [$($state:literal),* $(,)?] $(,)?
     ) => {
         const NAME: &'static str = $schema;
         const COMPONENT_NAMES: &'static [&'static str] = &[$($component),*];
+        const COMPONENT_FIELDS: &'static [&'static str] = &[$($field),*];
         const RESOURCE_NAMES: &'static [&'static str] =
             &[$($resource,)* $(::core::concat!("Events<", $event, ">"),)* $(::core::concat!("State<", $state, ">"),)*];
         const EVENT_NAMES: &'static [&'static str] = &[$($event),*];

@@ -271,7 +271,10 @@ pub mod __private {
     pub use crate::query::{MatchedTables, TableView};
     pub use crate::relations::RelationVisitor;
     #[cfg(feature = "serde")]
-    pub use crate::save::{load_rows, reject, LoadColumn, LoadRows, SaveColumn};
+    pub use crate::save::{
+        key_missing, key_twice, key_unknown, load_rows, reject, Key, LoadColumn, LoadRows,
+        SaveColumn,
+    };
     pub use crate::stable_hash::fixed_size;
     pub use crate::storage::Staged;
     pub use crate::storage::{

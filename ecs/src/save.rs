@@ -76,7 +76,9 @@ macro_rules! __schema_serde_columns {
 }
 
 /// With the feature: `Serialize` and `Deserialize` for the resources struct,
-/// as a tuple of its fields in order, bounded on each field's type.
+/// as a struct of its fields in order (a tuple in formats without field
+/// names, an object in JSON; either is read back), bounded on each field's
+/// type.
 #[cfg(feature = "serde")]
 #[doc(hidden)]
 #[macro_export]
@@ -94,11 +96,12 @@ macro_rules! __schema_serde_resources {
                 &self,
                 __ecs_serializer: __S,
             ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                use $crate::__private::serde::ser::SerializeTuple;
+                use $crate::__private::serde::ser::SerializeStruct;
                 #[allow(unused_mut)]
-                let mut __ecs_tuple = __ecs_serializer.serialize_tuple($count)?;
-                $(__ecs_tuple.serialize_element(&self.$field)?;)*
-                __ecs_tuple.end()
+                let mut __ecs_struct = __ecs_serializer
+                    .serialize_struct(::core::stringify!($resources), $count)?;
+                $(__ecs_struct.serialize_field(::core::stringify!($field), &self.$field)?;)*
+                __ecs_struct.end()
             }
         }
 
@@ -143,9 +146,59 @@ macro_rules! __schema_serde_resources {
                             },)*
                         })
                     }
+
+                    /// The fields by name, in any order.
+                    #[allow(unused_mut, unused_variables, non_snake_case)]
+                    fn visit_map<__A: $crate::__private::serde::de::MapAccess<'__de>>(
+                        self,
+                        mut __ecs_map: __A,
+                    ) -> ::core::result::Result<Self::Value, __A::Error> {
+                        const __ECS_WITHIN: &str = "the resources";
+                        $(let mut $field: ::core::option::Option<$param> = ::core::option::Option::None;)*
+                        while let ::core::option::Option::Some(__ecs_key) =
+                            __ecs_map.next_key::<$crate::__private::Key>()?
+                        {
+                            match &*__ecs_key {
+                                $(::core::stringify!($field) => {
+                                    if $field.is_some() {
+                                        return ::core::result::Result::Err(
+                                            $crate::__private::key_twice(__ECS_WITHIN, &__ecs_key),
+                                        );
+                                    }
+                                    $field = ::core::option::Option::Some(__ecs_map.next_value()?);
+                                })*
+                                _ => {
+                                    return ::core::result::Result::Err(
+                                        $crate::__private::key_unknown(
+                                            __ECS_WITHIN,
+                                            &__ecs_key,
+                                            &[$(::core::stringify!($field)),*],
+                                        ),
+                                    )
+                                }
+                            }
+                        }
+                        ::core::result::Result::Ok($resources {
+                            $($field: match $field {
+                                ::core::option::Option::Some(__ecs_value) => __ecs_value,
+                                ::core::option::Option::None => {
+                                    return ::core::result::Result::Err(
+                                        $crate::__private::key_missing(
+                                            __ECS_WITHIN,
+                                            ::core::stringify!($field),
+                                        ),
+                                    )
+                                }
+                            },)*
+                        })
+                    }
                 }
 
-                __ecs_deserializer.deserialize_tuple($count, Fields(::core::marker::PhantomData))
+                __ecs_deserializer.deserialize_struct(
+                    ::core::stringify!($resources),
+                    &[$(::core::stringify!($field)),*],
+                    Fields(::core::marker::PhantomData),
+                )
             }
         }
     };
@@ -162,7 +215,10 @@ macro_rules! __schema_serde_resources {
 #[cfg(feature = "serde")]
 pub(crate) use with_serde::{bounded, take_reason, Bounded};
 #[cfg(feature = "serde")]
-pub use with_serde::{load_rows, reject, LoadColumn, LoadError, LoadRows, SaveColumn};
+pub use with_serde::{
+    key_missing, key_twice, key_unknown, load_rows, reject, Key, LoadColumn, LoadError, LoadRows,
+    SaveColumn,
+};
 
 #[cfg(feature = "serde")]
 mod with_serde {
@@ -240,6 +296,35 @@ mod with_serde {
             kept.borrow_mut().get_or_insert(reason);
         });
         error
+    }
+
+    /// A key read in a readable save: owned, as a format may hand out none
+    /// borrowed (`serde_json::Value` does not).
+    #[doc(hidden)]
+    pub type Key = std::string::String;
+
+    /// The error for an object of a readable save (named `within`) that
+    /// has `key` twice.
+    #[doc(hidden)]
+    pub fn key_twice<E: Error>(within: &str, key: &str) -> E {
+        reject(format_args!("{within} of the save has `{key}` twice"))
+    }
+
+    /// The error for an object of a readable save that has `key`, which
+    /// is none of the `expected` ones.
+    #[doc(hidden)]
+    pub fn key_unknown<E: Error>(within: &str, key: &str, expected: &[&str]) -> E {
+        let expected: Vec<String> = expected.iter().map(|key| format!("`{key}`")).collect();
+        reject(format_args!(
+            "{within} of the save has `{key}`, which is not one of its keys ({})",
+            expected.join(", ")
+        ))
+    }
+
+    /// The error for an object of a readable save without `key`.
+    #[doc(hidden)]
+    pub fn key_missing<E: Error>(within: &str, key: &str) -> E {
+        reject(format_args!("{within} of the save lacks `{key}`"))
     }
 
     /// Takes the kept reason, leaving none.

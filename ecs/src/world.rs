@@ -14,4 +14,6 @@ pub use crate::entity_ref::{EntityMut, EntityRef};
 pub use crate::save::LoadError;
 pub use crate::structure::{ExchangeError, InsertError, Spawned, TakeError};
 pub use crate::world_impl::DeferredWorld;
+#[cfg(feature = "serde")]
+pub use crate::world_impl::Readable;
 pub use crate::world_impl::{Description, TableDescription, World};

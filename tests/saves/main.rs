@@ -7,6 +7,8 @@
 //! replays; `cargo test -p ecs-tests --features serde --test saves` also
 //! saves and loads, and replays through a save.
 
+#[cfg(feature = "serde")]
+mod readable;
 mod replay;
 #[cfg(feature = "serde")]
 mod save;

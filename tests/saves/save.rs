@@ -662,7 +662,7 @@ fn a_tracked_column_with_ticks_of_the_wrong_length_is_rejected() {
         .iter_mut()
         .find(|table| table[0] != json!(0))
         .expect("a table with rows");
-    let ticks = table[2][0][1].as_array_mut().expect("added ticks");
+    let ticks = table[2][0]["added"].as_array_mut().expect("added ticks");
     ticks.pop();
     let error = serde_json::from_value::<World<Tracked>>(save)
         .err()

@@ -16,45 +16,45 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use support::Rng;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Pos(i64);
+pub(super) struct Pos(pub(super) i64);
 #[derive(Soa, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Vel {
+pub(super) struct Vel {
     x: i32,
     y: i16,
 }
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Hp(i32);
+pub(super) struct Hp(pub(super) i32);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Stun(u32);
+pub(super) struct Stun(u32);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Mark(String);
+pub(super) struct Mark(String);
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, StableHash)]
-struct Frozen;
+pub(super) struct Frozen;
 #[derive(Relation, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct ChildOf(Entity);
+pub(super) struct ChildOf(Entity);
 #[derive(Inverse, Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Children(Vec<Entity>);
+pub(super) struct Children(Vec<Entity>);
 #[derive(Relation, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Follows(Entity);
+pub(super) struct Follows(Entity);
 #[derive(Inverse, Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Followers(Vec<Entity>);
+pub(super) struct Followers(Vec<Entity>);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, StableHash)]
-struct Hit(u32);
+pub(super) struct Hit(u32);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, StableHash)]
-enum Phase {
+pub(super) enum Phase {
     #[default]
     Menu,
     Playing,
     Paused,
 }
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, StableHash)]
-struct Log(Vec<u64>);
+pub(super) struct Log(Vec<u64>);
 
 /// Component bits: Pos 0, Vel 1 (soa), Hp 2 (tracked), Stun 3 (sparse,
 /// tracked), Mark 4 (sparse), Frozen 5 (tag), ChildOf 6, Children 7,
 /// Follows 8 (sparse relation), Followers 9.
 #[derive(Schema)]
-struct Big {
+pub(super) struct Big {
     pos: Pos,
     #[ecs(soa)]
     vel: Vel,
@@ -151,7 +151,7 @@ fn breed(
     }
 }
 
-fn game_loop() -> GameLoop<Big> {
+pub(super) fn game_loop() -> GameLoop<Big> {
     let mut fixed = Schedule::<Big>::new();
     fixed.add(physics).add(reap);
     let mut frame = Schedule::<Big>::new();
@@ -166,7 +166,7 @@ fn game_loop() -> GameLoop<Big> {
 /// Frame times that leave the accumulator mid-step.
 const FRAMES: [u64; 6] = [7, 16, 33, 5, 21, 16];
 
-fn run_frames(world: &mut World<Big>, game: &mut GameLoop<Big>, frames: usize) {
+pub(super) fn run_frames(world: &mut World<Big>, game: &mut GameLoop<Big>, frames: usize) {
     for i in 0..frames {
         game.run_frame(world, Duration::from_millis(FRAMES[i % FRAMES.len()]));
     }
@@ -177,7 +177,7 @@ fn run_frames(world: &mut World<Big>, game: &mut GameLoop<Big>, frames: usize) {
 /// components, a sparse relation whose targets own sparse values, SoA
 /// columns, tags, events unread, a pending transition, a mid-step clock,
 /// locals, and pending reservations.
-fn build(seed: u64) -> World<Big> {
+pub(super) fn build(seed: u64) -> World<Big> {
     let mut rng = Rng::new(seed);
     let mut world = World::<Big>::new();
     *world.resource_mut::<FixedTime>() = FixedTime::from_hz(60);
@@ -243,7 +243,7 @@ fn json_round(world: &World<Big>) -> World<Big> {
 }
 
 /// Everything a user can observe agrees, now and after running on.
-fn assert_same(mut loaded: World<Big>, mut original: World<Big>, what: &str) {
+pub(super) fn assert_same(mut loaded: World<Big>, mut original: World<Big>, what: &str) {
     assert_eq!(loaded.checksum(), original.checksum(), "{what}: checksum");
     assert_eq!(
         loaded.iter().collect::<Vec<_>>(),
@@ -377,15 +377,15 @@ fn high_generations_after_churn_round_trip() {
 
 /// A small world whose save the edits below break: a parent with two
 /// children, one following a star that has a sparse value, a free slot.
-struct Small {
-    world: World<Big>,
-    parent: Entity,
-    kids: [Entity; 2],
-    star: Entity,
-    dead: Entity,
+pub(super) struct Small {
+    pub(super) world: World<Big>,
+    pub(super) parent: Entity,
+    pub(super) kids: [Entity; 2],
+    pub(super) star: Entity,
+    pub(super) dead: Entity,
 }
 
-fn small() -> Small {
+pub(super) fn small() -> Small {
     let mut world = World::<Big>::new();
     let dead = world.spawn((Pos(0),));
     let parent = world.spawn((Pos(1), Hp(1)));
@@ -436,17 +436,16 @@ fn cell(save: &mut Value, e: Entity, bit: u32) -> &mut Value {
     &mut column(save, t, bit)[r]
 }
 
-/// The resources part, and where resource `what` is in it: the plain
-/// resources are named in the header; the rest are found by shape.
-fn resources(save: &mut Value) -> &mut Vec<Value> {
-    save[5].as_array_mut().unwrap()
+/// The resources part's values (an object, keyed by the schema's field
+/// names); the ones below are found by shape.
+fn resources(save: &mut Value) -> impl Iterator<Item = &mut Value> {
+    save[5].as_object_mut().unwrap().values_mut()
 }
 
 /// The event queue `(first, [(tick, Hit)], dropped_through, marks)` among
 /// the resources.
 fn events(save: &mut Value) -> &mut Value {
     resources(save)
-        .iter_mut()
         .find(|r| {
             r.is_array()
                 && r.as_array().unwrap().len() == 4
@@ -460,14 +459,13 @@ fn events(save: &mut Value) -> &mut Value {
 /// The state `(current, pending)` among the resources.
 fn state(save: &mut Value) -> &mut Value {
     resources(save)
-        .iter_mut()
         .find(|r| r.is_array() && r[0].is_string())
         .expect("the state")
 }
 
 /// Loads `save` with `World::load`, and in place over a world built
 /// alike, catching panics: the refusal's text, or why it is wrong.
-fn refused(save: Value) -> Result<String, String> {
+pub(super) fn refused(save: Value) -> Result<String, String> {
     let loaded = catch_unwind(AssertUnwindSafe(|| World::<Big>::load(save.clone())));
     let reason = match loaded {
         Err(panic) => return Err(format!("load panicked: {}", panic_text(&panic))),
@@ -677,10 +675,10 @@ fn a_short_soa_or_tracked_column_is_refused() {
     });
     expect_refused("short tracked values", |s, w| {
         let (t, _) = locate(s, w.parent);
-        column(s, t, 2)[0].as_array_mut().unwrap().pop();
+        column(s, t, 2)["values"].as_array_mut().unwrap().pop();
     });
     expect_refused("short tracked sparse ticks", |s, _| {
-        s[7][0][1][2].as_array_mut().unwrap().pop();
+        s[7][0][1]["changed"].as_array_mut().unwrap().pop();
     });
 }
 
@@ -739,7 +737,6 @@ fn a_state_or_clock_the_schema_cannot_have_is_refused() {
 /// The fixed-step clock: six integers.
 fn clock(save: &mut Value) -> &mut Value {
     resources(save)
-        .iter_mut()
         .find(|r| r.as_array().is_some_and(|a| a.len() == 6))
         .expect("the clock")
 }
@@ -750,7 +747,7 @@ fn a_tracked_tick_after_the_worlds_tick_is_refused() {
     expect_refused("Hp changed in the future", |s, w| {
         let now = s[6][0].as_u64().unwrap();
         let (t, r) = locate(s, w.parent);
-        column(s, t, 2)[2][r] = json!(now + 1000);
+        column(s, t, 2)["changed"][r] = json!(now + 1000);
     });
 }
 

@@ -118,6 +118,9 @@ pub(super) fn schema_impl(model: &SchemaModel, names: &Names) -> TokenStream {
 pub(super) fn schema_texts(model: &SchemaModel, krate: &Krate) -> TokenStream {
     let schema_name = model.ident.to_string();
     let component_names = model.components().map(|field| &field.type_name);
+    let component_fields = model
+        .components()
+        .map(|field| syn::ext::IdentExt::unraw(field.ident).to_string());
     let resource_names = model.plain_resources().map(|field| &field.type_name);
     let event_names = model.events().map(|field| &field.type_name);
     let state_names = model.states().map(|field| &field.type_name);
@@ -125,6 +128,7 @@ pub(super) fn schema_texts(model: &SchemaModel, krate: &Krate) -> TokenStream {
         #krate::__private::schema_texts! {
             schema: #schema_name,
             components: [#(#component_names),*],
+            fields: [#(#component_fields),*],
             resources: [#(#resource_names),*],
             events: [#(#event_names),*],
             states: [#(#state_names),*],

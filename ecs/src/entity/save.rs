@@ -129,6 +129,15 @@ impl SavedEntities {
     pub(crate) fn slot_count(&self) -> usize {
         self.slots.len()
     }
+
+    /// The generation of slot `index`, if an entity waits there for its
+    /// row.
+    pub(crate) fn waiting_generation(&self, index: u32) -> Option<NonZeroU32> {
+        match self.slots.get(index as usize)? {
+            Slot::Alive { generation, .. } => Some(*generation),
+            Slot::Dead { .. } => None,
+        }
+    }
 }
 
 /// Reads [`SavedEntities`].

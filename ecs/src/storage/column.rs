@@ -796,10 +796,12 @@ impl<T, V: ColumnVec> ColumnVec for TrackedVec<T, V> {
 #[cfg(feature = "serde")]
 mod save {
     use super::{ColumnVec, TrackedVec};
-    use crate::save::{load_rows, reject, Bounded, LoadRows, SaveColumn};
+    use crate::save::{
+        key_missing, key_twice, key_unknown, load_rows, reject, Bounded, Key, LoadRows, SaveColumn,
+    };
     use core::fmt;
     use core::marker::PhantomData;
-    use serde::de::{Deserializer, SeqAccess, Visitor};
+    use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
     use serde::Deserialize;
 
     impl<T: serde::Serialize> SaveColumn for Vec<T> {
@@ -820,16 +822,18 @@ mod save {
     }
 
     /// A tracked column: its values (as its value store writes them: a
-    /// sequence of whole values), then its added and changed ticks.
+    /// sequence of whole values), then its added and changed ticks, as a
+    /// struct (a tuple in formats without field names, an object in JSON;
+    /// either is read back).
     impl<T, V: ColumnVec + SaveColumn> SaveColumn for TrackedVec<T, V> {
         fn save<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-            use serde::ser::SerializeTuple;
+            use serde::ser::SerializeStruct;
             let (added, changed) = self.ticks().unwrap_or((&[], &[]));
-            let mut tuple = serializer.serialize_tuple(3)?;
-            tuple.serialize_element(&Saved(self.values()))?;
-            tuple.serialize_element(&Rows(added))?;
-            tuple.serialize_element(&Rows(changed))?;
-            tuple.end()
+            let mut fields = serializer.serialize_struct("TrackedColumn", 3)?;
+            fields.serialize_field("values", &Saved(self.values()))?;
+            fields.serialize_field("added", &Rows(added))?;
+            fields.serialize_field("changed", &Rows(changed))?;
+            fields.end()
         }
     }
 
@@ -847,6 +851,17 @@ mod save {
     impl<T: serde::Serialize> serde::Serialize for Rows<'_, T> {
         fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
             serializer.collect_seq(self.0)
+        }
+    }
+
+    /// A sequence of exactly `rows` values of `T`.
+    fn exactly<T>(rows: usize, what: &'static str) -> Bounded<T, PhantomData<T>> {
+        Bounded {
+            min: rows,
+            max: rows,
+            seed: PhantomData,
+            what,
+            marker: PhantomData,
         }
     }
 
@@ -871,15 +886,6 @@ mod save {
                 fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                     let rows = self.0;
                     let cut = || reject::<A::Error>("the save is cut short in a tracked column");
-                    fn exactly<T>(rows: usize, what: &'static str) -> Bounded<T, PhantomData<T>> {
-                        Bounded {
-                            min: rows,
-                            max: rows,
-                            seed: PhantomData,
-                            what,
-                            marker: PhantomData,
-                        }
-                    }
                     let values = seq
                         .next_element_seed(exactly::<T>(rows, self.1))?
                         .ok_or_else(cut)?;
@@ -891,8 +897,45 @@ mod save {
                         .ok_or_else(cut)?;
                     Ok(TrackedVec::from_parts(values, added, changed))
                 }
+
+                /// The three by name, in any order.
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                    const WITHIN: &str = "a tracked column";
+                    const KEYS: [&str; 3] = ["values", "added", "changed"];
+                    let rows = self.0;
+                    let (mut values, mut added, mut changed) = (None, None, None);
+                    while let Some(key) = map.next_key::<Key>()? {
+                        match &*key {
+                            "values" if values.is_none() => {
+                                values = Some(map.next_value_seed(exactly::<T>(rows, self.1))?);
+                            }
+                            "added" if added.is_none() => {
+                                added = Some(map.next_value_seed(exactly::<u32>(
+                                    rows,
+                                    "added ticks of a column",
+                                ))?);
+                            }
+                            "changed" if changed.is_none() => {
+                                changed = Some(map.next_value_seed(exactly::<u32>(
+                                    rows,
+                                    "changed ticks of a column",
+                                ))?);
+                            }
+                            key if KEYS.contains(&key) => return Err(key_twice(WITHIN, key)),
+                            key => return Err(key_unknown(WITHIN, key, &KEYS)),
+                        }
+                    }
+                    let values = values.ok_or_else(|| key_missing(WITHIN, "values"))?;
+                    let added = added.ok_or_else(|| key_missing(WITHIN, "added"))?;
+                    let changed = changed.ok_or_else(|| key_missing(WITHIN, "changed"))?;
+                    Ok(TrackedVec::from_parts(values, added, changed))
+                }
             }
-            deserializer.deserialize_tuple(3, Tracked::<T>(rows, what, PhantomData))
+            deserializer.deserialize_struct(
+                "TrackedColumn",
+                &["values", "added", "changed"],
+                Tracked::<T>(rows, what, PhantomData),
+            )
         }
     }
 }

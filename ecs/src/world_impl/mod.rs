@@ -30,6 +30,8 @@ mod lifecycle;
 mod locals;
 mod owners;
 #[cfg(feature = "serde")]
+mod readable;
+#[cfg(feature = "serde")]
 mod save;
 mod snapshot;
 
@@ -41,6 +43,8 @@ pub(crate) use locals::Locals;
 #[cfg(feature = "serde")]
 pub use locals::SavedLocalState;
 pub(crate) use owners::{ScheduleOwner, ScheduleOwners};
+#[cfg(feature = "serde")]
+pub use readable::Readable;
 pub use snapshot::{ChecksumPart, ChecksumParts};
 
 /// All entities and resources of schema `S`.

@@ -44,7 +44,7 @@ use crate::structure::EntityStore;
 use crate::world_impl::Schema;
 use core::fmt;
 use core::marker::PhantomData;
-use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Error as _, SerializeSeq, SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 use std::sync::RwLock;
@@ -59,7 +59,7 @@ use std::sync::RwLock;
 /// follow the change state (3 had neither). 3: the entity part holds one
 /// generation per slot and the free list as a sequence (2 saved each slot as
 /// a `(kind, generation, next)` triple, and 1 had no change state).
-const FORMAT: u32 = 0xec5_0007;
+pub(super) const FORMAT: u32 = 0xec5_0007;
 
 /// Saves the whole world: entities with their generations and free-list
 /// order, tables in order with their rows, tag values and resources, with a
@@ -211,7 +211,13 @@ where
     S::Resources: Deserialize<'de>,
 {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_tuple(9, WorldVisitor::<S>(PhantomData))
+        // A self-describing format says which form it holds: an object is
+        // the readable form, a sequence the compact one.
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_any(WorldVisitor::<S>(PhantomData))
+        } else {
+            deserializer.deserialize_tuple(9, WorldVisitor::<S>(PhantomData))
+        }
     }
 }
 
@@ -272,7 +278,16 @@ where
     type Value = World<S>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a saved World<{}>", S::NAME)
+        write!(
+            f,
+            "a saved World<{}> (a sequence, or an object in the readable form)",
+            S::NAME
+        )
+    }
+
+    /// The readable form ([`super::Readable`]).
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<World<S>, A::Error> {
+        super::readable::visit_world(map)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<World<S>, A::Error> {
@@ -358,7 +373,7 @@ pub(super) fn assemble<S: Schema>(
 }
 
 /// The change state ([`Changes::load`]).
-struct ChangesSeed<S>(PhantomData<S>);
+pub(super) struct ChangesSeed<S>(pub(super) PhantomData<S>);
 
 impl<'de, S: Schema> DeserializeSeed<'de> for ChangesSeed<S> {
     type Value = Changes;
@@ -546,42 +561,62 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
         let resources = seq
             .next_element_seed(bounded::<String>(1 << 16, "resource names"))?
             .ok_or_else(cut)?;
-        let same_names = name == S::NAME
-            && components.iter().eq(S::COMPONENT_NAMES)
-            && resources.iter().eq(S::RESOURCE_NAMES);
-        if !same_names {
-            return Err(reject::<A::Error>(format!(
-                "the save holds a world of schema `{name}` (components: {}; resources: {}), \
-                 not of schema `{}` (components: {}; resources: {})",
-                list(components.iter()),
-                list(resources.iter()),
-                S::NAME,
-                list(S::COMPONENT_NAMES.iter()),
-                list(S::RESOURCE_NAMES.iter()),
-            )));
-        }
-        if data_bits != S::DATA_BITS {
-            let differ = (0..S::COMPONENT_NAMES.len())
-                .filter(|bit| (data_bits ^ S::DATA_BITS) >> bit & 1 == 1)
-                .map(|bit| S::COMPONENT_NAMES[bit]);
-            return Err(reject::<A::Error>(format!(
-                "the save's schema `{name}` has the same components, but these are tags \
-                 (zero-sized) in one and carry data in the other: {}",
-                list(differ)
-            )));
-        }
-        if sparse_bits != S::SPARSE_BITS {
-            let differ = (0..S::COMPONENT_NAMES.len())
-                .filter(|bit| (sparse_bits ^ S::SPARSE_BITS) >> bit & 1 == 1)
-                .map(|bit| S::COMPONENT_NAMES[bit]);
-            return Err(reject::<A::Error>(format!(
-                "the save's schema `{name}` has the same components, but these are \
-                 `#[ecs(sparse)]` in one and not in the other: {}",
-                list(differ)
-            )));
-        }
-        Ok(())
+        check_header::<S>(
+            &name,
+            &components,
+            S::COMPONENT_NAMES,
+            data_bits,
+            sparse_bits,
+            &resources,
+        )
+        .map_err(reject::<A::Error>)
     }
+}
+
+/// Checks that a save's header, read in either form, names schema `S` as
+/// it is now, and names the difference if not.
+pub(super) fn check_header<S: Schema>(
+    name: &str,
+    components: &[String],
+    expected: &[&str],
+    data_bits: u128,
+    sparse_bits: u128,
+    resources: &[String],
+) -> Result<(), String> {
+    let same_names =
+        name == S::NAME && components.iter().eq(expected) && resources.iter().eq(S::RESOURCE_NAMES);
+    if !same_names {
+        return Err(format!(
+            "the save holds a world of schema `{name}` (components: {}; resources: {}), \
+             not of schema `{}` (components: {}; resources: {})",
+            list(components.iter()),
+            list(resources.iter()),
+            S::NAME,
+            list(expected.iter()),
+            list(S::RESOURCE_NAMES.iter()),
+        ));
+    }
+    if data_bits != S::DATA_BITS {
+        let differ = (0..expected.len())
+            .filter(|bit| (data_bits ^ S::DATA_BITS) >> bit & 1 == 1)
+            .map(|bit| expected[bit]);
+        return Err(format!(
+            "the save's schema `{name}` has the same components, but these are tags \
+             (zero-sized) in one and carry data in the other: {}",
+            list(differ)
+        ));
+    }
+    if sparse_bits != S::SPARSE_BITS {
+        let differ = (0..expected.len())
+            .filter(|bit| (sparse_bits ^ S::SPARSE_BITS) >> bit & 1 == 1)
+            .map(|bit| expected[bit]);
+        return Err(format!(
+            "the save's schema `{name}` has the same components, but these are \
+             `#[ecs(sparse)]` in one and not in the other: {}",
+            list(differ)
+        ));
+    }
+    Ok(())
 }
 
 fn list<T: AsRef<str>>(names: impl Iterator<Item = T>) -> String {
@@ -806,10 +841,10 @@ where
 }
 
 /// One column: component `bit`, exactly `rows` values.
-struct ColumnSeed<S> {
-    bit: u32,
-    rows: usize,
-    marker: PhantomData<S>,
+pub(super) struct ColumnSeed<S> {
+    pub(super) bit: u32,
+    pub(super) rows: usize,
+    pub(super) marker: PhantomData<S>,
 }
 
 impl<'de, S: Schema> DeserializeSeed<'de> for ColumnSeed<S>
