@@ -1,5 +1,7 @@
 //! Two peers play the arena game of the tests (ggrs/tests/common) over UDP
-//! with GGRS, each from a schemecs world driven by a `GgrsRunner`. Inputs
+//! with GGRS, each from a schemecs world driven by a `GgrsRunner` inside a
+//! `P2PDriver` (which polls, paces the frames, gathers the inputs and
+//! reports GGRS's events as values). Inputs
 //! come from a seeded generator, not a keyboard, so both peers can check
 //! what they agree on.
 //!
@@ -38,12 +40,11 @@
 mod common;
 
 use common::net::{LossySocket, Traffic};
-use common::{Net, Stats};
+use common::{Arena, Net, Stats};
 use schemecs_ggrs::ggrs::{
-    DesyncDetection, Frame, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder,
-    SessionState,
+    DesyncDetection, Frame, GgrsEvent, P2PSession, PlayerType, SessionBuilder,
 };
-use schemecs_ggrs::{DesyncLog, GgrsRunner};
+use schemecs_ggrs::{DriverEvent, DriverStep, GgrsRunner, P2PDriver};
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -141,7 +142,8 @@ struct Shared {
 }
 
 /// One peer's match: synchronize, play `options.frames` frames at
-/// `options.fps`, keep serving the other peer a while, then report.
+/// `options.fps`, keep serving the other peer a while, then report. The
+/// loop of polling, pacing, inputs and rollbacks is the `P2PDriver`'s.
 fn play(
     options: &Options,
     player: usize,
@@ -150,7 +152,7 @@ fn play(
     shared: Option<&Shared>,
 ) -> Result<Outcome, String> {
     let traffic = socket.traffic();
-    let mut session: P2PSession<Net> = SessionBuilder::<Net>::new()
+    let session: P2PSession<Net> = SessionBuilder::<Net>::new()
         .with_num_players(2)
         .and_then(|builder| builder.with_fps(options.fps as usize))
         .and_then(|builder| builder.add_player(PlayerType::Local, player))
@@ -161,21 +163,21 @@ fn play(
     // Both peers run the same systems; the drift is switched on in one.
     let drifts = options.drift_at.is_some() && (!options.both || player == 1);
     let schedule = common::schedule_drifting_from(options.drift_at.unwrap_or(Frame::MAX), drifts);
-    let mut runner = GgrsRunner::new(
-        common::world(2, options.seed),
-        schedule,
-        session.max_prediction(),
-    );
+    let world = common::world(2, options.seed);
+    let runner = GgrsRunner::new(world, schedule, session.max_prediction());
+    let mut driver = P2PDriver::new(session, runner, options.fps);
     let log_path = options.desync_log.as_ref().map(|path| match options.both {
         true => format!("{path}.{player}"),
         false => path.clone(),
     });
-    let mut log = DesyncLog::new();
-    let write_log = |log: &DesyncLog| -> Result<(), String> {
-        match &log_path {
-            Some(path) => std::fs::write(path, log.to_string())
+    if log_path.is_some() {
+        driver = driver.with_desync_log();
+    }
+    let write_log = |driver: &P2PDriver<Arena, Net>| -> Result<(), String> {
+        match (&log_path, driver.desync_log()) {
+            (Some(path), Some(log)) => std::fs::write(path, log.to_string())
                 .map_err(|error| format!("[player {player}] writing {path}: {error}")),
-            None => Ok(()),
+            _ => Ok(()),
         }
     };
     let tag = format!("[player {player}]");
@@ -183,8 +185,6 @@ fn play(
     let give_up = Instant::now() + Duration::from_secs(10) + frame_time * options.frames as u32 * 4;
     let mut checksums = BTreeMap::new();
     let mut printed: Frame = 0;
-    let mut skip = 0;
-    let mut next_tick = Instant::now();
     // Whether the other peer has what it needs: in this process, it says
     // so; in another, it has had a second of frames past the match.
     let other_done = |current: Frame| match shared {
@@ -193,115 +193,80 @@ fn play(
     };
     loop {
         if Instant::now() > give_up {
-            write_log(&log)?;
-            return Err(format!(
-                "{tag} gave up at frame {}",
-                session.current_frame()
-            ));
+            write_log(&driver)?;
+            return Err(format!("{tag} gave up at frame {}", driver.current_frame()));
         }
         if shared.is_some_and(|shared| shared.failed.load(Ordering::Relaxed)) {
-            write_log(&log)?;
+            write_log(&driver)?;
             return Err(format!("{tag} the other peer failed"));
         }
-        session.poll_remote_clients();
-        for event in session.events() {
+        // Frames past the match are played only to pass the last inputs on.
+        let step = driver
+            .update(|player, frame| common::input(options.seed, player, frame))
+            .map_err(|error| format!("{tag} {error}"))?;
+        if let DriverStep::Advanced { .. } = step {
+            let saved = driver.runner().saved();
+            checksums.extend(saved.filter(|&(frame, _)| frame <= options.frames));
+        }
+        let events: Vec<_> = driver.events().collect();
+        for event in events {
             match event {
-                GgrsEvent::DesyncDetected {
-                    frame,
-                    local_checksum,
-                    remote_checksum,
-                    ..
-                } => {
-                    // What differs here is known only by comparing logs;
-                    // the parts of this frame, if still saved, say which
-                    // digests to look for.
-                    if let Some(parts) = runner.checksum_parts(frame) {
-                        for (part, digest) in parts.iter() {
-                            println!("{tag} frame {frame}, {part}: {digest:#034x}");
-                        }
-                    }
-                    write_log(&log)?;
-                    return Err(format!(
-                        "{tag} DESYNC at frame {frame}: {local_checksum:#034x} here, \
-                         {remote_checksum:#034x} there"
-                    ));
+                DriverEvent::Desync(report) => {
+                    // This peer's parts of the frame; the other peer's log
+                    // says which differ.
+                    println!("{tag} {report}");
+                    write_log(&driver)?;
+                    return Err(format!("{tag} DESYNC at frame {}", report.frame));
                 }
-                GgrsEvent::Disconnected { .. } => {
+                DriverEvent::Session(GgrsEvent::Disconnected { .. }) => {
                     return Err(format!("{tag} the other peer disconnected"))
                 }
-                GgrsEvent::WaitRecommendation { skip_frames } => skip += skip_frames,
-                GgrsEvent::Synchronized { addr } => println!("{tag} synchronized with {addr}"),
+                DriverEvent::Session(GgrsEvent::Synchronized { addr }) => {
+                    println!("{tag} synchronized with {addr}")
+                }
                 _ => {}
             }
         }
-        let confirmed = session.confirmed_frame();
+        let confirmed = driver.confirmed_frame();
         if let Some(shared) = shared {
             shared.confirmed[player].store(confirmed, Ordering::Relaxed);
         }
-        if confirmed >= options.frames && other_done(session.current_frame()) {
+        if confirmed >= options.frames && other_done(driver.current_frame()) {
             break;
-        }
-        // Frames past the match are played only to pass the last inputs on.
-        if session.current_state() == SessionState::Running && skip == 0 {
-            let frame = session.current_frame();
-            let input = common::input(options.seed, player, frame);
-            session
-                .add_local_input(player, input)
-                .map_err(|error| error.to_string())?;
-            match session.advance_frame() {
-                Ok(requests) => {
-                    runner
-                        .handle_requests(requests)
-                        .map_err(|error| error.to_string())?;
-                    checksums.extend(runner.saved().filter(|&(frame, _)| frame <= options.frames));
-                    if log_path.is_some() {
-                        runner.log_confirmed(&mut log, session.confirmed_frame());
-                    }
-                }
-                Err(GgrsError::PredictionThreshold) => {}
-                Err(error) => return Err(format!("{tag} {error}")),
-            }
-        } else {
-            skip = skip.saturating_sub(1);
         }
         while printed + 100 <= confirmed.min(options.frames) {
             printed += 100;
-            let ping = session
-                .network_stats(1 - player)
-                .map_or(0, |stats| stats.ping);
+            let stats = driver.session().network_stats(1 - player);
             println!(
                 "{tag} frame {printed:>5} confirmed, checksum {:#034x}; {} rollbacks, \
-                 round trip {ping} ms",
+                 round trip {} ms",
                 checksums.get(&printed).copied().unwrap_or_default(),
-                runner.rollbacks()
+                driver.runner().rollbacks(),
+                stats.map_or(0, |stats| stats.ping)
             );
         }
-        next_tick += frame_time;
-        match next_tick.checked_duration_since(Instant::now()) {
-            Some(wait) => std::thread::sleep(wait),
-            None => next_tick = Instant::now(),
-        }
+        std::thread::sleep(driver.until_next_frame());
     }
     // Frames confirmed here whose saves were never seen (there are none
     // unless the ring was too short) would show as gaps.
-    write_log(&log)?;
-    let confirmed = session.confirmed_frame().min(options.frames);
+    write_log(&driver)?;
+    let confirmed = driver.confirmed_frame().min(options.frames);
     checksums.retain(|&frame, _| frame <= confirmed);
     if let Some(gap) = (0..=confirmed).find(|frame| !checksums.contains_key(frame)) {
         return Err(format!("{tag} no checksum saved for frame {gap}"));
     }
+    let rollbacks = driver.runner().rollbacks();
     println!(
-        "{tag} done: frame {confirmed} checksum {:#034x}; {} rollbacks",
+        "{tag} done: frame {confirmed} checksum {:#034x}; {rollbacks} rollbacks",
         checksums[&confirmed],
-        runner.rollbacks()
     );
     Ok(Outcome {
         player,
         checksums,
         confirmed,
-        rollbacks: runner.rollbacks(),
+        rollbacks,
         traffic: traffic.get(),
-        stats: *runner.world().resource::<Stats>(),
+        stats: *driver.runner().world().resource::<Stats>(),
     })
 }
 

@@ -3,8 +3,9 @@
 //! pace the frames (slower while ahead of the other peers), gather the
 //! local players' inputs, advance, and hand back what happened as values.
 
-use crate::{GgrsRunner, PlayerInputs, RollbackError, SnapshotSlot};
+use crate::{DesyncLog, GgrsRunner, PlayerInputs, RollbackError, SnapshotSlot};
 use ggrs::{Config, Frame, GgrsError, GgrsEvent, P2PSession, PlayerHandle, SessionState};
+use schemecs::checksum::ChecksumParts;
 use schemecs::checksum::ChecksumSchema;
 use schemecs::schedule::SendSchema;
 use schemecs::{schema::Resource, world::World};
@@ -28,6 +29,58 @@ pub enum DriverStep {
     /// The session would predict too far ahead of the other peers: no
     /// frame was advanced; the next update tries again.
     Waiting,
+}
+
+/// What the session reported, as [`P2PDriver::events`] hands it out: a
+/// desync with what this peer knows of it, or any other GGRS event as GGRS
+/// gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DriverEvent<C: Config> {
+    /// GGRS compared this peer's checksum of a frame with another peer's,
+    /// and they differ.
+    Desync(DesyncReport<C::Address>),
+    /// Every other event: synchronizing and synchronized, disconnected,
+    /// network interrupted and resumed, and wait recommended (which the
+    /// driver already follows by skipping frames).
+    Session(GgrsEvent<C>),
+}
+
+/// A desync, as this peer sees it: the frame, both checksums, the other
+/// peer, and this peer's checksums of that frame by part, to log or send
+/// so that the parts that differ can be named (see [`DesyncLog`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DesyncReport<A> {
+    /// The frame whose checksums differ.
+    pub frame: Frame,
+    /// This peer's checksum of it.
+    pub local_checksum: u128,
+    /// The other peer's.
+    pub remote_checksum: u128,
+    /// The other peer.
+    pub addr: A,
+    /// This peer's checksums of the frame by part, if the runner's ring
+    /// still held the frame when GGRS reported it.
+    pub parts: Option<ChecksumParts>,
+}
+
+/// A line naming the frame, the peer and both checksums, then one line per
+/// part of this peer's checksum, if known.
+impl<A: fmt::Debug> fmt::Display for DesyncReport<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "desync at frame {} with {:?}: checksum {:#034x} here, {:#034x} there",
+            self.frame, self.addr, self.local_checksum, self.remote_checksum
+        )?;
+        if let Some(parts) = &self.parts {
+            for (part, digest) in parts.iter() {
+                write!(f, "\n  {part}: {digest:#034x}")?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Why a [`P2PDriver::update`] failed: the session's error or the
@@ -67,9 +120,16 @@ impl From<RollbackError> for DriverError {
 /// A peer's [`P2PSession`] and its [`GgrsRunner`], driven at a fixed frame
 /// rate: call [`P2PDriver::update`] from the game's loop (as often as it
 /// likes; it advances at most one frame a call, when one is due), handle
-/// the [`GgrsEvent`]s it gathered ([`P2PDriver::events`]: desyncs,
-/// disconnections, synchronization, ...), then sleep
-/// [`P2PDriver::until_next_frame`].
+/// the [`DriverEvent`]s it gathered ([`P2PDriver::events`]: desyncs with
+/// this peer's checksums by part, disconnections, synchronization, ...),
+/// then sleep [`P2PDriver::until_next_frame`].
+///
+/// Systems read the frame being simulated from
+/// [`PlayerInputs::frame`], which is in the world and its snapshots. The
+/// confirmed frame ([`P2PDriver::confirmed_frame`]) is deliberately not:
+/// it depends on when packets arrive, so it differs between peers at the
+/// same frame, and a world holding it would disagree with itself across
+/// peers (a desync GGRS would report) and after every rollback.
 ///
 /// While this peer is ahead of the others (`frames_ahead() > 0`) it
 /// stretches its frames by a tenth, so that the others catch up without
@@ -84,7 +144,7 @@ impl From<RollbackError> for DriverError {
 ///         _ => {}
 ///     }
 ///     for event in driver.events() {
-///         if let GgrsEvent::DesyncDetected { frame, .. } = event { report(frame) }
+///         if let DriverEvent::Desync(report) = event { eprintln!("{report}") }
 ///     }
 ///     std::thread::sleep(driver.until_next_frame());
 /// }
@@ -96,8 +156,12 @@ pub struct P2PDriver<S: schemecs::schema::Schema, C: Config> {
     next_frame: Instant,
     /// Frames still to skip, as GGRS recommended.
     skip: u32,
-    events: Vec<GgrsEvent<C>>,
+    events: Vec<DriverEvent<C>>,
     locals: Vec<PlayerHandle>,
+    /// Every confirmed frame's checksums by part, when kept.
+    log: Option<DesyncLog>,
+    /// The session's confirmed frame as of the last advance.
+    confirmed: Frame,
 }
 
 impl<S, C> P2PDriver<S, C>
@@ -119,7 +183,23 @@ where
             skip: 0,
             events: Vec::new(),
             locals,
+            log: None,
+            confirmed: ggrs::NULL_FRAME,
         }
+    }
+
+    /// Keeps a [`DesyncLog`] of every confirmed frame's checksums by part
+    /// ([`P2PDriver::desync_log`]), recorded after each advance: what to
+    /// write to a file and compare with the other peer's after a desync.
+    pub fn with_desync_log(mut self) -> Self {
+        self.log = Some(DesyncLog::new());
+        self
+    }
+
+    /// The log of confirmed frames, if [`P2PDriver::with_desync_log`]
+    /// asked for one.
+    pub fn desync_log(&self) -> Option<&DesyncLog> {
+        self.log.as_ref()
     }
 
     /// One turn of the game's loop: polls the network, gathers GGRS's
@@ -138,9 +218,25 @@ where
     ) -> Result<DriverStep, DriverError> {
         self.session.poll_remote_clients();
         for event in self.session.events() {
-            if let GgrsEvent::WaitRecommendation { skip_frames } = event {
-                self.skip += skip_frames;
-            }
+            let event = match event {
+                GgrsEvent::WaitRecommendation { skip_frames } => {
+                    self.skip += skip_frames;
+                    DriverEvent::Session(event)
+                }
+                GgrsEvent::DesyncDetected {
+                    frame,
+                    local_checksum,
+                    remote_checksum,
+                    addr,
+                } => DriverEvent::Desync(DesyncReport {
+                    frame,
+                    local_checksum,
+                    remote_checksum,
+                    addr,
+                    parts: self.runner.checksum_parts(frame),
+                }),
+                event => DriverEvent::Session(event),
+            };
             self.events.push(event);
         }
         let now = Instant::now();
@@ -172,6 +268,13 @@ where
         match self.session.advance_frame() {
             Ok(requests) => {
                 self.runner.handle_requests(requests)?;
+                // The advance polled first, and rolled back for whatever
+                // arrived: the frames confirmed now are simulated with their
+                // confirmed inputs.
+                self.confirmed = self.session.confirmed_frame();
+                if let Some(log) = &mut self.log {
+                    self.runner.log_confirmed(log, self.confirmed);
+                }
                 Ok(DriverStep::Advanced {
                     frame: self.runner.frame(),
                 })
@@ -181,12 +284,29 @@ where
         }
     }
 
-    /// The GGRS events gathered since the last call, in order: every kind
-    /// GGRS has (synchronizing, synchronized, disconnected, desync
-    /// detected, wait recommended, network interrupted and resumed). The
-    /// driver keeps them until they are drained: call this each turn.
-    pub fn events(&mut self) -> std::vec::Drain<'_, GgrsEvent<C>> {
+    /// The events gathered since the last call, in order: every kind GGRS
+    /// has (synchronizing, synchronized, disconnected, desync detected,
+    /// wait recommended, network interrupted and resumed), a desync as a
+    /// [`DesyncReport`]. The driver keeps them until they are drained: call
+    /// this each turn.
+    pub fn events(&mut self) -> std::vec::Drain<'_, DriverEvent<C>> {
         self.events.drain(..)
+    }
+
+    /// The frame the session will advance next.
+    pub fn current_frame(&self) -> Frame {
+        self.session.current_frame()
+    }
+
+    /// The last frame whose inputs every peer confirmed, as of the last
+    /// advance: its saved world (in the runner's ring) was simulated with
+    /// those inputs and will not be rolled back, so it is final, and equal
+    /// on every peer. [`NULL_FRAME`](ggrs::NULL_FRAME) before the first.
+    /// (The session's own `confirmed_frame()` may be ahead: it counts inputs
+    /// received since, which the next advance rolls back for if they
+    /// differ from the predictions.) Not in the world: see [`P2PDriver`].
+    pub fn confirmed_frame(&self) -> Frame {
+        self.confirmed
     }
 
     /// How long until the next frame is due (zero if it is).

@@ -92,7 +92,7 @@ mod desync;
 mod driver;
 mod replay;
 pub use desync::{DesyncLog, LogMismatch, LogParseError};
-pub use driver::{DriverError, DriverStep, P2PDriver};
+pub use driver::{DesyncReport, DriverError, DriverEvent, DriverStep, P2PDriver};
 pub use replay::{Replay, ReplayDivergence, ReplayError, ReplayRecorder};
 
 /// A ready-made [`ggrs::Config`]: inputs of type `I`, peers addressed by

@@ -20,7 +20,7 @@ use schemecs_ggrs::ggrs::{
     DesyncDetection, Frame, GgrsError, GgrsEvent, P2PSession, PlayerType, SessionBuilder,
     SessionState, SpectatorSession,
 };
-use schemecs_ggrs::{DesyncLog, DriverStep, GgrsRunner, P2PDriver};
+use schemecs_ggrs::{DesyncLog, DesyncReport, DriverEvent, DriverStep, GgrsRunner, P2PDriver};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -355,16 +355,13 @@ fn a_desync_is_detected_and_the_peers_logs_name_the_frame_and_the_component() {
     assert!(a.frames().filter(|&f| f <= DRIFT).count() > 100);
 }
 
-/// Two peers, each a `P2PDriver` (the loop of polling, pacing, inputs and
-/// requests written once): both play to frame 200 over the lossy network,
-/// agree on every frame both confirmed, and hand back GGRS's events.
-#[test]
-fn two_drivers_play_a_match_and_agree() {
-    const TARGET: Frame = 200;
-    let sockets = [0, 1].map(|i| LossySocket::bind(0, SEED + 20 + i, LOSS_PER_MILLE, MAX_DELAY));
+/// Two drivers over the lossy network, `drifts[i]` says whether player
+/// `i`'s schedule makes player 0's ship drift from frame `drift_at` on.
+fn drivers(seed: u64, drift_at: Frame, drifts: [bool; 2]) -> [P2PDriver<Arena, Net>; 2] {
+    let sockets = [0, 1].map(|i| LossySocket::bind(0, seed + i, LOSS_PER_MILLE, MAX_DELAY));
     let addrs = [0, 1].map(|i| sockets[i].local_addr());
     let mut player = 0;
-    let mut drivers = sockets.map(|socket| {
+    sockets.map(|socket| {
         let me = player;
         player += 1;
         let session = SessionBuilder::<Net>::new()
@@ -379,18 +376,27 @@ fn two_drivers_play_a_match_and_agree() {
             .unwrap();
         let runner = GgrsRunner::new(
             common::world(2, SEED),
-            common::schedule(false),
+            common::schedule_drifting_from(drift_at, drifts[me]),
             session.max_prediction(),
         );
-        P2PDriver::new(session, runner, 250)
-    });
+        P2PDriver::new(session, runner, 250).with_desync_log()
+    })
+}
+
+/// Two peers, each a `P2PDriver` (the loop of polling, pacing, inputs and
+/// requests written once): both play to frame 200 over the lossy network,
+/// agree on every frame both confirmed, and hand back GGRS's events.
+#[test]
+fn two_drivers_play_a_match_and_agree() {
+    const TARGET: Frame = 200;
+    let mut drivers = drivers(SEED + 20, Frame::MAX, [false, false]);
     let mut checksums: [HashMap<Frame, u128>; 2] = [HashMap::new(), HashMap::new()];
     let mut steps = [[0u32; 4]; 2];
     let mut synchronized = [false; 2];
     let start = Instant::now();
     while drivers
         .iter()
-        .any(|driver| driver.session().confirmed_frame() < TARGET)
+        .any(|driver| driver.confirmed_frame() < TARGET)
     {
         assert!(start.elapsed() < DEADLINE, "not done in {DEADLINE:?}");
         for (me, driver) in drivers.iter_mut().enumerate() {
@@ -406,8 +412,8 @@ fn two_drivers_play_a_match_and_agree() {
             checksums[me].extend(driver.runner().saved());
             for event in driver.events() {
                 match event {
-                    GgrsEvent::Synchronized { .. } => synchronized[me] = true,
-                    GgrsEvent::DesyncDetected { frame, .. } => panic!("desync at {frame}"),
+                    DriverEvent::Session(GgrsEvent::Synchronized { .. }) => synchronized[me] = true,
+                    DriverEvent::Desync(report) => panic!("{report}"),
                     _ => {}
                 }
             }
@@ -424,7 +430,7 @@ fn two_drivers_play_a_match_and_agree() {
     assert!(steps.iter().all(|s| s[2] >= TARGET as u32), "{steps:?}");
     let confirmed = drivers
         .iter()
-        .map(|driver| driver.session().confirmed_frame())
+        .map(P2PDriver::confirmed_frame)
         .min()
         .unwrap();
     for frame in 0..=confirmed {
@@ -432,4 +438,58 @@ fn two_drivers_play_a_match_and_agree() {
         assert!(a.is_some(), "frame {frame} was never saved");
         assert_eq!(a, b, "frame {frame}");
     }
+    // Each driver logged every confirmed frame once, and no other.
+    for driver in &drivers {
+        let log = driver.desync_log().expect("asked for");
+        assert!(log.frames().eq(0..=driver.confirmed_frame()));
+    }
+}
+
+/// With player 1's schedule drifting from frame 150, each driver reports
+/// the desync as a typed event: the frame, both checksums, the other peer
+/// and its own checksums of that frame by part (which differ from the
+/// other's); the drivers' logs name frame 151 and `Vel`.
+#[test]
+fn two_drivers_report_a_desync_with_their_parts_and_their_logs_name_it() {
+    const DRIFT: Frame = 150;
+    let mut drivers = drivers(SEED + 30, DRIFT, [false, true]);
+    let mut reports: [Vec<DesyncReport<SocketAddr>>; 2] = [Vec::new(), Vec::new()];
+    let start = Instant::now();
+    while reports.iter().any(Vec::is_empty) {
+        assert!(start.elapsed() < DEADLINE, "no desync in {DEADLINE:?}");
+        for (me, driver) in drivers.iter_mut().enumerate() {
+            driver
+                .update(|player, frame| common::input(SEED, player, frame))
+                .unwrap();
+            for event in driver.events() {
+                if let DriverEvent::Desync(report) = event {
+                    reports[me].push(report);
+                }
+            }
+        }
+        std::thread::sleep(FRAME_TIME);
+    }
+    let [first, second] = reports.map(|list| list[0].clone());
+    eprintln!("{first}\n{second}");
+    for report in [&first, &second] {
+        assert!(report.frame > DRIFT, "{report}");
+        assert_ne!(report.local_checksum, report.remote_checksum, "{report}");
+    }
+    // Each side's report is the other's, mirrored.
+    if first.frame == second.frame {
+        assert_eq!(first.local_checksum, second.remote_checksum);
+        if let (Some(a), Some(b)) = (&first.parts, &second.parts) {
+            assert_ne!(a, b);
+        }
+    }
+    assert!(
+        first.parts.is_some() || second.parts.is_some(),
+        "{first}\n{second}"
+    );
+    let [a, b] = drivers.each_ref().map(|d| d.desync_log().unwrap().clone());
+    let mismatch = a.first_mismatch(&b).expect("the logs differ");
+    assert_eq!(
+        mismatch.to_string(),
+        format!("frame {}: component `Vel` differs", DRIFT + 1)
+    );
 }
