@@ -5,9 +5,9 @@
 
 use crate::errors::Errors;
 use crate::model::{
-    is_field_key, FieldModel, Role, SchemaModel, Shape, CRATE_KEY, EVENT_KEY, ON_ADD_KEY,
-    ON_INSERT_KEY, ON_REMOVE_KEY, RELATION_KEY, REQUIRES_KEY, RESOURCE_KEY, SOA_KEY, SPARSE_KEY,
-    STATE_KEY, TRACK_KEY,
+    is_field_key, FieldModel, Role, SchemaModel, Shape, CRATE_KEY, DEBUG_KEY, EVENT_KEY,
+    ON_ADD_KEY, ON_INSERT_KEY, ON_REMOVE_KEY, RELATION_KEY, REQUIRES_KEY, RESOURCE_KEY, SOA_KEY,
+    SPARSE_KEY, STATE_KEY, TRACK_KEY,
 };
 use quote::ToTokens;
 
@@ -79,15 +79,18 @@ fn check_not_generic(model: &SchemaModel, errors: &mut Errors) {
     }
 }
 
-/// The one struct-level key is `crate = path` (read by `Krate::resolve`).
+/// The struct-level keys are `crate = path` (read by `Krate::resolve`) and
+/// `debug`.
 fn check_struct_keys(model: &SchemaModel, errors: &mut Errors) {
-    for key in model.keys.iter().filter(|key| !key.is_ident(CRATE_KEY)) {
+    let known = |key: &&syn::Path| key.is_ident(CRATE_KEY) || key.is_ident(DEBUG_KEY);
+    for key in model.keys.iter().filter(|key| !known(key)) {
         errors.at(
             key,
             format_args!(
-                "unknown `#[ecs(...)]` key `{}` on schema `{}`: the only key a schema \
-                 takes is `crate = path` (the path of the `schemecs` crate, for a renamed \
-                 dependency); the other keys go on its fields",
+                "unknown `#[ecs(...)]` key `{}` on schema `{}`: the keys a schema takes \
+                 are `crate = path` (the path of the `schemecs` crate, for a renamed \
+                 dependency) and `debug` (diffs of its worlds print component values); the \
+                 other keys go on its fields",
                 path_string(key),
                 model.ident
             ),

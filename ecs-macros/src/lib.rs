@@ -30,10 +30,13 @@ use proc_macro::TokenStream;
 /// list the components (and, with `#[ecs(resource)]`, the resources) of a
 /// world.
 ///
-/// A field without a key is a component. The struct itself takes one key,
-/// `#[ecs(crate = path)]`: the path of the `schemecs` crate, for a renamed
+/// A field without a key is a component. The struct itself takes two keys:
+/// `#[ecs(crate = path)]`, the path of the `schemecs` crate, for a renamed
 /// dependency or a re-export (every derive of the crate takes it;
-/// `guide::schema`). The keys of `#[ecs(...)]` on a field, each with its
+/// `guide::schema`); and `#[ecs(debug)]`, with which
+/// `World::diff`'s report prints the two values of each entity whose
+/// component differs, through `Debug`, which every component must then
+/// implement. The keys of `#[ecs(...)]` on a field, each with its
 /// chapter of the guide
 /// ([`schemecs::guide`](https://docs.rs/schemecs/latest/schemecs/guide/)):
 ///

@@ -130,6 +130,9 @@ pub enum Role {
 /// The struct-level key that names the runtime crate, `#[ecs(crate = path)]`
 /// (read by `generate::Krate`).
 pub const CRATE_KEY: &str = "crate";
+/// The struct-level key `#[ecs(debug)]`: diffs of the schema's worlds print
+/// component values, so every component must be `Debug`.
+pub const DEBUG_KEY: &str = "debug";
 pub const RESOURCE_KEY: &str = "resource";
 pub const EVENT_KEY: &str = "event";
 pub const STATE_KEY: &str = "state";
@@ -174,7 +177,7 @@ impl<'a> SchemaModel<'a> {
             shape,
             keys: ecs_keys(
                 &input.attrs,
-                |key| key.is_ident(CRATE_KEY),
+                |key| key.is_ident(CRATE_KEY) || key.is_ident(DEBUG_KEY),
                 &mut Lifecycle::default(),
                 errors,
             ),
@@ -182,6 +185,11 @@ impl<'a> SchemaModel<'a> {
                 .map(|field| FieldModel::from_syn(field, errors))
                 .collect(),
         }
+    }
+
+    /// Whether the struct carries `#[ecs(debug)]`.
+    pub fn debug(&self) -> bool {
+        self.keys.iter().any(|key| key.is_ident(DEBUG_KEY))
     }
 
     /// The span the generated items are given: the schema's name.

@@ -26,6 +26,7 @@ use crate::event::Events;
 use crate::layout::Layout;
 use crate::stable_hash::{StableHash, StableHasher};
 use crate::storage::{Soa, SoaVec, TrackedVec};
+use core::fmt;
 
 /// How a world keeps values of `T`: a component's column (`Vec<T>`, or
 /// `TrackedVec<T>` for a tracked component), a resource (itself), an
@@ -54,6 +55,41 @@ pub trait Store<T>: Sized {
     fn hash_row(&self, row: usize, hasher: &mut StableHasher)
     where
         T: StableHash;
+    /// Writes the value a column holds for `row` through `Debug` (a
+    /// schema's diffs print it under `#[ecs(debug)]`). A store that is not a
+    /// column writes nothing.
+    fn fmt_row(&self, row: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result
+    where
+        T: fmt::Debug;
+}
+
+/// One row of a column, through `Debug`: its value.
+trait RowDebug {
+    fn fmt_row(&self, row: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+impl<T: fmt::Debug> RowDebug for Vec<T> {
+    fn fmt_row(&self, row: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.get(row) {
+            Some(value) => fmt::Debug::fmt(value, f),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<T: Soa + fmt::Debug> RowDebug for SoaVec<T> {
+    fn fmt_row(&self, row: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if row < self.len() {
+            fmt::Debug::fmt(&self.read(row), f)?;
+        }
+        Ok(())
+    }
+}
+
+impl<T, V: RowDebug + crate::storage::ColumnVec> RowDebug for TrackedVec<T, V> {
+    fn fmt_row(&self, row: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.values().fmt_row(row, f)
+    }
 }
 
 /// One row of a column, hashed: its value, then a tracked column's ticks.
@@ -127,8 +163,22 @@ macro_rules! stores {
             {
                 stores!(@row $kind self row hasher);
             }
+
+            fn fmt_row(&self, row: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result
+            where
+                T: fmt::Debug,
+            {
+                stores!(@debug $kind self row f)
+            }
         }
     };
+    (@debug column $self:ident $row:ident $f:ident) => {
+        RowDebug::fmt_row($self, $row, $f)
+    };
+    (@debug whole $self:ident $row:ident $f:ident) => {{
+        let _ = ($row, $f);
+        Ok(())
+    }};
     (@row column $self:ident $row:ident $hasher:ident) => {
         RowHash::hash_row($self, $row, $hasher)
     };
@@ -247,6 +297,32 @@ impl<T: StableHash, S> HashComponent<S> for T {
     }
 }
 
+/// A component of a schema with `#[ecs(debug)]`, whose diffs print its
+/// values: every `Debug` type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "schema `{S}` prints component values in its diffs (`#[ecs(debug)]`), but its \
+               component `{Self}` is not `Debug`",
+    label = "`{Self}` is not `Debug`",
+    note = "derive `Debug` for `{Self}`, or take `debug` out of the schema's `#[ecs(...)]`: a \
+            diff then names the entities whose values differ without printing the values"
+)]
+pub trait DebugComponent<S>: Sized {
+    /// Writes the value of one row of the column through `Debug`.
+    fn fmt_value_at<C: Store<Self>>(
+        store: &C,
+        row: usize,
+        f: &mut fmt::Formatter<'_>,
+    ) -> fmt::Result;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: fmt::Debug, S> DebugComponent<S> for T {
+    fn fmt_value_at<C: Store<T>>(store: &C, row: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        store.fmt_row(row, f)
+    }
+}
+
 /// A resource or event type of schema `S`, as far as a world's checksum is
 /// concerned: every [`StableHash`] type.
 #[doc(hidden)]
@@ -279,6 +355,15 @@ pub trait HashSchema<W>: Layout {
     fn hash_column(column: &Self::Column, hasher: &mut StableHasher);
     /// Writes the value (and ticks) of `row` of `column` into `hasher`.
     fn hash_row(column: &Self::Column, row: usize, hasher: &mut StableHasher);
+    /// Whether the schema has `#[ecs(debug)]`: [`HashSchema::fmt_row`]
+    /// prints values.
+    const PRINTS_VALUES: bool = false;
+    /// Writes the value of `row` of `column` through `Debug`, under
+    /// `#[ecs(debug)]`; nothing otherwise.
+    fn fmt_row(column: &Self::Column, row: usize, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let _ = (column, row, f);
+        Ok(())
+    }
     /// Writes every resource and event queue into `hasher`, in field order.
     fn hash_resources(resources: &Self::Resources, hasher: &mut StableHasher);
     /// Writes each resource and event queue into a hasher of its own:
@@ -329,7 +414,8 @@ macro_rules! __schema_snapshot_impls {
         resources: $resources:ident,
         components: [$($variant:ident: $component:ty),+ $(,)?],
         resource_fields: [$($field:ident: $resource:ty),* $(,)?],
-        soa_bounds: [$($soa_bound:tt)*] $(,)?
+        soa_bounds: [$($soa_bound:tt)*],
+        debug: [$($debug_variant:ident: $debug_component:ty),* $(,)?] $(,)?
     ) => {
         #[automatically_derived]
         #[allow(unreachable_patterns)]
@@ -391,8 +477,28 @@ macro_rules! __schema_snapshot_impls {
         where
             $($component: $crate::__private::HashComponent<$w>,)+
             $($resource: $crate::__private::HashResource<$w>,)*
+            $($debug_component: $crate::__private::DebugComponent<$w>,)*
             $($soa_bound)*
         {
+            const PRINTS_VALUES: bool =
+                !<[&str]>::is_empty(&[$(::core::stringify!($debug_variant)),*]);
+
+            #[allow(unreachable_patterns, unused_variables)]
+            fn fmt_row(
+                __ecs_column: &$column,
+                __ecs_row: usize,
+                __ecs_f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                match __ecs_column {
+                    $($column::$debug_variant(__ecs_values) => {
+                        <$debug_component as $crate::__private::DebugComponent<$w>>::fmt_value_at(
+                            __ecs_values, __ecs_row, __ecs_f,
+                        )
+                    })*
+                    _ => ::core::result::Result::Ok(()),
+                }
+            }
+
             #[inline]
             fn hash_column(__ecs_column: &$column, __ecs_hasher: &mut $crate::checksum::StableHasher) {
                 match __ecs_column {

@@ -261,7 +261,8 @@ pub mod __private {
     pub use crate::changes::ChangeWindow;
     pub use crate::commands::CommandQueue;
     pub use crate::component_bounds::{
-        CloneComponent, CloneResource, CloneSchema, HashComponent, HashResource, HashSchema,
+        CloneComponent, CloneResource, CloneSchema, DebugComponent, HashComponent, HashResource,
+        HashSchema,
     };
     pub use crate::lend::Lent;
     pub use crate::misuse::{

@@ -540,3 +540,121 @@ fn checksum_parts_agree_with_the_checksum() {
         "{equal} equal, {unequal} unequal"
     );
 }
+
+mod printed {
+    //! `#[ecs(debug)]`: a diff's report prints both values of each entity
+    //! whose component differs, of every kind of column.
+    use ecs::checksum::StableHash;
+    use ecs::prelude::*;
+
+    #[derive(Clone, Debug, StableHash)]
+    struct Pos(i32);
+    #[derive(Soa, Clone, Copy, Debug, StableHash)]
+    struct Vel {
+        x: i32,
+        y: i32,
+    }
+    #[derive(Clone, Debug, StableHash)]
+    struct Hp(u8);
+    #[derive(Clone, Debug, StableHash)]
+    struct Mark(String);
+    #[derive(Clone, Debug, Default, StableHash)]
+    struct Frozen;
+
+    #[derive(Schema)]
+    #[ecs(debug)]
+    struct Printed {
+        pos: Pos,
+        #[ecs(soa)]
+        vel: Vel,
+        #[ecs(track)]
+        hp: Hp,
+        #[ecs(sparse)]
+        mark: Mark,
+        frozen: Frozen,
+    }
+
+    #[test]
+    fn a_diff_of_a_debug_schema_prints_both_values() {
+        let mut a = World::<Printed>::new();
+        let ids: Vec<Entity> = (0..3)
+            .map(|i| a.spawn((Pos(i), Vel { x: i, y: i }, Hp(3), Mark(format!("m{i}")))))
+            .collect();
+        let mut b = a.clone();
+        b.get_mut::<Pos>(ids[1]).unwrap().0 = 5;
+        *b.get_soa_mut::<Vel>(ids[2]).unwrap().x = 9;
+        // The same value of Hp, written at a later tick.
+        fn nothing() {}
+        Schedule::<Printed>::new().add(nothing).run(&mut b);
+        b.get_mut::<Hp>(ids[1]).unwrap();
+        b.get_mut::<Mark>(ids[0]).unwrap().0 = "renamed".into();
+        b.insert(ids[2], (Frozen,)).unwrap();
+        let diff = a.diff(&b);
+        let pos = diff.component("Pos").unwrap();
+        assert_eq!(
+            pos.printed(),
+            [(ids[1], "Pos(1)".to_string(), "Pos(5)".to_string())]
+        );
+        assert!(diff.component("Frozen").unwrap().printed().is_empty());
+        let report = diff.to_string();
+        for line in [
+            "component `Pos`: values (or change ticks) differ for 1 entity: 1v1\n    \
+             1v1: Pos(1) in the first world, Pos(5) in the second",
+            "component `Vel`: values (or change ticks) differ for 1 entity: 2v1\n    \
+             2v1: Vel { x: 2, y: 2 } in the first world, Vel { x: 9, y: 2 } in the second",
+            "component `Hp`: values (or change ticks) differ for 1 entity: 1v1\n    \
+             1v1: Hp(3) in the first world, the same value in the second (its change ticks \
+             differ)",
+            "component `Mark`: values (or change ticks) differ for 1 entity: 0v1\n    \
+             0v1: Mark(\"m0\") in the first world, Mark(\"renamed\") in the second",
+            "component `Frozen`: in the second world only for 1 entity: 2v1",
+        ] {
+            assert!(report.contains(line), "{line}\nnot in\n{report}");
+        }
+    }
+
+    #[test]
+    fn the_values_printed_stop_at_the_shown_count() {
+        let mut a = World::<Printed>::new();
+        let ids: Vec<Entity> = (0..20)
+            .map(|i| a.spawn((Pos(i), Vel { x: 0, y: 0 })))
+            .collect();
+        let mut b = a.clone();
+        for &e in &ids {
+            b.get_mut::<Pos>(e).unwrap().0 += 100;
+        }
+        let diff = a.diff(&b);
+        let pos = diff.component("Pos").unwrap();
+        assert_eq!(pos.values().len(), 20);
+        assert_eq!(pos.printed().len(), ecs::checksum::WorldDiff::SHOWN);
+        assert_eq!(
+            pos.printed()[7],
+            (ids[7], "Pos(7)".into(), "Pos(107)".into())
+        );
+    }
+}
+
+/// `World::diff` names the system whose `Local`s differ, and only it.
+#[test]
+fn a_diff_names_the_system_whose_locals_differ() {
+    fn count(mut runs: Local<u32>) {
+        *runs += 1;
+    }
+    fn notice(mut seen: Local<usize>, q: Query<&Pos>) {
+        *seen = q.iter().count();
+    }
+    let (mut a, _) = churned(3, 50);
+    let mut schedule = Schedule::<Game>::new();
+    schedule.add(count).add(notice);
+    schedule.run(&mut a);
+    let mut b = a.clone();
+    assert!(a.diff(&b).is_empty());
+    schedule.run(&mut b);
+    let diff = a.diff(&b);
+    assert_eq!(diff.locals(), ["system `count`"], "{diff}");
+    assert!(
+        diff.to_string()
+            .contains("the systems' locals: of system `count`"),
+        "{diff}"
+    );
+}

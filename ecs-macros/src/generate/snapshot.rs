@@ -20,6 +20,15 @@ pub(super) fn snapshot_impls(model: &SchemaModel, names: &Names) -> TokenStream 
     let resource_types = model.resources().map(|field| field.ty);
     let soa_bounds = &names.soa_bounds;
     let world = &names.params.world;
+    // With `#[ecs(debug)]`: the components whose values diffs print.
+    let (debug_variants, debug_components) = if model.debug() {
+        (
+            model.components().map(|field| field.ident).collect(),
+            model.components().map(|field| field.ty).collect(),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
     quote! {
         #krate::__private::schema_snapshot_impls! {
             schema: #schema,
@@ -29,6 +38,7 @@ pub(super) fn snapshot_impls(model: &SchemaModel, names: &Names) -> TokenStream 
             components: [#(#variants: #components),*],
             resource_fields: [#(#fields: #resource_types),*],
             soa_bounds: [#soa_bounds],
+            debug: [#(#debug_variants: #debug_components),*],
         }
     }
 }

@@ -20,16 +20,19 @@ use core::fmt;
 /// The entities alive in one world only are listed; for each component
 /// whose part differs, the entities alive in both whose values (or change
 /// ticks) differ, and those that have the component in one world only;
-/// resources, event queues and states by name; the change state and the
-/// systems' locals as a whole. Its `Display` is a report bounded in
-/// length: the first [`WorldDiff::SHOWN`] entities of each list, then a
-/// count.
+/// resources, event queues and states by name; the systems' locals by the
+/// system (or run condition) that keeps them; the change state as a whole.
+/// Its `Display` is a report bounded in length: the first
+/// [`WorldDiff::SHOWN`] entities of each list, then a count. With
+/// `#[ecs(debug)]` on the schema, it also prints both values of each of
+/// those entities ([`ComponentDiff::printed`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorldDiff {
     parts: Vec<ChecksumPart>,
     only_in_self: Vec<Entity>,
     only_in_other: Vec<Entity>,
     components: Vec<ComponentDiff>,
+    locals: Vec<String>,
 }
 
 /// How one component differs between two worlds (see [`WorldDiff`]).
@@ -39,6 +42,7 @@ pub struct ComponentDiff {
     values: Vec<Entity>,
     only_in_self: Vec<Entity>,
     only_in_other: Vec<Entity>,
+    printed: Vec<(Entity, String, String)>,
 }
 
 impl ComponentDiff {
@@ -52,6 +56,14 @@ impl ComponentDiff {
     /// slot order.
     pub fn values(&self) -> &[Entity] {
         &self.values
+    }
+
+    /// With `#[ecs(debug)]` on the schema: the first [`WorldDiff::SHOWN`]
+    /// entities of [`ComponentDiff::values`], each with its value in the
+    /// first world and in the second, as `Debug` prints them (`{:?}`).
+    /// Empty without it.
+    pub fn printed(&self) -> &[(Entity, String, String)] {
+        &self.printed
     }
 
     /// The entities alive in both worlds that have the component in the
@@ -110,6 +122,14 @@ impl WorldDiff {
     /// The component `name`'s differences, if its part differs.
     pub fn component(&self, name: &str) -> Option<&ComponentDiff> {
         self.components.iter().find(|each| each.component == name)
+    }
+
+    /// Who keeps the [`Local`](crate::system::Local)s that differ, when the
+    /// locals' part does: `system `name``, `the run condition of system
+    /// `name``, ...; `system number N of a schedule` for a system neither
+    /// world knows the name of (as after a load).
+    pub fn locals(&self) -> &[String] {
+        &self.locals
     }
 
     /// The resources, event queues and states whose parts differ, by name.
@@ -214,12 +234,26 @@ impl fmt::Display for WorldDiff {
                         write!(f, "{what} {} {plural}: ", list.len())?;
                         write_entities(f, list)?;
                     }
+                    for (entity, first, second) in &diff.printed {
+                        write!(f, "\n    {entity}: {first} in the first world, ")?;
+                        if first == second {
+                            f.write_str("the same value in the second (its change ticks differ)")?;
+                        } else {
+                            write!(f, "{second} in the second")?;
+                        }
+                    }
                 }
                 ChecksumPart::OfResource(name) => write!(f, "resource `{name}`")?,
                 ChecksumPart::Changes => f.write_str(
                     "the change state (the world's tick, or which run of a schedule saw what)",
                 )?,
-                ChecksumPart::Locals => f.write_str("the systems' locals")?,
+                ChecksumPart::Locals => {
+                    f.write_str("the systems' locals")?;
+                    for (i, owner) in self.locals.iter().enumerate() {
+                        f.write_str(if i == 0 { ": of " } else { ", " })?;
+                        f.write_str(owner)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -250,6 +284,32 @@ fn value_digest<S: ChecksumSchema>(
         // A tag: having it is all there is.
     }
     Some(hasher.finish())
+}
+
+/// What entity `entity` (alive, with data component `bit`) holds of it,
+/// as `Debug` prints it (`#[ecs(debug)]`).
+fn value_text<S: ChecksumSchema>(store: &EntityStore<S>, entity: Entity, bit: u32) -> String {
+    struct Row<'c, S: ChecksumSchema>(&'c S::Column, usize);
+    impl<S: ChecksumSchema> fmt::Display for Row<'_, S> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            S::fmt_row(self.0, self.1, f)
+        }
+    }
+    if is_sparse::<S>(bit) {
+        let set = store.bins().sparse().set(bit);
+        match set.slot(entity.into()) {
+            Some(dense) => Row::<S>(set.values(), dense).to_string(),
+            None => String::new(),
+        }
+    } else {
+        match store.entities().location(entity) {
+            Some(location) => {
+                let table = store.tables().get(location.table);
+                Row::<S>(table.column(bit), location.row.index()).to_string()
+            }
+            None => String::new(),
+        }
+    }
 }
 
 /// The entities alive in `store`, in slot order.
@@ -309,9 +369,13 @@ impl<S: Layout> World<S> {
             only_in_self: Vec::new(),
             only_in_other: Vec::new(),
             components: Vec::new(),
+            locals: Vec::new(),
         };
         if diff.parts.is_empty() {
             return diff;
+        }
+        if diff.parts.contains(&ChecksumPart::Locals) {
+            diff.locals = self.locals.differing_owners(&other.locals);
         }
         let (mine, theirs) = (alive(&self.store), alive(&other.store));
         // A merge of the two lists, by slot: a slot alive in both under
@@ -353,6 +417,7 @@ impl<S: Layout> World<S> {
                 values: Vec::new(),
                 only_in_self: Vec::new(),
                 only_in_other: Vec::new(),
+                printed: Vec::new(),
             };
             for &entity in &both {
                 match (
@@ -363,6 +428,14 @@ impl<S: Layout> World<S> {
                     (Some(_), None) => component.only_in_self.push(entity),
                     (None, Some(_)) => component.only_in_other.push(entity),
                     _ => {}
+                }
+            }
+            // A tag's values all print alike; only data is worth printing.
+            if S::PRINTS_VALUES && S::DATA_BITS & (1 << bit) != 0 {
+                for &entity in component.values.iter().take(WorldDiff::SHOWN) {
+                    let first = value_text(&self.store, entity, bit);
+                    let second = value_text(&other.store, entity, bit);
+                    component.printed.push((entity, first, second));
                 }
             }
             diff.components.push(component);

@@ -414,24 +414,88 @@ impl StableHash for Locals {
             schedule.fingerprint.stable_hash(hasher);
             schedule.systems.len().stable_hash(hasher);
             for system in &schedule.systems {
-                let slots = &system.slots;
-                slots.len().stable_hash(hasher);
-                for slot in slots {
-                    match slot {
-                        LocalSlot::Out => 0u8.stable_hash(hasher),
-                        LocalSlot::Value { value, .. } => {
-                            1u8.stable_hash(hasher);
-                            value.digest().stable_hash(hasher);
-                        }
-                        #[cfg(feature = "serde")]
-                        LocalSlot::Saved { digest, .. } => {
-                            1u8.stable_hash(hasher);
-                            digest.stable_hash(hasher);
-                        }
-                    }
+                system.hash_slots(hasher);
+            }
+        }
+    }
+}
+
+impl SystemLocals {
+    /// Writes the system's locals into `hasher`: each value as its digest.
+    fn hash_slots(&self, hasher: &mut StableHasher) {
+        let slots = &self.slots;
+        slots.len().stable_hash(hasher);
+        for slot in slots {
+            match slot {
+                LocalSlot::Out => 0u8.stable_hash(hasher),
+                LocalSlot::Value { value, .. } => {
+                    1u8.stable_hash(hasher);
+                    value.digest().stable_hash(hasher);
+                }
+                #[cfg(feature = "serde")]
+                LocalSlot::Saved { digest, .. } => {
+                    1u8.stable_hash(hasher);
+                    digest.stable_hash(hasher);
                 }
             }
         }
+    }
+
+    fn digest(&self) -> u128 {
+        let mut hasher = StableHasher::new();
+        self.hash_slots(&mut hasher);
+        hasher.finish()
+    }
+}
+
+impl Locals {
+    /// Who keeps the locals that differ between `self` and `other`: per
+    /// schedule (matched by fingerprint) and place, the system or run
+    /// condition by name (`system number N of a schedule` where neither
+    /// world knows the name, as after a load); a schedule whose locals only
+    /// one world holds, as a whole. In the order of `self`'s schedules,
+    /// then `other`'s.
+    pub(crate) fn differing_owners(&self, other: &Locals) -> Vec<String> {
+        let mut owners = Vec::new();
+        let name = |mine: Option<&SystemLocals>, theirs: Option<&SystemLocals>, index: usize| {
+            let owner = mine
+                .and_then(|system| system.owner.as_ref())
+                .or_else(|| theirs.and_then(|system| system.owner.as_ref()));
+            match owner {
+                Some(owner) => owner.to_string(),
+                None => format!("system number {} of a schedule", index + 1),
+            }
+        };
+        for schedule in &self.schedules {
+            let theirs = other
+                .schedules
+                .iter()
+                .find(|each| each.fingerprint == schedule.fingerprint);
+            let Some(theirs) = theirs else {
+                owners.push("a schedule that ran on the first world only".to_owned());
+                continue;
+            };
+            let places = schedule.systems.len().max(theirs.systems.len());
+            for index in 0..places {
+                let (a, b) = (schedule.systems.get(index), theirs.systems.get(index));
+                let empty = SystemLocals::default().digest();
+                let digest =
+                    |system: Option<&SystemLocals>| system.map_or(empty, SystemLocals::digest);
+                if digest(a) != digest(b) {
+                    owners.push(name(a, b, index));
+                }
+            }
+        }
+        for schedule in &other.schedules {
+            if !self
+                .schedules
+                .iter()
+                .any(|each| each.fingerprint == schedule.fingerprint)
+            {
+                owners.push("a schedule that ran on the second world only".to_owned());
+            }
+        }
+        owners
     }
 }
 

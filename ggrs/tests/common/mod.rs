@@ -113,7 +113,9 @@ pub struct Stats {
     pub noise: u64,
 }
 
+/// With `#[ecs(debug)]`: a diagnosis prints the values that differ.
 #[derive(Schema)]
+#[ecs(debug)]
 pub struct Arena {
     pos: Pos,
     vel: Vel,

@@ -155,12 +155,19 @@ fn a_mismatch_is_traced_to_its_system_component_entity_and_frame() {
             .unwrap();
         let vel = divergence.diff().component("Vel").expect("it wrote Vel");
         assert_eq!(vel.values(), [ship]);
+        // The arena's schema has `#[ecs(debug)]`: both values are printed.
+        let [(printed, first, second)] = vel.printed() else {
+            panic!("one value printed: {diagnosis}");
+        };
+        assert_eq!(*printed, ship);
+        assert!(first.starts_with("Vel {") && first != second, "{diagnosis}");
         assert_eq!(divergence.diff().components().len(), 1, "{diagnosis}");
         let report = diagnosis.to_string();
         for needle in [
             format!("frame {frame}:"),
             "system `glitch` (number 5 in program order)".to_owned(),
             format!("component `Vel`: values (or change ticks) differ for 1 entity: {ship}"),
+            format!("{ship}: {first} in the first world, {second} in the second"),
         ] {
             assert!(report.contains(&needle), "{needle:?} not in {report}");
         }
