@@ -97,24 +97,15 @@
 //! `tags` after `tables`, and in a table `values` after `components` and
 //! `entities`, which the sorted order keeps.
 //!
-//! ```
-//! use schemecs::prelude::*;
-//! use serde::{Deserialize, Serialize};
+//! A table of one entity, from `serde_json::to_string_pretty(&world.readable())`
+//! (the whole example is on `Readable`, feature `serde`):
 //!
-//! #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-//! pub struct Hp(pub i32);
-//! #[derive(Schema)]
-//! pub struct Game { hp: Hp }
-//!
-//! let mut world = World::<Game>::new();
-//! let hero = world.spawn((Hp(10),));
-//! let mut save = serde_json::to_value(world.readable()).unwrap();
-//! let table = &mut save["tables"][1];
-//! assert_eq!(table["components"], serde_json::json!(["hp"]));
-//! assert_eq!(table["entities"][0], "0v1");
-//! table["values"]["hp"][0] = 99.into(); // cheat
-//! let patched = World::<Game>::load(save).unwrap();
-//! assert_eq!(patched.get::<Hp>(hero), Some(&Hp(99)));
+//! ```text
+//! {
+//!   "components": ["hp"],
+//!   "entities": ["0v1"],
+//!   "values": { "hp": [10] }
+//! }
 //! ```
 //!
 //! In JSON, for 100,000 entities of four components (`benches/snapshot.rs`,
