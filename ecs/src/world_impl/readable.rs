@@ -400,6 +400,38 @@ fn check_ids(
     Ok(())
 }
 
+/// Reads an object keyed by the field names of the components `bits`, each
+/// once, in any order: each value by `read(bit, map)`, returned in the
+/// order of `bits`. `unknown` and `missing` make the errors for a name
+/// that is not one of them and for one that is not there; `within` names
+/// the object for a name given twice.
+fn read_by_component<'de, S: Schema, A: MapAccess<'de>, T>(
+    map: &mut A,
+    bits: &[u32],
+    within: &str,
+    mut read: impl FnMut(u32, &mut A) -> Result<T, A::Error>,
+    unknown: impl Fn(&str) -> A::Error,
+    missing: impl Fn(&str) -> A::Error,
+) -> Result<Vec<T>, A::Error> {
+    let name = |bit: u32| S::COMPONENT_FIELDS[bit as usize];
+    let mut read_values: Vec<Option<T>> = bits.iter().map(|_| None).collect();
+    while let Some(key) = map.next_key::<Key>()? {
+        let at = bits
+            .iter()
+            .position(|&bit| name(bit) == key)
+            .ok_or_else(|| unknown(&key))?;
+        if read_values[at].is_some() {
+            return Err(key_twice(within, &key));
+        }
+        read_values[at] = Some(read(bits[at], map)?);
+    }
+    read_values
+        .into_iter()
+        .zip(bits)
+        .map(|(value, &bit)| value.ok_or_else(|| missing(name(bit))))
+        .collect()
+}
+
 /// The header: the schema's names.
 struct HeaderSeed<S>(PhantomData<S>);
 
@@ -722,41 +754,32 @@ where
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let bits: Vec<u32> = self.mask.intersection(S::Mask::DATA).iter_bits().collect();
-        let mut columns: Vec<Option<S::Column>> = bits.iter().map(|_| None).collect();
         let components = || names_of::<S>(self.mask.bits().to_u128()).collect::<Vec<_>>();
-        while let Some(name) = map.next_key::<Key>()? {
-            let at = bits
-                .iter()
-                .position(|&bit| S::COMPONENT_FIELDS[bit as usize] == name)
-                .ok_or_else(|| {
-                    reject::<A::Error>(format_args!(
-                        "a table of [{}] has values of `{name}`, which is not one of its \
-                         components that carry data",
-                        components().join(", ")
-                    ))
-                })?;
-            if columns[at].is_some() {
-                return Err(key_twice("a table's values", &name));
-            }
-            columns[at] = Some(map.next_value_seed(ColumnSeed::<S> {
-                bit: bits[at],
-                rows: self.rows,
-                marker: PhantomData,
-            })?);
-        }
-        columns
-            .into_iter()
-            .zip(&bits)
-            .map(|(column, &bit)| {
-                column.ok_or_else(|| {
-                    reject(format_args!(
-                        "a table of [{}] lacks the values of `{}`",
-                        components().join(", "),
-                        S::COMPONENT_FIELDS[bit as usize]
-                    ))
+        read_by_component::<S, _, _>(
+            &mut map,
+            &bits,
+            "a table's values",
+            |bit, map| {
+                map.next_value_seed(ColumnSeed::<S> {
+                    bit,
+                    rows: self.rows,
+                    marker: PhantomData,
                 })
-            })
-            .collect()
+            },
+            |name| {
+                reject(format_args!(
+                    "a table of [{}] has values of `{name}`, which is not one of its \
+                     components that carry data",
+                    components().join(", ")
+                ))
+            },
+            |name| {
+                reject(format_args!(
+                    "a table of [{}] lacks the values of `{name}`",
+                    components().join(", ")
+                ))
+            },
+        )
     }
 }
 
@@ -790,35 +813,27 @@ where
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         const WITHIN: &str = "the tags";
         let bits: Vec<u32> = S::Mask::TAGS.iter_bits().collect();
-        let names: Vec<&str> = bits
-            .iter()
-            .map(|&bit| S::COMPONENT_FIELDS[bit as usize])
-            .collect();
-        let mut bags: Vec<Option<S::Column>> = bits.iter().map(|_| None).collect();
-        while let Some(name) = map.next_key::<Key>()? {
-            let at = names
-                .iter()
-                .position(|tag| **tag == *name)
-                .ok_or_else(|| key_unknown::<A::Error>(WITHIN, &name, &names))?;
-            if bags[at].is_some() {
-                return Err(key_twice(WITHIN, &name));
-            }
-            let rows = self
-                .tables
-                .iter()
-                .filter(|table| table.mask().has(bits[at]))
-                .map(|table| table.len())
-                .sum();
-            bags[at] = Some(map.next_value_seed(ColumnSeed::<S> {
-                bit: bits[at],
-                rows,
-                marker: PhantomData,
-            })?);
-        }
-        bags.into_iter()
-            .zip(names)
-            .map(|(bag, name)| bag.ok_or_else(|| key_missing(WITHIN, name)))
-            .collect()
+        let names: Vec<&str> = names_of::<S>(S::Mask::TAGS.bits().to_u128()).collect();
+        read_by_component::<S, _, _>(
+            &mut map,
+            &bits,
+            WITHIN,
+            |bit, map| {
+                let rows = self
+                    .tables
+                    .iter()
+                    .filter(|table| table.mask().has(bit))
+                    .map(|table| table.len())
+                    .sum();
+                map.next_value_seed(ColumnSeed::<S> {
+                    bit,
+                    rows,
+                    marker: PhantomData,
+                })
+            },
+            |name| key_unknown(WITHIN, name, &names),
+            |name| key_missing(WITHIN, name),
+        )
     }
 }
 
@@ -850,28 +865,20 @@ where
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         const WITHIN: &str = "the sparse sets";
         let bits: Vec<u32> = sparse_bits::<S>().collect();
-        let names: Vec<&str> = bits
-            .iter()
-            .map(|&bit| S::COMPONENT_FIELDS[bit as usize])
-            .collect();
-        let mut sets: Vec<Option<(Named, S::Column)>> = bits.iter().map(|_| None).collect();
-        while let Some(name) = map.next_key::<Key>()? {
-            let at = names
-                .iter()
-                .position(|sparse| **sparse == *name)
-                .ok_or_else(|| key_unknown::<A::Error>(WITHIN, &name, &names))?;
-            if sets[at].is_some() {
-                return Err(key_twice(WITHIN, &name));
-            }
-            sets[at] = Some(map.next_value_seed(SetSeed::<S> {
-                bit: bits[at],
-                marker: PhantomData,
-            })?);
-        }
-        sets.into_iter()
-            .zip(names)
-            .map(|(set, name)| set.ok_or_else(|| key_missing(WITHIN, name)))
-            .collect()
+        let names: Vec<&str> = names_of::<S>(S::SPARSE_BITS).collect();
+        read_by_component::<S, _, _>(
+            &mut map,
+            &bits,
+            WITHIN,
+            |bit, map| {
+                map.next_value_seed(SetSeed::<S> {
+                    bit,
+                    marker: PhantomData,
+                })
+            },
+            |name| key_unknown(WITHIN, name, &names),
+            |name| key_missing(WITHIN, name),
+        )
     }
 }
 
