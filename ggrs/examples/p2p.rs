@@ -171,7 +171,8 @@ fn play(
         false => path.clone(),
     });
     if log_path.is_some() {
-        driver = driver.with_desync_log();
+        // The whole match: it is short, and the two logs are compared after.
+        driver = driver.with_desync_log(usize::MAX);
     }
     let write_log = |driver: &P2PDriver<Arena, Net>| -> Result<(), String> {
         match (&log_path, driver.desync_log()) {

@@ -23,8 +23,10 @@ use std::fmt;
 /// ```
 ///
 /// A log holds every frame recorded, a few hundred bytes each (one name
-/// and digest per part): for a long match, write it out now and then and
-/// go on in a new one.
+/// and digest per part), until [`DesyncLog::keep_last`] drops the earliest:
+/// for a long match, keep a window of recent frames (a desync shows within
+/// GGRS's check interval and the prediction window of where it began), or
+/// write the log out now and then and go on in a new one.
 ///
 /// [`World::checksum_parts`]: schemecs::world::World::checksum_parts
 /// [`GgrsRunner::log_confirmed`]: crate::GgrsRunner::log_confirmed
@@ -107,6 +109,24 @@ impl DesyncLog {
             .map(|(part, digest)| (part_key(part), digest))
             .collect();
         self.frames.insert(frame, parts);
+    }
+
+    /// Drops the earliest frames recorded, keeping the last `frames` of
+    /// them (all of them if there are no more).
+    pub fn keep_last(&mut self, frames: usize) {
+        while self.frames.len() > frames {
+            self.frames.pop_first();
+        }
+    }
+
+    /// The number of frames recorded.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Whether no frame is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
     }
 
     /// The frames recorded, in order.

@@ -158,8 +158,9 @@ pub struct P2PDriver<S: schemecs::schema::Schema, C: Config> {
     skip: u32,
     events: Vec<DriverEvent<C>>,
     locals: Vec<PlayerHandle>,
-    /// Every confirmed frame's checksums by part, when kept.
-    log: Option<DesyncLog>,
+    /// The last confirmed frames' checksums by part, when kept, and how
+    /// many frames to keep.
+    log: Option<(DesyncLog, usize)>,
     /// The session's confirmed frame as of the last advance.
     confirmed: Frame,
 }
@@ -188,18 +189,22 @@ where
         }
     }
 
-    /// Keeps a [`DesyncLog`] of every confirmed frame's checksums by part
-    /// ([`P2PDriver::desync_log`]), recorded after each advance: what to
-    /// write to a file and compare with the other peer's after a desync.
-    pub fn with_desync_log(mut self) -> Self {
-        self.log = Some(DesyncLog::new());
+    /// Keeps a [`DesyncLog`] of the last `frames` confirmed frames'
+    /// checksums by part ([`P2PDriver::desync_log`]), recorded after each
+    /// advance: what to write to a file and compare with the other peer's
+    /// after a desync. A frame costs a few hundred bytes; a desync shows
+    /// within GGRS's check interval and prediction window of where it
+    /// began, so a few hundred frames are enough for a diagnosis, and
+    /// `usize::MAX` keeps the whole match.
+    pub fn with_desync_log(mut self, frames: usize) -> Self {
+        self.log = Some((DesyncLog::new(), frames.max(1)));
         self
     }
 
     /// The log of confirmed frames, if [`P2PDriver::with_desync_log`]
     /// asked for one.
     pub fn desync_log(&self) -> Option<&DesyncLog> {
-        self.log.as_ref()
+        self.log.as_ref().map(|(log, _)| log)
     }
 
     /// One turn of the game's loop: polls the network, gathers GGRS's
@@ -272,8 +277,9 @@ where
                 // arrived: the frames confirmed now are simulated with their
                 // confirmed inputs.
                 self.confirmed = self.session.confirmed_frame();
-                if let Some(log) = &mut self.log {
+                if let Some((log, frames)) = &mut self.log {
                     self.runner.log_confirmed(log, self.confirmed);
+                    log.keep_last(*frames);
                 }
                 Ok(DriverStep::Advanced {
                     frame: self.runner.frame(),

@@ -357,7 +357,12 @@ fn a_desync_is_detected_and_the_peers_logs_name_the_frame_and_the_component() {
 
 /// Two drivers over the lossy network, `drifts[i]` says whether player
 /// `i`'s schedule makes player 0's ship drift from frame `drift_at` on.
-fn drivers(seed: u64, drift_at: Frame, drifts: [bool; 2]) -> [P2PDriver<Arena, Net>; 2] {
+fn drivers(
+    seed: u64,
+    drift_at: Frame,
+    drifts: [bool; 2],
+    window: usize,
+) -> [P2PDriver<Arena, Net>; 2] {
     let sockets = [0, 1].map(|i| LossySocket::bind(0, seed + i, LOSS_PER_MILLE, MAX_DELAY));
     let addrs = [0, 1].map(|i| sockets[i].local_addr());
     let mut player = 0;
@@ -379,7 +384,7 @@ fn drivers(seed: u64, drift_at: Frame, drifts: [bool; 2]) -> [P2PDriver<Arena, N
             common::schedule_drifting_from(drift_at, drifts[me]),
             session.max_prediction(),
         );
-        P2PDriver::new(session, runner, 250).with_desync_log()
+        P2PDriver::new(session, runner, 250).with_desync_log(window)
     })
 }
 
@@ -389,7 +394,7 @@ fn drivers(seed: u64, drift_at: Frame, drifts: [bool; 2]) -> [P2PDriver<Arena, N
 #[test]
 fn two_drivers_play_a_match_and_agree() {
     const TARGET: Frame = 200;
-    let mut drivers = drivers(SEED + 20, Frame::MAX, [false, false]);
+    let mut drivers = drivers(SEED + 20, Frame::MAX, [false, false], 50);
     let mut checksums: [HashMap<Frame, u128>; 2] = [HashMap::new(), HashMap::new()];
     let mut steps = [[0u32; 4]; 2];
     let mut synchronized = [false; 2];
@@ -438,10 +443,16 @@ fn two_drivers_play_a_match_and_agree() {
         assert!(a.is_some(), "frame {frame} was never saved");
         assert_eq!(a, b, "frame {frame}");
     }
-    // Each driver logged every confirmed frame once, and no other.
+    // Each driver logged every confirmed frame once, and no other, and
+    // kept the last 50.
     for driver in &drivers {
         let log = driver.desync_log().expect("asked for");
-        assert!(log.frames().eq(0..=driver.confirmed_frame()));
+        let last = driver.confirmed_frame();
+        assert!(
+            log.frames().eq(last - 49..=last),
+            "{:?}",
+            log.frames().collect::<Vec<_>>()
+        );
     }
 }
 
@@ -452,7 +463,7 @@ fn two_drivers_play_a_match_and_agree() {
 #[test]
 fn two_drivers_report_a_desync_with_their_parts_and_their_logs_name_it() {
     const DRIFT: Frame = 150;
-    let mut drivers = drivers(SEED + 30, DRIFT, [false, true]);
+    let mut drivers = drivers(SEED + 30, DRIFT, [false, true], usize::MAX);
     let mut reports: [Vec<DesyncReport<SocketAddr>>; 2] = [Vec::new(), Vec::new()];
     let start = Instant::now();
     while reports.iter().any(Vec::is_empty) {
