@@ -34,7 +34,13 @@
 //! The whole program, a sync test, is the doctest of `GgrsRunner` in
 //! `schemecs-ggrs` (this crate does not depend on it);
 //! `cargo run --release -p schemecs-ggrs --example p2p -- --both` plays two
-//! peers over UDP.
+//! peers over UDP. For peer-to-peer, its `P2PDriver` is the loop above
+//! written once: it polls, paces the frames (slower while ahead of the
+//! other peers), asks a callback for each local input, advances, and hands
+//! GGRS's events back as values, a desync with this peer's checksums by
+//! part. Systems read the frame being simulated from `PlayerInputs::frame`,
+//! which snapshots hold; the confirmed frame stays outside the world,
+//! since it depends on when packets arrive and would differ between peers.
 //!
 //! The ways a rollback game usually desyncs, as bevy_ggrs lists them, and
 //! where each stands here:
