@@ -6,7 +6,9 @@
 //!
 //! `cargo test -p ecs-tests --features serde --test saves -- readable::`
 
-use super::save_adversarial::{assert_same, build, refused, small, Big, Hp, Pos, Small};
+use super::save_adversarial::{
+    assert_same, build, exercise, flips_never_panic, refused, small, Big, Hp, Pos, Small,
+};
 use ecs::prelude::*;
 use serde_json::{json, Value};
 
@@ -313,4 +315,24 @@ fn the_compact_form_keys_resources_by_name_and_still_loads_them_as_a_list() {
         .collect();
     value[5] = Value::Array(listed);
     assert_same(World::load(value).unwrap(), world, "resources as a list");
+}
+
+#[test]
+fn random_byte_flips_of_a_readable_save_never_panic() {
+    let seeds: Vec<Vec<u8>> = [small().world, build(21), build(22)]
+        .iter()
+        .map(|w| serde_json::to_vec(&w.readable()).unwrap())
+        .collect();
+    flips_never_panic(
+        "random_byte_flips_of_a_readable_save_never_panic",
+        &seeds,
+        |input| {
+            World::<Big>::load(&mut serde_json::Deserializer::from_slice(input)).is_ok_and(
+                |world| {
+                    exercise(world);
+                    true
+                },
+            )
+        },
+    );
 }

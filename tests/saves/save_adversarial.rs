@@ -512,7 +512,7 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
 
 /// Uses every part of a loaded world, so that a broken invariant would
 /// show: runs the loop, reads events, moves and despawns everything.
-fn exercise(mut world: World<Big>) {
+pub(super) fn exercise(mut world: World<Big>) {
     let _ = world.checksum();
     let mut cursor = EventCursor::<Hit>::default();
     let _ = cursor.read(&world).count();
@@ -900,62 +900,92 @@ fn changes_naming_a_schedule_twice_are_refused() {
 
 #[test]
 fn random_byte_flips_never_panic() {
-    let cases: u64 = std::env::var("ECS_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(4000);
     let seeds: Vec<Vec<u8>> = [small().world, build(21), build(22)]
         .iter()
         .map(|w| postcard::to_stdvec(w).unwrap())
         .collect();
-    // Quiet the panics this test catches (the others' still print).
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().name() != Some("random_byte_flips_never_panic") {
-            previous(info);
-        }
-    }));
-    let mut rng = Rng::new(0x5a5e);
-    let started = std::time::Instant::now();
-    // Each kind of panic (its message's start), how often, first case.
-    let mut failures: std::collections::BTreeMap<String, (u32, u64)> = Default::default();
-    let (mut loaded, mut refused, mut locals) = (0u32, 0u32, 0u32);
-    for case in 0..cases {
-        if started.elapsed() > Duration::from_secs(60) {
-            break;
-        }
-        let mut input = rng.pick(&seeds).clone();
-        for _ in 0..=rng.below(3) {
-            let at = rng.below(input.len() as u64) as usize;
-            match rng.below(3) {
-                0 => input[at] ^= 1 << rng.below(8),
-                1 => input[at] = rng.next_u64() as u8,
-                _ => input[at] = input[at].wrapping_add(1),
-            }
-        }
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            match World::<Big>::load(&mut postcard::Deserializer::from_bytes(&input)) {
-                Ok(world) => {
-                    exercise(world);
-                    true
-                }
-                Err(_) => false,
+    flips_never_panic(
+        "save_adversarial::random_byte_flips_never_panic",
+        &seeds,
+        |input| {
+            World::<Big>::load(&mut postcard::Deserializer::from_bytes(input)).is_ok_and(|world| {
+                exercise(world);
+                true
+            })
+        },
+    );
+}
+
+/// Loads (with `load`, which says whether it loaded and then used the
+/// world) copies of `seeds` with a few random bytes changed, `ECS_FUZZ_CASES`
+/// of them (4,000) or a minute's worth: none may panic, but for the one
+/// panic the docs allow (a `SavedLocal` whose bytes are not its value, at
+/// its system's first run), and some must load and some not. The cases run
+/// on a thread of their own, named `fuzz: {test}`, whose panics (caught)
+/// stay quiet.
+pub(super) fn flips_never_panic(
+    test: &str,
+    seeds: &[Vec<u8>],
+    load: impl Fn(&[u8]) -> bool + Sync,
+) {
+    static QUIET: std::sync::Once = std::sync::Once::new();
+    QUIET.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let fuzzing = std::thread::current()
+                .name()
+                .is_some_and(|name| name.starts_with("fuzz: "));
+            if !fuzzing {
+                previous(info);
             }
         }));
-        match outcome {
-            Ok(true) => loaded += 1,
-            Ok(false) => refused += 1,
-            // A `SavedLocal`'s bytes are decoded when its system first runs: a
-            // flip there is the one panic the docs allow, naming the system.
-            Err(panic) if is_local_mismatch(&panic_text(&panic)) => locals += 1,
-            Err(panic) => {
-                let text: String = panic_text(&panic).chars().take(100).collect();
-                failures.entry(text).or_insert((0, case)).0 += 1;
+    });
+    let cases: u64 = std::env::var("ECS_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4000);
+    let run = || {
+        let mut rng = Rng::new(0x5a5e);
+        let started = std::time::Instant::now();
+        // Each kind of panic (its message's start), how often, first case.
+        let mut failures: std::collections::BTreeMap<String, (u32, u64)> = Default::default();
+        let (mut loaded, mut refused, mut locals) = (0u32, 0u32, 0u32);
+        for case in 0..cases {
+            if started.elapsed() > Duration::from_secs(60) {
+                break;
+            }
+            let mut input = rng.pick(seeds).clone();
+            for _ in 0..=rng.below(3) {
+                let at = rng.below(input.len() as u64) as usize;
+                match rng.below(3) {
+                    0 => input[at] ^= 1 << rng.below(8),
+                    1 => input[at] = rng.next_u64() as u8,
+                    _ => input[at] = input[at].wrapping_add(1),
+                }
+            }
+            match catch_unwind(AssertUnwindSafe(|| load(&input))) {
+                Ok(true) => loaded += 1,
+                Ok(false) => refused += 1,
+                // A `SavedLocal`'s bytes are decoded when its system first
+                // runs: a flip there is the one panic the docs allow, naming
+                // the system.
+                Err(panic) if is_local_mismatch(&panic_text(&panic)) => locals += 1,
+                Err(panic) => {
+                    let text: String = panic_text(&panic).chars().take(100).collect();
+                    failures.entry(text).or_insert((0, case)).0 += 1;
+                }
             }
         }
-    }
-    // The default hook again, so that this test's own failure prints.
-    drop(std::panic::take_hook());
+        (failures, loaded, refused, locals)
+    };
+    let (failures, loaded, refused, locals) = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name(format!("fuzz: {test}"))
+            .spawn_scoped(scope, run)
+            .expect("a thread")
+            .join()
+            .expect("the cases catch their panics")
+    });
     assert!(
         failures.is_empty(),
         "{} panics ({loaded} loaded, {refused} refused, {locals} locals that do not decode), \
