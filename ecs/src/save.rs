@@ -153,7 +153,7 @@ macro_rules! __schema_serde_resources {
                         self,
                         mut __ecs_map: __A,
                     ) -> ::core::result::Result<Self::Value, __A::Error> {
-                        const __ECS_WITHIN: &str = "the resources";
+                        const __ECS_WITHIN: &str = "the `resources` object";
                         $(let mut $field: ::core::option::Option<$param> = ::core::option::Option::None;)*
                         while let ::core::option::Option::Some(__ecs_key) =
                             __ecs_map.next_key::<$crate::__private::Key>()?
@@ -315,9 +315,12 @@ mod with_serde {
     #[doc(hidden)]
     pub fn key_unknown<E: Error>(within: &str, key: &str, expected: &[&str]) -> E {
         let expected: Vec<String> = expected.iter().map(|key| format!("`{key}`")).collect();
+        let expected = match expected.is_empty() {
+            true => "it takes none".to_owned(),
+            false => expected.join(", "),
+        };
         reject(format_args!(
-            "{within} of the save has `{key}`, which is not one of its keys ({})",
-            expected.join(", ")
+            "{within} of the save has `{key}`, which is not one of its keys ({expected})"
         ))
     }
 

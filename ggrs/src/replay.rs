@@ -109,6 +109,9 @@ impl std::error::Error for ReplayError {}
 
 /// Records a match into a [`Replay`]: made from the world the match starts
 /// from, then fed after each frame's requests with the frames confirmed.
+/// It grows with the match, as a recording must: each frame's inputs (one
+/// per player) and, every `every` frames, one set of checksums by part (a
+/// few hundred bytes).
 ///
 /// ```text
 /// let mut recorder = ReplayRecorder::new(runner.world(), 2, 10)?;

@@ -118,10 +118,11 @@ pub struct Query<'w, Q: QueryData, F = ()> {
 /// Where each table of a query is in its list, by table id: for the ids
 /// from the first table matched to the last, the index of the table's first
 /// piece (`u32::MAX` for a table the query does not match) and whether the
-/// table is [`WHOLE`], so that a lookup finds its table in one step rather than a binary search. Its size
-/// is kept to a few times the query's own list: when the matched ids are
-/// spread wider than that (a few tables among thousands), it is left empty
-/// and lookups search, as making it would cost more than the lookups save.
+/// table is [`WHOLE`], so that a lookup finds its table in one step rather
+/// than a binary search. Its size is kept to a few times the query's own
+/// list: when the matched ids are spread wider than that (a few tables
+/// among thousands), it is left empty and lookups search, as making it
+/// would cost more than the lookups save.
 struct TablePlaces {
     /// The first table id `places` covers.
     first: usize,

@@ -758,7 +758,7 @@ where
         read_by_component::<S, _, _>(
             &mut map,
             &bits,
-            "a table's values",
+            "a table's `values` object",
             |bit, map| {
                 map.next_value_seed(ColumnSeed::<S> {
                     bit,
@@ -811,7 +811,7 @@ where
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        const WITHIN: &str = "the tags";
+        const WITHIN: &str = "the `tags` object";
         let bits: Vec<u32> = S::Mask::TAGS.iter_bits().collect();
         let names: Vec<&str> = names_of::<S>(S::Mask::TAGS.bits().to_u128()).collect();
         read_by_component::<S, _, _>(
@@ -863,7 +863,7 @@ where
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        const WITHIN: &str = "the sparse sets";
+        const WITHIN: &str = "the `sparse` object";
         let bits: Vec<u32> = sparse_bits::<S>().collect();
         let names: Vec<&str> = names_of::<S>(S::SPARSE_BITS).collect();
         read_by_component::<S, _, _>(
