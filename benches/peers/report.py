@@ -4,9 +4,9 @@
 Reads criterion's results, TARGET/criterion/<group>/<bench>/new/estimates.json
 (the median's point estimate, in nanoseconds), and prints for each workload
 every contender's median, its ratio to the hand-written baseline, and for our
-contenders the ratio to the fastest comparable peer (see `kept`). Optionally writes
-the same as a markdown section and as an SVG bar chart of median / baseline
-on a log scale.
+contenders the ratio to the fastest comparable peer (see `sort_of`).
+Optionally writes the same as a markdown section and as an SVG bar chart of
+median / baseline on a log scale.
 
     report.py TARGET [--flags FLAGS] [--note TEXT] [--svg FILE] [--markdown FILE]
 
@@ -14,8 +14,9 @@ Contenders are told apart by name: `ours…` (or `ecs…`) is this crate, `basel
 hand-written baseline (`baseline` itself is the one ratios are taken to),
 anything else a peer. A contender whose name ends in `_prepared` or `_cached`
 keeps its query across passes; the others make it per pass (or have no
-query). Ours of one sort is compared with peers of the same sort. Python 3
-standard library only.
+query); in simple_insert, one-at-a-time spawns and batch spawns are two
+sorts too (`OPERATIONS`). Ours of one sort is compared with peers of the
+same sort. Python 3 standard library only.
 """
 
 import argparse
@@ -65,11 +66,32 @@ def kept(name):
     return name.endswith(("_prepared", "_cached"))
 
 
-def comparable_peer(name, peers):
+# Workloads whose contenders do one of several operations, by name; a
+# contender not named here does the workload's first. In simple_insert,
+# `ours`, `hecs_spawn` and `bevy_spawn` spawn one entity at a time and the
+# others use a batch spawn: one-at-a-time spawns are compared with each
+# other, not with a peer's batch.
+OPERATIONS = {
+    "simple_insert": {
+        "ours_batch": "batch",
+        "hecs": "batch",
+        "bevy": "batch",
+    },
+}
+
+
+def sort_of(workload, name):
+    """What contender `name` of `workload` is compared by: whether it keeps
+    its query across passes, and which of the workload's operations it does."""
+    return (kept(name), OPERATIONS.get(workload, {}).get(name))
+
+
+def comparable_peer(workload, name, peers):
     """The fastest peer to compare our contender `name` with: of the peers
-    that keep their query across passes if `name` does, of the others if it
-    does not; of all peers where that sort has none. (name, median) or None."""
-    like = {n: t for n, t in peers.items() if kept(n) == kept(name)} or peers
+    of its sort (see `sort_of`); of all peers where that sort has none.
+    (name, median) or None."""
+    mine = sort_of(workload, name)
+    like = {n: t for n, t in peers.items() if sort_of(workload, n) == mine} or peers
     return min(like.items(), key=lambda kv: kv[1]) if like else None
 
 
@@ -169,7 +191,7 @@ def summarise(results):
         for name in sorted(benches, key=sort_key):
             t = benches[name]
             vs_base = t / base if base else None
-            peer = comparable_peer(name, peers) if kind(name) == "ours" else None
+            peer = comparable_peer(workload, name, peers) if kind(name) == "ours" else None
             vs_peer = (t / peer[1], peer[0]) if peer else None
             rows.append((name, t, vs_base, vs_peer))
         summary.append((workload, rows))

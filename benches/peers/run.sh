@@ -11,7 +11,9 @@
 #
 # Arguments go to criterion, e.g. `--warm-up-time 1 --measurement-time 2`
 # for a short run, or a filter such as `simple_iter`. PEERS_NOTE, if set, is
-# added to the captions (say there how the machine was loaded).
+# added to the captions (say there how the machine was loaded). With
+# PEERS_REPORT_ONLY=1 nothing is run: the reports are written again from the
+# results the last run left in target/ (give the same arguments and note).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -33,10 +35,12 @@ run() {
     shift 2
     local target="$here/target/$name"
     printf '\n==> RUSTFLAGS="%s" (target/%s)\n' "$flags" "$name"
-    # Results of benchmarks that no longer exist must not reach the report.
-    rm -rf "$target/criterion"
-    (cd "$here" && CARGO_TARGET_DIR="$target" RUSTFLAGS="$flags" \
-        cargo bench --bench peers -- "$@")
+    if [[ ${PEERS_REPORT_ONLY:-} != 1 ]]; then
+        # Results of benchmarks that no longer exist must not reach the report.
+        rm -rf "$target/criterion"
+        (cd "$here" && CARGO_TARGET_DIR="$target" RUSTFLAGS="$flags" \
+            cargo bench --bench peers -- "$@")
+    fi
     python3 "$here/report.py" "$target" --flags "$flags" --note "$note" \
         --svg "$docs/peers-$name.svg" --markdown "$work/$name.md"
 }
@@ -57,7 +61,9 @@ run native "-C target-cpu=native" "$@"
     echo "for the others; of all peers where that sort has none. The peer is"
     echo "named beside each ratio. Only frag_iter, where it matters (26 small"
     echo "tables), has both sorts; elsewhere \`bevy\` runs a \`QueryState\` made"
-    echo "before timing (or a system), as ecs_bench_suite does."
+    echo "before timing (or a system), as ecs_bench_suite does. In simple_insert,"
+    echo "\`ours\` spawns one entity at a time and is compared with \`hecs_spawn\`"
+    echo "and \`bevy_spawn\`, which do too; \`ours_batch\` with their batch spawns."
     echo
     cat "$work/default.md"
     echo
