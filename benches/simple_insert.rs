@@ -139,6 +139,19 @@ fn simple_insert(c: &mut Criterion) {
         })
     });
 
+    // The floor of `ecs_spawn`: the same pushes into vectors that start
+    // empty and grow as they fill, as a world's columns do when nothing
+    // reserved room for them.
+    group.bench_function("baseline_growing", |b| {
+        b.iter(|| {
+            let mut base = Baseline::with_capacity(0);
+            for _ in 0..ENTITIES {
+                base.push(bundle());
+            }
+            base
+        })
+    });
+
     group.finish();
 }
 
