@@ -342,6 +342,12 @@ fn ecs_keys(
             } else if meta.path.is_ident(CRATE_KEY) {
                 // Read by `Krate::resolve`.
                 skip_to_comma(meta.input)?;
+            } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                // A flag (`debug`, `track`, ...) given a value or a list.
+                let key = meta.path.to_token_stream().to_string();
+                return Err(meta.error(format_args!(
+                    "the `#[ecs(...)]` key `{key}` takes no value: write `#[ecs({key})]`"
+                )));
             }
             keys.push(meta.path);
             Ok(())
