@@ -2,7 +2,8 @@
 //! names and entity ids, it round trips every kind of state as exactly as
 //! the compact form, in the order written or with its keys sorted (as
 //! `serde_json::Value` keeps them), a person can patch it by name, and a
-//! broken one is refused with a reason, never a panic.
+//! broken one (a key given twice among them) is refused with a reason,
+//! never a panic.
 //!
 //! `cargo test -p ecs-tests --features serde --test saves -- readable::`
 
@@ -286,6 +287,110 @@ fn a_broken_readable_save_is_refused_with_a_reason() {
     expect_refused("a tag's values missing", "lacks `frozen`", |v, _| {
         v["tags"].as_object_mut().unwrap().remove("frozen");
     });
+}
+
+/// A step into a JSON value: an object's key or an array's index.
+enum Step {
+    Key(&'static str),
+    Index(usize),
+}
+
+/// The text of `value` (objects with their keys sorted, as
+/// `serde_json::Value` keeps them), with the object at `path` holding `key`
+/// a second time, after its own keys. JSON allows it; a `Value` cannot hold
+/// it, so the text is written here.
+fn with_key_twice(value: &Value, path: &[Step], key: &str) -> String {
+    match (path.split_first(), value) {
+        (None, Value::Object(map)) => {
+            let mut parts: Vec<String> = map.iter().map(|(k, v)| format!("{k:?}:{v}")).collect();
+            parts.push(format!("{key:?}:{}", map[key]));
+            format!("{{{}}}", parts.join(","))
+        }
+        (Some((Step::Key(at), rest)), Value::Object(map)) => {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| match k == at {
+                    true => format!("{k:?}:{}", with_key_twice(v, rest, key)),
+                    false => format!("{k:?}:{v}"),
+                })
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        (Some((Step::Index(at), rest)), Value::Array(items)) => {
+            let parts: Vec<String> = items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| match i == *at {
+                    true => with_key_twice(v, rest, key),
+                    false => v.to_string(),
+                })
+                .collect();
+            format!("[{}]", parts.join(","))
+        }
+        _ => panic!("the path does not lead to an object"),
+    }
+}
+
+#[test]
+fn a_key_given_twice_is_refused_wherever_it_is() {
+    let small = small();
+    let value = serde_json::to_value(small.world.readable()).unwrap();
+    let (table, _) = place(&value, small.parent);
+    let resource = value["resources"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap();
+    let table_at = || vec![Step::Key("tables"), Step::Index(table)];
+    let mut cases: Vec<(Vec<Step>, &str, String)> = Vec::new();
+    for key in PARTS {
+        cases.push((
+            vec![],
+            key,
+            format!("the world of the save has `{key}` twice"),
+        ));
+    }
+    for key in ["name", "components", "tags", "sparse", "resources"] {
+        let expected = format!("the schema of the save has `{key}` twice");
+        cases.push((vec![Step::Key("schema")], key, expected));
+    }
+    for key in ["components", "entities", "values"] {
+        cases.push((
+            table_at(),
+            key,
+            format!("a table of the save has `{key}` twice"),
+        ));
+    }
+    let mut values_at = table_at();
+    values_at.push(Step::Key("values"));
+    let expected = "a table's `values` object of the save has `pos` twice";
+    cases.push((values_at, "pos", expected.to_string()));
+    let expected = "the `tags` object of the save has `frozen` twice";
+    cases.push((vec![Step::Key("tags")], "frozen", expected.to_string()));
+    let expected = "the `sparse` object of the save has `mark` twice";
+    cases.push((vec![Step::Key("sparse")], "mark", expected.to_string()));
+    for key in ["entities", "values"] {
+        let expected = format!("a sparse set of the save has `{key}` twice");
+        cases.push((vec![Step::Key("sparse"), Step::Key("mark")], key, expected));
+    }
+    let expected = format!("the `resources` object of the save has `{resource}` twice");
+    cases.push((vec![Step::Key("resources")], resource, expected));
+
+    for (path, key, expected) in cases {
+        let text = with_key_twice(&value, &path, key);
+        match serde_json::from_str::<World<Big>>(&text) {
+            Ok(_) => panic!("a save with `{key}` twice loaded"),
+            Err(error) => assert!(
+                error.to_string().contains(&expected),
+                "`{key}` twice: {error}"
+            ),
+        }
+    }
+    // The same text without the duplicate loads: it is the key given
+    // twice that is refused, not the way the text is written.
+    let once: World<Big> = serde_json::from_str(&value.to_string()).unwrap();
+    assert_same(once, small.world, "written from the sorted value");
 }
 
 #[test]
