@@ -93,6 +93,10 @@ pub trait Layout: Sized + 'static {
     /// Resource type names, indexed by [`Resource::BIT`] (the queues of the
     /// event types, `Events<T>`, come last).
     const RESOURCE_NAMES: &'static [&'static str];
+    /// The schema struct's field of each resource, event and state, indexed
+    /// like [`Layout::RESOURCE_NAMES`] (`score` for `score: Score`): the keys
+    /// of a save's readable form.
+    const RESOURCE_FIELDS: &'static [&'static str];
     /// Event type names (`#[ecs(event)]` fields), in field order.
     const EVENT_NAMES: &'static [&'static str];
     // The messages of the compile-time checks, one per component bit (per
@@ -187,6 +191,7 @@ pub trait Layout: Sized + 'static {
 ///         components: ["Pos", "Vel"],
 ///         fields: ["pos", "vel"],
 ///         resources: ["Tick"],
+///         resource_fields: ["tick", "hit", "phase"],
 ///         events: ["Hit"],
 ///         states: ["Phase"],
 ///     }
@@ -201,6 +206,7 @@ macro_rules! __schema_texts {
         components: [$($component:literal),* $(,)?],
         fields: [$($field:literal),* $(,)?],
         resources: [$($resource:literal),* $(,)?],
+        resource_fields: [$($resource_field:literal),* $(,)?],
         events: [$($event:literal),* $(,)?],
         states: [$($state:literal),* $(,)?] $(,)?
     ) => {
@@ -209,6 +215,7 @@ macro_rules! __schema_texts {
         const COMPONENT_FIELDS: &'static [&'static str] = &[$($field),*];
         const RESOURCE_NAMES: &'static [&'static str] =
             &[$($resource,)* $(::core::concat!("Events<", $event, ">"),)* $(::core::concat!("State<", $state, ">"),)*];
+        const RESOURCE_FIELDS: &'static [&'static str] = &[$($resource_field),*];
         const EVENT_NAMES: &'static [&'static str] = &[$($event),*];
         const QUERY_ALIAS_MESSAGES: &'static [&'static str] = &[$(::core::concat!(
             "this query borrows component `", $component, "` of schema `", $schema,

@@ -126,7 +126,12 @@ fn the_readable_form_is_keyed_by_the_schemas_names_and_entity_ids() {
     let star_id = format!("{}v{}", star.index(), star.generation());
     assert_eq!(value["sparse"]["mark"]["entities"], json!([star_id]));
     assert_eq!(value["sparse"]["mark"]["values"], json!(["star"]));
-    for resource in ["time", "log", "hit", "phase"] {
+    // The header names the resources as the `resources` object keys them.
+    let resources = ["time", "log", "hit", "phase"];
+    assert_eq!(value["schema"]["resources"], json!(resources));
+    let keys: Vec<&String> = value["resources"].as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), resources.len());
+    for resource in resources {
         assert!(value["resources"].get(resource).is_some(), "{resource}");
     }
 }

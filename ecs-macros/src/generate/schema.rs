@@ -122,6 +122,9 @@ pub(super) fn schema_texts(model: &SchemaModel, krate: &Krate) -> TokenStream {
         .components()
         .map(|field| syn::ext::IdentExt::unraw(field.ident).to_string());
     let resource_names = model.plain_resources().map(|field| &field.type_name);
+    let resource_fields = model
+        .resources()
+        .map(|field| syn::ext::IdentExt::unraw(field.ident).to_string());
     let event_names = model.events().map(|field| &field.type_name);
     let state_names = model.states().map(|field| &field.type_name);
     quote! {
@@ -130,6 +133,7 @@ pub(super) fn schema_texts(model: &SchemaModel, krate: &Krate) -> TokenStream {
             components: [#(#component_names),*],
             fields: [#(#component_fields),*],
             resources: [#(#resource_names),*],
+            resource_fields: [#(#resource_fields),*],
             events: [#(#event_names),*],
             states: [#(#state_names),*],
         }

@@ -6,7 +6,8 @@
 //! reads or patches are keyed by the schema's names and written with entity
 //! ids (`"3v1"`: index, `v`, generation):
 //!
-//! - `schema`: `{ name, components, tags, sparse, resources }`, names only;
+//! - `schema`: `{ name, components, tags, sparse, resources }`, the
+//!   schema's field names only (`pos` for `pos: Pos`, as everywhere below);
 //! - `tables`: one `{ components, entities, values }` per table, in id
 //!   order: the archetype's component names, the id of each row's entity,
 //!   and per component that carries data, its column of values in row
@@ -138,7 +139,7 @@ impl<S: Schema> Serialize for Header<S> {
         header.serialize_field("components", S::COMPONENT_FIELDS)?;
         header.serialize_field("tags", &Names(names_of::<S>(all & !S::DATA_BITS)))?;
         header.serialize_field("sparse", &Names(names_of::<S>(S::SPARSE_BITS)))?;
-        header.serialize_field("resources", S::RESOURCE_NAMES)?;
+        header.serialize_field("resources", S::RESOURCE_FIELDS)?;
         header.end()
     }
 }
@@ -509,6 +510,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
             data_bits,
             sparse_bits,
             &resources,
+            S::RESOURCE_FIELDS,
         )
         .map_err(reject::<A::Error>)
     }

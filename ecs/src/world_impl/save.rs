@@ -568,6 +568,7 @@ impl<'de, S: Schema> Visitor<'de> for HeaderSeed<S> {
             data_bits,
             sparse_bits,
             &resources,
+            S::RESOURCE_NAMES,
         )
         .map_err(reject::<A::Error>)
     }
@@ -582,9 +583,11 @@ pub(super) fn check_header<S: Schema>(
     data_bits: u128,
     sparse_bits: u128,
     resources: &[String],
+    expected_resources: &[&str],
 ) -> Result<(), String> {
-    let same_names =
-        name == S::NAME && components.iter().eq(expected) && resources.iter().eq(S::RESOURCE_NAMES);
+    let same_names = name == S::NAME
+        && components.iter().eq(expected)
+        && resources.iter().eq(expected_resources);
     if !same_names {
         return Err(format!(
             "the save holds a world of schema `{name}` (components: {}; resources: {}), \
@@ -593,7 +596,7 @@ pub(super) fn check_header<S: Schema>(
             list(resources.iter()),
             S::NAME,
             list(expected.iter()),
-            list(S::RESOURCE_NAMES.iter()),
+            list(expected_resources.iter()),
         ));
     }
     if data_bits != S::DATA_BITS {
