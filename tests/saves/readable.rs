@@ -302,20 +302,21 @@ enum Step {
 
 /// The text of `value` (objects with their keys sorted, as
 /// `serde_json::Value` keeps them), with the object at `path` holding `key`
-/// a second time, after its own keys. JSON allows it; a `Value` cannot hold
-/// it, so the text is written here.
-fn with_key_twice(value: &Value, path: &[Step], key: &str) -> String {
+/// once more, after its own keys: with its own value if it has the key (a
+/// key given twice: JSON allows it, a `Value` cannot hold it, so the text is
+/// written here), or `null`.
+fn with_key(value: &Value, path: &[Step], key: &str) -> String {
     match (path.split_first(), value) {
         (None, Value::Object(map)) => {
             let mut parts: Vec<String> = map.iter().map(|(k, v)| format!("{k:?}:{v}")).collect();
-            parts.push(format!("{key:?}:{}", map[key]));
+            parts.push(format!("{key:?}:{}", map.get(key).unwrap_or(&Value::Null)));
             format!("{{{}}}", parts.join(","))
         }
         (Some((Step::Key(at), rest)), Value::Object(map)) => {
             let parts: Vec<String> = map
                 .iter()
                 .map(|(k, v)| match k == at {
-                    true => format!("{k:?}:{}", with_key_twice(v, rest, key)),
+                    true => format!("{k:?}:{}", with_key(v, rest, key)),
                     false => format!("{k:?}:{v}"),
                 })
                 .collect();
@@ -326,7 +327,7 @@ fn with_key_twice(value: &Value, path: &[Step], key: &str) -> String {
                 .iter()
                 .enumerate()
                 .map(|(i, v)| match i == *at {
-                    true => with_key_twice(v, rest, key),
+                    true => with_key(v, rest, key),
                     false => v.to_string(),
                 })
                 .collect();
@@ -334,6 +335,49 @@ fn with_key_twice(value: &Value, path: &[Step], key: &str) -> String {
         }
         _ => panic!("the path does not lead to an object"),
     }
+}
+
+/// Each object of the small world's readable save that is keyed by fixed
+/// names: where it is, and how errors name it.
+fn fixed_objects(value: &Value, table: usize) -> Vec<(Vec<Step>, &'static str)> {
+    assert!(value["sparse"].get("mark").is_some());
+    vec![
+        (vec![], "the world"),
+        (vec![Step::Key("schema")], "the schema"),
+        (vec![Step::Key("tables"), Step::Index(table)], "a table"),
+        (vec![Step::Key("sparse"), Step::Key("mark")], "a sparse set"),
+    ]
+}
+
+/// `text` must be refused with a reason that holds `expected`.
+fn refused_text(text: &str, expected: &str) {
+    match serde_json::from_str::<World<Big>>(text) {
+        Ok(_) => panic!("loaded, where it should fail with: {expected}"),
+        Err(error) => assert!(error.to_string().contains(expected), "{error}"),
+    }
+}
+
+#[test]
+fn an_unknown_key_is_refused_wherever_it_is_naming_the_known_ones() {
+    let small = small();
+    let value = serde_json::to_value(small.world.readable()).unwrap();
+    let (table, _) = place(&value, small.parent);
+    for (path, within) in fixed_objects(&value, table) {
+        let text = with_key(&value, &path, "bogus");
+        refused_text(
+            &text,
+            &format!("{within} of the save has `bogus`, which is not"),
+        );
+    }
+    // Objects keyed by the schema's names name it too.
+    refused_text(
+        &with_key(&value, &[Step::Key("tags")], "bogus"),
+        "the `tags` object of the save has `bogus`, which is not one of its keys (`frozen`)",
+    );
+    refused_text(
+        &with_key(&value, &[Step::Key("sparse")], "bogus"),
+        "the `sparse` object of the save has `bogus`",
+    );
 }
 
 #[test]
@@ -383,7 +427,7 @@ fn a_key_given_twice_is_refused_wherever_it_is() {
     cases.push((vec![Step::Key("resources")], resource, expected));
 
     for (path, key, expected) in cases {
-        let text = with_key_twice(&value, &path, key);
+        let text = with_key(&value, &path, key);
         match serde_json::from_str::<World<Big>>(&text) {
             Ok(_) => panic!("a save with `{key}` twice loaded"),
             Err(error) => assert!(
