@@ -251,6 +251,16 @@ fn a_broken_readable_save_is_refused_with_a_reason() {
     expect_refused("another schema", "schema `Other`", |v, _| {
         v["schema"]["name"] = json!("Other");
     });
+    // A schema has at most 128 components, so a longer list is refused as
+    // it is read; resources are many more (bounded at 65,536), so 129 of
+    // them are read and refused as another schema's.
+    let names: Vec<String> = (0..129).map(|i| format!("c{i}")).collect();
+    expect_refused("129 components", "more than 128 names", |v, _| {
+        v["schema"]["components"] = json!(names);
+    });
+    expect_refused("129 resources", "not of schema `Big`", |v, _| {
+        v["schema"]["resources"] = json!(names);
+    });
     expect_refused(
         "a tag of no component",
         "not among its components",
