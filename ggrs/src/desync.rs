@@ -225,6 +225,11 @@ mod tests {
     fn a_log_that_is_not_one_is_an_error_naming_the_line() {
         let good = "1 entities 00ff\n\n1 component:Pos 1\n";
         assert_eq!(DesyncLog::parse(good).unwrap().frames().count(), 1);
+        let error = DesyncLog::parse("1 entities 00ff\n1 component:Pos\n").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "line 2: expected three words: a frame, a part and a digest"
+        );
         for (text, line) in [
             ("1 entities 00ff\n1 component:Pos\n", 2),
             ("x entities 00ff\n", 1),
@@ -238,6 +243,21 @@ mod tests {
     }
 
     #[test]
+    fn a_log_counts_its_frames_and_keeps_the_last_ones() {
+        let empty = DesyncLog::new();
+        assert!(empty.is_empty());
+        assert_eq!((empty.len(), empty.last_frame()), (0, None));
+        let mut log = DesyncLog::parse("1 entities 1\n2 entities 2\n3 entities 3\n").unwrap();
+        assert!(!log.is_empty());
+        assert_eq!((log.len(), log.last_frame()), (3, Some(3)));
+        log.keep_last(2);
+        assert_eq!(log.frames().collect::<Vec<_>>(), [2, 3]);
+        assert_eq!((log.len(), log.last_frame()), (2, Some(3)));
+        log.keep_last(5);
+        assert_eq!(log.len(), 2);
+    }
+
+    #[test]
     fn logs_compare_on_the_frames_both_hold() {
         let a = DesyncLog::parse("1 entities 1\n2 entities 2\n2 component:Pos 5\n").unwrap();
         let b = DesyncLog::parse("2 entities 2\n2 component:Pos 6\n3 entities 9\n").unwrap();
@@ -248,6 +268,12 @@ mod tests {
         // A part one log has and the other lacks differs too.
         let c = DesyncLog::parse("2 entities 2\n2 component:Pos 5\n2 resource:Score 1\n").unwrap();
         assert_eq!(a.first_mismatch(&c).unwrap().parts, ["resource:Score"]);
+        // Several parts: listed in log order, then "differ".
+        let d = DesyncLog::parse("2 entities 3\n2 component:Pos 6\n").unwrap();
+        assert_eq!(
+            a.first_mismatch(&d).unwrap().to_string(),
+            "frame 2: entities, component `Pos` differ"
+        );
         assert_eq!(a.first_mismatch(&a), None);
         assert_eq!(DesyncLog::parse(&a.to_string()).unwrap(), a);
     }
