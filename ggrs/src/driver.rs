@@ -152,10 +152,7 @@ impl From<RollbackError> for DriverError {
 pub struct P2PDriver<S: schemecs::schema::Schema, C: Config> {
     session: P2PSession<C>,
     runner: GgrsRunner<S, C>,
-    frame_time: Duration,
-    next_frame: Instant,
-    /// Frames still to skip, as GGRS recommended.
-    skip: u32,
+    pace: Pace,
     events: Vec<DriverEvent<C>>,
     locals: Vec<PlayerHandle>,
     /// The last confirmed frames' checksums by part, when kept, and how
@@ -179,9 +176,7 @@ where
         P2PDriver {
             session,
             runner,
-            frame_time: Duration::from_secs(1) / fps.max(1),
-            next_frame: Instant::now(),
-            skip: 0,
+            pace: Pace::new(Duration::from_secs(1) / fps.max(1), Instant::now()),
             events: Vec::new(),
             locals,
             log: None,
@@ -225,7 +220,7 @@ where
         for event in self.session.events() {
             let event = match event {
                 GgrsEvent::WaitRecommendation { skip_frames } => {
-                    self.skip += skip_frames;
+                    self.pace.skip(skip_frames);
                     DriverEvent::Session(event)
                 }
                 GgrsEvent::DesyncDetected {
@@ -246,25 +241,13 @@ where
         }
         let now = Instant::now();
         if self.session.current_state() != SessionState::Running {
-            // Poll again a frame from now.
-            self.next_frame = now + self.frame_time;
+            self.pace.hold(now);
             return Ok(DriverStep::Synchronizing);
         }
-        if now < self.next_frame {
-            return Ok(DriverStep::Idle);
-        }
-        let stretch = if self.session.frames_ahead() > 0 {
-            self.frame_time / 10
-        } else {
-            Duration::ZERO
-        };
-        // A late frame starts the clock again rather than hurrying to
-        // catch up on every frame missed.
-        let late = now.checked_sub(self.frame_time).unwrap_or(now);
-        self.next_frame = self.next_frame.max(late) + self.frame_time + stretch;
-        if self.skip > 0 {
-            self.skip -= 1;
-            return Ok(DriverStep::Waiting);
+        match self.pace.turn(now, self.session.frames_ahead() > 0) {
+            Turn::Idle => return Ok(DriverStep::Idle),
+            Turn::Skip => return Ok(DriverStep::Waiting),
+            Turn::Due => {}
         }
         let frame = self.session.current_frame();
         for &player in &self.locals {
@@ -317,7 +300,7 @@ where
 
     /// How long until the next frame is due (zero if it is).
     pub fn until_next_frame(&self) -> Duration {
-        self.next_frame.saturating_duration_since(Instant::now())
+        self.pace.until_next(Instant::now())
     }
 
     /// The session.
@@ -344,8 +327,77 @@ where
 impl<S: schemecs::schema::Schema, C: Config> fmt::Debug for P2PDriver<S, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("P2PDriver")
-            .field("frame_time", &self.frame_time)
+            .field("frame_time", &self.pace.frame_time)
             .field("locals", &self.locals)
             .finish_non_exhaustive()
+    }
+}
+
+/// When frames are due: one every `frame_time`, a tenth longer while this
+/// peer is ahead of the others, none while GGRS's recommended waits last.
+#[derive(Debug)]
+struct Pace {
+    frame_time: Duration,
+    next_frame: Instant,
+    /// Frames still to skip, as GGRS recommended.
+    skip: u32,
+}
+
+/// What a turn of the loop is for: see [`Pace::turn`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    /// The next frame is not due yet.
+    Idle,
+    /// A frame is due, but GGRS recommended waiting it out.
+    Skip,
+    /// A frame is due: advance.
+    Due,
+}
+
+impl Pace {
+    /// Frames `frame_time` apart, the first due at `start`.
+    fn new(frame_time: Duration, start: Instant) -> Pace {
+        Pace {
+            frame_time,
+            next_frame: start,
+            skip: 0,
+        }
+    }
+
+    /// Skips the next `frames` frames that come due.
+    fn skip(&mut self, frames: u32) {
+        self.skip += frames;
+    }
+
+    /// While the session synchronizes: poll again a frame from `now`.
+    fn hold(&mut self, now: Instant) {
+        self.next_frame = now + self.frame_time;
+    }
+
+    /// The turn of the loop at `now`, `ahead` if this peer is ahead of the
+    /// others. A due frame (skipped or not) sets when the next one is.
+    fn turn(&mut self, now: Instant, ahead: bool) -> Turn {
+        if now < self.next_frame {
+            return Turn::Idle;
+        }
+        let stretch = if ahead {
+            self.frame_time / 10
+        } else {
+            Duration::ZERO
+        };
+        // A late frame starts the clock again rather than hurrying to
+        // catch up on every frame missed.
+        let late = now.checked_sub(self.frame_time).unwrap_or(now);
+        self.next_frame = self.next_frame.max(late) + self.frame_time + stretch;
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Turn::Skip;
+        }
+        Turn::Due
+    }
+
+    /// How long from `now` until the next frame is due (zero if it is).
+    fn until_next(&self, now: Instant) -> Duration {
+        self.next_frame.saturating_duration_since(now)
     }
 }
