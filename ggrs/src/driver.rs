@@ -401,3 +401,80 @@ impl Pace {
         self.next_frame.saturating_duration_since(now)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FRAME: Duration = Duration::from_millis(10);
+
+    #[test]
+    fn frames_are_due_a_frame_time_apart_and_idle_in_between() {
+        let t0 = Instant::now();
+        let mut pace = Pace::new(FRAME, t0);
+        assert_eq!(pace.until_next(t0), Duration::ZERO);
+        assert_eq!(pace.turn(t0, false), Turn::Due);
+        assert_eq!(pace.until_next(t0), FRAME);
+        // Before the next frame: idle, and the clock stays where it was.
+        let early = t0 + FRAME - Duration::from_millis(1);
+        assert_eq!(pace.turn(early, false), Turn::Idle);
+        assert_eq!(pace.until_next(early), Duration::from_millis(1));
+        assert_eq!(pace.turn(t0 + FRAME, false), Turn::Due);
+        assert_eq!(pace.until_next(t0 + FRAME), FRAME);
+        // Past the due time, the time left is zero, not negative.
+        assert_eq!(pace.until_next(t0 + 5 * FRAME), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_late_frame_restarts_the_clock_instead_of_catching_up() {
+        let t0 = Instant::now();
+        let mut pace = Pace::new(FRAME, t0);
+        assert_eq!(pace.turn(t0, false), Turn::Due);
+        // Four frames late: one frame at once, then the old pace from
+        // there, not four frames in a row.
+        let late = t0 + 5 * FRAME;
+        assert_eq!(pace.turn(late, false), Turn::Due);
+        assert_eq!(pace.until_next(late), Duration::ZERO);
+        assert_eq!(pace.turn(late, false), Turn::Due);
+        assert_eq!(pace.until_next(late), FRAME);
+        assert_eq!(pace.turn(late, false), Turn::Idle);
+    }
+
+    #[test]
+    fn a_peer_ahead_of_the_others_stretches_its_frames_by_a_tenth() {
+        let t0 = Instant::now();
+        let mut pace = Pace::new(FRAME, t0);
+        assert_eq!(pace.turn(t0, true), Turn::Due);
+        assert_eq!(pace.until_next(t0), FRAME + FRAME / 10);
+        assert_eq!(pace.turn(t0 + FRAME, true), Turn::Idle);
+        let next = t0 + FRAME + FRAME / 10;
+        assert_eq!(pace.turn(next, false), Turn::Due);
+        assert_eq!(pace.until_next(next), FRAME);
+    }
+
+    #[test]
+    fn recommended_waits_skip_that_many_due_frames() {
+        let t0 = Instant::now();
+        let mut pace = Pace::new(FRAME, t0);
+        pace.skip(1);
+        pace.skip(1);
+        // Two due frames are skipped, each moving the clock on; idle turns
+        // in between use none of the waits up.
+        assert_eq!(pace.turn(t0, false), Turn::Skip);
+        assert_eq!(pace.turn(t0, false), Turn::Idle);
+        assert_eq!(pace.turn(t0 + FRAME, false), Turn::Skip);
+        assert_eq!(pace.turn(t0 + 2 * FRAME, false), Turn::Due);
+        assert_eq!(pace.until_next(t0 + 2 * FRAME), FRAME);
+    }
+
+    #[test]
+    fn while_synchronizing_the_next_poll_is_a_frame_away() {
+        let t0 = Instant::now();
+        let mut pace = Pace::new(FRAME, t0);
+        let later = t0 + 3 * FRAME;
+        pace.hold(later);
+        assert_eq!(pace.until_next(later), FRAME);
+        assert_eq!(pace.turn(later, false), Turn::Idle);
+        assert_eq!(pace.turn(later + FRAME, false), Turn::Due);
+    }
+}
