@@ -409,6 +409,26 @@ mod tests {
     const FRAME: Duration = Duration::from_millis(10);
 
     #[test]
+    fn a_desync_report_and_a_driver_error_say_what_happened() {
+        let report = DesyncReport {
+            frame: 310,
+            local_checksum: 0xab,
+            remote_checksum: 0xcd,
+            addr: "peer",
+            parts: None,
+        };
+        assert_eq!(
+            report.to_string(),
+            "desync at frame 310 with \"peer\": checksum 0x000000000000000000000000000000ab \
+             here, 0x000000000000000000000000000000cd there"
+        );
+        let error = DriverError::from(GgrsError::PredictionThreshold);
+        let text = error.to_string();
+        assert!(text.starts_with("the session: "), "{text}");
+        assert!(text.len() > "the session: ".len(), "{text}");
+    }
+
+    #[test]
     fn frames_are_due_a_frame_time_apart_and_idle_in_between() {
         let t0 = Instant::now();
         let mut pace = Pace::new(FRAME, t0);

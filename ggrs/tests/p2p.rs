@@ -414,6 +414,10 @@ fn two_drivers_play_a_match_and_agree() {
                 DriverStep::Advanced { .. } => 2,
                 _ => 3,
             }] += 1;
+            if let DriverStep::Advanced { frame } = step {
+                // The world is at the frame the session advances next.
+                assert_eq!(driver.current_frame(), frame);
+            }
             checksums[me].extend(driver.runner().saved());
             for event in driver.events() {
                 match event {
