@@ -125,9 +125,10 @@ impl WorldDiff {
     }
 
     /// Who keeps the [`Local`](crate::system::Local)s that differ, when the
-    /// locals' part does: `system `name``, `the run condition of system
-    /// `name``, ...; `system number N of a schedule` for a system neither
-    /// world knows the name of (as after a load).
+    /// locals' part does, as the report words it: "system \`name\`", "the
+    /// run condition of system \`name\`", ...; "system number N of a
+    /// schedule" for a system neither world knows the name of (as after a
+    /// load).
     pub fn locals(&self) -> &[String] {
         &self.locals
     }

@@ -457,6 +457,8 @@ impl Locals {
     /// then `other`'s.
     pub(crate) fn differing_owners(&self, other: &Locals) -> Vec<String> {
         let mut owners = Vec::new();
+        let empty = SystemLocals::default().digest();
+        let digest = |system: Option<&SystemLocals>| system.map_or(empty, SystemLocals::digest);
         let name = |mine: Option<&SystemLocals>, theirs: Option<&SystemLocals>, index: usize| {
             let owner = mine
                 .and_then(|system| system.owner.as_ref())
@@ -478,9 +480,6 @@ impl Locals {
             let places = schedule.systems.len().max(theirs.systems.len());
             for index in 0..places {
                 let (a, b) = (schedule.systems.get(index), theirs.systems.get(index));
-                let empty = SystemLocals::default().digest();
-                let digest =
-                    |system: Option<&SystemLocals>| system.map_or(empty, SystemLocals::digest);
                 if digest(a) != digest(b) {
                     owners.push(name(a, b, index));
                 }

@@ -820,19 +820,7 @@ where
             &mut map,
             &bits,
             WITHIN,
-            |bit, map| {
-                let rows = self
-                    .tables
-                    .iter()
-                    .filter(|table| table.mask().has(bit))
-                    .map(|table| table.len())
-                    .sum();
-                map.next_value_seed(ColumnSeed::<S> {
-                    bit,
-                    rows,
-                    marker: PhantomData,
-                })
-            },
+            |bit, map| map.next_value_seed(ColumnSeed::of_tag(self.tables, bit)),
             |name| key_unknown(WITHIN, name, &names),
             |name| key_missing(WITHIN, name),
         )

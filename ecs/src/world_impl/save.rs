@@ -850,6 +850,23 @@ pub(super) struct ColumnSeed<S> {
     pub(super) marker: PhantomData<S>,
 }
 
+impl<S: Schema> ColumnSeed<S> {
+    /// The values of tag `bit`: one per entity of the tables `tables` that
+    /// have it.
+    pub(super) fn of_tag(tables: &Tables<S>, bit: u32) -> Self {
+        let rows = tables
+            .iter()
+            .filter(|table| table.mask().has(bit))
+            .map(|table| table.len())
+            .sum();
+        ColumnSeed {
+            bit,
+            rows,
+            marker: PhantomData,
+        }
+    }
+}
+
 impl<'de, S: Schema> DeserializeSeed<'de> for ColumnSeed<S>
 where
     S::Column: LoadColumn,
@@ -891,23 +908,14 @@ where
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut bags = Vec::new();
         for bit in S::Mask::TAGS.iter_bits() {
-            let rows = self
-                .tables
-                .iter()
-                .filter(|table| table.mask().has(bit))
-                .map(|table| table.len())
-                .sum();
-            let seed = ColumnSeed::<S> {
-                bit,
-                rows,
-                marker: PhantomData,
-            };
-            let bag = seq.next_element_seed(seed)?.ok_or_else(|| {
-                reject::<A::Error>(format!(
-                    "the save lacks the values of tag `{}`",
-                    S::COMPONENT_NAMES[bit as usize]
-                ))
-            })?;
+            let bag = seq
+                .next_element_seed(ColumnSeed::of_tag(self.tables, bit))?
+                .ok_or_else(|| {
+                    reject::<A::Error>(format!(
+                        "the save lacks the values of tag `{}`",
+                        S::COMPONENT_NAMES[bit as usize]
+                    ))
+                })?;
             bags.push(bag);
         }
         Ok(bags)
