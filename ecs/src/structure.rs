@@ -745,7 +745,8 @@ impl<S: Layout> EntityStore<S> {
     fn insert_any<B: Bundle<S>>(&mut self, entity: Entity, bundle: B) -> Result<(), NoSuchEntity> {
         let location = self.entities.location(entity).ok_or(NoSuchEntity(entity))?;
         let previous = self.tables.get(location.table).mask();
-        let (target, row) = self.migrate_adding(entity, location, table_part::<S>(B::mask()));
+        let (target, row) =
+            self.migrate_adding_shared(entity, location, table_part::<S>(B::mask()));
         let tick = self.changes.tick;
         let table = self.tables.get_mut(target);
         bundle.place(&mut Placement::at(
@@ -846,6 +847,19 @@ impl<S: Layout> EntityStore<S> {
         }
         let row = self.migrate(entity, location, target);
         (target, row)
+    }
+
+    /// [`EntityStore::migrate_adding`] out of line: one copy for the
+    /// functions made per bundle (`insert_any`), which would otherwise each
+    /// hold the whole column loop, a match over every component.
+    #[inline(never)]
+    fn migrate_adding_shared(
+        &mut self,
+        entity: Entity,
+        location: EntityLocation,
+        added: S::Mask,
+    ) -> (TableId, TableRow) {
+        self.migrate_adding(entity, location, added)
     }
 }
 
@@ -962,7 +976,7 @@ impl<S: Layout> EntityStore<S> {
             &mut self.bins,
             tick,
         ));
-        self.migrate(entity, location, target);
+        self.migrate_shared(entity, location, target);
         self.log_removed(entity, B::mask());
         Ok(Some(taken))
     }
@@ -1231,6 +1245,18 @@ impl<S: Layout> EntityStore<S> {
             moved,
         );
         moved.row
+    }
+
+    /// [`EntityStore::migrate`] out of line, for the functions made per
+    /// bundle (see [`EntityStore::migrate_adding_shared`]).
+    #[inline(never)]
+    fn migrate_shared(
+        &mut self,
+        entity: Entity,
+        location: EntityLocation,
+        target: TableId,
+    ) -> TableRow {
+        self.migrate(entity, location, target)
     }
 
     /// Destroys `entity`, dropping its components. `Err(NoSuchEntity)` if it is

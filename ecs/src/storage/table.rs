@@ -399,9 +399,12 @@ impl<S: Layout> Table<S> {
     /// Returns the destination's columns from the added one on: the added
     /// component's column first (none for a tag), found without reading a
     /// mask again.
-    // Always inlined into `World::insert`, which is inlined into its caller's
-    // loop for the reason given there.
-    #[inline(always)]
+    // Not always inlined: it is called from `World::insert` of each
+    // component type, and its two column loops are each a match over every
+    // component of the schema; forced into every one of those callers, they
+    // made a user's release rebuild 13% longer (`benches/compile`). The `_at`
+    // form, inlined into the one `Migrator` loop, stays always inlined.
+    #[inline]
     pub(crate) fn move_columns_adding<'t>(
         &mut self,
         row: TableRow,
@@ -447,8 +450,8 @@ impl<S: Layout> Table<S> {
     /// Returns that skipped column, still holding the value at `row`, which
     /// the caller then takes out (a swap-remove, as the moves were): a slice
     /// of the one column, empty for a tag.
-    // Always inlined: see `move_columns_adding`.
-    #[inline(always)]
+    // Not always inlined: see `move_columns_adding`.
+    #[inline]
     pub(crate) fn move_columns_removing(
         &mut self,
         row: TableRow,
@@ -493,7 +496,8 @@ impl<S: Layout> Table<S> {
 
     /// The entity half of a move: swap-removes `row`'s entity and appends it to
     /// `destination`.
-    // Always inlined: see `move_columns_adding`.
+    // Always inlined, up to the caller's loop (see `EntityStore::insert`):
+    // it is a few instructions, the same for every component.
     #[inline(always)]
     pub(crate) fn move_entity(&mut self, row: TableRow, destination: &mut Table<S>) -> TableMove {
         // The entity that will fill `row` is the last one, read before the
