@@ -68,14 +68,17 @@ def kept(name):
 
 # Workloads whose contenders do one of several operations, by name; a
 # contender not named here does the workload's first. In simple_insert,
-# `ours`, `hecs_spawn` and `bevy_spawn` spawn one entity at a time and the
-# others use a batch spawn: one-at-a-time spawns are compared with each
-# other, not with a peer's batch.
+# `ours`, `hecs_spawn`, `bevy_spawn` and `gecs_spawn` spawn one entity at a
+# time and `ours_batch`, `hecs` and `bevy` use a batch spawn; `ours_reserved`
+# and `gecs_reserved` spawn one at a time after making room for all. Each is
+# compared with the peers that do the same, not with a peer's batch.
 OPERATIONS = {
     "simple_insert": {
         "ours_batch": "batch",
         "hecs": "batch",
         "bevy": "batch",
+        "ours_reserved": "reserved",
+        "gecs_reserved": "reserved",
     },
 }
 
@@ -99,6 +102,7 @@ def comparable_peer(workload, name, peers):
 ORDER = [
     "ours",
     "ours_batch",
+    "ours_reserved",
     "ours_prepared",
     "ours_for_each",
     "ours_for_each_reversed",
@@ -118,6 +122,8 @@ ORDER = [
     "bevy_cached",
     "bevy_spawn",
     "bevy_world_get",
+    "gecs_spawn",
+    "gecs_reserved",
     "baseline",
     "baseline_par",
     "baseline_recursive",

@@ -49,12 +49,12 @@ run default "" "$@"
 run native "-C target-cpu=native" "$@"
 
 {
-    echo "# ecs, hecs and bevy_ecs side by side"
+    echo "# ecs, hecs, bevy_ecs (and gecs) side by side"
     echo
     echo "Written by \`benches/peers/run.sh\`; the charts are"
     echo "[peers-default.svg](peers-default.svg) and [peers-native.svg](peers-native.svg)."
     echo "Ratios are to the hand-written baseline of the same run. \"ours ÷ best"
-    echo "comparable peer\" divides our median by the fastest hecs or bevy_ecs"
+    echo "comparable peer\" divides our median by the fastest hecs, bevy_ecs or gecs"
     echo "contender of the same sort: one that keeps its query across passes"
     echo "(named \`…_prepared\` or \`…_cached\`) for ours that does"
     echo "(\`ours_prepared\`), one that makes its query per pass (or has none)"
@@ -62,8 +62,11 @@ run native "-C target-cpu=native" "$@"
     echo "named beside each ratio. Only frag_iter, where it matters (26 small"
     echo "tables), has both sorts; elsewhere \`bevy\` runs a \`QueryState\` made"
     echo "before timing (or a system), as ecs_bench_suite does. In simple_insert,"
-    echo "\`ours\` spawns one entity at a time and is compared with \`hecs_spawn\`"
-    echo "and \`bevy_spawn\`, which do too; \`ours_batch\` with their batch spawns."
+    echo "\`ours\` spawns one entity at a time and is compared with \`hecs_spawn\`,"
+    echo "\`bevy_spawn\` and \`gecs_spawn\`, which do too; \`ours_batch\` with hecs's"
+    echo "and bevy's batch spawns; \`ours_reserved\` (after \`World::reserve\`) with"
+    echo "\`gecs_reserved\` (gecs's \`with_capacity\`). gecs, a world declared at"
+    echo "compile time as ours is, runs simple_insert only."
     echo
     cat "$work/default.md"
     echo

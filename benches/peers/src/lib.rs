@@ -1,5 +1,6 @@
 //! The ecs_bench_suite workloads, run on `ecs`, hecs and bevy_ecs in one
-//! process, each beside a hand-written baseline.
+//! process, each beside a hand-written baseline; simple_insert also runs
+//! gecs (a world declared at compile time, as ours is).
 //!
 //! One module per workload. Each has a `bench` function that opens the
 //! workload's criterion group and calls one function per contender; a

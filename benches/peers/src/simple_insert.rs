@@ -5,8 +5,12 @@
 //!
 //! `ours` spawns one entity at a time, `ours_batch` uses `spawn_batch`; hecs
 //! and bevy use their `spawn_batch`, as the suite does, and, as `hecs_spawn`
-//! and `bevy_spawn`, one `spawn` per entity like `ours`. The baseline pushes
-//! into four `Vec`s made with room for every entity.
+//! and `bevy_spawn`, one `spawn` per entity like `ours`. `gecs_spawn` is
+//! gecs's `create`, one entity at a time, into an archetype of dynamic
+//! capacity that starts empty (gecs has no batch spawn). `ours_reserved`
+//! and `gecs_reserved` do the same one at a time after making room for every
+//! entity (`World::reserve`, gecs's `with_capacity`), as the baseline does:
+//! it pushes into four `Vec`s made with room for every entity.
 
 use crate::shared::{identity, Bodies, Body, BodyBundle, Position, Rotation, Velocity};
 use crate::Group;
@@ -23,6 +27,9 @@ pub fn bench(c: &mut Criterion) {
     hecs_spawn(&mut group);
     bevy(&mut group);
     bevy_spawn(&mut group);
+    gecs_spawn(&mut group);
+    ours_reserved(&mut group);
+    gecs_reserved(&mut group);
     baseline(&mut group);
     group.finish();
 }
@@ -109,6 +116,62 @@ fn bevy_spawn(group: &mut Group) {
             let mut world = bevy_ecs::world::World::new();
             for _ in 0..ENTITIES {
                 black_box(world.spawn(bundle()).id());
+            }
+            world
+        })
+    });
+}
+
+/// gecs's world: the body components in one archetype, declared at
+/// compile time, of dynamic capacity (a fixed one would be allocated whole
+/// when the world is made, which no other contender gets to do).
+mod gecs_world {
+    use crate::shared::{Position, Rotation, Transform, Velocity};
+    use gecs::prelude::*;
+
+    ecs_world! {
+        ecs_archetype!(ArchBody, dyn, Transform, Position, Rotation, Velocity);
+    }
+}
+
+/// gecs one entity at a time, beside `ours`: the same operation.
+fn gecs_spawn(group: &mut Group) {
+    use gecs::traits::World as _;
+    use gecs_world::{ArchBody, EcsWorld};
+    group.bench_function("gecs_spawn", |b| {
+        b.iter(|| {
+            let mut world = EcsWorld::default();
+            for _ in 0..ENTITIES {
+                black_box(world.create::<ArchBody>(bundle()));
+            }
+            world
+        })
+    });
+}
+
+/// `ours` after `World::reserve`: no column moves while spawning.
+fn ours_reserved(group: &mut Group) {
+    group.bench_function("ours_reserved", |b| {
+        b.iter(|| {
+            let mut world = ecs::world::World::<Body>::new();
+            world.reserve::<BodyBundle>(ENTITIES);
+            for _ in 0..ENTITIES {
+                black_box(world.spawn(bundle()));
+            }
+            world
+        })
+    });
+}
+
+/// `gecs_spawn` into an archetype made with room for every entity.
+fn gecs_reserved(group: &mut Group) {
+    use gecs::traits::World as _;
+    use gecs_world::{ArchBody, EcsWorld};
+    group.bench_function("gecs_reserved", |b| {
+        b.iter(|| {
+            let mut world = EcsWorld::with_capacity(ENTITIES);
+            for _ in 0..ENTITIES {
+                black_box(world.create::<ArchBody>(bundle()));
             }
             world
         })
